@@ -1,0 +1,31 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+# Each builds .venv by itself; the stamp file re-installs when pyproject.toml changes.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+OUT    := out
+
+.PHONY: demo test venv clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	mkdir -p $(OUT)
+	$(BIN)/perfcast devices detect -o $(OUT)/this-machine.yaml
+	$(BIN)/perfcast roofline --device $(OUT)/this-machine.yaml \
+	    --kernel triad:2:24 --kernel dgemm-tile:2e9:1.6e7 --kernel stencil-7pt:8:16 \
+	    --precision fp64 --hierarchical -o $(OUT)/this-machine-roofline.png
+	@echo "wrote $(OUT)/this-machine.yaml and $(OUT)/this-machine-roofline.png"
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache .hypothesis

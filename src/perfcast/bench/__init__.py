@@ -1,0 +1,1 @@
+"""Micro-benchmarks that measure a device's real ceilings."""

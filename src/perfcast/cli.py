@@ -1,0 +1,403 @@
+"""The `perfcast` command line: thin wrappers that call the library and print tables or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from perfcast import __version__
+from perfcast.devices.catalog import DeviceFileError, catalog, device_to_yaml, get_device, save_device
+from perfcast.devices.schema import Device, Figure, Precision
+from perfcast.models.roofline import (
+    HierarchicalBound,
+    LocalityWall,
+    Roofline,
+    effective_roofs,
+    hierarchical_roofline,
+)
+from perfcast.units import Dimension, UnitError, format_quantity, parse_quantity
+
+app = typer.Typer(
+    help="perfcast: how fast will this kernel run on that processor, and why.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+devices_app = typer.Typer(help="Device descriptions: the catalog, one device in detail, this machine.", no_args_is_help=True)
+app.add_typer(devices_app, name="devices")
+
+console = Console()
+errors = Console(stderr=True)
+
+HOST = "host"
+
+
+def _fail(message: str) -> typer.Exit:
+    """Print `message` as an error and return the exit to raise."""
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=2)
+
+
+def _print_json(data: Any) -> None:
+    """Print `data` as JSON on stdout, with no styling, for scripts."""
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def _resolve_device(name: str) -> Device:
+    """Return the device named on the command line: a catalog name, a YAML path, or 'host' (detected now)."""
+    if name == HOST:
+        from perfcast.devices.detect import detect_cpu
+
+        with console.status("detecting this machine (probing DRAM bandwidth)…"):
+            return detect_cpu()
+    try:
+        return get_device(name)
+    except (KeyError, DeviceFileError) as error:
+        raise _fail(str(error).strip('"')) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"perfcast {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """perfcast: how fast will this kernel run on that processor, and why."""
+
+
+# --------------------------------------------------------------------------- devices
+
+
+def _source_detail(figure: Figure) -> str:
+    """Return the provenance of `figure` in one line."""
+    p = figure.provenance
+    if p.source == "spec":
+        return p.reference or ""
+    if p.source == "measured":
+        extra = f", {p.repetitions} reps, spread {p.spread:.1%}" if p.repetitions and p.spread is not None else ""
+        return f"{p.tool}, {p.date}{extra}"
+    return p.method or ""
+
+
+def _device_row(device: Device) -> dict[str, Any]:
+    """Return the headline figures of `device` in base units (op/s, B/s, op/B)."""
+    fp64 = device.peak_compute(Precision.FP64) if Precision.FP64 in device.peak else None
+    fp32 = device.peak_compute(Precision.FP32) if Precision.FP32 in device.peak else None
+    return {
+        "name": device.name,
+        "full_name": device.full_name,
+        "kind": device.kind,
+        "origin": device.provenance.source,
+        "fp32_peak": fp32,
+        "fp64_peak": fp64,
+        "dram_bandwidth": device.dram_bandwidth,
+        "ridge_fp32": fp32 / device.dram_bandwidth if fp32 else None,
+    }
+
+
+@devices_app.command("list")
+def devices_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the devices in the catalog with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
+    try:
+        rows = [_device_row(device) for device in catalog().values()]
+    except DeviceFileError as error:
+        raise _fail(str(error)) from None
+    if as_json:
+        _print_json(rows)
+        return
+    table = Table(title="perfcast device catalog", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("name", no_wrap=True)
+    table.add_column("device", min_width=14)
+    table.add_column("kind\nfigures")
+    for heading in ("fp32\nGFLOP/s", "fp64\nGFLOP/s", "DRAM\nGB/s", "ridge\nop/B"):
+        table.add_column(heading, justify="right", min_width=7)
+    for row in rows:
+        table.add_row(
+            row["name"], row["full_name"], f"{row['kind']}\n{row['origin']}",
+            f"{row['fp32_peak'] / 1e9:.5g}" if row["fp32_peak"] else "—",
+            f"{row['fp64_peak'] / 1e9:.5g}" if row["fp64_peak"] else "—",
+            f"{row['dram_bandwidth'] / 1e9:.5g}",
+            f"{row['ridge_fp32']:.3g}" if row["ridge_fp32"] else "—",
+        )
+    console.print(table)
+
+
+def _print_device(device: Device) -> None:
+    """Print `device` for a human: its structure, then every figure with its provenance."""
+    console.print(f"[bold]{device.full_name}[/]  ({device.name})")
+    structure = [
+        ("kind", device.kind), ("vendor", device.vendor), ("architecture", device.architecture),
+        ("year", device.year),
+        ("compute units", f"{device.compute_units} {'cores' if device.kind == 'cpu' else 'SMs / CUs'}"),
+        ("processing elements", device.processing_elements), ("threads", device.threads),
+        ("SIMD width", f"{device.simd_width_bits} bit" if device.simd_width_bits else None),
+        ("warp size", device.warp_size),
+    ]
+    for label, value in structure:
+        if value is not None:
+            console.print(f"  {label:<20} {value}", highlight=False)
+    default = device.provenance
+    console.print(f"  {'figures':<20} {default.source}: {_source_detail(Figure(value=1, provenance=default))}",
+                  highlight=False)
+    table = Table(show_header=True, header_style="bold")
+    for column in ("figure", "value", "source", "details"):
+        table.add_column(column, overflow="fold")
+    rows: list[tuple[str, Figure, Dimension]] = []
+    for name in ("base", "boost"):
+        clock = getattr(device.clock, name)
+        if clock is not None:
+            rows.append((f"clock {name}", clock, Dimension.FREQUENCY))
+    for precision, kinds in device.peak.items():
+        for kind, figure in kinds.items():
+            rows.append((f"peak {precision.value} {kind.value}", figure, Dimension.COMPUTE))
+    for level in device.memory:
+        where = {"per_core": " per core", "per_unit": " per SM/CU", "device": ""}[level.scope]
+        if level.size is not None:
+            rows.append((f"{level.level} size{where}", level.size, Dimension.BYTES))
+        if level.bandwidth is not None:
+            rows.append((f"{level.level} bandwidth", level.bandwidth, Dimension.BANDWIDTH))
+    for name, figure in device.bandwidth_ceilings.items():
+        rows.append((f"bandwidth ({name})", figure, Dimension.BANDWIDTH))
+    if device.host_link is not None:
+        rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
+    for label, figure, dimension in rows:
+        same = figure.provenance == default
+        table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
+                      "(as above)" if same else _source_detail(figure))
+    console.print(table)
+    if device.notes:
+        console.print(f"  [dim]{device.notes}[/]")
+
+
+@devices_app.command("show")
+def devices_show(
+    name: Annotated[str, typer.Argument(help="Catalog name, path of a device YAML file, or 'host'.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    as_yaml: Annotated[bool, typer.Option("--yaml", help="Print the device file (YAML).")] = False,
+) -> None:
+    """Show one device: every figure with its provenance (spec, measured or estimated)."""
+    device = _resolve_device(name)
+    if as_json:
+        _print_json(device.model_dump(mode="json"))
+    elif as_yaml:
+        typer.echo(device_to_yaml(device), nl=False)
+    else:
+        _print_device(device)
+
+
+@devices_app.command("detect")
+def devices_detect(
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the description to this YAML file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Detect this machine's CPU (model, cores, SIMD width, caches), estimate its peaks and probe its DRAM bandwidth."""
+    device = _resolve_device(HOST)
+    if as_json:
+        _print_json(device.model_dump(mode="json"))
+    else:
+        _print_device(device)
+    if output is not None:
+        save_device(device, output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+
+
+# --------------------------------------------------------------------------- roofline
+
+
+@dataclass(frozen=True)
+class _KernelArgument:
+    """A kernel given as NAME:WORK:BYTES, BYTES either one DRAM figure or LEVEL=BYTES,LEVEL=BYTES."""
+
+    name: str
+    work: float
+    traffic: dict[str, float]
+
+
+def _parse_kernel(text: str) -> _KernelArgument:
+    """Return the kernel described by a --kernel argument."""
+    parts = text.split(":")
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"--kernel {text!r}: expected NAME:WORK:BYTES, e.g. triad:2e8:2.4e9 or s:1e9:L2=4e9,DRAM=1e9")
+    name, work_text, bytes_text = parts
+    try:
+        work = parse_quantity(work_text, Dimension.WORK)
+        if "=" in bytes_text:
+            traffic = {}
+            for item in bytes_text.split(","):
+                level, _, amount = item.partition("=")
+                traffic[level.strip()] = parse_quantity(amount, Dimension.BYTES)
+        else:
+            traffic = {"DRAM": parse_quantity(bytes_text, Dimension.BYTES)}
+    except UnitError as error:
+        raise ValueError(f"--kernel {text!r}: {error}") from None
+    if work < 0 or any(v < 0 for v in traffic.values()):
+        raise ValueError(f"--kernel {text!r}: work and bytes must not be negative")
+    if work == 0 and not any(traffic.values()):
+        raise ValueError(f"--kernel {text!r}: zero work and zero bytes")
+    return _KernelArgument(name, work, traffic)
+
+
+def _parse_wall(text: str) -> LocalityWall:
+    """Return the locality wall described by a --wall NAME:INTENSITY argument."""
+    name, sep, value = text.rpartition(":")
+    try:
+        intensity = parse_quantity(value, Dimension.INTENSITY)
+    except UnitError as error:
+        raise ValueError(f"--wall {text!r}: {error}") from None
+    if not sep or not name or intensity <= 0:
+        raise ValueError(f"--wall {text!r}: expected NAME:INTENSITY with a positive intensity in op/B")
+    return LocalityWall(name, intensity)
+
+
+def _finite(value: float) -> float | None:
+    """Return `value`, or None where it is infinite (JSON has no infinity)."""
+    return None if math.isinf(value) else value
+
+
+@app.command("roofline")
+def roofline_command(
+    device_name: Annotated[str, typer.Option("--device", "-d", help="Catalog name, device YAML file, or 'host'.")],
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="NAME:WORK:BYTES (op and B; BYTES may be L1=..,L2=..,DRAM=..). Repeatable.")] = None,
+    precision: Annotated[Precision, typer.Option("--precision", "-p", help="Arithmetic precision of the roof.")] = Precision.FP32,
+    tensor: Annotated[bool, typer.Option("--tensor", help="Use the tensor/matrix-unit peak where the device has one.")] = False,
+    lacking: Annotated[list[str] | None, typer.Option("--lacking", help="A ceiling the kernels have not broken through, e.g. 'no FMA'. Repeatable.")] = None,
+    hierarchical: Annotated[bool, typer.Option("--hierarchical", help="Draw one bandwidth line per memory level.")] = False,
+    wall: Annotated[list[str] | None, typer.Option("--wall", help="A locality wall NAME:INTENSITY (op/B). Repeatable.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the chart (.png, .svg or .pdf).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Roofline of a device at one precision, with kernels placed on it, their bound and predicted time."""
+    from perfcast.devices.roofline_view import device_roofline
+
+    device = _resolve_device(device_name)
+    try:
+        kernels = [_parse_kernel(text) for text in kernel or []]
+        walls = [_parse_wall(text) for text in wall or []]
+        roofline = device_roofline(device, precision, tensor=tensor)
+        lacking = list(lacking or [])
+        compute, dram = effective_roofs(roofline, lacking)
+        bandwidths = {**device.level_bandwidths(), "DRAM": dram}
+        results = [hierarchical_roofline(k.work, k.traffic, compute, bandwidths) for k in kernels]
+        if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise ValueError(f"cannot write {output.name!r}: use .png, .svg or .pdf")
+    except (KeyError, ValueError) as error:
+        raise _fail(str(error).strip('"')) from None
+
+    rows = [
+        {
+            "name": k.name,
+            "work": k.work,
+            "traffic": k.traffic,
+            "intensity": {level: _finite(float(v)) for level, v in r.intensities.items()},
+            "attainable": float(r.attainable),
+            "bound": "compute" if r.binding == "compute" else "memory",
+            "binding": str(r.binding),
+            "time": float(r.time),
+        }
+        for k, r in zip(kernels, results)
+    ]
+    if as_json:
+        _print_json({
+            "device": device.name,
+            "precision": precision.value,
+            "peak": roofline.peak,
+            "bandwidth": roofline.bandwidth,
+            "ridge": roofline.ridge,
+            "level_bandwidths": device.level_bandwidths(),
+            "compute_ceilings": {c.name: c.value for c in roofline.compute_ceilings},
+            "bandwidth_ceilings": {c.name: c.value for c in roofline.bandwidth_ceilings},
+            "lacking": lacking,
+            "kernels": rows,
+        })
+    else:
+        _print_roofline(roofline, rows, lacking)
+    if output is not None:
+        _write_chart(roofline, kernels, results, walls, device.level_bandwidths() if hierarchical else None, output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+
+
+def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: list[str]) -> None:
+    """Print the roof, its ceilings and the kernel table for a human."""
+    console.print(f"[bold]{roofline.label}[/]")
+    console.print(
+        f"  peak {format_quantity(roofline.peak, Dimension.COMPUTE)}, DRAM {format_quantity(roofline.bandwidth, Dimension.BANDWIDTH)}, "
+        f"ridge point {roofline.ridge:.3g} op/B",
+        highlight=False,
+    )
+    for ceiling in roofline.compute_ceilings:
+        console.print(f"  ceiling {ceiling.name}: {format_quantity(ceiling.value, Dimension.COMPUTE)}", highlight=False)
+    for ceiling in roofline.bandwidth_ceilings:
+        console.print(f"  ceiling {ceiling.name}: {format_quantity(ceiling.value, Dimension.BANDWIDTH)}", highlight=False)
+    if not rows:
+        return
+    table = Table(title=f"kernels{' lacking ' + ', '.join(lacking) if lacking else ''}", title_justify="left")
+    for column, justify in [("kernel", "left"), ("work", "right"), ("intensity", "right"), ("attainable", "right"),
+                            ("bound by", "left"), ("time", "right")]:
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        intensity = ", ".join(
+            f"{level} {'∞' if v is None else f'{v:.3g}'}" for level, v in row["intensity"].items()
+        ) + " op/B"
+        table.add_row(
+            row["name"], format_quantity(row["work"], Dimension.WORK), intensity,
+            format_quantity(row["attainable"], Dimension.COMPUTE),
+            row["binding"] if row["bound"] == "memory" else "compute",
+            _format_time(row["time"]),
+        )
+    console.print(table)
+
+
+def _format_time(seconds: float) -> str:
+    """Return a duration in s, ms, µs or ns."""
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= factor or unit == "ns":
+            return f"{seconds / factor:.4g} {unit}"
+    raise AssertionError("unreachable")
+
+
+def _write_chart(
+    roofline: Roofline,
+    kernels: list[_KernelArgument],
+    results: list[HierarchicalBound],
+    walls: list[LocalityWall],
+    levels: dict[str, float] | None,
+    output: Path,
+) -> None:
+    """Draw the roofline chart with the kernels at their attainable performance and save it."""
+    from perfcast.plots.roofline import KernelMark, roofline_figure, save_figure
+
+    marks = []
+    for k, r in zip(kernels, results):
+        intensities = {level: float(v) for level, v in r.intensities.items() if np.isfinite(v) and v > 0}
+        if not intensities:
+            continue
+        if levels is None:
+            intensities = {"DRAM": intensities["DRAM"]} if "DRAM" in intensities else intensities
+        marks.append(KernelMark(k.name, intensities, float(r.attainable)))
+    save_figure(roofline_figure(roofline, marks, walls=walls, levels=levels), output)
+
+
+def main() -> None:
+    """Run the perfcast command line."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+"""Reading and writing device files, and the catalog shipped with perfcast."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from perfcast.devices.schema import Device, Figure
+from perfcast.units import Dimension, format_quantity, parse_quantity
+
+__all__ = [
+    "DeviceFileError",
+    "catalog",
+    "device_to_yaml",
+    "get_device",
+    "load_device_file",
+    "parse_device_text",
+    "save_device",
+]
+
+
+class DeviceFileError(ValueError):
+    """A device file that cannot be read, with every problem named by field."""
+
+    def __init__(self, source: str, problems: list[str]) -> None:
+        self.source = source
+        self.problems = problems
+        listing = "\n".join(f"  {problem}" for problem in problems)
+        super().__init__(f"{source}: invalid device description\n{listing}")
+
+
+def _field_path(location: tuple[Any, ...]) -> str:
+    """Return a pydantic error location as a dotted field path ('memory[2].bandwidth')."""
+    path = ""
+    for part in location:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif str(part).startswith("function-"):
+            continue
+        else:
+            path += f".{part}" if path else str(part)
+    return path or "(top level)"
+
+
+def parse_device_text(text: str, source: str = "<string>") -> Device:
+    """Return the Device described by YAML `text`; errors name `source` and each bad field."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        raise DeviceFileError(source, [f"not valid YAML{where}: {getattr(error, 'problem', error)}"]) from None
+    if not isinstance(data, dict):
+        raise DeviceFileError(source, [f"expected a mapping of fields, got {type(data).__name__}"])
+    try:
+        return Device.from_mapping(data)
+    except ValidationError as error:
+        problems = []
+        for item in error.errors(include_url=False):
+            message = item["msg"].removeprefix("Value error, ")
+            if item["type"] == "missing":
+                message = "required field is missing"
+            problems.append(f"{_field_path(item['loc'])}: {message}")
+        raise DeviceFileError(source, problems) from None
+
+
+def load_device_file(path: str | Path) -> Device:
+    """Return the Device described by the YAML file at `path`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise DeviceFileError(str(path), [f"cannot read: {error.strerror or error}"]) from None
+    return parse_device_text(text, source=str(path))
+
+
+@functools.cache
+def catalog() -> dict[str, Device]:
+    """Return the shipped catalog, spec sheets and measured profiles, keyed by device name."""
+    root = resources.files("perfcast.devices") / "catalog"
+    devices: dict[str, Device] = {}
+    folders = [("catalog", root), ("catalog/measured", root / "measured")]
+    for label, folder in folders:
+        if not folder.is_dir():
+            continue
+        for entry in sorted(folder.iterdir(), key=lambda item: item.name):
+            if not entry.name.endswith(".yaml"):
+                continue
+            source = f"{label}/{entry.name}"
+            device = parse_device_text(entry.read_text(encoding="utf-8"), source=source)
+            if device.name in devices:
+                raise DeviceFileError(source, [f"name: {device.name!r} is used by another catalog file"])
+            devices[device.name] = device
+    return devices
+
+
+def get_device(name_or_path: str) -> Device:
+    """Return a catalog device by name, or the device in a YAML file if given a path."""
+    if name_or_path.endswith((".yaml", ".yml")) or Path(name_or_path).is_file():
+        return load_device_file(name_or_path)
+    devices = catalog()
+    if name_or_path in devices:
+        return devices[name_or_path]
+    lowered = name_or_path.lower()
+    matches = [d for d in devices.values() if lowered in (d.name, d.full_name.lower())]
+    if len(matches) == 1:
+        return matches[0]
+    raise KeyError(
+        f"no device {name_or_path!r} in the catalog; known: {', '.join(sorted(devices))} "
+        "(or give the path of a device YAML file)"
+    )
+
+
+_DIMENSION_OF_FIELD = {
+    "peak": Dimension.COMPUTE,
+    "bandwidth": Dimension.BANDWIDTH,
+    "bandwidth_ceilings": Dimension.BANDWIDTH,
+    "size": Dimension.BYTES,
+    "base": Dimension.FREQUENCY,
+    "boost": Dimension.FREQUENCY,
+}
+
+
+def _exact_quantity(value: float, dimension: Dimension) -> str:
+    """Return `value` as the shortest unit string that parses back to the same float."""
+    for digits in range(6, 18):
+        text = format_quantity(value, dimension, digits=digits)
+        if parse_quantity(text, dimension) == value:
+            return text
+    return repr(value)
+
+
+def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None) -> Any:
+    """Return `node` (a dumped model) with figures written as unit strings for YAML."""
+    if isinstance(node, dict) and set(node) == {"value", "provenance"} and dimension is not None:
+        quantity = _exact_quantity(node["value"], dimension)
+        provenance = {key: val for key, val in node["provenance"].items() if val is not None}
+        if provenance == default:
+            return quantity
+        return {"value": quantity, **provenance}
+    if isinstance(node, dict):
+        return {
+            key: _plain(val, default, _DIMENSION_OF_FIELD.get(key, dimension))
+            for key, val in node.items()
+            if val is not None and val != {} and val != []
+        }
+    if isinstance(node, list):
+        return [_plain(item, default, dimension) for item in node]
+    return node
+
+
+def device_to_yaml(device: Device) -> str:
+    """Return `device` as YAML text that `parse_device_text` reads back to an equal Device."""
+    data = device.model_dump(mode="json")
+    default = {key: val for key, val in data["provenance"].items() if val is not None}
+    plain = {key: _plain(val, default, _DIMENSION_OF_FIELD.get(key)) for key, val in data.items()}
+    plain["provenance"] = default
+    plain = {key: val for key, val in plain.items() if val is not None and val != {} and val != []}
+    return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=100)
+
+
+def save_device(device: Device, path: str | Path) -> Path:
+    """Write `device` as YAML to `path` and return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(device_to_yaml(device), encoding="utf-8")
+    return path
+
+
+def figure_summary(figure: Figure | None, dimension: Dimension) -> str:
+    """Return a figure as '<quantity> (<source>)' for tables."""
+    if figure is None:
+        return "—"
+    return f"{format_quantity(figure.value, dimension)} ({figure.provenance.source})"

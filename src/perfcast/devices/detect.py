@@ -1,0 +1,281 @@
+"""Detection of this machine's CPU: model, cores, SIMD width and caches, with estimated peaks.
+
+Parsing is kept apart from reading so that it can be tested on recorded
+/proc/cpuinfo and sysfs contents from other machines.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfcast.bench.memory_probe import BandwidthSample, measure_copy_bandwidth
+from perfcast.devices.schema import Device
+
+__all__ = [
+    "CacheInfo",
+    "CpuInfo",
+    "describe_cpu",
+    "detect_cpu",
+    "parse_cpuinfo",
+    "read_caches",
+    "simd_width_bits",
+]
+
+DETECT_TOOL = "perfcast devices detect"
+
+
+@dataclass(frozen=True)
+class CacheInfo:
+    """One data or unified cache: level, size of one instance in bytes, how many logical CPUs share it."""
+
+    level: int
+    size: int
+    shared_by: int
+    kind: str = "Unified"
+
+
+@dataclass(frozen=True)
+class CpuInfo:
+    """What the operating system says about the CPU."""
+
+    model_name: str
+    vendor: str
+    logical_cpus: int
+    physical_cores: int
+    flags: frozenset[str]
+    clock_hz: float | None
+    caches: tuple[CacheInfo, ...] = field(default=())
+
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)B?\s*$", re.IGNORECASE)
+
+
+def _cache_size(text: str) -> int:
+    """Return a sysfs cache size ('48K', '32768K', '1M') in bytes."""
+    match = _SIZE.match(text)
+    if match is None:
+        raise ValueError(f"cannot read cache size {text!r}")
+    return int(match[1]) * {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}[match[2].upper()]
+
+
+def _cpu_list_count(text: str) -> int:
+    """Return how many CPUs a sysfs cpu list ('0-3,8-11') names."""
+    total = 0
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        lo, _, hi = part.partition("-")
+        total += int(hi or lo) - int(lo) + 1
+    return total
+
+
+def parse_cpuinfo(text: str) -> CpuInfo:
+    """Return the CPU description found in the text of /proc/cpuinfo (x86 or Arm)."""
+    blocks = [block for block in text.strip().split("\n\n") if block.strip()]
+    if not blocks:
+        raise ValueError("empty /proc/cpuinfo")
+    records = []
+    for block in blocks:
+        record: dict[str, str] = {}
+        for line in block.splitlines():
+            key, sep, value = line.partition(":")
+            if sep:
+                record[key.strip().lower()] = value.strip()
+        records.append(record)
+    processors = [r for r in records if "processor" in r and r["processor"].isdigit()]
+    logical = len(processors) or 1
+    first = processors[0] if processors else records[0]
+    model = first.get("model name") or first.get("cpu model") or next(
+        (r["hardware"] for r in records if "hardware" in r), None
+    )
+    vendor = first.get("vendor_id") or first.get("cpu implementer") or "unknown"
+    flags = frozenset((first.get("flags") or first.get("features") or "").split())
+    cores = {(r.get("physical id", "0"), r["core id"]) for r in processors if "core id" in r}
+    mhz = first.get("cpu mhz")
+    return CpuInfo(
+        model_name=model or platform.processor() or "unknown CPU",
+        vendor={"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "0x41": "Arm"}.get(vendor, vendor),
+        logical_cpus=logical,
+        physical_cores=len(cores) or logical,
+        flags=flags,
+        clock_hz=float(mhz) * 1e6 if mhz else None,
+    )
+
+
+def read_caches(cpu_dir: Path) -> tuple[CacheInfo, ...]:
+    """Return the data and unified caches listed under a sysfs cpu directory (…/cpu0/cache/index*)."""
+    caches = []
+    for index in sorted((cpu_dir / "cache").glob("index*")):
+        try:
+            kind = (index / "type").read_text().strip()
+            if kind == "Instruction":
+                continue
+            caches.append(
+                CacheInfo(
+                    level=int((index / "level").read_text()),
+                    size=_cache_size((index / "size").read_text()),
+                    shared_by=_cpu_list_count((index / "shared_cpu_list").read_text()),
+                    kind=kind,
+                )
+            )
+        except (OSError, ValueError):
+            continue
+    return tuple(caches)
+
+
+def simd_width_bits(flags: frozenset[str]) -> int:
+    """Return the widest SIMD register width in bits that the CPU flags advertise (64 if none)."""
+    if "avx512f" in flags:
+        return 512
+    if "avx" in flags or "avx2" in flags:
+        return 256
+    if flags & {"sse", "sse2", "asimd", "neon", "altivec", "vsx"}:
+        return 128
+    return 64
+
+
+def _has_fma(flags: frozenset[str]) -> bool:
+    """Return whether the flags advertise fused multiply-add (x86 FMA3/FMA4, Armv8 Advanced SIMD)."""
+    return bool(flags & {"fma", "fma4", "asimd"})
+
+
+def _max_clock_hz(cpu_dir: Path) -> float | None:
+    """Return the highest clock in Hz cpufreq reports, if it is there."""
+    try:
+        return int((cpu_dir / "cpufreq" / "cpuinfo_max_freq").read_text()) * 1e3
+    except (OSError, ValueError):
+        return None
+
+
+def describe_cpu(info: CpuInfo, dram: BandwidthSample, *, today: _dt.date | None = None) -> Device:
+    """Return a Device for the CPU in `info`, peaks estimated from cores x clock x SIMD lanes, DRAM from `dram`."""
+    today = today or _dt.date.today()
+    if info.clock_hz is None:
+        raise ValueError("the CPU clock is unknown (no 'cpu MHz' in /proc/cpuinfo and no cpufreq)")
+    width = simd_width_bits(info.flags)
+    cores = info.physical_cores
+    clock = info.clock_hz
+    fma = _has_fma(info.flags)
+    identified = {"source": "measured", "tool": f"{DETECT_TOOL} (/proc/cpuinfo, sysfs)", "date": today.isoformat()}
+    add_mul_pipes = "2 pipes issuing an add or a multiply" if fma else "1 add pipe + 1 multiply pipe"
+    peak: dict[str, dict[str, object]] = {}
+    for precision, element_bits in (("fp32", 32), ("fp64", 64)):
+        lanes = max(1, width // element_bits)
+        add_mul = cores * clock * lanes * 2
+        method = f"{cores} cores x {clock / 1e9:.4g} GHz x {lanes} lanes ({width}-bit SIMD) x "
+        kinds: dict[str, object] = {
+            "add_mul": {"value": add_mul, "source": "estimated", "method": method + f"2 ops ({add_mul_pipes})"}
+        }
+        if fma:
+            kinds["fma"] = {
+                "value": 2 * add_mul,
+                "source": "estimated",
+                "method": method + "4 ops (2 FMA pipes x 2 ops, assumed)",
+            }
+        peak[precision] = kinds
+    memory: list[dict[str, object]] = []
+    simd_bytes = width // 8
+    # Sustained load bytes per core per clock, typical of current cores: two vector loads from L1,
+    # one 64-byte line from L2 and half a line from L3.
+    per_clock_bytes = {1: 2 * simd_bytes, 2: 64, 3: 32}
+    for cache in sorted(info.caches, key=lambda c: c.level):
+        if cache.level not in (1, 2, 3) or any(m["level"] == f"L{cache.level}" for m in memory):
+            continue
+        level: dict[str, object] = {
+            "level": f"L{cache.level}",
+            "size": {"value": cache.size, **identified},
+            "scope": "per_core" if cache.shared_by <= max(1, info.logical_cpus // cores) else "device",
+        }
+        rate = per_clock_bytes[cache.level]
+        level["bandwidth"] = {
+            "value": cores * clock * rate,
+            "source": "estimated",
+            "method": f"{cores} cores x {clock / 1e9:.4g} GHz x {rate} B/clock (typical load width; not measured)",
+        }
+        memory.append(level)
+    memory.append(
+        {
+            "level": "DRAM",
+            "bandwidth": {
+                "value": dram.median,
+                "source": "measured",
+                "tool": f"{DETECT_TOOL}: numpy copy probe, {dram.threads} threads, "
+                f"{dram.array_bytes // 2**20} MiB arrays",
+                "date": today.isoformat(),
+                "repetitions": dram.repetitions,
+                "spread": round(dram.spread, 4),
+            },
+        }
+    )
+    slug = re.sub(r"[^a-z0-9]+", "-", info.model_name.lower()).strip("-") or "cpu"
+    return Device.from_mapping(
+        {
+            "name": f"host-{slug}"[:60].rstrip("-"),
+            "full_name": f"{info.model_name} ({cores} cores, this machine)",
+            "kind": "cpu",
+            "vendor": info.vendor,
+            "architecture": platform.machine() or None,
+            "provenance": identified,
+            "compute_units": cores,
+            "threads": max(info.logical_cpus, cores),
+            "simd_width_bits": width,
+            "clock": {"base": clock},
+            "peak": peak,
+            "memory": memory,
+            "notes": "Detected by perfcast. Peaks and cache bandwidths are estimates from the ISA flags "
+            "(assumes FMA-capable x86 cores issue two FMAs per clock); DRAM bandwidth is a quick probe.",
+        }
+    )
+
+
+def detect_cpu(
+    *, probe_bytes: int = 256 * 2**20, repetitions: int = 7, root: Path = Path("/")
+) -> Device:
+    """Return this machine's CPU as a Device: identified from /proc and sysfs, DRAM bandwidth probed."""
+    cpuinfo = root / "proc" / "cpuinfo"
+    try:
+        info = parse_cpuinfo(cpuinfo.read_text())
+    except OSError:
+        count = os.cpu_count() or 1
+        info = CpuInfo(platform.processor() or "unknown CPU", "unknown", count, count, frozenset(), None)
+    cpu_dir = root / "sys" / "devices" / "system" / "cpu" / "cpu0"
+    clock = max(filter(None, [info.clock_hz, _max_clock_hz(cpu_dir)]), default=None)
+    info = CpuInfo(
+        model_name=info.model_name,
+        vendor=info.vendor,
+        logical_cpus=info.logical_cpus,
+        physical_cores=info.physical_cores,
+        flags=info.flags,
+        clock_hz=clock,
+        caches=read_caches(cpu_dir),
+    )
+    # The probe needs arrays well past the last-level cache to see DRAM.
+    largest_cache = max((cache.size for cache in info.caches), default=0)
+    probe_bytes = max(probe_bytes, 4 * largest_cache)
+    all_threads = measure_copy_bandwidth(probe_bytes, threads=info.logical_cpus, repetitions=repetitions)
+    device = describe_cpu(info, all_threads)
+    if info.logical_cpus > 1:
+        single = measure_copy_bandwidth(probe_bytes, threads=1, repetitions=repetitions)
+        if single.median < all_threads.median:
+            return _with_single_thread_ceiling(device, single)
+    return device
+
+
+def _with_single_thread_ceiling(device: Device, single: BandwidthSample) -> Device:
+    """Return `device` with a measured single-thread bandwidth ceiling added."""
+    figure = {
+        "value": single.median,
+        "source": "measured",
+        "tool": f"{DETECT_TOOL}: numpy copy probe, 1 thread, {single.array_bytes // 2**20} MiB arrays",
+        "date": device.provenance.date.isoformat() if device.provenance.date else _dt.date.today().isoformat(),
+        "repetitions": single.repetitions,
+        "spread": round(single.spread, 4),
+    }
+    data = device.model_dump(mode="json")
+    data["bandwidth_ceilings"] = {"single thread": figure}
+    return Device.from_mapping(data)

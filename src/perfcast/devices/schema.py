@@ -1,0 +1,287 @@
+"""The device description: one schema for CPUs and GPUs, every figure with its provenance.
+
+In a YAML file a figure is written either bare (``fp32: {fma: 1088.6 GFLOP/s}``),
+taking the file's default ``provenance``, or as a mapping with its own
+(``{value: 113 GB/s, source: measured, tool: ..., date: 2026-11-22}``).
+Counts that describe the structure (cores, SMs, warp size) take the file's
+default provenance.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PositiveInt,
+    ValidationInfo,
+    model_validator,
+)
+
+from perfcast.units import Dimension, parse_quantity
+
+__all__ = [
+    "Clock",
+    "Device",
+    "Figure",
+    "HostLink",
+    "InstructionKind",
+    "MemoryLevel",
+    "Precision",
+    "Provenance",
+]
+
+
+class Precision(str, Enum):
+    """Number format of an arithmetic peak."""
+
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP32 = "fp32"
+    FP64 = "fp64"
+    INT8 = "int8"
+    INT32 = "int32"
+
+    @property
+    def element_bytes(self) -> int:
+        """Return the size of one element of this format in bytes."""
+        return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "int32": 4}[self.value]
+
+
+class InstructionKind(str, Enum):
+    """Which instructions reach a peak: fused multiply-add (2 ops each), plain add/multiply, tensor/matrix units."""
+
+    FMA = "fma"
+    ADD_MUL = "add_mul"
+    TENSOR = "tensor"
+
+
+class Provenance(BaseModel):
+    """Where a figure comes from: a vendor spec, a measurement (tool, date) or an estimate (method)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: Literal["spec", "measured", "estimated"]
+    reference: str | None = Field(default=None, description="spec: the document the figure is taken from")
+    tool: str | None = Field(default=None, description="measured: the program that measured it")
+    date: _dt.date | None = Field(default=None, description="measured: the day it was measured")
+    repetitions: PositiveInt | None = Field(default=None, description="measured: number of timed repetitions")
+    spread: float | None = Field(
+        default=None, ge=0, description="measured: (max - min) / median of the timed repetitions"
+    )
+    method: str | None = Field(default=None, description="estimated: how the figure was derived")
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _required_details(self) -> Provenance:
+        missing = {
+            "spec": [("reference", self.reference)],
+            "measured": [("tool", self.tool), ("date", self.date)],
+            "estimated": [("method", self.method)],
+        }[self.source]
+        absent = [name for name, value in missing if value in (None, "")]
+        if absent:
+            raise ValueError(f"a {self.source!r} figure needs {' and '.join(absent)}")
+        return self
+
+
+_PROVENANCE_KEYS = set(Provenance.model_fields)
+
+
+class Figure(BaseModel):
+    """A number in base units (op/s, B/s, B or Hz) with its provenance."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    value: float = Field(gt=0, allow_inf_nan=False)
+    provenance: Provenance
+
+
+def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic validator
+    """Return a before-validator reading a bare or detailed figure of `dimension`."""
+
+    def read(raw: Any, info: ValidationInfo) -> Any:
+        if isinstance(raw, Figure):
+            return raw
+        if isinstance(raw, dict):
+            if "provenance" in raw:
+                details = dict(raw)
+                details["value"] = parse_quantity(details.get("value"), dimension)
+                return details
+            unknown = set(raw) - _PROVENANCE_KEYS - {"value"}
+            if unknown:
+                raise ValueError(f"unknown key(s) {sorted(unknown)} in figure")
+            if "value" not in raw:
+                raise ValueError("figure mapping needs a 'value'")
+            provenance = {key: val for key, val in raw.items() if key != "value"}
+            return {"value": parse_quantity(raw["value"], dimension), "provenance": provenance}
+        default = (info.context or {}).get("default_provenance")
+        if default is None:
+            raise ValueError(
+                "bare figure but the file has no default 'provenance'; "
+                "write {value: ..., source: spec|measured|estimated, ...}"
+            )
+        return {"value": parse_quantity(raw, dimension), "provenance": default}
+
+    return BeforeValidator(read)
+
+
+ComputeFigure = Annotated[Figure, _figure_reader(Dimension.COMPUTE)]
+BandwidthFigure = Annotated[Figure, _figure_reader(Dimension.BANDWIDTH)]
+BytesFigure = Annotated[Figure, _figure_reader(Dimension.BYTES)]
+FrequencyFigure = Annotated[Figure, _figure_reader(Dimension.FREQUENCY)]
+
+
+class Clock(BaseModel):
+    """Clock frequencies in Hz: base and/or boost (for old NVIDIA GPUs, the shader clock)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base: FrequencyFigure | None = None
+    boost: FrequencyFigure | None = None
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> Clock:
+        if self.base is None and self.boost is None:
+            raise ValueError("clock needs base or boost")
+        return self
+
+    @property
+    def peak(self) -> Figure:
+        """Return the highest clock known (boost if given)."""
+        figure = self.boost or self.base
+        assert figure is not None  # enforced by the validator
+        return figure
+
+
+class MemoryLevel(BaseModel):
+    """One level of the memory hierarchy: capacity of one instance, and aggregate bandwidth in B/s."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    level: Literal["L1", "L2", "L3", "shared", "DRAM"]
+    size: BytesFigure | None = None
+    scope: Literal["per_core", "per_unit", "device"] = "device"
+    bandwidth: BandwidthFigure | None = None
+    note: str | None = None
+
+
+class HostLink(BaseModel):
+    """The link between host memory and an accelerator's memory (per direction, B/s)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    bandwidth: BandwidthFigure
+
+
+class Device(BaseModel):
+    """A processor as perfcast's models see it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", description="short key, e.g. 'gtx470'")
+    full_name: str
+    kind: Literal["cpu", "gpu"]
+    vendor: str
+    architecture: str | None = None
+    year: int | None = Field(default=None, ge=1970, le=2100)
+    provenance: Provenance = Field(description="default provenance of bare figures and structural counts")
+    compute_units: PositiveInt = Field(description="CPU cores, or GPU streaming multiprocessors / compute units")
+    processing_elements: PositiveInt | None = Field(
+        default=None, description="GPU: scalar fp32 lanes (CUDA cores, stream processors)"
+    )
+    threads: PositiveInt = Field(description="CPU: hardware threads; GPU: maximum resident threads")
+    simd_width_bits: PositiveInt | None = Field(default=None, description="CPU: widest vector register")
+    warp_size: PositiveInt | None = Field(default=None, description="GPU: threads per warp / wavefront")
+    clock: Clock
+    peak: dict[Precision, dict[InstructionKind, ComputeFigure]]
+    memory: list[MemoryLevel]
+    bandwidth_ceilings: dict[str, BandwidthFigure] = Field(
+        default_factory=dict, description="practical bandwidths below DRAM peak, e.g. 'single thread'"
+    )
+    host_link: HostLink | None = None
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Device:
+        if self.kind == "cpu" and self.simd_width_bits is None:
+            raise ValueError("a cpu needs simd_width_bits")
+        if self.kind == "gpu" and self.warp_size is None:
+            raise ValueError("a gpu needs warp_size")
+        if self.threads < self.compute_units:
+            raise ValueError(f"threads ({self.threads}) < compute_units ({self.compute_units})")
+        if not self.peak:
+            raise ValueError("peak needs at least one precision")
+        for precision, kinds in self.peak.items():
+            if not kinds:
+                raise ValueError(f"peak.{precision.value} lists no instruction kind")
+            fma, add_mul = kinds.get(InstructionKind.FMA), kinds.get(InstructionKind.ADD_MUL)
+            if fma and add_mul and add_mul.value > fma.value * (1 + 1e-9):
+                raise ValueError(
+                    f"peak.{precision.value}: add_mul ({add_mul.value:g}) exceeds fma ({fma.value:g})"
+                )
+        levels = [level.level for level in self.memory]
+        duplicated = sorted({name for name in levels if levels.count(name) > 1})
+        if duplicated:
+            raise ValueError(f"memory level(s) listed twice: {duplicated}")
+        dram = [level for level in self.memory if level.level == "DRAM"]
+        if not dram:
+            raise ValueError("memory needs a DRAM level")
+        if dram[0].bandwidth is None:
+            raise ValueError("the DRAM level needs a bandwidth")
+        for name, ceiling in self.bandwidth_ceilings.items():
+            if ceiling.value > dram[0].bandwidth.value * (1 + 1e-9):
+                raise ValueError(f"bandwidth ceiling {name!r} exceeds the DRAM bandwidth")
+        return self
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> Device:
+        """Return a Device validated from a parsed YAML mapping; bare figures take its default provenance."""
+        default = data.get("provenance") if isinstance(data, dict) else None
+        return cls.model_validate(data, context={"default_provenance": default})
+
+    def peak_compute(self, precision: Precision | str = Precision.FP32, *, tensor: bool = False) -> float:
+        """Return the peak arithmetic rate in op/s for `precision` (FMA if the device has it)."""
+        kinds = self.peak.get(Precision(precision))
+        if not kinds:
+            available = ", ".join(p.value for p in self.peak)
+            raise KeyError(f"{self.name} has no {Precision(precision).value} peak (it has: {available})")
+        usable = [
+            figure.value for kind, figure in kinds.items() if tensor or kind is not InstructionKind.TENSOR
+        ]
+        if not usable:
+            raise KeyError(f"{self.name} has only a tensor peak for {Precision(precision).value}")
+        return max(usable)
+
+    def memory_level(self, name: str) -> MemoryLevel:
+        """Return the memory level called `name` (L1, L2, L3, shared, DRAM)."""
+        for level in self.memory:
+            if level.level == name:
+                return level
+        raise KeyError(f"{self.name} has no memory level {name!r}")
+
+    @property
+    def dram_bandwidth(self) -> float:
+        """Return the DRAM bandwidth in B/s."""
+        figure = self.memory_level("DRAM").bandwidth
+        assert figure is not None  # enforced by the validator
+        return figure.value
+
+    def level_bandwidths(self) -> dict[str, float]:
+        """Return the bandwidth in B/s of every memory level that has one, fastest first."""
+        rates = {level.level: level.bandwidth.value for level in self.memory if level.bandwidth is not None}
+        return dict(sorted(rates.items(), key=lambda item: -item[1]))
+
+    def simd_lanes(self, precision: Precision | str) -> int:
+        """Return how many elements of `precision` one SIMD instruction (CPU) or warp (GPU) processes."""
+        if self.kind == "gpu":
+            assert self.warp_size is not None
+            return self.warp_size
+        assert self.simd_width_bits is not None
+        return max(1, self.simd_width_bits // (8 * Precision(precision).element_bytes))

@@ -1,0 +1,1 @@
+"""Pure performance models: numbers in, dataclasses out (no I/O, no printing)."""

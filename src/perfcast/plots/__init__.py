@@ -1,0 +1,1 @@
+"""Charts a user can put in a report (matplotlib, PNG/SVG/PDF)."""

@@ -1,0 +1,111 @@
+"""Quantities with units, as written in device files and on the command line.
+
+Rates use decimal prefixes only (GB/s = 1e9 B/s, GFLOP/s = 1e9 op/s), as the
+model reference demands; capacities accept binary prefixes too (KiB, MiB)
+because caches are sized that way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from enum import Enum
+
+__all__ = ["Dimension", "UnitError", "format_quantity", "parse_quantity"]
+
+
+class Dimension(str, Enum):
+    """What a quantity measures; each has one base unit."""
+
+    WORK = "op"
+    COMPUTE = "op/s"
+    BANDWIDTH = "B/s"
+    BYTES = "B"
+    FREQUENCY = "Hz"
+    INTENSITY = "op/B"
+
+
+class UnitError(ValueError):
+    """A quantity whose number or unit cannot be read."""
+
+
+# Decimal factors so that "1088.64 GFLOP/s" becomes exactly the float nearest 1088.64e9.
+_DECIMAL = {p: Decimal(f"1e{e}") for p, e in [("", 0), ("k", 3), ("K", 3), ("M", 6), ("G", 9), ("T", 12), ("P", 15), ("E", 18)]}
+_BINARY = {p: Decimal(2**e) for p, e in [("Ki", 10), ("Mi", 20), ("Gi", 30), ("Ti", 40)]}
+
+# Accepted unit spellings per dimension, without prefix.
+_UNITS: dict[Dimension, tuple[str, ...]] = {
+    Dimension.WORK: ("op", "FLOP", "flop", "ops"),
+    Dimension.COMPUTE: ("op/s", "OP/s", "FLOP/s", "flop/s", "FLOPS", "flops", "IOP/s", "IOPS"),
+    Dimension.BANDWIDTH: ("B/s",),
+    Dimension.BYTES: ("B",),
+    Dimension.FREQUENCY: ("Hz",),
+    Dimension.INTENSITY: ("op/B", "FLOP/B", "flop/B"),
+}
+
+_QUANTITY = re.compile(
+    r"^\s*(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>\S*)\s*$"
+)
+
+
+def _unit_factor(unit: str, dimension: Dimension) -> Decimal:
+    """Return the factor that converts `unit` to the dimension's base unit."""
+    if unit == "":
+        return _DECIMAL[""]
+    if unit in _DECIMAL and dimension in (Dimension.WORK, Dimension.BYTES):
+        return _DECIMAL[unit]  # a bare prefix scales a count: "2G" op
+    for base in sorted(_UNITS[dimension], key=len, reverse=True):
+        if not unit.endswith(base):
+            continue
+        prefix = unit[: -len(base)]
+        if prefix in _DECIMAL:
+            return _DECIMAL[prefix]
+        if prefix in _BINARY and dimension is Dimension.BYTES:
+            return _BINARY[prefix]
+        if prefix in _BINARY:
+            raise UnitError(
+                f"binary prefix {prefix!r} is only allowed for sizes in bytes; "
+                f"rates use decimal prefixes (G{base} = 1e9 {dimension.value})"
+            )
+        raise UnitError(f"unknown prefix {prefix!r} in unit {unit!r}")
+    accepted = ", ".join(_UNITS[dimension])
+    raise UnitError(f"unit {unit!r} is not a {dimension.name.lower()} unit (expected one of: {accepted})")
+
+
+def parse_quantity(value: str | float | int, dimension: Dimension) -> float:
+    """Return `value` in the dimension's base unit (op/s, B/s, B, Hz or op/B).
+
+    A bare number is taken to be in the base unit already; a string may carry
+    a prefixed unit, e.g. ``"177.4 GB/s"``, ``"48 KiB"``, ``"1.215 GHz"``.
+    """
+    if isinstance(value, bool):
+        raise UnitError(f"expected a quantity in {dimension.value}, got a boolean")
+    if isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        match = _QUANTITY.match(str(value))
+        if match is None:
+            raise UnitError(f"cannot read {value!r} as a quantity in {dimension.value}")
+        number = float(Decimal(match["number"]) * _unit_factor(match["unit"], dimension))
+    if not math.isfinite(number):
+        raise UnitError(f"{value!r} is not a finite number")
+    return number
+
+
+def format_quantity(value: float, dimension: Dimension, digits: int = 4) -> str:
+    """Return `value` (in base units) as a string with a decimal SI prefix."""
+    if value is None or not math.isfinite(value):
+        return "—" if value is None else str(value)
+    unit = {Dimension.COMPUTE: "FLOP/s", Dimension.WORK: "FLOP"}.get(dimension, dimension.value)
+    if dimension is Dimension.BYTES:
+        for prefix in ("Ti", "Gi", "Mi", "Ki"):
+            factor = float(_BINARY[prefix])
+            if abs(value) >= factor and value % factor == 0:
+                return f"{value / factor:g} {prefix}B"
+    magnitude = abs(value)
+    for prefix in ("P", "T", "G", "M", "k"):
+        factor = float(_DECIMAL[prefix])
+        if magnitude >= factor:
+            return f"{value / factor:.{digits}g} {prefix}{unit}"
+    return f"{value:.{digits}g} {unit}"
