@@ -19,9 +19,11 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/perfcast devices detect -o $(OUT)/this-machine.yaml
-	$(BIN)/perfcast roofline --device $(OUT)/this-machine.yaml \
-	    --kernel triad:2:24 --kernel dgemm-tile:2e9:1.6e7 --kernel stencil-7pt:8:16 \
-	    --precision fp64 --hierarchical -o $(OUT)/this-machine-roofline.png
+	$(BIN)/perfcast roofline --device $(OUT)/this-machine.yaml --precision fp64 --hierarchical \
+	    --kernel triad:2e8:2.4e9 \
+	    --kernel stencil-7pt:1.34e8:L1=1.07e9,L2=4e8,DRAM=2.68e8 \
+	    --kernel dgemm-1024:2.15e9:2.5e7 \
+	    -o $(OUT)/this-machine-roofline.png
 	@echo "wrote $(OUT)/this-machine.yaml and $(OUT)/this-machine-roofline.png"
 
 test: $(STAMP)

@@ -99,9 +99,10 @@ def format_quantity(value: float, dimension: Dimension, digits: int = 4) -> str:
         return "—" if value is None else str(value)
     unit = {Dimension.COMPUTE: "FLOP/s", Dimension.WORK: "FLOP"}.get(dimension, dimension.value)
     if dimension is Dimension.BYTES:
+        # Binary prefixes only for sizes that are whole multiples, as cache and memory sizes are.
         for prefix in ("Ti", "Gi", "Mi", "Ki"):
             factor = float(_BINARY[prefix])
-            if abs(value) >= factor and value % factor == 0:
+            if abs(value) >= factor and value % factor == 0 and abs(value) / factor < 10_000:
                 return f"{value / factor:g} {prefix}B"
     magnitude = abs(value)
     for prefix in ("P", "T", "G", "M", "k"):

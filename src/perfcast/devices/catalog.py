@@ -40,8 +40,8 @@ def _field_path(location: tuple[Any, ...]) -> str:
     for part in location:
         if isinstance(part, int):
             path += f"[{part}]"
-        elif str(part).startswith("function-"):
-            continue
+        elif str(part).startswith("function-") or part == "[key]":
+            continue  # pydantic's internal steps, not fields of the file
         else:
             path += f".{part}" if path else str(part)
     return path or "(top level)"

@@ -1,0 +1,109 @@
+"""Detection of this machine: parsing recorded /proc and sysfs contents, and a real detection run."""
+
+import datetime as dt
+from pathlib import Path
+
+import pytest
+
+from perfcast.bench.memory_probe import BandwidthSample
+from perfcast.devices.catalog import device_to_yaml, parse_device_text
+from perfcast.devices.detect import (
+    CacheInfo,
+    describe_cpu,
+    detect_cpu,
+    parse_cpuinfo,
+    read_caches,
+    simd_width_bits,
+)
+
+DATA = Path(__file__).parent.parent / "data" / "cpuinfo"
+PROBE = BandwidthSample(median=30e9, spread=0.05, repetitions=5, threads=2, array_bytes=2**28)
+
+
+def test_parse_x86_cpuinfo():
+    info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    assert info.model_name == "AMD EPYC"
+    assert info.vendor == "AMD"
+    assert info.logical_cpus == 2
+    assert info.physical_cores == 2
+    assert {"avx512f", "fma", "avx2"} <= info.flags
+    assert info.clock_hz == pytest.approx(2596.122e6)
+
+
+def test_parse_arm_cpuinfo_without_model_or_clock():
+    info = parse_cpuinfo((DATA / "arm-neoverse-4core.txt").read_text())
+    assert info.logical_cpus == 4
+    assert info.vendor == "Arm"
+    assert info.clock_hz is None
+    assert simd_width_bits(info.flags) == 128
+
+
+@pytest.mark.parametrize(
+    ("flags", "bits"),
+    [({"avx512f", "avx2"}, 512), ({"avx", "sse2"}, 256), ({"sse2"}, 128), ({"asimd"}, 128), (set(), 64)],
+)
+def test_simd_width(flags, bits):
+    assert simd_width_bits(frozenset(flags)) == bits
+
+
+def make_sysfs(root: Path) -> Path:
+    cpu0 = root / "cpu0"
+    for index, (level, kind, size, shared) in enumerate(
+        [(1, "Data", "48K", "0"), (1, "Instruction", "32K", "0"), (2, "Unified", "1024K", "0"), (3, "Unified", "32768K", "0-1")]
+    ):
+        folder = cpu0 / "cache" / f"index{index}"
+        folder.mkdir(parents=True)
+        for name, value in (("level", level), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+            (folder / name).write_text(f"{value}\n")
+    return cpu0
+
+
+def test_read_caches_skips_instruction_cache(tmp_path):
+    caches = read_caches(make_sysfs(tmp_path))
+    assert caches == (
+        CacheInfo(1, 48 * 1024, 1, "Data"),
+        CacheInfo(2, 1024 * 1024, 1, "Unified"),
+        CacheInfo(3, 32 * 2**20, 2, "Unified"),
+    )
+
+
+def test_describe_cpu_estimates_peaks_with_their_method(tmp_path):
+    info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    info = type(info)(**{**info.__dict__, "caches": read_caches(make_sysfs(tmp_path))})
+    device = describe_cpu(info, PROBE, today=dt.date(2026, 11, 22))
+    # 2 cores x 2.596122 GHz x 16 fp32 lanes x 2 FMA pipes x 2 ops
+    fma = device.peak["fp32"]["fma"]
+    assert fma.value == pytest.approx(2 * 2.596122e9 * 16 * 4)
+    assert fma.provenance.source == "estimated" and "16 lanes" in fma.provenance.method
+    assert device.peak_compute("fp64") == pytest.approx(fma.value / 2)
+    assert device.simd_width_bits == 512
+    assert device.memory_level("L1").scope == "per_core"
+    assert device.memory_level("L3").scope == "device"
+    assert device.memory_level("L3").size.value == 32 * 2**20
+    dram = device.memory_level("DRAM").bandwidth
+    assert dram.value == 30e9 and dram.provenance.source == "measured" and dram.provenance.repetitions == 5
+    assert parse_device_text(device_to_yaml(device)) == device
+
+
+def test_describe_cpu_without_fma_has_add_mul_only():
+    info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    info = type(info)(**{**info.__dict__, "flags": frozenset({"sse2"})})
+    device = describe_cpu(info, PROBE)
+    assert set(device.peak["fp32"]) == {"add_mul"}
+    assert device.peak_compute("fp32") == pytest.approx(2 * 2.596122e9 * 4 * 2)
+
+
+def test_describe_cpu_needs_a_clock():
+    info = parse_cpuinfo((DATA / "arm-neoverse-4core.txt").read_text())
+    with pytest.raises(ValueError, match="clock is unknown"):
+        describe_cpu(info, PROBE)
+
+
+def test_detect_this_machine():
+    device = detect_cpu(probe_bytes=16 * 2**20, repetitions=3)
+    assert device.kind == "cpu"
+    assert device.compute_units >= 1
+    assert device.peak_compute("fp32") > 1e9
+    assert 1e8 < device.dram_bandwidth < 1e13
+    assert device.memory_level("DRAM").bandwidth.provenance.tool.startswith("perfcast devices detect")
+    assert parse_device_text(device_to_yaml(device)) == device
