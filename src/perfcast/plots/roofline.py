@@ -84,7 +84,7 @@ def roofline_figure(
             label=f"roof: {roofline.peak / GIGA:,.1f} GFLOP/s, DRAM {roofline.bandwidth / GIGA:,.1f} GB/s")
     ax.plot([roofline.ridge], [roofline.peak / GIGA], "o", color="black", ms=5)
     ax.annotate(f"ridge {roofline.ridge:.3g} op/B", (roofline.ridge, roofline.peak / GIGA),
-                textcoords="offset points", xytext=(6, 8), fontsize=8)
+                textcoords="offset points", xytext=(6, -14), fontsize=8)
 
     # Ceilings of equal height (e.g. "no FMA" and "single thread" on a 2-core CPU) share one line and label.
     same_height: dict[float, list[str]] = {}
