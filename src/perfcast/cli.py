@@ -83,17 +83,6 @@ def _main(
 # --------------------------------------------------------------------------- devices
 
 
-def _source_detail(figure: Figure) -> str:
-    """Return the provenance of `figure` in one line."""
-    p = figure.provenance
-    if p.source == "spec":
-        return p.reference or ""
-    if p.source == "measured":
-        extra = f", {p.repetitions} reps, spread {p.spread:.1%}" if p.repetitions and p.spread is not None else ""
-        return f"{p.tool}, {p.date}{extra}"
-    return p.method or ""
-
-
 def _device_row(device: Device) -> dict[str, Any]:
     """Return the headline figures of `device` in base units (op/s, B/s, op/B)."""
     fp64 = device.peak_compute(Precision.FP64) if Precision.FP64 in device.peak else None
@@ -154,7 +143,7 @@ def _print_device(device: Device) -> None:
         if value is not None:
             console.print(f"  {label:<20} {value}", highlight=False)
     default = device.provenance
-    console.print(f"  {'figures':<20} {default.source}: {_source_detail(Figure(value=1, provenance=default))}",
+    console.print(f"  {'figures':<20} {default.source}: {default.describe()}",
                   highlight=False)
     table = Table(show_header=True, header_style="bold")
     for column in ("figure", "value", "source", "details"):
@@ -180,7 +169,7 @@ def _print_device(device: Device) -> None:
     for label, figure, dimension in rows:
         same = figure.provenance == default
         table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
-                      "(as above)" if same else _source_detail(figure))
+                      "(as above)" if same else figure.provenance.describe())
     console.print(table)
     if device.notes:
         console.print(f"  [dim]{device.notes}[/]")

@@ -77,6 +77,16 @@ class Provenance(BaseModel):
     method: str | None = Field(default=None, description="estimated: how the figure was derived")
     note: str | None = None
 
+    def describe(self) -> str:
+        """Return where the figure comes from, in one line (reference, tool and date, or method)."""
+        if self.source == "spec":
+            return self.reference or ""
+        if self.source == "measured":
+            repeated = f", {self.repetitions} reps" if self.repetitions else ""
+            spread = f", spread {self.spread:.1%}" if self.spread is not None else ""
+            return f"{self.tool}, {self.date}{repeated}{spread}"
+        return self.method or ""
+
     @model_validator(mode="after")
     def _required_details(self) -> Provenance:
         missing = {

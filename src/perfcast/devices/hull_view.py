@@ -1,0 +1,70 @@
+"""The boat hull figures of a described device, each with a line saying where it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcast.devices.schema import Device, Figure, Precision
+from perfcast.models.boathull import CpuFigures, GpuFigures
+from perfcast.units import Dimension, format_quantity
+
+__all__ = ["HullInputs", "hull_inputs"]
+
+# An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
+# since compute capability 1.2 and on GCN.
+TRANSACTION_BYTES = 32
+
+
+@dataclass(frozen=True)
+class HullInputs:
+    """The figures the boat hull model reads for one device, and the source of each."""
+
+    device: Device
+    figures: GpuFigures | CpuFigures
+    sources: dict[str, str]
+
+
+def _describe(figure: Figure, dimension: Dimension) -> str:
+    """Return a figure with its unit and provenance, e.g. '133.9 GB/s (spec: NVIDIA ...)'."""
+    return f"{format_quantity(figure.value, dimension)} ({figure.provenance.source}: {figure.provenance.describe()})"
+
+
+def hull_inputs(device: Device, precision: Precision | str = Precision.FP32, element_bytes: float = 4) -> HullInputs:
+    """Return the boat hull figures of `device` (op/s, B/s): measured where the file has them, else stated fallbacks."""
+    precision = Precision(precision)
+    peak = device.peak_compute(precision)
+    kinds = device.peak[precision]
+    best = max((f for k, f in kinds.items() if k.value != "tensor"), key=lambda f: f.value)
+    dram = device.memory_level("DRAM").bandwidth
+    assert dram is not None
+    sources = {"P_compute": _describe(best, Dimension.COMPUTE)}
+    if device.kind == "cpu":
+        assert device.simd_width_bits is not None
+        sources["P_memory"] = _describe(dram, Dimension.BANDWIDTH)
+        sources["N_threads"] = f"{device.threads} hardware threads"
+        sources["W_vector"] = f"{device.simd_width_bits} bit"
+        figures: GpuFigures | CpuFigures = CpuFigures(peak, dram.value, device.threads, device.simd_width_bits)
+        return HullInputs(device, figures, sources)
+    coalesced = device.bandwidth_ceilings.get("coalesced")
+    if coalesced is not None:
+        sources["P_coalesced"] = _describe(coalesced, Dimension.BANDWIDTH)
+        p_coalesced = coalesced.value
+    else:
+        p_coalesced = dram.value
+        sources["P_coalesced"] = _describe(dram, Dimension.BANDWIDTH) + " — DRAM peak, no measured coalesced figure"
+    uncoalesced = device.bandwidth_ceilings.get("uncoalesced")
+    if uncoalesced is not None:
+        sources["P_uncoalesced"] = _describe(uncoalesced, Dimension.BANDWIDTH)
+        p_uncoalesced = uncoalesced.value
+    else:
+        fraction = min(1.0, element_bytes / TRANSACTION_BYTES)
+        p_uncoalesced = p_coalesced * fraction
+        sources["P_uncoalesced"] = (
+            f"{format_quantity(p_uncoalesced, Dimension.BANDWIDTH)} (estimated: P_coalesced x {element_bytes:g} B "
+            f"used of each {TRANSACTION_BYTES} B transaction; no measured figure)"
+        )
+    bus = device.host_link.bandwidth if device.host_link else None
+    if bus is not None:
+        sources["B_bus"] = _describe(bus, Dimension.BANDWIDTH)
+    figures = GpuFigures(peak, p_coalesced, p_uncoalesced, bus.value if bus else None)
+    return HullInputs(device, figures, sources)

@@ -1,0 +1,257 @@
+"""The boat hull model (Nugteren & Corporaal 2012): spec §2.3–2.5.
+
+Execution time of a primitive from its class variables and 3–4 processor
+figures, as a range [max(c0, m0), max(c0, m0, floors)], vectorised over the
+operator complexity f (ops per operator application). Times in s, rates in
+op/s and B/s, element size in B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = [
+    "ASSUMPTIONS",
+    "ApplicationPrediction",
+    "ClassVariables",
+    "CpuFigures",
+    "GpuFigures",
+    "HullPrediction",
+    "predict_application",
+    "predict_cpu",
+    "predict_gpu",
+    "transfer_time",
+]
+
+Origin = Literal["reference", "derived"]
+
+# Which floors each user assumption rules out, per processor kind.
+GPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"fma": ("c1",), "coalesced": ("m1",)}
+CPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"vectorised": ("c1", "c3"), "multithreaded": ("c2", "c3")}
+ASSUMPTIONS = frozenset(GPU_ASSUMPTIONS) | frozenset(CPU_ASSUMPTIONS)
+CPU_FLOORS = ("c1", "c2", "c3")
+
+
+@dataclass(frozen=True)
+class ClassVariables:
+    """w, m, o, d, c, u of a bound species (counts of work units, operator applications, ops and elements)."""
+
+    w: float  # parallel work units
+    m: float  # operator applications per work unit
+    o: float  # overhead ops per work unit (a power of two)
+    d: float  # elements read plus elements written
+    c: float  # compulsory coalesced off-chip element accesses
+    u: float  # compulsory uncoalesced off-chip element accesses
+    floors: tuple[str, ...]  # GPU floors that apply to the class: c1, m1
+    origin: Origin = "reference"
+    name: str = ""  # the reference row's example (e.g. "2D convolution"), or how it was derived
+
+    def __post_init__(self) -> None:
+        for label in ("w", "m", "o", "d", "c", "u"):
+            value = getattr(self, label)
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"class variable {label} must be finite and non-negative, got {value!r}")
+        unknown = set(self.floors) - {"c1", "m1"}
+        if unknown:
+            raise ValueError(f"unknown GPU floor(s) {sorted(unknown)}")
+
+
+def _positive(name: str, value: float) -> None:
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+
+
+@dataclass(frozen=True)
+class GpuFigures:
+    """P_compute (op/s, vendor peak incl. FMA), P_coalesced and P_uncoalesced (B/s), B_bus (B/s, or None)."""
+
+    p_compute: float
+    p_coalesced: float
+    p_uncoalesced: float
+    b_bus: float | None = None
+
+    def __post_init__(self) -> None:
+        _positive("P_compute", self.p_compute)
+        _positive("P_coalesced", self.p_coalesced)
+        _positive("P_uncoalesced", self.p_uncoalesced)
+        if self.b_bus is not None:
+            _positive("B_bus", self.b_bus)
+
+
+@dataclass(frozen=True)
+class CpuFigures:
+    """P_compute (op/s, vector + all threads), P_memory (B/s), N_threads, W_vector (bits)."""
+
+    p_compute: float
+    p_memory: float
+    n_threads: int
+    w_vector_bits: int
+
+    def __post_init__(self) -> None:
+        _positive("P_compute", self.p_compute)
+        _positive("P_memory", self.p_memory)
+        if self.n_threads < 1 or self.w_vector_bits < 8:
+            raise ValueError("N_threads must be >= 1 and W_vector >= 8 bits")
+
+
+@dataclass(frozen=True)
+class HullPrediction:
+    """Predicted time range (s) per complexity f, every term, and which term binds each end."""
+
+    f: NDArray[np.float64]
+    terms: dict[str, NDArray[np.float64]]
+    floors: tuple[str, ...]  # floors in the upper end: applicable and not ruled out
+    ruled_out: tuple[str, ...]
+    lower: NDArray[np.float64]
+    upper: NDArray[np.float64]
+    lower_term: NDArray[np.str_]
+    upper_term: NDArray[np.str_]
+    transfer: float = 0.0  # t0 included in both ends (s)
+    ignored_assumptions: tuple[str, ...] = field(default=())
+
+
+def _complexity(f: ArrayLike) -> NDArray[np.float64]:
+    f = np.atleast_1d(np.asarray(f, dtype=np.float64))
+    if f.ndim != 1:
+        raise ValueError("f must be a number or a one-dimensional sequence")
+    if not np.isfinite(f).all() or (f < 0).any():
+        raise ValueError("the complexity f must be finite and non-negative")
+    return f
+
+
+def _check_element_bytes(element_bytes: float) -> None:
+    _positive("element size", element_bytes)
+
+
+def _assumptions(assume: Iterable[str], own: dict[str, tuple[str, ...]]) -> tuple[set[str], tuple[str, ...]]:
+    """Return (floors ruled out, assumptions that mean nothing on this kind of processor)."""
+    names = [name.strip().lower().replace("vectorized", "vectorised") for name in assume if name.strip()]
+    unknown = sorted(set(names) - ASSUMPTIONS)
+    if unknown:
+        raise ValueError(f"unknown assumption(s) {unknown}; known: {sorted(ASSUMPTIONS)}")
+    ruled = {floor for name in names if name in own for floor in own[name]}
+    ignored = tuple(sorted({name for name in names if name not in own}))
+    return ruled, ignored
+
+
+def _range(
+    f: NDArray[np.float64],
+    terms: dict[str, NDArray[np.float64]],
+    applicable: Sequence[str],
+    ruled: set[str],
+    transfer: float,
+    ignored: tuple[str, ...],
+) -> HullPrediction:
+    """Return the prediction range: lower max(c0, m0), upper max over those and the floors kept."""
+    kept = tuple(floor for floor in applicable if floor not in ruled)
+    lower_names = ("c0", "m0")
+    upper_names = lower_names + kept
+    lower_stack = np.stack([terms[name] for name in lower_names])
+    upper_stack = np.stack([terms[name] for name in upper_names])
+    return HullPrediction(
+        f=f,
+        terms=terms,
+        floors=kept,
+        ruled_out=tuple(floor for floor in applicable if floor in ruled),
+        lower=lower_stack.max(axis=0) + transfer,
+        upper=upper_stack.max(axis=0) + transfer,
+        lower_term=np.asarray(lower_names)[lower_stack.argmax(axis=0)],
+        upper_term=np.asarray(upper_names)[upper_stack.argmax(axis=0)],
+        transfer=transfer,
+        ignored_assumptions=ignored,
+    )
+
+
+def transfer_time(elements: float, element_bytes: float, bus: float) -> float:
+    """Return t0 = s·d / B_bus in s: copying `elements` of `element_bytes` B over a bus of `bus` B/s."""
+    _check_element_bytes(element_bytes)
+    _positive("B_bus", bus)
+    if elements < 0:
+        raise ValueError("elements must not be negative")
+    return element_bytes * elements / bus
+
+
+def predict_gpu(
+    cls: ClassVariables,
+    figures: GpuFigures,
+    f: ArrayLike,
+    *,
+    element_bytes: float = 4,
+    assume: Iterable[str] = (),
+    transfers: bool = False,
+) -> HullPrediction:
+    """Return the GPU time range (s) for complexity `f`: terms c0, m0, c1, m1 and t0 (spec §2.3)."""
+    f = _complexity(f)
+    _check_element_bytes(element_bytes)
+    s = element_bytes
+    c0 = cls.w * (f * cls.m + cls.o) / figures.p_compute
+    m0 = np.full_like(f, s * cls.c / figures.p_coalesced + s * cls.u / figures.p_uncoalesced)
+    terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
+    transfer = 0.0
+    if figures.b_bus is not None:
+        t0 = transfer_time(cls.d, s, figures.b_bus)
+        terms["t0"] = np.full_like(f, t0)
+        transfer = t0 if transfers else 0.0
+    elif transfers:
+        raise ValueError("transfers requested but the device has no host link bandwidth (B_bus)")
+    ruled, ignored = _assumptions(assume, GPU_ASSUMPTIONS)
+    return _range(f, terms, cls.floors, ruled, transfer, ignored)
+
+
+def predict_cpu(
+    cls: ClassVariables,
+    figures: CpuFigures,
+    f: ArrayLike,
+    *,
+    element_bytes: float = 4,
+    assume: Iterable[str] = (),
+) -> HullPrediction:
+    """Return the multi-core CPU time range (s) for complexity `f`: terms c0, m0, c1, c2, c3 (spec §2.4)."""
+    f = _complexity(f)
+    _check_element_bytes(element_bytes)
+    s = element_bytes
+    lanes = max(1.0, figures.w_vector_bits / (8 * s))
+    c0 = cls.w * (f * cls.m + cls.o) / figures.p_compute
+    terms = {
+        "c0": c0,
+        "m0": np.full_like(f, s * cls.c / figures.p_memory),
+        "c1": lanes * c0,
+        "c2": figures.n_threads * c0,
+        "c3": lanes * figures.n_threads * c0,
+    }
+    ruled, ignored = _assumptions(assume, CPU_ASSUMPTIONS)
+    return _range(f, terms, CPU_FLOORS, ruled, 0.0, ignored)
+
+
+@dataclass(frozen=True)
+class ApplicationPrediction:
+    """An application's predicted time (s): per primitive range, transfers, and the total range."""
+
+    primitives: tuple[tuple[str, HullPrediction], ...]
+    transfers: tuple[tuple[str, float], ...]
+    lower: float
+    upper: float
+
+
+def predict_application(
+    primitives: Sequence[tuple[str, HullPrediction]], transfers: Sequence[tuple[str, float]] = ()
+) -> ApplicationPrediction:
+    """Return the total range (s): the sum of the primitives' ranges plus transfers, no overlap (spec §2.5)."""
+    for name, prediction in primitives:
+        if prediction.f.shape != (1,):
+            raise ValueError(f"primitive {name!r}: an application needs one complexity f per primitive")
+    for name, seconds in transfers:
+        if not np.isfinite(seconds) or seconds < 0:
+            raise ValueError(f"transfer {name!r}: time must be finite and non-negative")
+    moved = float(sum(seconds for _, seconds in transfers))
+    return ApplicationPrediction(
+        primitives=tuple(primitives),
+        transfers=tuple(transfers),
+        lower=float(sum(p.lower[0] for _, p in primitives)) + moved,
+        upper=float(sum(p.upper[0] for _, p in primitives)) + moved,
+    )

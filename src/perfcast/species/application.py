@@ -1,0 +1,189 @@
+"""Primitives and applications for the boat hull model: predicting a species on a device, and YAML application files."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import yaml
+from numpy.typing import ArrayLike
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from perfcast.models.boathull import (
+    ApplicationPrediction,
+    ClassVariables,
+    CpuFigures,
+    HullPrediction,
+    predict_application,
+    predict_cpu,
+    predict_gpu,
+    transfer_time,
+)
+from perfcast.species.classes import HaloTile, class_variables
+from perfcast.species.grammar import Species, SpeciesBindingError, SpeciesSyntaxError, parse_species
+from perfcast.units import Dimension, UnitError, parse_quantity
+
+if TYPE_CHECKING:
+    from perfcast.devices.hull_view import HullInputs
+
+__all__ = [
+    "Application",
+    "ApplicationFileError",
+    "PrimitivePrediction",
+    "load_application",
+    "predict_app",
+    "predict_primitive",
+]
+
+
+@dataclass(frozen=True)
+class PrimitivePrediction:
+    """One species predicted on one device: the bound species, its class variables and the time range."""
+
+    species: Species
+    variables: ClassVariables
+    prediction: HullPrediction
+
+
+def predict_primitive(
+    species: str | Species,
+    inputs: HullInputs,
+    f: ArrayLike,
+    *,
+    bind: Mapping[str, int] | None = None,
+    element_bytes: float = 4,
+    assume: Iterable[str] = (),
+    transfers: bool = False,
+    tile: HaloTile = HaloTile(),
+) -> PrimitivePrediction:
+    """Return the boat hull time range (s) of `species` on the device of `inputs`, for each complexity in `f`."""
+    parsed = parse_species(species) if isinstance(species, str) else species
+    bound = parsed.bind(dict(bind or {}))
+    variables = class_variables(bound, tile)
+    if isinstance(inputs.figures, CpuFigures):
+        prediction = predict_cpu(variables, inputs.figures, f, element_bytes=element_bytes, assume=assume)
+    else:
+        prediction = predict_gpu(
+            variables, inputs.figures, f, element_bytes=element_bytes, assume=assume, transfers=transfers
+        )
+    return PrimitivePrediction(bound, variables, prediction)
+
+
+class ApplicationFileError(ValueError):
+    """An application file that cannot be read, with every problem named by field."""
+
+
+class Primitive(BaseModel):
+    """One step of an application: a species with its complexity, element size and assumptions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    species: str
+    f: float = Field(ge=0, description="ops per application of the element operator")
+    element_size: float | None = Field(default=None, gt=0, description="bytes per element (default: the file's)")
+    assume: tuple[str, ...] = ()
+
+    @field_validator("species")
+    @classmethod
+    def _parses(cls, text: str) -> str:
+        parse_species(text)  # a SpeciesSyntaxError is a ValueError: pydantic reports it on this field
+        return text
+
+
+class Transfer(BaseModel):
+    """A host<->device copy: its size in bytes (or elements of the file's element size)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    bytes: float | None = None
+    elements: int | None = Field(default=None, ge=0)
+
+    @field_validator("bytes", mode="before")
+    @classmethod
+    def _quantity(cls, value: object) -> object:
+        return None if value is None else parse_quantity(value, Dimension.BYTES)  # type: ignore[arg-type]
+
+    @model_validator(mode="after")
+    def _one_size(self) -> Transfer:
+        if (self.bytes is None) == (self.elements is None):
+            raise ValueError("give exactly one of 'bytes' or 'elements'")
+        return self
+
+
+class Application(BaseModel):
+    """An ordered list of primitives plus host<->device transfers (spec §2.5)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    description: str | None = None
+    element_size: float = Field(default=4, gt=0)
+    precision: str = "fp32"
+    bind: dict[str, int] = Field(default_factory=dict)
+    primitives: tuple[Primitive, ...] = Field(min_length=1)
+    transfers: tuple[Transfer, ...] = ()
+
+    def transfer_bytes(self, transfer: Transfer) -> float:
+        """Return the size of `transfer` in B."""
+        return transfer.bytes if transfer.bytes is not None else transfer.elements * self.element_size  # type: ignore[operator]
+
+
+def load_application(path: str | Path) -> Application:
+    """Return the application described by the YAML file at `path`; errors name the file and fields."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ApplicationFileError(f"{path}: cannot read: {error.strerror or error}") from None
+    except yaml.YAMLError as error:
+        raise ApplicationFileError(f"{path}: not valid YAML: {error}") from None
+    try:
+        application = Application.model_validate(data)
+    except ValidationError as error:
+        lines = [
+            f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: {item['msg'].removeprefix('Value error, ')}"
+            for item in error.errors(include_url=False)
+        ]
+        raise ApplicationFileError(f"{path}: invalid application\n" + "\n".join(lines)) from None
+    for index, primitive in enumerate(application.primitives):
+        try:
+            parse_species(primitive.species).bind(application.bind)
+        except (SpeciesBindingError, SpeciesSyntaxError) as error:
+            raise ApplicationFileError(f"{path}: primitives.{index} ({primitive.name}): {error}") from None
+    return application
+
+
+def predict_app(
+    application: Application, inputs: HullInputs, tile: HaloTile = HaloTile()
+) -> tuple[ApplicationPrediction, tuple[PrimitivePrediction, ...]]:
+    """Return the application's total time range (s) on one device, and each primitive's prediction."""
+    steps = []
+    for primitive in application.primitives:
+        try:
+            steps.append(
+                predict_primitive(
+                    primitive.species,
+                    inputs,
+                    [primitive.f],
+                    bind=application.bind,
+                    element_bytes=primitive.element_size or application.element_size,
+                    assume=primitive.assume,
+                    tile=tile,
+                )
+            )
+        except (SpeciesBindingError, UnitError, ValueError) as error:
+            raise ValueError(f"primitive {primitive.name!r}: {error}") from None
+    moves: list[tuple[str, float]] = []
+    bus = getattr(inputs.figures, "b_bus", None)
+    for transfer in application.transfers:
+        size = application.transfer_bytes(transfer)
+        # A CPU works in host memory: nothing crosses a bus.
+        moves.append((transfer.name, transfer_time(size, 1, bus) if bus else 0.0))
+    total = predict_application([(p.name, s.prediction) for p, s in zip(application.primitives, steps)], moves)
+    assert np.isfinite(total.lower) and np.isfinite(total.upper)
+    return total, tuple(steps)
