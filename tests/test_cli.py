@@ -113,10 +113,88 @@ def test_roofline_table_and_chart(tmp_path):
         (["--lacking", "no prefetch"], "unknown ceiling"),
         (["--wall", "w:-1"], "positive intensity"),
         (["-p", "fp64"], "no fp64 peak"),
-        (["-o", "chart.bmp"], "use .png, .svg or .pdf"),
+        (["-o", "chart.bmp"], "use .png, .svg, .pdf"),
     ],
 )
 def test_roofline_bad_input(args, message):
     result = run("roofline", "-d", "gts250", *args)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+# ---------------------------------------------------------------- boat hull
+
+ERODE = "1024x1024|neighb(7x7) -> 1024x1024|element"
+
+
+def test_hull_table_on_two_gpus_and_a_cpu():
+    result = run("hull", ERODE, "-d", "gtx470", "-d", "gts250", "-d", "core-i7-930", "--f", "1,10")
+    assert result.exit_code == 0, result.stderr
+    assert "2D convolution (reference)" in result.stdout
+    for name in ("GeForce GTX 470", "GeForce GTS 250", "Core i7-930", "P_uncoalesced", "N_threads"):
+        assert name in result.stdout
+
+
+def test_hull_json_hand_computed():
+    data = json.loads(run("hull", "AxB|element -> AxB|element", "--bind", "A=1024,B=1024", "-d", "gtx470",
+                          "--f", "1", "--assume", "fma", "--json").stdout)
+    assert data["bound_species"] == "1024x1024|element -> 1024x1024|element"
+    assert data["class"]["name"] == "binarization" and data["class"]["origin"] == "reference"
+    device = data["devices"][0]
+    row = device["rows"][0]
+    assert device["ruled_out"] == ["c1"]
+    assert row["lower"] == row["upper"] == pytest.approx(4 * 2 * 2**20 / 133.92e9)
+    assert row["lower_term"] == "m0"
+
+
+def test_hull_transfers_and_chart(tmp_path):
+    path = tmp_path / "hull.png"
+    data = json.loads(run("hull", ERODE, "-d", "gtx470", "-d", "core-i7-930", "--transfers", "--json",
+                          "-o", str(path)).stdout)
+    gpu, cpu = data["devices"]
+    assert gpu["transfer"] == pytest.approx(4 * 2 * 2**20 / 8e9)
+    assert cpu["transfer"] == 0
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["1024x1024|elem -> 1|shared", "-d", "gtx470"], "expected an access pattern"),
+        (["AxB|element -> AxB|element", "-d", "gtx470"], "unbound size symbol"),
+        ([ERODE, "-d", "gtx470", "--assume", "magic"], "unknown assumption"),
+        ([ERODE, "-d", "gtx470", "--bind", "A=x"], "SYMBOL=POSITIVE_INTEGER"),
+        ([ERODE, "-d", "gtx470", "--f", "-3"], "f must be"),
+        ([ERODE, "-d", "gtx470", "--tile", "sixteen"], "expected TXxTY"),
+        ([ERODE, "-d", "nope"], "no device 'nope'"),
+    ],
+)
+def test_hull_bad_input(args, message):
+    result = run("hull", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_app_side_by_side(tmp_path):
+    path = tmp_path / "report.png"
+    result = run("app", "examples/fast-focus.yaml", "-d", "gtx470", "-d", "gts250", "-o", str(path))
+    assert result.exit_code == 0, result.stderr
+    for name in ("histogram", "maximum", "threshold", "erode", "x-projection", "y-projection", "total",
+                 "image to device", "gtx470", "gts250"):
+        assert name in result.stdout
+    assert path.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_app_json_totals_are_sums():
+    data = json.loads(run("app", "examples/fast-focus.yaml", "-d", "gtx470", "--json").stdout)
+    device = data["devices"]["gtx470"]
+    lower = sum(p["lower"] for p in device["primitives"]) + sum(t["time"] for t in device["transfers"])
+    assert device["total"]["lower"] == pytest.approx(lower)
+    assert [p["class"] for p in device["primitives"]] == [
+        "histogram", "sum", "binarization", "2D convolution", "x-projection", "scale down",
+    ]
+
+
+def test_app_missing_file():
+    result = run("app", "no-such.yaml", "-d", "gtx470")
+    assert result.exit_code == 2 and "cannot read" in result.stderr

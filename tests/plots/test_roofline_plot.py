@@ -6,7 +6,8 @@ from PIL import Image
 from perfcast.devices.catalog import catalog
 from perfcast.devices.roofline_view import device_roofline
 from perfcast.models.roofline import LocalityWall
-from perfcast.plots.roofline import KernelMark, roofline_figure, save_figure
+from perfcast.plots.files import save_figure
+from perfcast.plots.roofline import KernelMark, roofline_figure
 
 
 @pytest.fixture

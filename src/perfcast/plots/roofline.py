@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -14,13 +13,12 @@ from matplotlib.ticker import FuncFormatter
 
 from perfcast.models.roofline import LocalityWall, Roofline, attainable_performance
 
-__all__ = ["KernelMark", "roofline_figure", "save_figure"]
+__all__ = ["KernelMark", "roofline_figure"]
 
 GIGA = 1e9
 _LEVEL_COLOURS = {"L1": "#1b9e77", "shared": "#66a61e", "L2": "#d95f02", "L3": "#7570b3", "DRAM": "#000000"}
 _LEVEL_MARKERS = {"L1": "^", "shared": "v", "L2": "s", "L3": "D", "DRAM": "o"}
 _KERNEL_COLOURS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a65628", "#f781bf", "#999999"]
-SAVE_FORMATS = (".png", ".svg", ".pdf")
 
 
 @dataclass(frozen=True)
@@ -132,13 +130,3 @@ def roofline_figure(
     ax.grid(True, which="major", color="#dddddd", lw=0.6)
     ax.legend(loc="lower right", fontsize=8, framealpha=0.9)
     return figure
-
-
-def save_figure(figure: Figure, path: str | Path) -> Path:
-    """Write `figure` to `path` as PNG, SVG or PDF (by extension) and return the path."""
-    path = Path(path)
-    if path.suffix.lower() not in SAVE_FORMATS:
-        raise ValueError(f"cannot write {path.name!r}: use one of {', '.join(SAVE_FORMATS)}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format=path.suffix.lower().lstrip("."))
-    return path

@@ -1,0 +1,68 @@
+"""Applications: the fast-focus example on the catalog GPUs, and errors in application files."""
+
+from pathlib import Path
+
+import pytest
+
+from perfcast.devices.catalog import catalog
+from perfcast.devices.hull_view import hull_inputs
+from perfcast.species.application import ApplicationFileError, load_application, predict_app, predict_primitive
+
+EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "fast-focus.yaml"
+
+
+def test_fast_focus_on_gtx470_and_gts250():
+    application = load_application(EXAMPLE)
+    assert [p.name for p in application.primitives] == [
+        "histogram", "maximum", "threshold", "erode", "x-projection", "y-projection",
+    ]
+    totals = {}
+    for name in ("gtx470", "gts250"):
+        inputs = hull_inputs(catalog()[name])
+        total, steps = predict_app(application, inputs)
+        assert len(steps) == 6
+        assert all(step.variables.origin == "reference" for step in steps)
+        assert total.lower <= total.upper
+        # image in: 4 MiB over 8 GB/s
+        assert dict(total.transfers)["image to device"] == pytest.approx(4 * 2**20 / 8e9)
+        totals[name] = total
+    # GTS 250 has half the bandwidth and ~43 % of the compute of the GTX 470
+    assert totals["gts250"].lower > totals["gtx470"].lower
+
+
+def test_threshold_on_gtx470_by_hand():
+    inputs = hull_inputs(catalog()["gtx470"])
+    step = predict_primitive("1024x1024|element -> 1024x1024|element", inputs, [1])
+    n = 2**20
+    assert step.prediction.terms["m0"][0] == pytest.approx(4 * 2 * n / 133.92e9)
+    assert step.prediction.terms["c0"][0] == pytest.approx(n * 17 / 1088.64e9)
+
+
+def test_cpu_transfers_cost_nothing():
+    total, _ = predict_app(load_application(EXAMPLE), hull_inputs(catalog()["core-i7-930"]))
+    assert all(seconds == 0 for _, seconds in total.transfers)
+
+
+def test_uncoalesced_fallback_is_stated():
+    inputs = hull_inputs(catalog()["gtx470"])
+    assert inputs.figures.p_uncoalesced == pytest.approx(133.92e9 * 4 / 32)
+    assert "estimated" in inputs.sources["P_uncoalesced"]
+    assert "no measured coalesced figure" in inputs.sources["P_coalesced"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: t.replace('"1024x1024|element -> 256|shared"', '"1024x1024|elem -> 256|shared"'), "position 11"),
+        (lambda t: t.replace("f: 1                 # one increment", "f: -1   # "), "primitives.0.f"),
+        (lambda t: t.replace("    elements: 1024\n", "    bytes: 4 KiB\n    elements: 1024\n", 1), "exactly one of"),
+        (lambda t: t.replace('"262144|element -> 1|shared"', '"NxN|element -> 1|shared"'), "unbound size symbol"),
+        (lambda t: t + "colour: blue\n", "colour"),
+    ],
+)
+def test_bad_application_files(tmp_path, edit, message):
+    path = tmp_path / "app.yaml"
+    path.write_text(edit(EXAMPLE.read_text()))
+    with pytest.raises(ApplicationFileError) as caught:
+        load_application(path)
+    assert str(path) in str(caught.value) and message in str(caught.value)
