@@ -198,3 +198,21 @@ def test_app_json_totals_are_sums():
 def test_app_missing_file():
     result = run("app", "no-such.yaml", "-d", "gtx470")
     assert result.exit_code == 2 and "cannot read" in result.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="the native kernels need gcc")
+def test_validate_boathull_quick(tmp_path):
+    chart, report = tmp_path / "val.png", tmp_path / "val.md"
+    result = run("validate", "boathull", "--quick", "-r", "2", "-d", "core-i7-930", "--json",
+                 "-o", str(chart), "--markdown", str(report))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert {p["primitive"] for p in data["points"]} == {"elementwise", "reduction", "neighbourhood"}
+    assert all(p["measured"] > 0 and p["error_percent"] >= 0 for p in data["points"])
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+    assert "| neighbourhood |" in report.read_text() and "val.png" in report.read_text()
+
+
+def test_validate_boathull_refuses_a_gpu():
+    result = run("validate", "boathull", "--quick", "-d", "gtx470")
+    assert result.exit_code == 2 and "is a gpu" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -622,6 +623,109 @@ def _print_application(application: Any, results: dict[str, Any]) -> None:
         console.print(f"[dim]{name} inputs:[/]", highlight=False)
         for label, source in inputs.sources.items():
             console.print(f"[dim]  {label:<14}{source}[/]", highlight=False)
+
+
+# --------------------------------------------------------------------------- validation
+
+validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
+app.add_typer(validate_app, name="validate")
+
+
+@validate_app.command("boathull")
+def validate_boathull_command(
+    device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
+    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and fewer complexities (seconds, for tests).")] = False,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")] = 10,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the measured-vs-predicted chart.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Time synthetic primitives (elementwise, reduction, 5x5 neighbourhood) and compare with the boat hull prediction."""
+    import shlex
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.boathull_validation import (
+        primitives_for,
+        summary,
+        validate_boathull,
+        validation_markdown,
+    )
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.kernels.native import NativeBuildError
+
+    try:
+        _check_chart_path(output)
+        device = _resolve_device(device_name)
+        inputs = hull_inputs(device, Precision.FP32, 4)
+        primitives = primitives_for(quick)
+    except (ValueError, KeyError, NativeBuildError) as error:
+        raise _fail(str(error)) from None
+
+    def complexities(primitive: Any) -> Any:
+        return primitive.complexities[::2] if quick else primitive.complexities
+
+    total = sum(len(complexities(p)) for p in primitives)
+    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("timing", total=total)
+
+        first = [True]
+
+        def advance(label: str) -> None:
+            if not first[0]:
+                bar.advance(task)
+            first[0] = False
+            bar.update(task, description=label)
+
+        try:
+            run = validate_boathull(inputs, primitives, repetitions=repetitions, complexities=complexities,
+                                    progress=advance)
+        except ValueError as error:
+            raise _fail(str(error)) from None
+        bar.advance(task)
+    rows = summary(run.points)
+    if as_json:
+        _print_json({
+            "device": run.device, "compiler": run.compiler, "flags": run.flags, "repetitions": run.repetitions,
+            "date": run.date, "inputs": inputs.sources,
+            "points": [{**p.__dict__, "error_percent": p.error, "in_range": p.in_range} for p in run.points],
+            "summary": rows,
+        })
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"boat hull validation on {run.device}", title_justify="left")
+        for column in ("primitive", "f", "measured", "spread", "predicted", "bound", "error", "in range"):
+            table.add_column(column, justify="left" if column in ("primitive", "bound") else "right")
+        for p in run.points:
+            table.add_row(p.primitive, str(p.f), _format_time(p.measured), f"{p.spread:.0%}",
+                          _format_time(p.predicted), p.binding, f"{p.error:.1f} %", "yes" if p.in_range else "no")
+        console.print(table)
+        for name, row in rows.items():
+            console.print(f"  {name:<14} median error {row['median_error']:5.1f} %, max {row['max_error']:5.1f} %, "
+                          f"inside the range {row['in_range']:.0%}", highlight=False)
+    if output is not None:
+        from perfcast.plots.boathull import HullPanel, MeasuredPoints, hull_figure
+        from perfcast.species.application import predict_primitive
+
+        dense = np.geomspace(1, 1e4, 161)
+        panels = []
+        for primitive in primitives:
+            mine = [p for p in run.points if p.primitive == primitive.name]
+            curve = predict_primitive(primitive.species, inputs, dense).prediction
+            measured = MeasuredPoints([p.f for p in mine], [p.measured for p in mine],
+                                      f"measured (median of {repetitions})")
+            panels.append(HullPanel(f"{primitive.name}: {mine[0].class_name}\n{primitive.species}", curve, measured))
+        save_figure(hull_figure(panels, suptitle=f"Boat hull vs measured — {run.device}"), output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+    if markdown is not None:
+        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate boathull"
+        chart = None
+        if output is not None:
+            chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(validation_markdown(run, inputs, command, chart), encoding="utf-8")
+        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
 
 
 def main() -> None:

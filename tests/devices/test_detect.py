@@ -107,3 +107,17 @@ def test_detect_this_machine():
     assert 1e8 < device.dram_bandwidth < 1e13
     assert device.memory_level("DRAM").bandwidth.provenance.tool.startswith("perfcast devices detect")
     assert parse_device_text(device_to_yaml(device)) == device
+
+
+def test_loaded_clock_drives_the_peaks():
+    from perfcast.bench.clock_probe import ClockSample
+
+    info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    clock = ClockSample(median=4.2e9, spread=0.01, repetitions=5, threads=2)
+    device = describe_cpu(info, PROBE, loaded_clock=clock)
+    assert device.clock.base.value == pytest.approx(2596.122e6)
+    assert device.clock.boost.value == 4.2e9
+    assert device.clock.boost.provenance.tool.endswith("dependent-add chain on 2 threads")
+    fma = device.peak["fp32"]["fma"]
+    assert fma.value == pytest.approx(2 * 4.2e9 * 16 * 4)
+    assert "under load (measured)" in fma.provenance.method

@@ -13,7 +13,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfcast.bench.clock_probe import ClockSample, measure_clock
 from perfcast.bench.memory_probe import BandwidthSample, measure_copy_bandwidth
+from perfcast.kernels.native import NativeBuildError
 from perfcast.devices.schema import Device
 
 __all__ = [
@@ -152,22 +154,43 @@ def _max_clock_hz(cpu_dir: Path) -> float | None:
         return None
 
 
-def describe_cpu(info: CpuInfo, dram: BandwidthSample, *, today: _dt.date | None = None) -> Device:
-    """Return a Device for the CPU in `info`, peaks estimated from cores x clock x SIMD lanes, DRAM from `dram`."""
+def describe_cpu(
+    info: CpuInfo, dram: BandwidthSample, *, loaded_clock: ClockSample | None = None, today: _dt.date | None = None
+) -> Device:
+    """Return a Device for the CPU in `info`: peaks estimated from cores x clock x SIMD lanes, DRAM from `dram`.
+
+    The clock is the one measured under load where `loaded_clock` is given
+    (virtual machines report a nominal clock well below the turbo clock),
+    else the operating system's.
+    """
     today = today or _dt.date.today()
-    if info.clock_hz is None:
-        raise ValueError("the CPU clock is unknown (no 'cpu MHz' in /proc/cpuinfo and no cpufreq)")
+    if info.clock_hz is None and loaded_clock is None:
+        raise ValueError("the CPU clock is unknown (no 'cpu MHz' in /proc/cpuinfo, no cpufreq, no clock probe)")
     width = simd_width_bits(info.flags)
     cores = info.physical_cores
-    clock = info.clock_hz
+    clock = loaded_clock.median if loaded_clock else info.clock_hz
+    assert clock is not None
+    clock_words = "GHz under load (measured)" if loaded_clock else "GHz (nominal)"
     fma = _has_fma(info.flags)
     identified = {"source": "measured", "tool": f"{DETECT_TOOL} (/proc/cpuinfo, sysfs)", "date": today.isoformat()}
+    clocks: dict[str, object] = {}
+    if info.clock_hz is not None:
+        clocks["base"] = {"value": info.clock_hz, **identified, "note": "as the operating system reports it"}
+    if loaded_clock is not None:
+        clocks["boost"] = {
+            "value": loaded_clock.median,
+            "source": "measured",
+            "tool": f"{DETECT_TOOL}: dependent-add chain on {loaded_clock.threads} threads",
+            "date": today.isoformat(),
+            "repetitions": loaded_clock.repetitions,
+            "spread": round(loaded_clock.spread, 4),
+        }
     add_mul_pipes = "2 pipes issuing an add or a multiply" if fma else "1 add pipe + 1 multiply pipe"
     peak: dict[str, dict[str, object]] = {}
     for precision, element_bits in (("fp32", 32), ("fp64", 64)):
         lanes = max(1, width // element_bits)
         add_mul = cores * clock * lanes * 2
-        method = f"{cores} cores x {clock / 1e9:.4g} GHz x {lanes} lanes ({width}-bit SIMD) x "
+        method = f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {lanes} lanes ({width}-bit SIMD) x "
         kinds: dict[str, object] = {
             "add_mul": {"value": add_mul, "source": "estimated", "method": method + f"2 ops ({add_mul_pipes})"}
         }
@@ -195,7 +218,7 @@ def describe_cpu(info: CpuInfo, dram: BandwidthSample, *, today: _dt.date | None
         level["bandwidth"] = {
             "value": cores * clock * rate,
             "source": "estimated",
-            "method": f"{cores} cores x {clock / 1e9:.4g} GHz x {rate} B/clock (typical load width; not measured)",
+            "method": f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {rate} B/clock (typical load width)",
         }
         memory.append(level)
     memory.append(
@@ -224,19 +247,22 @@ def describe_cpu(info: CpuInfo, dram: BandwidthSample, *, today: _dt.date | None
             "compute_units": cores,
             "threads": max(info.logical_cpus, cores),
             "simd_width_bits": width,
-            "clock": {"base": clock},
+            "clock": clocks,
             "peak": peak,
             "memory": memory,
-            "notes": "Detected by perfcast. Peaks and cache bandwidths are estimates from the ISA flags "
+            "notes": "Detected by perfcast. Peaks and cache bandwidths are estimates from the ISA flags and the clock "
             "(assumes FMA-capable x86 cores issue two FMAs per clock); DRAM bandwidth is a quick probe.",
         }
     )
 
 
 def detect_cpu(
-    *, probe_bytes: int = 256 * 2**20, repetitions: int = 7, root: Path = Path("/")
+    *, probe_bytes: int = 256 * 2**20, repetitions: int = 7, root: Path = Path("/"), probe_clock: bool = True
 ) -> Device:
-    """Return this machine's CPU as a Device: identified from /proc and sysfs, DRAM bandwidth probed."""
+    """Return this machine's CPU as a Device: identified from /proc and sysfs, clock and DRAM bandwidth probed.
+
+    The clock probe needs a C compiler; without one the peaks use the clock the operating system reports.
+    """
     cpuinfo = root / "proc" / "cpuinfo"
     try:
         info = parse_cpuinfo(cpuinfo.read_text())
@@ -257,8 +283,14 @@ def detect_cpu(
     # The probe needs arrays well past the last-level cache to see DRAM.
     largest_cache = max((cache.size for cache in info.caches), default=0)
     probe_bytes = max(probe_bytes, 4 * largest_cache)
+    loaded_clock = None
+    if probe_clock:
+        try:
+            loaded_clock = measure_clock(threads=info.logical_cpus)
+        except (NativeBuildError, RuntimeError, OSError):
+            loaded_clock = None
     all_threads = measure_copy_bandwidth(probe_bytes, threads=info.logical_cpus, repetitions=repetitions)
-    device = describe_cpu(info, all_threads)
+    device = describe_cpu(info, all_threads, loaded_clock=loaded_clock)
     if info.logical_cpus > 1:
         single = measure_copy_bandwidth(probe_bytes, threads=1, repetitions=repetitions)
         if single.median < all_threads.median:
