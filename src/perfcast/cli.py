@@ -666,25 +666,14 @@ def validate_boathull_command(
     def complexities(primitive: Any) -> Any:
         return primitive.complexities[::2] if quick else primitive.complexities
 
-    total = sum(len(complexities(p)) for p in primitives)
-    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=errors, transient=True) as bar:
-        task = bar.add_task("timing", total=total)
-
-        first = [True]
-
-        def advance(label: str) -> None:
-            if not first[0]:
-                bar.advance(task)
-            first[0] = False
-            bar.update(task, description=label)
-
+        task = bar.add_task("timing", total=repetitions)
         try:
             run = validate_boathull(inputs, primitives, repetitions=repetitions, complexities=complexities,
-                                    progress=advance)
+                                    progress=lambda done: bar.update(task, completed=done))
         except ValueError as error:
             raise _fail(str(error)) from None
-        bar.advance(task)
     rows = summary(run.points)
     if as_json:
         _print_json({

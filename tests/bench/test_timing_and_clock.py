@@ -32,3 +32,15 @@ def test_clock_probe_measures_a_plausible_clock():
     sample = measure_clock(threads=1, iterations=2_000_000, repetitions=3)
     assert 0.5e9 < sample.median < 7e9
     assert sample.threads == 1 and sample.repetitions == 3
+
+
+def test_interleaved_timings_run_round_robin():
+    from perfcast.bench.timing import interleaved_timings
+
+    order = []
+    rounds = []
+    runs = [lambda: order.append("a"), lambda: order.append("b")]
+    samples = interleaved_timings(runs, repetitions=3, warmup=1, progress=rounds.append)
+    assert order == ["a", "b"] + ["a", "b"] * 3  # warm-ups first, then one of each per round
+    assert rounds == [1, 2, 3]
+    assert [len(s.samples) for s in samples] == [3, 3]

@@ -6,10 +6,11 @@ import datetime as _dt
 import platform
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from perfcast.bench.timing import time_call
+from perfcast.bench.timing import interleaved_timings
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SyntheticPrimitive, elementwise, load_primitives, neighbourhood, reduction
 from perfcast.species.application import predict_primitive
@@ -72,33 +73,37 @@ def validate_boathull(
     *,
     repetitions: int = 10,
     complexities: Callable[[SyntheticPrimitive], Sequence[int]] = lambda p: p.complexities,
-    progress: Callable[[str], None] = lambda _: None,
+    progress: Callable[[int], None] = lambda _: None,
 ) -> ValidationRun:
-    """Return every primitive timed at every complexity (median of `repetitions`) beside its prediction."""
+    """Return every primitive timed at every complexity (median of `repetitions`, round-robin) beside its prediction.
+
+    `progress` gets the number of timing rounds completed.
+    """
     if inputs.device.kind != "cpu":
         raise ValueError(f"the native primitives run on this CPU; {inputs.device.name} is a {inputs.device.kind}")
     library = load_primitives()
+    cases = [(primitive, f) for primitive in primitives for f in complexities(primitive)]
+    timings = interleaved_timings(
+        [partial(primitive.run, f) for primitive, f in cases], repetitions=repetitions, warmup=1, progress=progress
+    )
     points = []
-    for primitive in primitives:
-        for f in complexities(primitive):
-            progress(f"{primitive.name} f={f}")
-            timing = time_call(lambda: primitive.run(f), repetitions=repetitions, warmup=1)
-            point = predict_primitive(primitive.species, inputs, [f], assume=KERNEL_ASSUMPTIONS)
-            span = predict_primitive(primitive.species, inputs, [f]).prediction
-            points.append(
-                ValidationPoint(
-                    primitive=primitive.name,
-                    species=primitive.species,
-                    class_name=f"{point.variables.name} ({point.variables.origin})",
-                    f=f,
-                    measured=timing.median,
-                    spread=timing.spread,
-                    predicted=float(point.prediction.lower[0]),
-                    binding=str(point.prediction.lower_term[0]),
-                    range_lower=float(span.lower[0]),
-                    range_upper=float(span.upper[0]),
-                )
+    for (primitive, f), timing in zip(cases, timings):
+        point = predict_primitive(primitive.species, inputs, [f], assume=KERNEL_ASSUMPTIONS)
+        span = predict_primitive(primitive.species, inputs, [f]).prediction
+        points.append(
+            ValidationPoint(
+                primitive=primitive.name,
+                species=primitive.species,
+                class_name=f"{point.variables.name} ({point.variables.origin})",
+                f=f,
+                measured=timing.median,
+                spread=timing.spread,
+                predicted=float(point.prediction.lower[0]),
+                binding=str(point.prediction.lower_term[0]),
+                range_lower=float(span.lower[0]),
+                range_upper=float(span.upper[0]),
             )
+        )
     return ValidationRun(
         points=tuple(points),
         device=inputs.device.full_name,
@@ -142,7 +147,9 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
         f"- date: {run.date}; machine: {run.machine}",
         f"- device: {run.device}",
         f"- compiler: {run.compiler}; flags: `{run.flags}`",
-        f"- each point: median of {run.repetitions} timed runs after one discarded warm-up; spread = (max - min) / median",
+        f"- each point: median of {run.repetitions} timed runs after one discarded warm-up, all points timed",
+        "  round-robin (one run of each per round) so that a slow spell on this shared machine touches them alike;",
+        "  spread = (max - min) / median",
         "- prediction: the lower end max(c0, m0) with the floors the kernels rule out (vectorised, multithreaded);",
         "  the range column is the prediction with no assumption (all CPU floors kept)",
         "",
@@ -168,7 +175,7 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
     species = {p.primitive: p.species for p in run.points}
     for name, row in summary(run.points).items():
         lines.append(
-            f"| {name} | `{species[name]}` | {row['median_error']:.1f} % | {row['max_error']:.1f} % | {row['in_range']:.0%} |"
+            f"| {name} | `{species[name].replace('|', chr(92) + '|')}` | {row['median_error']:.1f} % | {row['max_error']:.1f} % | {row['in_range']:.0%} |"
         )
     for term, label in (("c0", "compute-bound"), ("m0", "memory-bound")):
         chosen = [p for p in run.points if p.binding == term]

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TimingSample", "time_call"]
+__all__ = ["TimingSample", "interleaved_timings", "time_call"]
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,11 @@ class TimingSample:
     median: float
     spread: float
     samples: tuple[float, ...]
+
+
+def _sample(samples: list[float]) -> TimingSample:
+    median = float(np.median(samples))
+    return TimingSample(median, (max(samples) - min(samples)) / median if median > 0 else 0.0, tuple(samples))
 
 
 def time_call(run: Callable[[], object], repetitions: int = 10, warmup: int = 1) -> TimingSample:
@@ -31,5 +36,31 @@ def time_call(run: Callable[[], object], repetitions: int = 10, warmup: int = 1)
         start = time.perf_counter()
         run()
         samples.append(time.perf_counter() - start)
-    median = float(np.median(samples))
-    return TimingSample(median, (max(samples) - min(samples)) / median if median > 0 else 0.0, tuple(samples))
+    return _sample(samples)
+
+
+def interleaved_timings(
+    runs: Sequence[Callable[[], object]],
+    repetitions: int = 10,
+    warmup: int = 1,
+    progress: Callable[[int], None] = lambda _: None,
+) -> list[TimingSample]:
+    """Return the timing (s) of each call in `runs`, timed round-robin: one run of each per round.
+
+    On a shared, noisy machine a slow spell then touches every call alike
+    instead of a few neighbouring ones, so their ratios stay comparable.
+    `progress` gets the number of rounds completed.
+    """
+    if repetitions < 1 or warmup < 0:
+        raise ValueError("repetitions must be >= 1 and warmup >= 0")
+    for run in runs:
+        for _ in range(warmup):
+            run()
+    samples: list[list[float]] = [[] for _ in runs]
+    for round_ in range(repetitions):
+        for index, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            samples[index].append(time.perf_counter() - start)
+        progress(round_ + 1)
+    return [_sample(values) for values in samples]
