@@ -10,6 +10,13 @@
 
 #define LANES 128 /* floats per register block: 8 AVX-512 or 16 AVX2 registers */
 
+/* The operator: k chained FMAs on each of `len` independent values (len <= LANES). */
+static inline void fma_chain(float *restrict v, long len, int k, float a, float b)
+{
+    for (int r = 0; r < k; r++)
+        for (long i = 0; i < len; i++) v[i] = v[i] * a + b;
+}
+
 /* N|element -> N|element.  k == 0: v = x + b (f = 1); else k FMAs (f = 2k). */
 void elementwise(const float *restrict x, float *restrict y, long n, int k, float a, float b)
 {
@@ -24,8 +31,7 @@ void elementwise(const float *restrict x, float *restrict y, long n, int k, floa
         float v[LANES];
         const float *in = x + blk * LANES;
         for (int i = 0; i < LANES; i++) v[i] = in[i];
-        for (int r = 0; r < k; r++)
-            for (int i = 0; i < LANES; i++) v[i] = v[i] * a + b;
+        fma_chain(v, LANES, k, a, b);
         float *out = y + blk * LANES;
         for (int i = 0; i < LANES; i++) out[i] = v[i];
     }
@@ -49,8 +55,7 @@ float reduce_sum(const float *restrict x, long n, int k, float a, float b)
             float v[LANES];
             const float *in = x + blk * LANES;
             for (int i = 0; i < LANES; i++) v[i] = in[i];
-            for (int r = 0; r < k; r++)
-                for (int i = 0; i < LANES; i++) v[i] = v[i] * a + b;
+            fma_chain(v, LANES, k, a, b);
             for (int i = 0; i < LANES; i++) acc[i] += v[i];
         }
         for (int i = 0; i < LANES; i++) total += acc[i];
@@ -82,8 +87,7 @@ void neighbourhood(const float *restrict in, float *restrict out, long rows, lon
                     long len = cols - c0 < LANES ? cols - c0 : LANES;
                     float v[LANES];
                     for (long i = 0; i < len; i++) v[i] = src[c0 + i];
-                    for (int q = 0; q < k; q++)
-                        for (long i = 0; i < len; i++) v[i] = v[i] * a + b;
+                    fma_chain(v, len, k, a, b);
                     for (long i = 0; i < len; i++) acc[c0 + i] += w * v[i];
                 }
             }

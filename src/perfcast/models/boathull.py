@@ -167,6 +167,15 @@ def _range(
     )
 
 
+def _compute_term(
+    cls: ClassVariables, f: ArrayLike, element_bytes: float, p_compute: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Return (f as an array, c0 = w·(f·m + o) / P_compute in s), after checking f and the element size."""
+    f = _complexity(f)
+    _check_element_bytes(element_bytes)
+    return f, cls.w * (f * cls.m + cls.o) / p_compute
+
+
 def transfer_time(elements: float, element_bytes: float, bus: float) -> float:
     """Return t0 = s·d / B_bus in s: copying `elements` of `element_bytes` B over a bus of `bus` B/s."""
     _check_element_bytes(element_bytes)
@@ -186,10 +195,8 @@ def predict_gpu(
     transfers: bool = False,
 ) -> HullPrediction:
     """Return the GPU time range (s) for complexity `f`: terms c0, m0, c1, m1 and t0 (spec §2.3)."""
-    f = _complexity(f)
-    _check_element_bytes(element_bytes)
+    f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
-    c0 = cls.w * (f * cls.m + cls.o) / figures.p_compute
     m0 = np.full_like(f, s * cls.c / figures.p_coalesced + s * cls.u / figures.p_uncoalesced)
     terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
     transfer = 0.0
@@ -212,11 +219,9 @@ def predict_cpu(
     assume: Iterable[str] = (),
 ) -> HullPrediction:
     """Return the multi-core CPU time range (s) for complexity `f`: terms c0, m0, c1, c2, c3 (spec §2.4)."""
-    f = _complexity(f)
-    _check_element_bytes(element_bytes)
+    f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
     lanes = max(1.0, figures.w_vector_bits / (8 * s))
-    c0 = cls.w * (f * cls.m + cls.o) / figures.p_compute
     terms = {
         "c0": c0,
         "m0": np.full_like(f, s * cls.c / figures.p_memory),
