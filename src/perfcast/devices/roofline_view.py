@@ -17,22 +17,30 @@ def device_roofline(device: Device, precision: Precision | str = Precision.FP32,
 
     In-core ceilings: no FMA (the add/multiply peak, or π/2 where only the
     FMA peak is known), and on CPUs no SIMD (π / lanes) and a single thread
-    (π / cores). Bandwidth ceilings: those recorded in the device file, named
+    (π / cores) — or, for fp32, the measured ceilings of a bench profile. Bandwidth ceilings: those recorded in the device file, named
     '<name> bandwidth' (e.g. 'single thread bandwidth').
     """
     precision = Precision(precision)
     peak = device.peak_compute(precision, tensor=tensor)
     kinds = device.peak[precision]
     ceilings: list[Ceiling] = []
+    # Measured fp32 ceilings (perfcast bench) replace the derived ones of the same name.
+    measured = {
+        name: figure.value
+        for name, figure in device.compute_ceilings.items()
+        if precision is Precision.FP32 and figure.value < peak
+    }
     if InstructionKind.FMA in kinds and kinds[InstructionKind.FMA].value >= peak:
         add_mul = kinds.get(InstructionKind.ADD_MUL)
         ceilings.append(Ceiling(NO_FMA, add_mul.value if add_mul else peak / 2))
     if device.kind == "cpu":
         lanes = device.simd_lanes(precision)
-        if lanes > 1:
+        if lanes > 1 and NO_SIMD not in measured:
             ceilings.append(Ceiling(NO_SIMD, peak / lanes))
-        if device.compute_units > 1:
+        if device.compute_units > 1 and SINGLE_THREAD not in measured:
             ceilings.append(Ceiling(SINGLE_THREAD, peak / device.compute_units))
+    ceilings = [c for c in ceilings if c.name not in measured]
+    ceilings += [Ceiling(name, value) for name, value in measured.items()]
     bandwidth_ceilings = tuple(
         Ceiling(f"{name} bandwidth", figure.value) for name, figure in device.bandwidth_ceilings.items()
     )

@@ -215,6 +215,9 @@ class Device(BaseModel):
     bandwidth_ceilings: dict[str, BandwidthFigure] = Field(
         default_factory=dict, description="practical bandwidths below DRAM peak, e.g. 'single thread'"
     )
+    compute_ceilings: dict[str, ComputeFigure] = Field(
+        default_factory=dict, description="measured fp32 rates below the peak, e.g. 'no SIMD', 'single thread'"
+    )
     host_link: HostLink | None = None
     notes: str | None = None
 
@@ -232,7 +235,9 @@ class Device(BaseModel):
             if not kinds:
                 raise ValueError(f"peak.{precision.value} lists no instruction kind")
             fma, add_mul = kinds.get(InstructionKind.FMA), kinds.get(InstructionKind.ADD_MUL)
-            if fma and add_mul and add_mul.value > fma.value * (1 + 1e-9):
+            # Integer multiply is often slower than integer add, so only floating point is checked.
+            floating = precision.value.startswith(("fp", "bf"))
+            if floating and fma and add_mul and add_mul.value > fma.value * (1 + 1e-9):
                 raise ValueError(
                     f"peak.{precision.value}: add_mul ({add_mul.value:g}) exceeds fma ({fma.value:g})"
                 )
@@ -248,6 +253,10 @@ class Device(BaseModel):
         for name, ceiling in self.bandwidth_ceilings.items():
             if ceiling.value > dram[0].bandwidth.value * (1 + 1e-9):
                 raise ValueError(f"bandwidth ceiling {name!r} exceeds the DRAM bandwidth")
+        top = max((f.value for kinds in self.peak.values() for f in kinds.values()), default=0.0)
+        for name, ceiling in self.compute_ceilings.items():
+            if ceiling.value > top * (1 + 1e-9):
+                raise ValueError(f"compute ceiling {name!r} exceeds every peak")
         return self
 
     @classmethod

@@ -1,0 +1,184 @@
+"""The native CPU backend: C micro-benchmarks (gcc, OpenMP) on every core, then one core, vector and scalar."""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, cache_plateaus, calibrated_rate
+from perfcast.devices.schema import Device
+from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, build_library
+
+__all__ = ["NativeCpuBackend", "SCALAR_FLAGS"]
+
+SOURCE = Path(__file__).parent / "native" / "bench.c"
+SCALAR_FLAGS = (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize")
+LANES = 128  # fp32 values per block in the intensity sweep; must match bench.c
+
+_D = ctypes.POINTER(ctypes.c_double)
+_F = ctypes.POINTER(ctypes.c_float)
+_I64 = ctypes.POINTER(ctypes.c_int64)
+_L, _I = ctypes.c_long, ctypes.c_int
+
+REGISTER_BYTES = 1024  # values per thread in the compute kernels: 1 KiB of them, as in bench.c
+_COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, ops per step)
+    ("fp32", "fma"): ("peak_f32_fma", ctypes.c_float, np.float32, 2),
+    ("fp32", "add_mul"): ("peak_f32_add", ctypes.c_float, np.float32, 1),
+    ("fp64", "fma"): ("peak_f64_fma", ctypes.c_double, np.float64, 2),
+    ("fp64", "add_mul"): ("peak_f64_add", ctypes.c_double, np.float64, 1),
+    ("int32", "fma"): ("peak_i32_fma", ctypes.c_uint32, np.uint32, 2),
+    ("int32", "add_mul"): ("peak_i32_add", ctypes.c_uint32, np.uint32, 1),
+}
+
+
+def _declare(library: NativeLibrary) -> ctypes.CDLL:
+    """Return the library handle with every benchmark's C signature declared."""
+    lib = library.handle
+    signatures = {
+        "mem_read": [_D, _L, _L, _I, _D],
+        "mem_write": [_D, _L, _L, _I],
+        "mem_copy": [_D, _D, _L, _L, _I],
+        "mem_triad": [_D, _D, _D, ctypes.c_double, _L, _L, _I],
+        "mem_strided": [_D, _L, _L, _L, _I, _D],
+        "mem_random": [_D, _I64, _L, _L, _I, _D],
+        "mix_f32": [_F, _L, _I, ctypes.c_float, ctypes.c_float, _L, _I],
+    }
+    for name, (function, scalar, _, _) in _COMPUTE.items():
+        signatures[function] = [_L, _I, _I, scalar, scalar, ctypes.POINTER(scalar)]
+    for name, arguments in signatures.items():
+        getattr(lib, name).argtypes = arguments
+        getattr(lib, name).restype = ctypes.c_double
+    return lib
+
+
+def _ptr(array: np.ndarray, kind: type) -> ctypes._Pointer:  # type: ignore[name-defined]
+    return array.ctypes.data_as(kind)
+
+
+@dataclass
+class NativeCpuBackend:
+    """Measures this machine's CPU with C kernels; `device` supplies its structure (cores, caches)."""
+
+    device: Device
+    repetitions: int = 5
+    name: str = "cpu"
+
+    def _libraries(self) -> tuple[NativeLibrary, NativeLibrary]:
+        return build_library(SOURCE), build_library(SOURCE, SCALAR_FLAGS)
+
+    def _cache_capacities(self) -> list[tuple[str, float]]:
+        """Return (level, aggregate bytes over all cores) for the data caches, smallest first."""
+        capacities = []
+        for level in self.device.memory:
+            if level.level in ("L1", "L2", "L3") and level.size is not None:
+                copies = self.device.compute_units if level.scope == "per_core" else 1
+                capacities.append((level.level, level.size.value * copies))
+        return sorted(capacities, key=lambda item: item[1])
+
+    def run(self, quick: bool, progress: Progress) -> SuiteResult:
+        """Return the CPU suite: memory sweep, DRAM kernels, strided/random, peaks, floors, intensity sweep."""
+        vector, scalar = self._libraries()
+        lib, lib_scalar = _declare(vector), _declare(scalar)
+        threads = self.device.threads
+        reps = 3 if quick else self.repetitions
+        min_seconds = 0.004 if quick else 0.02
+        tool = f"perfcast bench (cpu backend, {vector.compiler}, {' '.join(vector.command[1:-3])})"
+        suite = SuiteResult(backend="cpu", tool=tool, repetitions=reps)
+        capacities = self._cache_capacities()
+        largest = max((c for _, c in capacities), default=32 * 2**20)
+        dram_bytes = int(max(8 * largest, 64 * 2**20) if not quick else max(2 * largest, 32 * 2**20))
+        dram_elements = dram_bytes // 8 // 3  # triad: three arrays in the working set
+        a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
+        sink = np.zeros(max(64, threads), dtype=np.float64)
+
+        def kernel_run(kernel: str, n: int, t: int, library: ctypes.CDLL = lib):
+            calls = {
+                "read": lambda passes: library.mem_read(_ptr(a, _D), n, passes, t, _ptr(sink, _D)),
+                "write": lambda passes: library.mem_write(_ptr(a, _D), n, passes, t),
+                "copy": lambda passes: library.mem_copy(_ptr(c, _D), _ptr(a, _D), n, passes, t),
+                "triad": lambda passes: library.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, t),
+            }
+            arrays = {"read": 1, "write": 1, "copy": 2, "triad": 3}[kernel]
+            return calls[kernel], 8 * n * arrays
+
+        # 1. Working-set sweep from well inside L1 to past the last-level cache (triad, every core).
+        sizes = np.unique(np.geomspace(16 * 2**10, dram_bytes, 12 if quick else 22).astype(np.int64))
+        steps = len(sizes) + 4 + 3 + len(_COMPUTE) + 2 + 10
+        done = 0
+
+        def tick(label: str) -> None:
+            nonlocal done
+            progress(label, done / steps)
+            done += 1
+
+        for size in sizes:
+            tick(f"memory sweep {size / 2**20:.3g} MiB")
+            n = max(threads * 64, int(size) // 24)
+            run, moved = kernel_run("triad", n, threads)
+            suite.sweep.append(SweepPoint("triad", 24 * n, calibrated_rate(run, moved, reps, min_seconds)))
+        suite.levels = cache_plateaus(suite.sweep, capacities)
+        # 2. DRAM: the four STREAM kernels far past the caches.
+        for kernel in ("read", "write", "copy", "triad"):
+            tick(f"DRAM {kernel}")
+            run, moved = kernel_run(kernel, dram_elements, threads)
+            suite.dram[kernel] = calibrated_rate(run, moved, reps, min_seconds)
+        # 3. Bandwidth floors: one thread; strided and random (uncoalesced) reads, counting useful bytes.
+        tick("DRAM triad, one thread")
+        run, moved = kernel_run("triad", dram_elements, 1)
+        suite.bandwidth_ceilings["single thread"] = calibrated_rate(run, moved, reps, min_seconds)
+        tick("strided reads")
+        stride = 8  # one double per 64-byte line
+        suite.bandwidth_ceilings["strided"] = calibrated_rate(
+            lambda passes: lib.mem_strided(_ptr(a, _D), dram_elements, stride, passes, threads, _ptr(sink, _D)),
+            8 * (dram_elements // stride), reps, min_seconds,
+        )
+        tick("random reads")
+        gathered = dram_elements // 8
+        index = np.random.default_rng(0).permutation(dram_elements)[:gathered].astype(np.int64)
+        suite.bandwidth_ceilings["uncoalesced"] = calibrated_rate(
+            lambda passes: lib.mem_random(_ptr(a, _D), _ptr(index, _I64), gathered, passes, threads, _ptr(sink, _D)),
+            8 * gathered, reps, min_seconds,
+        )
+        # 4. Peaks per precision and instruction kind, from registers, every core.
+        k = 256
+        for (precision, kind), (function, scalar_type, dtype, ops) in _COMPUTE.items():
+            tick(f"peak {precision} {kind}")
+            out = np.zeros(max(64, threads), dtype=dtype)
+            a_value, b_value = (scalar_type(1), scalar_type(3)) if dtype == np.uint32 else (scalar_type(0.999), scalar_type(1e-3))
+            call = getattr(lib, function)
+            suite.compute[(precision, kind)] = calibrated_rate(
+                lambda passes, call=call, out=out, x=a_value, y=b_value, s=scalar_type: call(
+                    passes, k, threads, x, y, _ptr(out, ctypes.POINTER(s))
+                ),
+                threads * (REGISTER_BYTES // np.dtype(dtype).itemsize) * k * ops, reps, min_seconds,
+            )
+        # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
+        out32 = np.zeros(max(64, threads), dtype=np.float32)
+        for label, library, t in (("single thread", lib, 1), ("no SIMD", lib_scalar, threads)):
+            tick(f"fp32 FMA, {label}")
+            suite.compute_ceilings[label] = calibrated_rate(
+                lambda passes, library=library, t=t: library.peak_f32_fma(
+                    passes, k, t, ctypes.c_float(0.999), ctypes.c_float(1e-3), _ptr(out32, _F)
+                ),
+                t * (REGISTER_BYTES // 4) * k * 2, reps, min_seconds,
+            )
+        # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store.
+        x = np.ones(dram_bytes // 4 // 2, dtype=np.float32)
+        for k_mix in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256):
+            tick(f"intensity sweep k={k_mix}")
+            moved_bytes = 8 * (x.size // LANES) * LANES
+            rate = calibrated_rate(
+                lambda passes, kk=k_mix: lib.mix_f32(_ptr(x, _F), x.size, kk, 0.999, 1e-3, passes, threads),
+                moved_bytes, reps, min_seconds,
+            )
+            if k_mix:
+                suite.mix.append(MixPoint(2 * k_mix / 8, Sample(rate.value * 2 * k_mix / 8, rate.spread, reps)))
+        progress("done", 1.0)
+        suite.notes.append(
+            f"Memory kernels on {threads} threads over {dram_bytes / 2**20:.0f} MiB of triad working set; "
+            "cache plateaus from the triad sweep; peaks from register-resident chains of 64 operations."
+        )
+        return suite

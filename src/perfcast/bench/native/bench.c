@@ -1,0 +1,190 @@
+/* perfcast's native CPU micro-benchmarks.  Built twice by perfcast.bench.cpu: once vectorised
+ * (-O3 -march=native, 512-bit vectors where the CPU has them) and once scalar
+ * (-fno-tree-vectorize), so that the "no SIMD" ceiling is measured, not assumed.
+ *
+ * Every function times `passes` passes inside one OpenMP region (no fork/join per pass, so
+ * arrays that fit in L1 are measured too) and returns the wall-clock seconds of the region.
+ * Each thread works on its own contiguous part of the arrays.  The empty asm with a memory
+ * clobber after each pass stops the compiler from merging or dropping passes.
+ */
+#include <omp.h>
+#include <stdint.h>
+
+#define BARRIER() __asm__ volatile("" ::: "memory")
+#define LANES 128 /* fp32 values per register block in the intensity sweep */
+
+static inline void part(long n, long *lo, long *hi)
+{
+    int t = omp_get_thread_num(), count = omp_get_num_threads();
+    long chunk = (n + count - 1) / count;
+    *lo = t * chunk;
+    *hi = *lo + chunk < n ? *lo + chunk : n;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+double mem_read(const double *a, long n, long passes, int threads, double *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n, &lo, &hi);
+        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (long p = 0; p < passes; p++) {
+            long i = lo;
+            for (; i + 4 <= hi; i += 4) {
+                s0 += a[i];
+                s1 += a[i + 1];
+                s2 += a[i + 2];
+                s3 += a[i + 3];
+            }
+            for (; i < hi; i++) s0 += a[i];
+            BARRIER();
+        }
+        sink[omp_get_thread_num()] = s0 + s1 + s2 + s3;
+    }
+    return omp_get_wtime() - start;
+}
+
+double mem_write(double *a, long n, long passes, int threads)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n, &lo, &hi);
+        for (long p = 0; p < passes; p++) {
+            double value = (double)p;
+            for (long i = lo; i < hi; i++) a[i] = value;
+            BARRIER();
+        }
+    }
+    return omp_get_wtime() - start;
+}
+
+double mem_copy(double *restrict c, const double *restrict a, long n, long passes, int threads)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n, &lo, &hi);
+        for (long p = 0; p < passes; p++) {
+            for (long i = lo; i < hi; i++) c[i] = a[i];
+            BARRIER();
+        }
+    }
+    return omp_get_wtime() - start;
+}
+
+double mem_triad(double *restrict a, const double *restrict b, const double *restrict c, double scalar, long n,
+                 long passes, int threads)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n, &lo, &hi);
+        for (long p = 0; p < passes; p++) {
+            for (long i = lo; i < hi; i++) a[i] = b[i] + scalar * c[i];
+            BARRIER();
+        }
+    }
+    return omp_get_wtime() - start;
+}
+
+/* Reads every `stride`-th double of a[0..n): one useful 8-byte word per cache line touched. */
+double mem_strided(const double *a, long n, long stride, long passes, int threads, double *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n / stride, &lo, &hi);
+        double s = 0;
+        for (long p = 0; p < passes; p++) {
+            for (long i = lo; i < hi; i++) s += a[i * stride];
+            BARRIER();
+        }
+        sink[omp_get_thread_num()] = s;
+    }
+    return omp_get_wtime() - start;
+}
+
+/* Gathers a[idx[i]] for a random permutation idx: scattered (uncoalesced) 8-byte reads. */
+double mem_random(const double *a, const int64_t *idx, long m, long passes, int threads, double *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(m, &lo, &hi);
+        double s = 0;
+        for (long p = 0; p < passes; p++) {
+            for (long i = lo; i < hi; i++) s += a[idx[i]];
+            BARRIER();
+        }
+        sink[omp_get_thread_num()] = s;
+    }
+    return omp_get_wtime() - start;
+}
+
+/* ---------------------------------------------------------------- compute (registers only) */
+
+/* Each thread runs `reps` x `k` operations on COUNT independent values held in registers
+ * (1 KiB of them: sixteen 512-bit registers, enough independent chains to cover the FMA latency):
+ * FMA kernels do v = v*a + b (2 ops), add kernels v = v + b (1 op). */
+#define COMPUTE_KERNEL(NAME, TYPE, STEP)                                                        \
+    double NAME(long reps, int k, int threads, TYPE a, TYPE b, TYPE *sink)                    \
+    {                                                                                           \
+        enum { COUNT = 1024 / sizeof(TYPE) };                                                   \
+        double start = omp_get_wtime();                                                         \
+        _Pragma("omp parallel num_threads(threads)")                                           \
+        {                                                                                       \
+            TYPE v[COUNT];                                                                      \
+            for (int i = 0; i < COUNT; i++) v[i] = (TYPE)(i + omp_get_thread_num());            \
+            for (long r = 0; r < reps; r++) {                                                   \
+                for (int q = 0; q < k; q++)                                                     \
+                    for (int i = 0; i < COUNT; i++) v[i] = STEP;                                \
+                __asm__ volatile("" : : "r"(v) : "memory");                                     \
+            }                                                                                   \
+            TYPE total = 0;                                                                     \
+            for (int i = 0; i < COUNT; i++) total += v[i];                                      \
+            sink[omp_get_thread_num()] = total;                                                 \
+        }                                                                                       \
+        return omp_get_wtime() - start;                                                         \
+    }
+
+COMPUTE_KERNEL(peak_f32_fma, float, v[i] * a + b)
+COMPUTE_KERNEL(peak_f32_add, float, v[i] + b)
+COMPUTE_KERNEL(peak_f64_fma, double, v[i] * a + b)
+COMPUTE_KERNEL(peak_f64_add, double, v[i] + b)
+COMPUTE_KERNEL(peak_i32_fma, uint32_t, v[i] * a + b)
+COMPUTE_KERNEL(peak_i32_add, uint32_t, v[i] + b)
+
+/* ---------------------------------------------------------------- mixbench sweep */
+
+/* In place over x[0..n): each element takes k FMAs (2k ops) between its load and its store,
+ * so one kernel sweeps arithmetic intensity 2k / 8 op/B (fp32: 4 B read + 4 B written). */
+double mix_f32(float *x, long n, int k, float a, float b, long passes, int threads)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        long lo, hi;
+        part(n / LANES, &lo, &hi);
+        for (long p = 0; p < passes; p++) {
+            for (long blk = lo; blk < hi; blk++) {
+                float v[LANES];
+                float *at = x + blk * LANES;
+                for (int i = 0; i < LANES; i++) v[i] = at[i];
+                for (int q = 0; q < k; q++)
+                    for (int i = 0; i < LANES; i++) v[i] = v[i] * a + b;
+                for (int i = 0; i < LANES; i++) at[i] = v[i];
+            }
+            BARRIER();
+        }
+    }
+    return omp_get_wtime() - start;
+}

@@ -1,0 +1,109 @@
+"""Established yardsticks run beside perfcast's own CPU measurements: a STREAM triad and a peak-FMA loop in C."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
+from perfcast.bench.suite import calibrated_rate
+from perfcast.kernels.native import build_executable, build_library
+
+__all__ = ["REFERENCE_FLAGS", "Comparison", "compare_with_references", "run_peakflops", "run_stream"]
+
+FOLDER = Path(__file__).parent / "reference"
+REFERENCE_FLAGS = ("-O3", "-march=native", "-fopenmp")
+
+
+def _run(program: Path, *arguments: object) -> dict[str, list[float]]:
+    """Return the numeric fields of each output line of `program`, keyed by the line's first word."""
+    result = subprocess.run([str(program), *map(str, arguments)], capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(f"{program.name} failed ({result.returncode}): {result.stderr.strip()}")
+    fields: dict[str, list[float]] = {}
+    for line in result.stdout.splitlines():
+        name, *values = line.split()
+        try:
+            fields[name] = [float(v) for v in values]
+        except ValueError:
+            continue
+    return fields
+
+
+def run_stream(elements: int, ntimes: int = 11) -> dict[str, float]:
+    """Return the reference STREAM median copy and triad bandwidths (B/s) on `elements` doubles per array."""
+    program, _, _ = build_executable(FOLDER / "stream.c", REFERENCE_FLAGS)
+    fields = _run(program, elements, ntimes)
+    return {"copy": fields["copy"][0], "triad": fields["triad"][0]}
+
+
+def run_peakflops(iterations: int, ntimes: int = 11) -> float:
+    """Return the reference loop's median fp32 FMA rate (op/s) on every core."""
+    program, _, _ = build_executable(FOLDER / "peakflops.c", REFERENCE_FLAGS)
+    return _run(program, iterations, ntimes)["fma"][0]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """perfcast against a reference, side by side over rounds: median rates and the ratio of medians."""
+
+    figure: str
+    unit: str
+    perfcast: tuple[float, ...]
+    reference: tuple[float, ...]
+
+    @property
+    def ratio(self) -> float:
+        """Return median(perfcast) / median(reference)."""
+        return float(np.median(self.perfcast) / np.median(self.reference))
+
+
+def compare_with_references(
+    threads: int, dram_elements: int, rounds: int = 5, progress: Callable[[int], None] = lambda _: None
+) -> list[Comparison]:
+    """Return DRAM triad and fp32 FMA peak, perfcast against the references, alternating within each round."""
+    lib = _declare(build_library(SOURCE))
+    a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
+    out = np.zeros(max(64, threads), dtype=np.float32)
+    k = 256
+    double = ctypes.POINTER(ctypes.c_double)
+
+    def our_triad() -> float:
+        return calibrated_rate(
+            lambda passes: lib.mem_triad(_ptr(a, double), _ptr(b, double), _ptr(c, double), 3.0, dram_elements,
+                                         passes, threads),
+            24 * dram_elements, 10, 0.02,
+        ).value
+
+    def our_peak() -> float:
+        return calibrated_rate(
+            lambda passes: lib.peak_f32_fma(passes, k, threads, ctypes.c_float(0.999), ctypes.c_float(1e-3),
+                                            _ptr(out, ctypes.POINTER(ctypes.c_float))),
+            threads * (REGISTER_BYTES // 4) * k * 2, 10, 0.05,
+        ).value
+
+    pairs = [
+        (our_triad, lambda: run_stream(dram_elements, 11)["triad"]),
+        (our_peak, lambda: run_peakflops(20_000_000, 11)),
+    ]
+    ours: list[list[float]] = [[], []]
+    theirs: list[list[float]] = [[], []]
+    for done in range(rounds):
+        for index, (mine, reference) in enumerate(pairs):
+            # Alternate which goes first, so that neither always follows the other's warm caches or clocks.
+            if done % 2:
+                theirs[index].append(reference())
+                ours[index].append(mine())
+            else:
+                ours[index].append(mine())
+                theirs[index].append(reference())
+        progress(done + 1)
+    return [
+        Comparison("DRAM triad bandwidth", "B/s", tuple(ours[0]), tuple(theirs[0])),
+        Comparison("fp32 FMA peak", "op/s", tuple(ours[1]), tuple(theirs[1])),
+    ]

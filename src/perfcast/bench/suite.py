@@ -1,0 +1,199 @@
+"""What a benchmark backend measures, how cache plateaus are read off a size sweep, and the measured profile.
+
+Backends (native CPU, OpenCL, CUDA) fill a SuiteResult; `measured_device`
+turns it into a Device with every figure marked measured (tool, date,
+repetitions, spread), so a measured profile is read by every model exactly
+like a catalog entry.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from perfcast.devices.schema import Device
+
+__all__ = [
+    "BenchBackend",
+    "MixPoint",
+    "Sample",
+    "SuiteResult",
+    "SweepPoint",
+    "cache_plateaus",
+    "calibrated_rate",
+    "measured_device",
+]
+
+Progress = Callable[[str, float], None]  # (what is being measured, fraction of the suite done)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A measured rate (B/s or op/s): median over repetitions and spread = (max - min) / median."""
+
+    value: float
+    spread: float
+    repetitions: int
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.value) or self.value <= 0:
+            raise ValueError(f"a measured rate must be positive and finite, got {self.value!r}")
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One point of the memory sweep: kernel (read, write, copy, triad), working set in B, bandwidth."""
+
+    kernel: str
+    working_set: int
+    bandwidth: Sample
+
+
+@dataclass(frozen=True)
+class MixPoint:
+    """One point of the intensity sweep: arithmetic intensity (op/B) and attained performance (op/s)."""
+
+    intensity: float
+    performance: Sample
+
+
+@dataclass
+class SuiteResult:
+    """Everything a backend measured on one device."""
+
+    backend: str
+    tool: str  # how it was measured: backend, compiler and flags or runtime and driver
+    repetitions: int
+    sweep: list[SweepPoint] = field(default_factory=list)
+    dram: dict[str, Sample] = field(default_factory=dict)  # read, write, copy, triad far past the caches
+    levels: dict[str, Sample] = field(default_factory=dict)  # L1, L2, L3 / shared plateaus
+    compute: dict[tuple[str, str], Sample] = field(default_factory=dict)  # (precision, fma|add_mul)
+    compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
+    bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
+    host_link: Sample | None = None
+    mix: list[MixPoint] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class BenchBackend(Protocol):
+    """A way of running the suite on a device: native CPU code, OpenCL, CUDA."""
+
+    name: str
+
+    def run(self, quick: bool, progress: Progress) -> SuiteResult:
+        """Return every measurement of the suite on this backend's device."""
+        ...
+
+
+def calibrated_rate(
+    run: Callable[[int], float], work_per_pass: float, repetitions: int, min_seconds: float
+) -> Sample:
+    """Return the median rate (work/s) of `run(passes)`, which returns seconds, with passes grown to `min_seconds`.
+
+    One untimed call warms caches and clocks; passes double until a call
+    lasts `min_seconds`, then `repetitions` calls are timed.
+    """
+    passes = 1
+    run(1)
+    while True:
+        seconds = run(passes)
+        if seconds >= min_seconds or passes >= 1 << 30:
+            break
+        passes *= 2 if seconds <= 0 else max(2, min(64, int(math.ceil(min_seconds / seconds))))
+    rates = []
+    for _ in range(repetitions):
+        seconds = run(passes)
+        if seconds <= 0:
+            raise RuntimeError("a benchmark returned a non-positive time")
+        rates.append(work_per_pass * passes / seconds)
+    median = float(np.median(rates))
+    return Sample(median, (max(rates) - min(rates)) / median, repetitions)
+
+
+def cache_plateaus(
+    points: Sequence[SweepPoint], capacities: Sequence[tuple[str, float]], kernel: str = "triad"
+) -> dict[str, Sample]:
+    """Return the bandwidth plateau of each cache level: the median over sweep points that fit it comfortably.
+
+    `capacities` lists (level, aggregate bytes) from the smallest level up; a
+    point belongs to a level when its working set is above twice the previous
+    level's capacity and at most half of this one's.
+    """
+    chosen = sorted((p for p in points if p.kernel == kernel), key=lambda p: p.working_set)
+    plateaus: dict[str, Sample] = {}
+    previous = 0.0
+    for level, capacity in capacities:
+        inside = [p for p in chosen if 2 * previous < p.working_set <= capacity / 2]
+        if not inside:
+            inside = [p for p in chosen if previous < p.working_set <= capacity]
+        if inside:
+            values = [p.bandwidth.value for p in inside]
+            spread = max(p.bandwidth.spread for p in inside)
+            plateaus[level] = Sample(float(np.median(values)), spread, inside[0].bandwidth.repetitions)
+        previous = capacity
+    return plateaus
+
+
+def _figure(sample: Sample, tool: str, today: str) -> dict[str, object]:
+    return {
+        "value": sample.value,
+        "source": "measured",
+        "tool": tool,
+        "date": today,
+        "repetitions": sample.repetitions,
+        "spread": round(sample.spread, 4),
+    }
+
+
+def measured_device(base: Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None) -> Device:
+    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in."""
+    today = today or _dt.date.today().isoformat()
+    if "triad" not in suite.dram:
+        raise ValueError("a measured profile needs the DRAM triad bandwidth")
+    data = base.model_dump(mode="json")
+    data["name"] = name or f"{base.name}-measured"
+    data["full_name"] = f"{base.full_name.removesuffix(' (measured)')} (measured)"
+    peak: dict[str, dict[str, object]] = {}
+    for (precision, kind), sample in suite.compute.items():
+        peak.setdefault(precision, {})[kind] = _figure(sample, suite.tool, today)
+    for precision, kinds in peak.items():
+        fma, add = kinds.get("fma"), kinds.get("add_mul")
+        # A measured add rate above the FMA rate (integer multiply is slow) is real; keep both honest.
+        if precision.startswith("fp") and fma and add and add["value"] > fma["value"]:  # type: ignore[operator]
+            add["value"] = fma["value"]
+            add["note"] = "capped at the FMA rate: the add kernel measured higher, within noise"
+    data["peak"] = peak
+    memory = []
+    for level in data["memory"]:
+        name_ = level["level"]
+        if name_ == "DRAM":
+            level["bandwidth"] = _figure(suite.dram["triad"], f"{suite.tool}, triad", today)
+        elif name_ in suite.levels:
+            level["bandwidth"] = _figure(suite.levels[name_], f"{suite.tool}, triad plateau", today)
+        memory.append(level)
+    for name_, sample in suite.levels.items():
+        if not any(level["level"] == name_ for level in memory):
+            memory.append({"level": name_, "bandwidth": _figure(sample, suite.tool, today)})
+    data["memory"] = memory
+    dram = suite.dram["triad"].value
+    data["bandwidth_ceilings"] = {
+        label: _figure(sample, suite.tool, today)
+        for label, sample in suite.bandwidth_ceilings.items()
+        if sample.value < dram
+    }
+    top = max((s.value for (p, _), s in suite.compute.items() if p == "fp32"), default=math.inf)
+    data["compute_ceilings"] = {
+        label: _figure(sample, suite.tool, today)
+        for label, sample in suite.compute_ceilings.items()
+        if sample.value < top
+    }
+    if suite.host_link is not None and data.get("host_link"):
+        data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
+    notes = [base.notes or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes]
+    data["notes"] = " ".join(note for note in notes if note).strip()
+    return Device.from_mapping(data)
