@@ -216,3 +216,36 @@ def test_validate_boathull_quick(tmp_path):
 def test_validate_boathull_refuses_a_gpu():
     result = run("validate", "boathull", "--quick", "-d", "gtx470")
     assert result.exit_code == 2 and "is a gpu" in result.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="the native benchmarks need gcc")
+def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("bench", "--quick", "-r", "2", "--json", "-o", "me.yaml", "--csv", "raw.csv", "--plot", "roof.png")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    name = data["profile"]["name"]
+    assert name.endswith("-measured")
+    assert (tmp_path / ".perfcast" / "profiles" / f"{name}.yaml").is_file()
+    assert load_device_file(tmp_path / "me.yaml").peak["fp32"]["fma"].provenance.source == "measured"
+    assert "intensity sweep" in (tmp_path / "raw.csv").read_text()
+    assert (tmp_path / "roof.png").read_bytes()[:4] == b"\x89PNG"
+    listed = json.loads(run("devices", "list", "--json").stdout)
+    assert any(row["name"] == name and row["origin"] == "measured" for row in listed)
+    assert run("roofline", "-d", name, "-k", "k:1e9:1e9").exit_code == 0
+
+
+def test_bench_unknown_backend():
+    result = run("bench", "--backend", "fpga")
+    assert result.exit_code == 2 and "unknown backend" in result.stderr
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="the native benchmarks need gcc")
+def test_validate_bench_quick(tmp_path):
+    report = tmp_path / "bench.md"
+    result = run("validate", "bench", "--quick", "--json", "--markdown", str(report))
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [c["figure"] for c in data["comparisons"]] == ["DRAM triad bandwidth", "fp32 FMA peak"]
+    assert all(c["ratio"] > 0 for c in data["comparisons"])
+    assert "| fp32 FMA peak |" in report.read_text()

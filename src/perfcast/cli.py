@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from perfcast import __version__
-from perfcast.devices.catalog import DeviceFileError, catalog, device_to_yaml, get_device, save_device
+from perfcast.devices.catalog import DeviceFileError, device_to_yaml, get_device, known_devices, save_device
 from perfcast.devices.schema import Device, Figure, Precision
 from perfcast.models.boathull import ClassVariables, HullPrediction
 from perfcast.models.roofline import (
@@ -113,9 +113,9 @@ def _device_row(device: Device) -> dict[str, Any]:
 def devices_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """List the devices in the catalog with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
+    """List the catalog and measured profiles with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
     try:
-        rows = [_device_row(device) for device in catalog().values()]
+        rows = [_device_row(device) for device in known_devices().values()]
     except DeviceFileError as error:
         raise _fail(str(error)) from None
     if as_json:
@@ -625,6 +625,136 @@ def _print_application(application: Any, results: dict[str, Any]) -> None:
             console.print(f"[dim]  {label:<14}{source}[/]", highlight=False)
 
 
+# --------------------------------------------------------------------------- bench
+
+
+def _write_sweep_csv(path: Path, suite: Any) -> None:
+    """Write every raw point of a suite to CSV: what, x (working set B or intensity op/B), value, spread."""
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["measurement", "x", "x_unit", "value", "unit", "spread", "repetitions"])
+        for p in suite.sweep:
+            writer.writerow([f"sweep {p.kernel}", p.working_set, "B", p.bandwidth.value, "B/s", p.bandwidth.spread,
+                             p.bandwidth.repetitions])
+        for kernel, sample in suite.dram.items():
+            writer.writerow([f"dram {kernel}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for level, sample in suite.levels.items():
+            writer.writerow([f"level {level}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for label, sample in suite.bandwidth_ceilings.items():
+            writer.writerow([f"bandwidth {label}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for (precision, kind), sample in suite.compute.items():
+            writer.writerow([f"peak {precision} {kind}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
+        for label, sample in suite.compute_ceilings.items():
+            writer.writerow([f"compute {label}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
+        if suite.host_link is not None:
+            s = suite.host_link
+            writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])
+        for p in suite.mix:
+            writer.writerow(["intensity sweep", p.intensity, "op/B", p.performance.value, "op/s",
+                             p.performance.spread, p.performance.repetitions])
+
+
+def _compare_rows(before: Device, after: Device) -> list[tuple[str, float, float | None, Dimension]]:
+    """Return (figure, measured, previous or None, dimension) for the headline figures of a profile."""
+    rows: list[tuple[str, float, float | None, Dimension]] = []
+    for precision, kinds in after.peak.items():
+        for kind, figure in kinds.items():
+            old = before.peak.get(precision, {}).get(kind)
+            rows.append((f"peak {precision.value} {kind.value}", figure.value, old.value if old else None,
+                         Dimension.COMPUTE))
+    for level in after.memory:
+        if level.bandwidth is not None:
+            try:
+                old_level = before.memory_level(level.level).bandwidth
+            except KeyError:
+                old_level = None
+            rows.append((f"{level.level} bandwidth", level.bandwidth.value, old_level.value if old_level else None,
+                         Dimension.BANDWIDTH))
+    for name, figure in after.bandwidth_ceilings.items():
+        old = before.bandwidth_ceilings.get(name)
+        rows.append((f"bandwidth: {name}", figure.value, old.value if old else None, Dimension.BANDWIDTH))
+    for name, figure in after.compute_ceilings.items():
+        rows.append((f"fp32 FMA: {name}", figure.value, None, Dimension.COMPUTE))
+    if after.host_link is not None:
+        old = before.host_link.bandwidth.value if before.host_link else None
+        rows.append(("host link", after.host_link.bandwidth.value, old, Dimension.BANDWIDTH))
+    return rows
+
+
+@app.command("bench")
+def bench_command(
+    backend_name: Annotated[str, typer.Option("--backend", "-b", help="cpu (native C), opencl (pyopencl) or cuda (CuPy).")] = "cpu",
+    device_id: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and repetitions (seconds, for tests and demos).")] = False,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed repetitions per measurement.")] = 5,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the measured profile (YAML) here.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Draw the measured roofline (.png, .svg or .pdf).")] = None,
+    csv_path: Annotated[Path | None, typer.Option("--csv", help="Write every raw measurement to CSV.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Measure a device's real ceilings with micro-benchmarks and write its measured profile."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.backends import BackendUnavailable, open_backend
+    from perfcast.bench.suite import measured_device
+    from perfcast.devices.catalog import PROFILES_DIR
+
+    try:
+        _check_chart_path(plot)
+        with console.status(f"preparing the {backend_name} backend…"):
+            backend, base = open_backend(backend_name, device_id, repetitions)
+    except (BackendUnavailable, ValueError) as error:
+        raise _fail(str(error)) from None
+    with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeElapsedColumn(), console=errors, transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+        suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction))
+    try:
+        profile = measured_device(base, suite)
+    except ValueError as error:
+        raise _fail(f"the measurements do not make a valid profile: {error}") from None
+    saved = save_device(profile, PROFILES_DIR / f"{profile.name}.yaml")
+    if output is not None:
+        save_device(profile, output)
+    if csv_path is not None:
+        _write_sweep_csv(csv_path, suite)
+    rows = _compare_rows(base, profile)
+    if as_json:
+        _print_json({
+            "profile": profile.model_dump(mode="json"),
+            "saved": str(saved),
+            "compared": [{"figure": f, "measured": m, "before": b} for f, m, b, _ in rows],
+            "intensity_sweep": [{"intensity": p.intensity, "performance": p.performance.value} for p in suite.mix],
+        })
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"{profile.full_name} — {suite.tool}", title_justify="left")
+        for column in ("figure", "measured", "before", "measured / before"):
+            table.add_column(column, justify="left" if column == "figure" else "right")
+        for figure, measured, before, dimension in rows:
+            table.add_row(figure, format_quantity(measured, dimension),
+                          format_quantity(before, dimension) if before else "—",
+                          f"{measured / before:.2f}" if before else "—")
+        console.print(table)
+        console.print(f"  'before' is the description the profile starts from ({base.provenance.source}: "
+                      f"{base.provenance.describe()})", highlight=False)
+    for path in (saved, output, csv_path):
+        if path is not None:
+            (errors if as_json else console).print(f"wrote {path}", highlight=False)
+    if plot is not None:
+        from perfcast.devices.roofline_view import device_roofline
+        from perfcast.plots.roofline import roofline_figure
+
+        roof = device_roofline(profile, "fp32")
+        sweep = [(p.intensity, p.performance.value) for p in suite.mix]
+        figure = roofline_figure(roof, levels=profile.level_bandwidths(), sweep=sweep,
+                                 title=f"Measured roofline — {profile.full_name} (fp32)")
+        save_figure(figure, plot)
+        (errors if as_json else console).print(f"wrote {plot}", highlight=False)
+
+
 # --------------------------------------------------------------------------- validation
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
@@ -714,6 +844,97 @@ def validate_boathull_command(
             chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(validation_markdown(run, inputs, command, chart), encoding="utf-8")
+        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
+
+
+@validate_app.command("bench")
+def validate_bench_command(
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Side-by-side rounds (each runs both, alternating order).")] = 7,
+    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and 2 rounds (seconds, for tests).")] = False,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C."""
+    import datetime as dt
+    import platform
+    import shlex
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.reference import REFERENCE_FLAGS, compare_with_references
+    from perfcast.devices.detect import detect_cpu
+    from perfcast.kernels.native import NativeBuildError
+
+    try:
+        with console.status("detecting this machine…"):
+            host = detect_cpu(probe_bytes=64 * 2**20, repetitions=3)
+    except (ValueError, NativeBuildError) as error:
+        raise _fail(str(error)) from None
+    largest = max((lvl.size.value for lvl in host.memory if lvl.size is not None and lvl.level != "DRAM"),
+                  default=32 * 2**20)
+    elements = int((2 if quick else 8) * largest // 8)
+    rounds = 2 if quick else rounds
+    with Progress(TextColumn("side-by-side rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("rounds", total=rounds)
+        try:
+            results = compare_with_references(host.threads, elements, rounds,
+                                              progress=lambda done: bar.update(task, completed=done))
+        except (NativeBuildError, RuntimeError) as error:
+            raise _fail(str(error)) from None
+    if as_json:
+        _print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
+                     "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
+                                      "reference": c.reference, "ratio": c.ratio} for c in results]})
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"perfcast against the references on {host.full_name}",
+                      title_justify="left")
+        for column in ("figure", "perfcast (median)", "reference (median)", "ratio"):
+            table.add_column(column, justify="left" if column == "figure" else "right")
+        for c in results:
+            dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+            table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
+                          format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
+        console.print(table)
+    if markdown is not None:
+        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
+        lines = [
+            "# perfcast bench against established CPU references",
+            "",
+            "perfcast's native CPU backend (`src/perfcast/bench/native/bench.c`) and two references written in",
+            "this repository, compiled exactly as `gcc " + " ".join(REFERENCE_FLAGS) + "`:",
+            "a STREAM triad (`src/perfcast/bench/reference/stream.c`) and a peak fp32 FMA loop with sixteen",
+            "independent accumulators of the widest vector type (`src/perfcast/bench/reference/peakflops.c`).",
+            "Both run on every core, side by side in the same command: each round runs perfcast and the reference",
+            "once each, alternating which goes first. Each side's figure is the median over rounds of its",
+            "per-round median; the ratio is perfcast / reference.",
+            "",
+            "Reproduce with:",
+            "",
+            "```sh",
+            command if sys.argv[1:] else "perfcast validate bench --markdown docs/validation/bench-cpu.md",
+            "```",
+            "",
+            f"- date: {dt.date.today().isoformat()}; machine: {platform.machine()}, {platform.system()} {platform.release()}",
+            f"- device: {host.full_name}, {host.threads} threads",
+            f"- triad arrays: {elements:,} doubles each ({3 * elements * 8 / 2**20:,.0f} MiB in all, "
+            f"{3 * elements * 8 / largest:.0f}x the largest cache); {rounds} rounds",
+            "",
+            "| figure | perfcast (median) | reference (median) | perfcast / reference | per round: perfcast | per round: reference |",
+            "|---|---:|---:|---:|---|---|",
+        ]
+        for c in results:
+            dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+            scale = 1e9
+            lines.append(
+                f"| {c.figure} | {format_quantity(float(np.median(c.perfcast)), dimension)} | "
+                f"{format_quantity(float(np.median(c.reference)), dimension)} | **{c.ratio:.3f}** | "
+                f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
+            )
+        lines += ["", "Per-round values are in GB/s (triad) and GFLOP/s (peak). The target is a ratio of at least 0.95."]
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text("\n".join(lines) + "\n", encoding="utf-8")
         (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
 
 

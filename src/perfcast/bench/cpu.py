@@ -89,7 +89,8 @@ class NativeCpuBackend:
         suite = SuiteResult(backend="cpu", tool=tool, repetitions=reps)
         capacities = self._cache_capacities()
         largest = max((c for _, c in capacities), default=32 * 2**20)
-        dram_bytes = int(max(8 * largest, 64 * 2**20) if not quick else max(2 * largest, 32 * 2**20))
+        # Far past the last-level cache, so that no level of it holds a measurable share of the data.
+        dram_bytes = int(max((4 if quick else 8) * largest, 64 * 2**20))
         dram_elements = dram_bytes // 8 // 3  # triad: three arrays in the working set
         a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
         sink = np.zeros(max(64, threads), dtype=np.float64)
@@ -166,7 +167,7 @@ class NativeCpuBackend:
                 t * (REGISTER_BYTES // 4) * k * 2, reps, min_seconds,
             )
         # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store.
-        x = np.ones(dram_bytes // 4 // 2, dtype=np.float32)
+        x = np.ones(dram_bytes // 4, dtype=np.float32)
         for k_mix in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256):
             tick(f"intensity sweep k={k_mix}")
             moved_bytes = 8 * (x.size // LANES) * LANES

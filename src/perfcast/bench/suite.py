@@ -157,6 +157,12 @@ def measured_device(base: Device, suite: SuiteResult, *, name: str | None = None
         raise ValueError("a measured profile needs the DRAM triad bandwidth")
     data = base.model_dump(mode="json")
     data["name"] = name or f"{base.name}-measured"
+    # Every figure keeps its own provenance; the default one now says this is a measured profile.
+    data["provenance"] = {
+        "source": "measured",
+        "tool": f"{suite.tool}; structure (cores, caches) from {base.name} ({base.provenance.source})",
+        "date": today,
+    }
     data["full_name"] = f"{base.full_name.removesuffix(' (measured)')} (measured)"
     peak: dict[str, dict[str, object]] = {}
     for (precision, kind), sample in suite.compute.items():

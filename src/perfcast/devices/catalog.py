@@ -14,7 +14,10 @@ from perfcast.devices.schema import Device, Figure
 from perfcast.units import Dimension, format_quantity, parse_quantity
 
 __all__ = [
+    "PROFILES_DIR",
     "DeviceFileError",
+    "known_devices",
+    "local_profiles",
     "catalog",
     "device_to_yaml",
     "get_device",
@@ -99,11 +102,29 @@ def catalog() -> dict[str, Device]:
     return devices
 
 
+PROFILES_DIR = Path(".perfcast") / "profiles"
+
+
+def local_profiles(folder: Path = PROFILES_DIR) -> dict[str, Device]:
+    """Return the measured profiles `perfcast bench` saved under ./.perfcast/profiles, keyed by name."""
+    if not folder.is_dir():
+        return {}
+    return {device.name: device for device in map(load_device_file, sorted(folder.glob("*.yaml")))}
+
+
+def known_devices() -> dict[str, Device]:
+    """Return the catalog and this folder's measured profiles (a local profile may shadow nothing)."""
+    devices = dict(catalog())
+    for name, device in local_profiles().items():
+        devices.setdefault(name, device)
+    return devices
+
+
 def get_device(name_or_path: str) -> Device:
-    """Return a catalog device by name, or the device in a YAML file if given a path."""
+    """Return a device by name (catalog or local measured profile), or the device in a YAML file if given a path."""
     if name_or_path.endswith((".yaml", ".yml")) or Path(name_or_path).is_file():
         return load_device_file(name_or_path)
-    devices = catalog()
+    devices = known_devices()
     if name_or_path in devices:
         return devices[name_or_path]
     lowered = name_or_path.lower()

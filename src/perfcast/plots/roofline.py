@@ -38,9 +38,11 @@ def _screen_angle(ax: Axes, x: float, y: float, slope: float) -> float:
     return math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
 
 
-def _x_limits(roofline: Roofline, kernels: Sequence[KernelMark], walls: Sequence[LocalityWall]) -> tuple[float, float]:
+def _x_limits(
+    roofline: Roofline, kernels: Sequence[KernelMark], walls: Sequence[LocalityWall], extra: Sequence[float] = ()
+) -> tuple[float, float]:
     """Return x limits (op/B) spanning the ridge, every kernel and every wall, in whole decades."""
-    points = [roofline.ridge / 64, roofline.ridge * 16]
+    points = [roofline.ridge / 64, roofline.ridge * 16, *extra]
     for kernel in kernels:
         values = kernel.intensity.values() if isinstance(kernel.intensity, Mapping) else [kernel.intensity]
         points += [v for v in values if 0 < v < math.inf]
@@ -55,8 +57,14 @@ def roofline_figure(
     walls: Sequence[LocalityWall] = (),
     levels: Mapping[str, float] | None = None,
     title: str | None = None,
+    sweep: Sequence[tuple[float, float]] = (),
+    sweep_label: str = "measured intensity sweep",
 ) -> Figure:
-    """Return a matplotlib Figure of the roofline; `levels` adds one bandwidth diagonal (B/s) per memory level."""
+    """Return a matplotlib Figure of the roofline.
+
+    `levels` adds one bandwidth diagonal (B/s) per memory level; `sweep` draws
+    measured (intensity op/B, performance op/s) points joined by a line.
+    """
     figure = Figure(figsize=(9, 6), dpi=120)
     figure.subplots_adjust(left=0.1, right=0.97, top=0.92, bottom=0.1)
     ax = figure.add_subplot()
@@ -65,7 +73,7 @@ def roofline_figure(
     plain = FuncFormatter(lambda value, _: f"{value:g}")
     ax.xaxis.set_major_formatter(plain)
     ax.yaxis.set_major_formatter(plain)
-    x_lo, x_hi = _x_limits(roofline, kernels, walls)
+    x_lo, x_hi = _x_limits(roofline, kernels, walls, [x for x, _ in sweep if x > 0])
     x = np.geomspace(x_lo, x_hi, 512)
     lowest_ceiling = min([c.value for c in roofline.compute_ceilings], default=roofline.peak)
     y_lo = min(lowest_ceiling, roofline.bandwidth * x_lo) / GIGA / 4
@@ -88,11 +96,16 @@ def roofline_figure(
     same_height: dict[float, list[str]] = {}
     for ceiling in roofline.compute_ceilings:
         same_height.setdefault(ceiling.value, []).append(ceiling.name)
-    for value, names in same_height.items():
+    above = math.inf
+    for value, names in sorted(same_height.items(), reverse=True):
         start = value / roofline.bandwidth
         ax.hlines(value / GIGA, start, x_hi, colors="#555555", linestyles="--", lw=1.1)
-        ax.text(x_hi / 1.15, value / GIGA * 1.06, f"{' = '.join(names)}: {value / GIGA:,.1f} GFLOP/s",
-                ha="right", va="bottom", fontsize=8, color="#333333")
+        # A label too close under the previous one goes below its line instead.
+        below = above / value < 1.35
+        ax.text(x_hi / 1.15, value / GIGA * (1 / 1.06 if below else 1.06),
+                f"{' = '.join(names)}: {value / GIGA:,.1f} GFLOP/s",
+                ha="right", va="top" if below else "bottom", fontsize=8, color="#333333")
+        above = value
     for ceiling in roofline.bandwidth_ceilings:
         end = roofline.peak / ceiling.value
         xs = x[x <= end]
@@ -123,6 +136,10 @@ def roofline_figure(
                     mec="black", mew=0.6, label=f"{kernel.name} ({level})" if len(per_level) > 1 else kernel.name)
         ax.annotate(kernel.name, (min(max(min(per_level.values()), x_lo), x_hi), performance / GIGA),
                     textcoords="offset points", xytext=(-8, 8), ha="right", fontsize=9, color=colour)
+
+    if sweep:
+        xs, ys = zip(*sorted(sweep))
+        ax.plot(xs, np.asarray(ys) / GIGA, "o-", color="#2ca02c", mec="black", ms=5, lw=1.2, label=sweep_label)
 
     ax.set_xlabel("Arithmetic intensity [op/B]  (work per byte of memory traffic)")
     ax.set_ylabel("Attainable performance [GFLOP/s]")

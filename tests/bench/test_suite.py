@@ -1,0 +1,95 @@
+"""Suite bookkeeping: calibration, cache plateaus, and turning measurements into a measured profile."""
+
+import pytest
+
+from perfcast.bench.suite import (
+    MixPoint,
+    Sample,
+    SuiteResult,
+    SweepPoint,
+    cache_plateaus,
+    calibrated_rate,
+    measured_device,
+)
+from perfcast.devices.catalog import catalog, device_to_yaml, parse_device_text
+
+
+def test_calibration_grows_passes_until_long_enough():
+    calls = []
+
+    def run(passes):
+        calls.append(passes)
+        return passes * 1e-4  # 0.1 ms a pass
+
+    sample = calibrated_rate(run, work_per_pass=1e6, repetitions=3, min_seconds=0.01)
+    assert sample.value == pytest.approx(1e10)  # 1e6 units per 0.1 ms
+    assert sample.repetitions == 3 and sample.spread == pytest.approx(0)
+    assert calls[-1] * 1e-4 >= 0.01 and calls[-1] == calls[-2] == calls[-3]
+
+
+def test_sample_refuses_nonsense():
+    with pytest.raises(ValueError):
+        Sample(0.0, 0.0, 1)
+    with pytest.raises(ValueError):
+        Sample(float("nan"), 0.0, 1)
+
+
+def point(size, rate):
+    return SweepPoint("triad", size, Sample(rate, 0.01, 3))
+
+
+def test_cache_plateaus():
+    points = [point(16e3, 500), point(32e3, 520), point(200e3, 300), point(400e3, 310),
+              point(4e6, 150), point(8e6, 160), point(256e6, 40)]
+    levels = cache_plateaus(points, [("L1", 96e3), ("L2", 2e6), ("L3", 32e6)])
+    assert levels["L1"].value == pytest.approx(510)  # 16 and 32 kB: at most half of 96 kB
+    assert levels["L2"].value == pytest.approx(305)  # above 192 kB, at most 1 MB
+    assert levels["L3"].value == pytest.approx(160)  # above 4 MB (strictly) and at most 16 MB: only 8 MB
+    assert set(levels) == {"L1", "L2", "L3"}
+
+
+def test_cache_plateau_falls_back_to_any_point_inside_the_level():
+    levels = cache_plateaus([point(16e3, 500), point(1.5e6, 200)], [("L1", 96e3), ("L2", 2e6)])
+    assert levels["L2"].value == 200  # 1.5 MB is not at most half of 2 MB, but it does fit
+
+
+def suite(**extra):
+    result = SuiteResult(backend="test", tool="perfcast bench (test)", repetitions=3)
+    result.dram = {"triad": Sample(20e9, 0.02, 3), "copy": Sample(22e9, 0.02, 3)}
+    result.levels = {"L1": Sample(400e9, 0.05, 3), "L3": Sample(100e9, 0.05, 3)}
+    result.compute = {("fp32", "fma"): Sample(80e9, 0.01, 3), ("fp32", "add_mul"): Sample(45e9, 0.01, 3),
+                      ("int32", "fma"): Sample(20e9, 0.01, 3), ("int32", "add_mul"): Sample(60e9, 0.01, 3)}
+    result.compute_ceilings = {"single thread": Sample(20e9, 0.01, 3), "impossible": Sample(90e9, 0.01, 3)}
+    result.bandwidth_ceilings = {"single thread": Sample(25e9, 0.1, 3), "strided": Sample(5e9, 0.1, 3)}
+    result.mix = [MixPoint(1.0, Sample(20e9, 0.01, 3))]
+    for key, value in extra.items():
+        setattr(result, key, value)
+    return result
+
+
+def test_measured_device_marks_every_figure_measured():
+    base = catalog()["core-i7-930"]
+    device = measured_device(base, suite(), today="2026-11-22")
+    assert device.name == "core-i7-930-measured"
+    assert device.full_name.endswith("(measured)")
+    assert device.dram_bandwidth == 20e9
+    fma = device.peak["fp32"]["fma"]
+    assert fma.value == 80e9 and fma.provenance.source == "measured"
+    assert fma.provenance.tool == "perfcast bench (test)" and fma.provenance.repetitions == 3
+    assert str(fma.provenance.date) == "2026-11-22"
+    # the add kernel at 45 G adds/s is above half the FMA op rate but below it: kept as measured
+    assert device.peak["fp32"]["add_mul"].value == 45e9
+    # integer add faster than integer multiply-add is real and kept
+    assert device.peak["int32"]["add_mul"].value == 60e9
+    assert device.memory_level("L1").bandwidth.value == 400e9
+    assert device.memory_level("L3").bandwidth.value == 100e9
+    # a single-thread bandwidth above the all-thread triad is noise: dropped, as is a ceiling above the peak
+    assert set(device.bandwidth_ceilings) == {"strided"}
+    assert set(device.compute_ceilings) == {"single thread"}
+    assert device.compute_units == base.compute_units  # structure comes from the base description
+    assert parse_device_text(device_to_yaml(device)) == device
+
+
+def test_measured_device_needs_the_triad():
+    with pytest.raises(ValueError, match="triad"):
+        measured_device(catalog()["core-i7-930"], suite(dram={}))
