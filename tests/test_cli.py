@@ -225,7 +225,7 @@ def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     name = data["profile"]["name"]
-    assert name.endswith("-measured")
+    assert name.endswith("-cpu")
     assert (tmp_path / ".perfcast" / "profiles" / f"{name}.yaml").is_file()
     assert load_device_file(tmp_path / "me.yaml").peak["fp32"]["fma"].provenance.source == "measured"
     assert "intensity sweep" in (tmp_path / "raw.csv").read_text()

@@ -657,30 +657,42 @@ def _write_sweep_csv(path: Path, suite: Any) -> None:
                              p.performance.spread, p.performance.repetitions])
 
 
-def _compare_rows(before: Device, after: Device) -> list[tuple[str, float, float | None, Dimension]]:
-    """Return (figure, measured, previous or None, dimension) for the headline figures of a profile."""
+def _compare_rows(
+    before: Device | None, after: Device, tool: str
+) -> list[tuple[str, float, float | None, Dimension]]:
+    """Return (figure, measured, previous or None, dimension) for every figure of `after` that `tool` measured."""
+    def ours(figure: Figure | None) -> bool:
+        return figure is not None and (figure.provenance.tool or "").startswith(tool)
+
+    def old(getter: Any) -> float | None:
+        try:
+            figure = getter(before) if before is not None else None
+        except KeyError:
+            return None
+        return figure.value if figure is not None else None
+
     rows: list[tuple[str, float, float | None, Dimension]] = []
     for precision, kinds in after.peak.items():
         for kind, figure in kinds.items():
-            old = before.peak.get(precision, {}).get(kind)
-            rows.append((f"peak {precision.value} {kind.value}", figure.value, old.value if old else None,
-                         Dimension.COMPUTE))
+            if ours(figure):
+                rows.append((f"peak {precision.value} {kind.value}", figure.value,
+                             old(lambda d, p=precision, k=kind: d.peak.get(p, {}).get(k)), Dimension.COMPUTE))
     for level in after.memory:
-        if level.bandwidth is not None:
-            try:
-                old_level = before.memory_level(level.level).bandwidth
-            except KeyError:
-                old_level = None
-            rows.append((f"{level.level} bandwidth", level.bandwidth.value, old_level.value if old_level else None,
-                         Dimension.BANDWIDTH))
+        if ours(level.bandwidth):
+            assert level.bandwidth is not None
+            rows.append((f"{level.level} bandwidth", level.bandwidth.value,
+                         old(lambda d, n=level.level: d.memory_level(n).bandwidth), Dimension.BANDWIDTH))
     for name, figure in after.bandwidth_ceilings.items():
-        old = before.bandwidth_ceilings.get(name)
-        rows.append((f"bandwidth: {name}", figure.value, old.value if old else None, Dimension.BANDWIDTH))
+        if ours(figure):
+            rows.append((f"bandwidth: {name}", figure.value, old(lambda d, n=name: d.bandwidth_ceilings.get(n)),
+                         Dimension.BANDWIDTH))
     for name, figure in after.compute_ceilings.items():
-        rows.append((f"fp32 FMA: {name}", figure.value, None, Dimension.COMPUTE))
-    if after.host_link is not None:
-        old = before.host_link.bandwidth.value if before.host_link else None
-        rows.append(("host link", after.host_link.bandwidth.value, old, Dimension.BANDWIDTH))
+        if ours(figure):
+            rows.append((f"fp32 FMA: {name}", figure.value, old(lambda d, n=name: d.compute_ceilings.get(n)),
+                         Dimension.COMPUTE))
+    if after.host_link is not None and ours(after.host_link.bandwidth):
+        rows.append(("host link", after.host_link.bandwidth.value,
+                     old(lambda d: d.host_link.bandwidth if d.host_link else None), Dimension.BANDWIDTH))
     return rows
 
 
@@ -721,7 +733,10 @@ def bench_command(
         save_device(profile, output)
     if csv_path is not None:
         _write_sweep_csv(csv_path, suite)
-    rows = _compare_rows(base, profile)
+    before = base if isinstance(base, Device) else None
+    if before is None and "peak" in base:
+        before = Device.from_mapping(base)
+    rows = _compare_rows(before, profile, suite.tool)
     if as_json:
         _print_json({
             "profile": profile.model_dump(mode="json"),
@@ -738,8 +753,9 @@ def bench_command(
                           format_quantity(before, dimension) if before else "—",
                           f"{measured / before:.2f}" if before else "—")
         console.print(table)
-        console.print(f"  'before' is the description the profile starts from ({base.provenance.source}: "
-                      f"{base.provenance.describe()})", highlight=False)
+        if before is not None:
+            console.print(f"  'before' is the description the profile starts from ({before.provenance.source}: "
+                          f"{before.provenance.describe()})", highlight=False)
     for path in (saved, output, csv_path):
         if path is not None:
             (errors if as_json else console).print(f"wrote {path}", highlight=False)
@@ -902,7 +918,7 @@ def validate_bench_command(
         lines = [
             "# perfcast bench against established CPU references",
             "",
-            "perfcast's native CPU backend (`src/perfcast/bench/native/bench.c`) and two references written in",
+            "perfcast's native CPU backend (`src/perfcast/bench/kernels/bench.c`) and two references written in",
             "this repository, compiled exactly as `gcc " + " ".join(REFERENCE_FLAGS) + "`:",
             "a STREAM triad (`src/perfcast/bench/reference/stream.c`) and a peak fp32 FMA loop with sixteen",
             "independent accumulators of the widest vector type (`src/perfcast/bench/reference/peakflops.c`).",

@@ -51,7 +51,7 @@ def test_quick_suite_is_physically_sensible(quick_suite):
 
 def test_profile_from_the_suite(host, quick_suite):
     profile = measured_device(host, quick_suite)
-    assert profile.name == f"{host.name}-measured"
+    assert profile.name == f"{host.name}-cpu"
     assert parse_device_text(device_to_yaml(profile)) == profile
     roof = device_roofline(profile, "fp32")
     assert roof.peak == quick_suite.compute[("fp32", "fma")].value

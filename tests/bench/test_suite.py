@@ -70,7 +70,7 @@ def suite(**extra):
 def test_measured_device_marks_every_figure_measured():
     base = catalog()["core-i7-930"]
     device = measured_device(base, suite(), today="2026-11-22")
-    assert device.name == "core-i7-930-measured"
+    assert device.name == "core-i7-930-test"
     assert device.full_name.endswith("(measured)")
     assert device.dram_bandwidth == 20e9
     fma = device.peak["fp32"]["fma"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from perfcast.bench.suite import BenchBackend
 from perfcast.devices.schema import Device
 
@@ -14,8 +16,12 @@ class BackendUnavailable(RuntimeError):
     """A backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""
 
 
-def open_backend(name: str, device_id: str | None, repetitions: int) -> tuple[BenchBackend, Device]:
-    """Return the backend called `name` on device `device_id`, and the description its profile is built on."""
+def open_backend(name: str, device_id: str | None, repetitions: int) -> tuple[BenchBackend, Device | dict[str, Any]]:
+    """Return the backend called `name` on device `device_id`, and the description its profile is built on.
+
+    The description is a Device where one exists (this CPU, a catalog GPU),
+    else the device-file mapping of what the runtime reports.
+    """
     if name == "cpu":
         from perfcast.bench.cpu import NativeCpuBackend
         from perfcast.devices.detect import detect_cpu

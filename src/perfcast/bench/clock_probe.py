@@ -13,7 +13,7 @@ from perfcast.kernels.native import build_library
 
 __all__ = ["ClockSample", "measure_clock"]
 
-SOURCE = Path(__file__).parent / "native" / "clock.c"
+SOURCE = Path(__file__).parent / "kernels" / "clock.c"
 ADDS_PER_ITERATION = 8
 
 

@@ -14,7 +14,7 @@ from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, build_library
 
 __all__ = ["NativeCpuBackend", "SCALAR_FLAGS"]
 
-SOURCE = Path(__file__).parent / "native" / "bench.c"
+SOURCE = Path(__file__).parent / "kernels" / "bench.c"
 SCALAR_FLAGS = (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize")
 LANES = 128  # fp32 values per block in the intensity sweep; must match bench.c
 
@@ -30,7 +30,7 @@ _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, op
     ("fp64", "fma"): ("peak_f64_fma", ctypes.c_double, np.float64, 2),
     ("fp64", "add_mul"): ("peak_f64_add", ctypes.c_double, np.float64, 1),
     ("int32", "fma"): ("peak_i32_fma", ctypes.c_uint32, np.uint32, 2),
-    ("int32", "add_mul"): ("peak_i32_add", ctypes.c_uint32, np.uint32, 1),
+    ("int32", "add_mul"): ("peak_i32_add", ctypes.c_uint32, np.uint32, 2),  # (v + b) ^ a
 }
 
 

@@ -8,11 +8,12 @@ like a catalog entry.
 
 from __future__ import annotations
 
+import copy
 import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -150,20 +151,27 @@ def _figure(sample: Sample, tool: str, today: str) -> dict[str, object]:
     }
 
 
-def measured_device(base: Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None) -> Device:
-    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in."""
+def measured_device(
+    base: Device | dict[str, Any], suite: SuiteResult, *, name: str | None = None, today: str | None = None
+) -> Device:
+    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in.
+
+    `base` is a Device, or a device-file mapping that may lack the figures
+    the suite measures (peaks, bandwidths), as an OpenCL or CUDA query gives.
+    """
     today = today or _dt.date.today().isoformat()
     if "triad" not in suite.dram:
         raise ValueError("a measured profile needs the DRAM triad bandwidth")
-    data = base.model_dump(mode="json")
-    data["name"] = name or f"{base.name}-measured"
+    data = base.model_dump(mode="json") if isinstance(base, Device) else copy.deepcopy(dict(base))
+    base_name, base_source = data["name"], data["provenance"]["source"]
+    data["name"] = name or f"{base_name}-{suite.backend}"
     # Every figure keeps its own provenance; the default one now says this is a measured profile.
     data["provenance"] = {
         "source": "measured",
-        "tool": f"{suite.tool}; structure (cores, caches) from {base.name} ({base.provenance.source})",
+        "tool": f"{suite.tool}; structure (cores, caches) from {base_name} ({base_source})",
         "date": today,
     }
-    data["full_name"] = f"{base.full_name.removesuffix(' (measured)')} (measured)"
+    data["full_name"] = f"{data['full_name'].removesuffix(' (measured)')} (measured)"
     peak: dict[str, dict[str, object]] = {}
     for (precision, kind), sample in suite.compute.items():
         peak.setdefault(precision, {})[kind] = _figure(sample, suite.tool, today)
@@ -175,7 +183,7 @@ def measured_device(base: Device, suite: SuiteResult, *, name: str | None = None
             add["note"] = "capped at the FMA rate: the add kernel measured higher, within noise"
     data["peak"] = peak
     memory = []
-    for level in data["memory"]:
+    for level in data.get("memory", []):
         name_ = level["level"]
         if name_ == "DRAM":
             level["bandwidth"] = _figure(suite.dram["triad"], f"{suite.tool}, triad", today)
@@ -200,6 +208,8 @@ def measured_device(base: Device, suite: SuiteResult, *, name: str | None = None
     }
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
-    notes = [base.notes or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes]
+    elif suite.host_link is not None and data["kind"] == "gpu":
+        data["host_link"] = {"name": "host to device copy", "bandwidth": _figure(suite.host_link, suite.tool, today)}
+    notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes]
     data["notes"] = " ".join(note for note in notes if note).strip()
     return Device.from_mapping(data)

@@ -134,7 +134,7 @@ double mem_random(const double *a, const int64_t *idx, long m, long passes, int 
 
 /* Each thread runs `reps` x `k` operations on COUNT independent values held in registers
  * (1 KiB of them: sixteen 512-bit registers, enough independent chains to cover the FMA latency):
- * FMA kernels do v = v*a + b (2 ops), add kernels v = v + b (1 op). */
+ * FMA kernels do v = v*a + b (2 ops), add kernels v = v + b (1 op), the integer one (v + b) ^ a (2 ops). */
 #define COMPUTE_KERNEL(NAME, TYPE, STEP)                                                        \
     double NAME(long reps, int k, int threads, TYPE a, TYPE b, TYPE *sink)                    \
     {                                                                                           \
@@ -161,7 +161,7 @@ COMPUTE_KERNEL(peak_f32_add, float, v[i] + b)
 COMPUTE_KERNEL(peak_f64_fma, double, v[i] * a + b)
 COMPUTE_KERNEL(peak_f64_add, double, v[i] + b)
 COMPUTE_KERNEL(peak_i32_fma, uint32_t, v[i] * a + b)
-COMPUTE_KERNEL(peak_i32_add, uint32_t, v[i] + b)
+COMPUTE_KERNEL(peak_i32_add, uint32_t, (v[i] + b) ^ a) /* 2 ops: a plain add chain is folded */
 
 /* ---------------------------------------------------------------- mixbench sweep */
 
