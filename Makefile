@@ -6,11 +6,26 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 OUT    := out
 
-.PHONY: demo test venv clean
+.PHONY: demo test venv system clean
 
 venv: $(STAMP)
 
+# System packages: a C compiler with OpenMP (native kernels) and PoCL (OpenCL on the CPU).
+# Installed with apt-get where we may; elsewhere the tests that need them are skipped, and say so.
+SYSTEM_PACKAGES := gcc libgomp1 pocl-opencl-icd ocl-icd-libopencl1
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
+system:
+	@if command -v apt-get >/dev/null 2>&1; then \
+	    missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	    if [ -n "$$missing" ]; then \
+	        echo "installing system packages:" $$missing; \
+	        ($(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+	            || echo "warning: could not install $$missing; OpenCL or native tests will be skipped"; \
+	    fi; \
+	else echo "no apt-get: install a C compiler with OpenMP and an OpenCL runtime (PoCL) yourself"; fi
+
 $(STAMP): pyproject.toml
+	$(MAKE) --no-print-directory system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'

@@ -249,3 +249,21 @@ def test_validate_bench_quick(tmp_path):
     assert [c["figure"] for c in data["comparisons"]] == ["DRAM triad bandwidth", "fp32 FMA peak"]
     assert all(c["ratio"] > 0 for c in data["comparisons"])
     assert "| fp32 FMA peak |" in report.read_text()
+
+
+def test_bench_opencl_quick(tmp_path, monkeypatch):
+    pytest.importorskip("pyopencl")
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.bench.opencl import list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device")
+    except BackendUnavailable:
+        pytest.skip("no OpenCL platform")
+    monkeypatch.chdir(tmp_path)
+    result = run("bench", "--backend", "opencl", "--quick", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["profile"]["name"].endswith("-opencl")
+    assert any(row["figure"] == "peak fp32 fma" for row in data["compared"])

@@ -1,0 +1,109 @@
+// perfcast's CUDA micro-benchmarks: the suite of bench.cl for NVIDIA GPUs, compiled at run time
+// by CuPy (NVRTC) and checked with nvcc by the tests.  Kernels are extern "C" so CuPy finds them.
+
+#define PER_ITEM 16
+#define CHAINS 8
+
+// ------------------------------------------------------------------ global memory (one element per thread)
+
+extern "C" __global__ void mem_read(const float *__restrict__ a, float *__restrict__ sink)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    float s = 0.0f;
+#pragma unroll
+    for (int r = 0; r < PER_ITEM; r++) s += a[i + r * step];
+    sink[i] = s;
+}
+
+extern "C" __global__ void mem_write(float *__restrict__ a, float value)
+{
+    a[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = value;
+}
+
+extern "C" __global__ void mem_copy(float *__restrict__ c, const float *__restrict__ a)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    c[i] = a[i];
+}
+
+extern "C" __global__ void mem_triad(float *__restrict__ a, const float *__restrict__ b,
+                                     const float *__restrict__ c, float scalar)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    a[i] = b[i] + scalar * c[i];
+}
+
+extern "C" __global__ void mem_strided(const float *__restrict__ a, int stride, float *__restrict__ sink)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    float s = 0.0f;
+#pragma unroll
+    for (int r = 0; r < PER_ITEM; r++) s += a[(i + r * step) * stride];
+    sink[i] = s;
+}
+
+extern "C" __global__ void mem_random(const float *__restrict__ a, const int *__restrict__ idx,
+                                      float *__restrict__ sink)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    float s = 0.0f;
+#pragma unroll
+    for (int r = 0; r < PER_ITEM; r++) s += a[idx[i + r * step]];
+    sink[i] = s;
+}
+
+// ------------------------------------------------------------------ compute: 8 independent chains per thread
+
+#define COMPUTE(NAME, T, STEP)                                                                   \
+    extern "C" __global__ void NAME(int k, T a, T b, T *sink)                                    \
+    {                                                                                            \
+        T v[CHAINS];                                                                             \
+        T base = (T)(blockIdx.x * blockDim.x + threadIdx.x);                                     \
+        _Pragma("unroll") for (int c = 0; c < CHAINS; c++) v[c] = base + (T)c;                   \
+        for (int q = 0; q < k; q++) {                                                            \
+            _Pragma("unroll") for (int c = 0; c < CHAINS; c++) v[c] = STEP(v[c]);                 \
+        }                                                                                        \
+        T total = 0;                                                                             \
+        _Pragma("unroll") for (int c = 0; c < CHAINS; c++) total += v[c];                        \
+        sink[blockIdx.x * blockDim.x + threadIdx.x] = total;                                     \
+    }
+
+#define FMA_STEP(x) fma(x, a, b)
+#define ADD_STEP(x) ((x) + b)
+#define IMAD_STEP(x) ((x) * a + b)
+#define IADD_STEP(x) (((x) + b) ^ a)
+COMPUTE(peak_f32_fma, float, FMA_STEP)
+COMPUTE(peak_f32_add, float, ADD_STEP)
+COMPUTE(peak_f64_fma, double, FMA_STEP)
+COMPUTE(peak_f64_add, double, ADD_STEP)
+COMPUTE(peak_i32_fma, unsigned int, IMAD_STEP)
+COMPUTE(peak_i32_add, unsigned int, IADD_STEP)
+
+// ------------------------------------------------------------------ shared memory (T_ldst)
+
+// Each thread loads a neighbour's word and stores its own, k times: 2k shared accesses of 4 B.
+// blockDim.x is a power of two and mask = blockDim.x - 1.
+extern "C" __global__ void local_ldst(int k, int mask, float *sink)
+{
+    extern __shared__ float lm[];
+    int lid = threadIdx.x;
+    lm[lid] = (float)lid;
+    __syncthreads();
+    float v = 0.0f;
+    for (int q = 0; q < k; q++) {
+        v += lm[(lid + q + 1) & mask];
+        lm[lid] = v;
+    }
+    __syncthreads();
+    sink[blockIdx.x * blockDim.x + threadIdx.x] = lm[(lid + 1) & mask];
+}
+
+// ------------------------------------------------------------------ intensity sweep
+
+extern "C" __global__ void mix_f32(float *x, int k, float a, float b)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    float v = x[i];
+    for (int q = 0; q < k; q++) v = fmaf(v, a, b);
+    x[i] = v;
+}

@@ -1,0 +1,49 @@
+"""The CUDA backend without a GPU: its CUDA C compiles with nvcc, it matches GPUs to the catalog,
+and it says clearly why it cannot run. The suite itself runs where a GPU is lent (see docs/validation)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from perfcast.bench.backends import BackendUnavailable, open_backend
+from perfcast.bench.cuda import SOURCE, catalog_match
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])  # CUDA 13 dropped sm_70
+def test_cuda_kernels_compile(tmp_path, arch):
+    result = subprocess.run(
+        ["nvcc", f"-arch={arch}", "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "bench.o").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(
+    ("name", "memory", "expected"),
+    [
+        ("NVIDIA H100 80GB HBM3", 80 * 2**30, "h100-sxm5"),
+        ("NVIDIA H100 PCIe", 80 * 2**30, "h100-pcie"),
+        ("NVIDIA H200", 141e9, "h200"),
+        ("NVIDIA A100-SXM4-40GB", 40 * 2**30, "a100-40gb"),
+        ("NVIDIA A100-SXM4-80GB", 80 * 2**30, "a100-80gb"),
+        ("Tesla V100-SXM2-16GB", 16 * 2**30, "v100"),
+        ("NVIDIA GeForce RTX 4090", 24 * 2**30, None),
+    ],
+)
+def test_catalog_match(name, memory, expected):
+    found = catalog_match(name, memory)
+    assert (found.name if found else None) == expected
+
+
+def test_without_cupy_or_gpu_the_reason_is_given():
+    try:
+        import cupy  # noqa: F401
+        if cupy.cuda.runtime.getDeviceCount() > 0:
+            pytest.skip("a CUDA GPU is present")
+    except Exception:
+        pass
+    with pytest.raises(BackendUnavailable, match="CuPy|CUDA GPU"):
+        open_backend("cuda", None, 1)

@@ -1,0 +1,55 @@
+"""The OpenCL backend, run for real on whatever OpenCL device this machine has (PoCL on CPUs)."""
+
+import pytest
+
+from perfcast.bench.backends import BackendUnavailable
+from perfcast.bench.suite import measured_device
+from perfcast.devices.catalog import device_to_yaml, parse_device_text
+
+pyopencl = pytest.importorskip("pyopencl")
+
+from perfcast.bench.opencl import OpenClBackend, list_devices  # noqa: E402
+
+
+def _devices():
+    try:
+        return list_devices()
+    except BackendUnavailable:
+        return []
+
+
+pytestmark = pytest.mark.skipif(not _devices(), reason="no OpenCL device (make test installs PoCL with apt-get)")
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return OpenClBackend.open(None, repetitions=3)
+
+
+@pytest.fixture(scope="module")
+def quick_suite(backend):
+    return backend.run(quick=True, progress=lambda label, fraction: None)
+
+
+def test_quick_suite(quick_suite):
+    assert {"read", "write", "copy", "triad"} == set(quick_suite.dram)
+    assert 1e8 < quick_suite.dram["triad"].value < 1e13
+    assert {("fp32", "fma"), ("fp32", "add_mul"), ("int32", "fma")} <= set(quick_suite.compute)
+    assert quick_suite.compute[("fp32", "fma")].value > 1e9
+    assert "shared" in quick_suite.levels and quick_suite.host_link is not None
+    assert {"strided", "uncoalesced"} <= set(quick_suite.bandwidth_ceilings)
+    assert len(quick_suite.mix) == 4
+
+
+def test_profile(backend, quick_suite):
+    profile = measured_device(backend.base_device(), quick_suite)
+    assert profile.name.endswith("-opencl")
+    assert profile.peak["fp32"]["fma"].provenance.tool.startswith("perfcast bench (opencl backend")
+    assert parse_device_text(device_to_yaml(profile)) == profile
+
+
+def test_selecting_a_device(backend):
+    key, device = _devices()[0]
+    assert OpenClBackend.open(key, 1).device == device
+    with pytest.raises(BackendUnavailable, match="no OpenCL device 'no-such-device'"):
+        OpenClBackend.open("no-such-device", 1)
