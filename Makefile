@@ -42,7 +42,9 @@ demo: $(STAMP)
 	$(BIN)/perfcast app examples/fast-focus.yaml --device gtx470 --device gts250 -o $(OUT)/fast-focus.png
 	$(BIN)/perfcast hull '1024x1024|neighb(7x7) -> 1024x1024|element' --device gtx470 \
 	    --device $(OUT)/this-machine.yaml --f 1,16,256 --transfers -o $(OUT)/erode-hull.png
-	@echo "wrote $(OUT)/this-machine.yaml, this-machine-roofline.png, fast-focus.png, erode-hull.png"
+	$(BIN)/perfcast bench --quick -o $(OUT)/this-machine-measured.yaml --plot $(OUT)/measured-roofline.png
+	@echo "wrote $(OUT)/: this-machine.yaml, this-machine-roofline.png, fast-focus.png, erode-hull.png,"
+	@echo "            this-machine-measured.yaml, measured-roofline.png"
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

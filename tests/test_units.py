@@ -59,3 +59,12 @@ def test_format_prefixes():
     assert format_quantity(1088.64e9, Dimension.COMPUTE) == "1.089 TFLOP/s"
     assert format_quantity(49152, Dimension.BYTES) == "48 KiB"
     assert format_quantity(2.4e9, Dimension.BYTES) == "2.4 GB"
+
+
+@given(value=st.floats(min_value=1e-3, max_value=1e18, allow_nan=False))
+def test_exact_quantity_round_trips_exactly(value):
+    from perfcast.units import exact_quantity
+
+    for dimension in (Dimension.COMPUTE, Dimension.BANDWIDTH, Dimension.FREQUENCY, Dimension.BYTES):
+        text = exact_quantity(value, dimension)
+        assert parse_quantity(text, dimension) == value

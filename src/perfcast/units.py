@@ -12,7 +12,7 @@ import re
 from decimal import Decimal
 from enum import Enum
 
-__all__ = ["Dimension", "UnitError", "format_quantity", "parse_quantity"]
+__all__ = ["Dimension", "UnitError", "exact_quantity", "format_quantity", "parse_quantity"]
 
 
 class Dimension(str, Enum):
@@ -110,3 +110,21 @@ def format_quantity(value: float, dimension: Dimension, digits: int = 4) -> str:
         if magnitude >= factor:
             return f"{value / factor:.{digits}g} {prefix}{unit}"
     return f"{value:.{digits}g} {unit}"
+
+
+def exact_quantity(value: float, dimension: Dimension) -> str:
+    """Return `value` (base units) as the shortest prefixed string that parses back to exactly `value`."""
+    for digits in range(6, 18):
+        text = format_quantity(value, dimension, digits=digits)
+        if parse_quantity(text, dimension) == value:
+            return text
+    # Dividing in binary can lose the last digit; dividing the float's exact decimal form does not.
+    unit = {Dimension.COMPUTE: "FLOP/s", Dimension.WORK: "FLOP"}.get(dimension, dimension.value)
+    exact = Decimal(repr(value))
+    for prefix in ("P", "T", "G", "M", "k", ""):
+        if abs(value) >= float(_DECIMAL[prefix]) or prefix == "":
+            text = f"{(exact / _DECIMAL[prefix]).normalize():f} {prefix}{unit}"
+            if parse_quantity(text, dimension) == value:
+                return text
+            break
+    return repr(value)

@@ -11,7 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from perfcast.devices.schema import Device, Figure
-from perfcast.units import Dimension, format_quantity, parse_quantity
+from perfcast.units import Dimension, exact_quantity, format_quantity
 
 __all__ = [
     "PROFILES_DIR",
@@ -147,19 +147,10 @@ _DIMENSION_OF_FIELD = {
 }
 
 
-def _exact_quantity(value: float, dimension: Dimension) -> str:
-    """Return `value` as the shortest unit string that parses back to the same float."""
-    for digits in range(6, 18):
-        text = format_quantity(value, dimension, digits=digits)
-        if parse_quantity(text, dimension) == value:
-            return text
-    return repr(value)
-
-
 def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None) -> Any:
     """Return `node` (a dumped model) with figures written as unit strings for YAML."""
     if isinstance(node, dict) and set(node) == {"value", "provenance"} and dimension is not None:
-        quantity = _exact_quantity(node["value"], dimension)
+        quantity = exact_quantity(node["value"], dimension)
         provenance = {key: val for key, val in node["provenance"].items() if val is not None}
         if provenance == default:
             return quantity
