@@ -605,7 +605,7 @@ def _print_application(application: Any, results: dict[str, Any]) -> None:
     for index, primitive in enumerate(application.primitives):
         step = first_steps[index]
         cells = []
-        for _, total, steps in results.values():
+        for _, _, steps in results.values():
             p = steps[index].prediction
             cells.append(f"{_format_time(p.lower[0])} – {_format_time(p.upper[0])} ({p.lower_term[0]}/{p.upper_term[0]})")
         table.add_row(primitive.name, f"{step.variables.name} ({step.variables.origin[:3]}.)", *cells)

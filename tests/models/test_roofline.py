@@ -200,7 +200,7 @@ class TestProperties:
         bandwidths = {"L1": 1e12, "L2": 2e11, "DRAM": 2.5e10}
         result = hierarchical_roofline(w, {"L1": q1, "L2": q2, "DRAM": q3}, PI, bandwidths)
         assert result.attainable <= PI * (1 + 1e-12)
-        for level, bound in result.level_bounds.items():
+        for bound in result.level_bounds.values():
             assert result.attainable <= bound * (1 + 1e-12)
         winner = PI if result.binding == "compute" else result.level_bounds[result.binding]
         assert result.attainable == pytest.approx(winner)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perfcast.bench.accelerator import ProgressSteps
 from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, cache_plateaus, calibrated_rate
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, build_library
@@ -46,7 +47,7 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
         "mem_random": [_D, _I64, _L, _L, _I, _D],
         "mix_f32": [_F, _L, _I, ctypes.c_float, ctypes.c_float, _L, _I],
     }
-    for name, (function, scalar, _, _) in _COMPUTE.items():
+    for function, scalar, _, _ in _COMPUTE.values():
         signatures[function] = [_L, _I, _I, scalar, scalar, ctypes.POINTER(scalar)]
     for name, arguments in signatures.items():
         getattr(lib, name).argtypes = arguments
@@ -107,13 +108,7 @@ class NativeCpuBackend:
 
         # 1. Working-set sweep from well inside L1 to past the last-level cache (triad, every core).
         sizes = np.unique(np.geomspace(16 * 2**10, dram_bytes, 12 if quick else 22).astype(np.int64))
-        steps = len(sizes) + 4 + 3 + len(_COMPUTE) + 2 + 10
-        done = 0
-
-        def tick(label: str) -> None:
-            nonlocal done
-            progress(label, done / steps)
-            done += 1
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + 2 + 10)
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -177,9 +172,9 @@ class NativeCpuBackend:
             )
             if k_mix:
                 suite.mix.append(MixPoint(2 * k_mix / 8, Sample(rate.value * 2 * k_mix / 8, rate.spread, reps)))
-        progress("done", 1.0)
+        tick.finish()
         suite.notes.append(
             f"Memory kernels on {threads} threads over {dram_bytes / 2**20:.0f} MiB of triad working set; "
-            "cache plateaus from the triad sweep; peaks from register-resident chains of 64 operations."
+            f"cache plateaus from the triad sweep; peaks from register-resident chains of {k} operations."
         )
         return suite

@@ -8,6 +8,7 @@ takes the span from the first start to the last end.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,13 +16,13 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.backends import BackendUnavailable
-from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, calibrated_rate
+from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
+from perfcast.bench.suite import Progress, SuiteResult
 
 __all__ = ["OpenClBackend", "list_devices"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.cl"
-CHAINS = 8 * 16  # independent lanes per work-item in the compute kernels: 8 chains of 16-wide vectors (bench.cl)
-PER_ITEM = 16  # elements per work-item in the reading kernels (bench.cl)
+LANES_PER_ITEM = 8 * 16  # independent lanes per work-item in the compute kernels: 8 chains of 16-wide vectors
 
 
 def _import_opencl() -> Any:
@@ -117,118 +118,66 @@ class OpenClBackend:
             program = cl.Program(context, SOURCE.read_text()).build(options=options)
         except cl.RuntimeError as error:
             raise BackendUnavailable(f"the OpenCL benchmarks did not build on {self.device.name}: {error}") from None
-        kernel = {k.function_name: k for k in program.all_kernels()}
-        reps = 3 if quick else self.repetitions
-        min_seconds = 0.004 if quick else 0.02
-        units = self.device.max_compute_units
-        group = 1 << (min(256, self.device.max_work_group_size).bit_length() - 1)
-        tool = f"perfcast bench (opencl backend, {self.device.platform.name.strip()} {self.device.platform.version.strip()})"
-        suite = SuiteResult(backend="opencl", tool=tool, repetitions=reps)
-        mf = cl.mem_flags
-
-        def timed(name: str, size: int, local: int | None, *args: Any) -> Any:
-            chosen = kernel[name]
-            chosen.set_args(*args)
-
-            def run(passes: int) -> float:
-                events = [
-                    cl.enqueue_nd_range_kernel(queue, chosen, (size,), (local,) if local else None)
-                    for _ in range(passes)
-                ]
-                events[-1].wait()
-                return (events[-1].profile.end - events[0].profile.start) * 1e-9
-
-            return run
-
-        # Past every cache: 8x the last-level cache the runtime reports (at least 64 MiB, 512 MiB on GPUs).
+        runtime = _OpenClRuntime(cl, context, queue, {k.function_name: k for k in program.all_kernels()},
+                                 1 << (min(256, self.device.max_work_group_size).bit_length() - 1))
         cache = self.device.global_mem_cache_size or 2**20
         dram_bytes = int(max((4 if quick else 8) * cache, 64 * 2**20))
         if not self.is_cpu:
             dram_bytes = int(min(max(dram_bytes, 512 * 2**20), self.device.global_mem_size // 8))
-        chunk = group * PER_ITEM
-        n = max(chunk, (dram_bytes // 4 // 3) // chunk * chunk)
-        a, b, c = (cl.Buffer(context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=np.full(n, v, np.float32))
-                   for v in (1.0, 2.0, 0.5))
-        sink = cl.Buffer(context, mf.READ_WRITE, size=4 * n)
-        mix_steps = (1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256)
-        sizes = np.unique(np.geomspace(16 * 2**10, dram_bytes, 8 if quick else 14).astype(np.int64))
-        steps = len(sizes) + 4 + 3 + 6 + 1 + len(mix_steps)
-        done = 0
-
-        def tick(label: str) -> None:
-            nonlocal done
-            progress(label, min(done / steps, 0.99))
-            done += 1
-
-        for size in sizes:
-            tick(f"memory sweep {size / 2**20:.3g} MiB")
-            m = int(min(n, max(group, int(size) // 12 // group * group)))
-            rate = calibrated_rate(timed("mem_triad", m, group, a, b, c, np.float32(3)), 12 * m, reps, min_seconds)
-            suite.sweep.append(SweepPoint("triad", 12 * m, rate))
-        stream = {
-            "read": ("mem_read", n // PER_ITEM, (a, sink), 4 * n),
-            "write": ("mem_write", n, (a, np.float32(1)), 4 * n),
-            "copy": ("mem_copy", n, (c, a), 8 * n),
-            "triad": ("mem_triad", n, (a, b, c, np.float32(3)), 12 * n),
-        }
-        for label, (name, items, args, moved) in stream.items():
-            tick(f"global memory {label}")
-            suite.dram[label] = calibrated_rate(timed(name, items, group, *args), moved, reps, min_seconds)
-        tick("strided reads")
-        stride = 16  # one useful float per 64-byte line
-        strided_items = max(group, n // stride // PER_ITEM // group * group)
-        suite.bandwidth_ceilings["strided"] = calibrated_rate(
-            timed("mem_strided", strided_items, group, a, np.int32(stride), sink),
-            4 * strided_items * PER_ITEM, reps, min_seconds,
+        shape = SuiteShape(
+            dram_bytes=dram_bytes,
+            smallest_sweep=16 * 2**10,
+            sweep_points=8 if quick else 14,
+            # Enough work-items that one launch lasts a millisecond or more: launch costs must not count.
+            compute_items=self.device.max_compute_units * runtime.group * (4 if self.is_cpu else 16),
+            lanes_per_item=LANES_PER_ITEM,
+            chain=256,
+            stride=16,  # one useful float per 64-byte line
+            mix_steps=(1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256),
+            cache_levels=() if self.is_cpu else (("L2", float(cache)),),
+            has_fp64=self.has_fp64,
         )
-        tick("random reads")
-        index = cl.Buffer(context, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                          hostbuf=np.random.default_rng(0).permutation(n).astype(np.int32))
-        suite.bandwidth_ceilings["uncoalesced"] = calibrated_rate(
-            timed("mem_random", n // PER_ITEM, group, a, index, sink), 4 * n, reps, min_seconds,
-        )
-        tick("host to device copy")
-        host = np.ones(n, np.float32)
-
-        def upload(passes: int) -> float:
-            events = [cl.enqueue_copy(queue, a, host, is_blocking=False) for _ in range(passes)]
-            events[-1].wait()
-            return (events[-1].profile.end - events[0].profile.start) * 1e-9
-
-        suite.host_link = calibrated_rate(upload, 4 * n, reps, min_seconds)
-        # Enough work-items that one launch lasts a millisecond or more: launch costs must not count.
-        items = units * group * (4 if self.is_cpu else 16)
-        k = 256
-        compute = [("fp32", "fma", "peak_f32_fma", np.float32, 2), ("fp32", "add_mul", "peak_f32_add", np.float32, 1),
-                   ("int32", "fma", "peak_i32_fma", np.uint32, 2), ("int32", "add_mul", "peak_i32_add", np.uint32, 2)]
-        if self.has_fp64:
-            compute += [("fp64", "fma", "peak_f64_fma", np.float64, 2), ("fp64", "add_mul", "peak_f64_add", np.float64, 1)]
-        results = cl.Buffer(context, mf.READ_WRITE, size=8 * items)
-        for precision, kind, name, dtype, ops in compute:
-            tick(f"peak {precision} {kind}")
-            x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
-            suite.compute[(precision, kind)] = calibrated_rate(
-                timed(name, items, group, np.int32(k), x, y, results), items * CHAINS * k * ops, reps, min_seconds,
-            )
-        tick("local memory")
-        k_local = 1024
-        suite.levels["shared"] = calibrated_rate(
-            timed("local_ldst", items, group, np.int32(k_local), np.int32(group - 1), results,
-                  cl.LocalMemory(4 * group)),
-            items * 2 * k_local * 4, reps, min_seconds,
-        )
-        for k_mix in mix_steps:
-            tick(f"intensity sweep k={k_mix}")
-            rate = calibrated_rate(
-                timed("mix_f32", n, group, a, np.int32(k_mix), np.float32(0.999), np.float32(1e-3)),
-                8 * n, reps, min_seconds,
-            )
-            suite.mix.append(MixPoint(2 * k_mix / 8, Sample(rate.value * 2 * k_mix / 8, rate.spread, reps)))
-        progress("done", 1.0)
-        suite.notes.append(
-            f"OpenCL on {self.device.name.strip()}: work-groups of {group}; global-memory kernels over "
-            f"{12 * n / 2**20:.0f} MiB of float arrays; local memory as 4-byte loads + stores per second x 4 B."
-        )
+        platform = self.device.platform
+        tool = f"perfcast bench (opencl backend, {platform.name.strip()} {platform.version.strip()})"
+        suite = SuiteResult(backend="opencl", tool=tool, repetitions=3 if quick else self.repetitions)
+        run_accelerator_suite(runtime, shape, suite, progress, 0.004 if quick else 0.02)
+        suite.notes.insert(0, f"OpenCL on {self.device.name.strip()}.")
         if self.is_cpu:
             suite.notes.append("The host link of a CPU device is a memory copy.")
         return suite
+
+
+@dataclass
+class _OpenClRuntime:
+    """Launching and timing bench.cl kernels with OpenCL profiling events."""
+
+    cl: Any
+    context: Any
+    queue: Any
+    kernels: dict[str, Any]
+    group: int
+
+    def buffer(self, host: np.ndarray) -> Any:
+        flags = self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.COPY_HOST_PTR
+        return self.cl.Buffer(self.context, flags, hostbuf=host)
+
+    def _span(self, launch: Callable[[], Any], passes: int) -> float:
+        events = [launch() for _ in range(passes)]
+        events[-1].wait()
+        return (events[-1].profile.end - events[0].profile.start) * 1e-9
+
+    def timed(self, name: str, items: int, *args: Any) -> Callable[[int], float]:
+        kernel = self.kernels[name]
+
+        def run(passes: int) -> float:
+            kernel.set_args(*args)  # set at each run: the same kernel object serves several measurements
+            return self._span(lambda: self.cl.enqueue_nd_range_kernel(self.queue, kernel, (items,), (self.group,)), passes)
+
+        return run
+
+    def timed_local(self, items: int, k: int, sink: Any) -> Callable[[int], float]:
+        return self.timed("local_ldst", items, np.int32(k), np.int32(self.group - 1), sink,
+                          self.cl.LocalMemory(4 * self.group))
+
+    def timed_upload(self, target: Any, host: np.ndarray) -> Callable[[int], float]:
+        return lambda passes: self._span(lambda: self.cl.enqueue_copy(self.queue, target, host, is_blocking=False), passes)

@@ -1,0 +1,139 @@
+"""The suite as run through a kernel runtime (OpenCL, CUDA): one procedure, the runtimes behind a small interface.
+
+bench.cl and bench.cu define the same kernels with the same arguments, so
+only launching, timing and buffers differ between the two backends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, cache_plateaus, calibrated_rate
+
+__all__ = ["KernelRuntime", "SuiteShape", "ProgressSteps", "run_accelerator_suite"]
+
+PER_ITEM = 16  # elements per work-item in the reading kernels (bench.cl, bench.cu)
+Timed = Callable[[int], float]
+
+
+class KernelRuntime(Protocol):
+    """What the suite needs of a runtime: buffers, and a kernel launched `passes` times returning seconds."""
+
+    group: int  # work-group / thread-block size, a power of two
+
+    def buffer(self, host: np.ndarray) -> Any:
+        """Return a device buffer holding a copy of `host`."""
+        ...
+
+    def timed(self, name: str, items: int, *args: Any) -> Timed:
+        """Return run(passes) -> seconds for kernel `name` over `items` work-items."""
+        ...
+
+    def timed_local(self, items: int, k: int, sink: Any) -> Timed:
+        """Return run(passes) -> seconds for the local/shared-memory kernel."""
+        ...
+
+    def timed_upload(self, target: Any, host: np.ndarray) -> Timed:
+        """Return run(passes) -> seconds for host-to-device copies of `host` into `target`."""
+        ...
+
+
+@dataclass(frozen=True)
+class SuiteShape:
+    """Sizes of one run of the suite: bytes past the caches, sweep points, work per compute launch."""
+
+    dram_bytes: int
+    smallest_sweep: int
+    sweep_points: int
+    compute_items: int
+    lanes_per_item: int  # independent values per work-item in the compute kernels
+    chain: int  # operations per lane per launch
+    stride: int  # floats between useful words in the strided kernel
+    mix_steps: Sequence[int]
+    cache_levels: Sequence[tuple[str, float]]  # (level, bytes) for the plateaus of the sweep
+    has_fp64: bool
+
+
+class ProgressSteps:
+    """Reports progress as the fraction of a known number of steps done."""
+
+    def __init__(self, progress: Progress, steps: int) -> None:
+        self.progress, self.steps, self.done = progress, max(1, steps), 0
+
+    def __call__(self, label: str) -> None:
+        self.progress(label, min(self.done / self.steps, 0.99))
+        self.done += 1
+
+    def finish(self) -> None:
+        self.progress("done", 1.0)
+
+
+def run_accelerator_suite(
+    runtime: KernelRuntime, shape: SuiteShape, suite: SuiteResult, progress: Progress, min_seconds: float
+) -> None:
+    """Fill `suite` with the sweep, global-memory kernels, strided/random reads, host link, peaks, local memory, mix."""
+    reps = suite.repetitions
+    group = runtime.group
+    chunk = group * PER_ITEM
+    n = max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
+    a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
+    sink = runtime.buffer(np.zeros(n, np.float32))
+    sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 1 + len(shape.mix_steps))
+
+    def measure(run: Timed, work: float) -> Sample:
+        return calibrated_rate(run, work, reps, min_seconds)
+
+    for size in sizes:
+        tick(f"memory sweep {size / 2**20:.3g} MiB")
+        m = int(min(n, max(group, int(size) // 12 // group * group)))
+        suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)), 12 * m)))
+    suite.levels.update(cache_plateaus(suite.sweep, shape.cache_levels))
+    stream = {
+        "read": ("mem_read", n // PER_ITEM, (a, sink), 4 * n),
+        "write": ("mem_write", n, (a, np.float32(1)), 4 * n),
+        "copy": ("mem_copy", n, (c, a), 8 * n),
+        "triad": ("mem_triad", n, (a, b, c, np.float32(3)), 12 * n),
+    }
+    for label, (name, items, args, moved) in stream.items():
+        tick(f"global memory {label}")
+        suite.dram[label] = measure(runtime.timed(name, items, *args), moved)
+    tick("strided reads")
+    strided = max(group, n // shape.stride // PER_ITEM // group * group)
+    suite.bandwidth_ceilings["strided"] = measure(
+        runtime.timed("mem_strided", strided, a, np.int32(shape.stride), sink), 4 * strided * PER_ITEM
+    )
+    tick("random reads")
+    index = runtime.buffer(np.random.default_rng(0).permutation(n).astype(np.int32))
+    suite.bandwidth_ceilings["uncoalesced"] = measure(runtime.timed("mem_random", n // PER_ITEM, a, index, sink), 4 * n)
+    tick("host to device copy")
+    suite.host_link = measure(runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
+    kernels = [("fp32", "fma", "peak_f32_fma", np.float32, 2), ("fp32", "add_mul", "peak_f32_add", np.float32, 1),
+               ("int32", "fma", "peak_i32_fma", np.uint32, 2), ("int32", "add_mul", "peak_i32_add", np.uint32, 2)]
+    if shape.has_fp64:
+        kernels += [("fp64", "fma", "peak_f64_fma", np.float64, 2), ("fp64", "add_mul", "peak_f64_add", np.float64, 1)]
+    results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
+    for precision, kind, name, dtype, ops in kernels:
+        tick(f"peak {precision} {kind}")
+        x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
+        suite.compute[(precision, kind)] = measure(
+            runtime.timed(name, shape.compute_items, np.int32(shape.chain), x, y, results),
+            shape.compute_items * shape.lanes_per_item * shape.chain * ops,
+        )
+    tick("local memory")
+    k_local = 1024
+    suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),
+                                     shape.compute_items * 2 * k_local * 4)
+    for k_mix in shape.mix_steps:
+        tick(f"intensity sweep k={k_mix}")
+        rate = measure(runtime.timed("mix_f32", n, a, np.int32(k_mix), np.float32(0.999), np.float32(1e-3)), 8 * n)
+        suite.mix.append(MixPoint(2 * k_mix / 8, Sample(rate.value * 2 * k_mix / 8, rate.spread, reps)))
+    tick.finish()
+    suite.notes.append(
+        f"Work-groups of {group}; global-memory kernels over {12 * n / 2**20:.0f} MiB of float arrays; local memory "
+        "as 4-byte loads + stores per second x 4 B."
+    )
