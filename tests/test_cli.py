@@ -267,3 +267,43 @@ def test_bench_opencl_quick(tmp_path, monkeypatch):
     data = json.loads(result.stdout)
     assert data["profile"]["name"].endswith("-opencl")
     assert any(row["figure"] == "peak fp32 fma" for row in data["compared"])
+
+
+def _opencl_or_skip():
+    pytest.importorskip("pyopencl")
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.bench.opencl import list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device")
+    except BackendUnavailable:
+        pytest.skip("no OpenCL platform")
+
+
+def test_tune_varmc_quick_and_report(tmp_path):
+    _opencl_or_skip()
+    store = tmp_path / "results.sqlite"
+    result = run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "-r", "2", "--store", str(store),
+                 "--compare-exhaustive", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data["best"]) == {"posbs", "simbs", "vwidth", "wgsize"}
+    assert data["mpps"] > 0 and 0 < data["fraction_of_optimum"] <= 1.0 + 1e-9 or data["fraction_of_optimum"] > 0
+    assert data["exhaustive_evaluations"] == data["space_size"]
+    chart, table = tmp_path / "models.png", tmp_path / "m.csv"
+    report = run("tune", "report", str(data["run"]), "--store", str(store), "-o", str(chart), "--csv", str(table),
+                 "--json")
+    assert report.exit_code == 0, report.stderr
+    models = json.loads(report.stdout)["models"]
+    assert {"(1) buffer size", "(5) work-group", "(6) NDRange"} <= {m["name"] for m in models}
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+    assert table.read_text().startswith("step,")
+    again = json.loads(run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "-r", "2", "--store",
+                           str(store), "--json").stdout)
+    assert again["run"] != data["run"] and not again["resumed"]  # the first run finished: a new one starts
+
+
+def test_tune_bad_input(tmp_path):
+    assert "unknown strategy" in run("tune", "varmc", "--strategy", "annealing").stderr
+    assert "no results database" in run("tune", "report", "1", "--store", str(tmp_path / "none.sqlite")).stderr

@@ -1,0 +1,1 @@
+"""Auto-tuning: search spaces, strategies (hierarchical, exhaustive, random), the results store, partial models."""

@@ -1,0 +1,54 @@
+"""Search spaces: named parameters with their values, and constraints that rule configurations out."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+__all__ = ["Config", "SearchSpace"]
+
+Config = dict[str, int]
+Constraint = Callable[[Mapping[str, int]], "str | None"]  # returns why a configuration is invalid
+
+
+@dataclass
+class SearchSpace:
+    """Parameters (name -> candidate values, in order) and constraints over whole configurations."""
+
+    parameters: dict[str, tuple[int, ...]]
+    constraints: Sequence[Constraint] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not self.parameters:
+            raise ValueError("a search space needs at least one parameter")
+        for name, values in self.parameters.items():
+            if not values:
+                raise ValueError(f"parameter {name!r} has no values")
+            if len(set(values)) != len(values):
+                raise ValueError(f"parameter {name!r} lists a value twice")
+
+    def invalid(self, config: Mapping[str, int]) -> str | None:
+        """Return why `config` is not in the space, or None."""
+        for name, value in config.items():
+            if name not in self.parameters:
+                return f"unknown parameter {name!r}"
+        for name in self.parameters:
+            if name not in config:
+                return f"missing parameter {name!r}"
+        for constraint in self.constraints:
+            reason = constraint(config)
+            if reason:
+                return reason
+        return None
+
+    def __iter__(self) -> Iterator[Config]:
+        names = list(self.parameters)
+        for values in itertools.product(*self.parameters.values()):
+            config = dict(zip(names, values))
+            if self.invalid(config) is None:
+                yield config
+
+    def size(self) -> int:
+        """Return the number of valid configurations."""
+        return sum(1 for _ in self)

@@ -1,0 +1,163 @@
+"""The results store: every run and every measurement in SQLite, so that an interrupted run resumes."""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_STORE", "Measurement", "ResultsStore"]
+
+DEFAULT_STORE = Path(".perfcast") / "results.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    identity TEXT NOT NULL,         -- kernel, strategy, device and problem: what makes a run resumable
+    kernel TEXT NOT NULL,
+    strategy TEXT NOT NULL,
+    environment TEXT NOT NULL,      -- JSON: platform, device, driver, compiler, host
+    problem TEXT NOT NULL,          -- JSON
+    repetitions INTEGER NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT,
+    result TEXT                     -- JSON summary once finished
+);
+CREATE TABLE IF NOT EXISTS measurements (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    step TEXT NOT NULL,             -- which step of the strategy measured it
+    config TEXT NOT NULL,           -- JSON, keys sorted
+    size TEXT NOT NULL,             -- JSON: the problem size of this measurement
+    mean REAL NOT NULL,             -- seconds
+    std REAL NOT NULL,
+    samples TEXT NOT NULL,          -- JSON list of seconds
+    metric REAL NOT NULL,           -- throughput, higher is better
+    measured TEXT NOT NULL,
+    PRIMARY KEY (run_id, step, config, size)
+);
+"""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One configuration measured at one problem size: mean and standard deviation (s) and throughput."""
+
+    step: str
+    config: dict[str, int]
+    size: dict[str, int]
+    mean: float
+    std: float
+    samples: tuple[float, ...]
+    metric: float
+
+
+def _key(mapping: Mapping[str, Any]) -> str:
+    return json.dumps(dict(mapping), sort_keys=True)
+
+
+class ResultsStore:
+    """An SQLite file of tuning runs and their measurements."""
+
+    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(self.path)
+        self.db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def open_run(self, kernel: str, strategy: str, environment: Mapping[str, Any], problem: Mapping[str, Any],
+                 repetitions: int) -> tuple[int, bool]:
+        """Return (run id, resumed): the unfinished run of the same identity if there is one, else a new run."""
+        identity = _key({"kernel": kernel, "strategy": strategy, "device": environment.get("device"),
+                         "problem": dict(problem), "repetitions": repetitions})
+        row = self.db.execute(
+            "SELECT id FROM runs WHERE identity = ? AND finished IS NULL ORDER BY id DESC LIMIT 1", (identity,)
+        ).fetchone()
+        if row:
+            return int(row[0]), True
+        cursor = self.db.execute(
+            "INSERT INTO runs (identity, kernel, strategy, environment, problem, repetitions, started) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (identity, kernel, strategy, _key(environment), _key(problem), repetitions,
+             _dt.datetime.now().isoformat(timespec="seconds")),
+        )
+        self.db.commit()
+        return int(cursor.lastrowid), False
+
+    def find(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
+        """Return the measurement this run already has of `config` at `size` (from whichever step took it)."""
+        row = self.db.execute(
+            "SELECT step, mean, std, samples, metric FROM measurements WHERE run_id=? AND config=? AND size=? "
+            "ORDER BY rowid LIMIT 1",
+            (run_id, _key(config), _key(size)),
+        ).fetchone()
+        if row is None:
+            return None
+        return Measurement(row[0], dict(config), dict(size), row[1], row[2], tuple(json.loads(row[3])), row[4])
+
+    def distinct_measurements(self, run_id: int) -> int:
+        """Return how many (configuration, size) pairs this run has measured."""
+        row = self.db.execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT config, size FROM measurements WHERE run_id = ?)", (run_id,)
+        ).fetchone()
+        return int(row[0])
+
+    def record(self, run_id: int, measurement: Measurement) -> None:
+        """Store one measurement at once (committed: nothing is lost if the run is interrupted)."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (run_id, measurement.step, _key(measurement.config), _key(measurement.size), measurement.mean,
+             measurement.std, json.dumps(list(measurement.samples)), measurement.metric,
+             _dt.datetime.now().isoformat(timespec="seconds")),
+        )
+        self.db.commit()
+
+    def finish(self, run_id: int, result: Mapping[str, Any]) -> None:
+        """Mark a run finished with its summary."""
+        self.db.execute("UPDATE runs SET finished = ?, result = ? WHERE id = ?",
+                        (_dt.datetime.now().isoformat(timespec="seconds"), json.dumps(dict(result)), run_id))
+        self.db.commit()
+
+    def run_info(self, run_id: int) -> dict[str, Any]:
+        """Return a run's row as a dict (JSON fields decoded)."""
+        self.db.row_factory = sqlite3.Row
+        try:
+            row = self.db.execute("SELECT * FROM runs WHERE id = ?", (run_id,)).fetchone()
+        finally:
+            self.db.row_factory = None
+        if row is None:
+            raise KeyError(f"no tuning run {run_id} in {self.path}")
+        info = dict(row)
+        for key in ("environment", "problem", "result"):
+            info[key] = json.loads(info[key]) if info[key] else None
+        return info
+
+    def measurements(self, run_id: int) -> list[Measurement]:
+        """Return every measurement of a run, in the order they were taken."""
+        rows = self.db.execute(
+            "SELECT step, config, size, mean, std, samples, metric FROM measurements WHERE run_id = ? ORDER BY rowid",
+            (run_id,),
+        ).fetchall()
+        return [Measurement(r[0], json.loads(r[1]), json.loads(r[2]), r[3], r[4], tuple(json.loads(r[5])), r[6])
+                for r in rows]
+
+    def export_csv(self, run_id: int, path: str | Path) -> Path:
+        """Write a run's measurements to CSV (one column per parameter and size entry) and return the path."""
+        rows = self.measurements(run_id)
+        params = sorted({k for m in rows for k in m.config})
+        sizes = sorted({k for m in rows for k in m.size})
+        path = Path(path)
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["step", *params, *sizes, "mean_s", "std_s", "repetitions", "metric"])
+            for m in rows:
+                writer.writerow([m.step, *(m.config.get(p, "") for p in params), *(m.size.get(s, "") for s in sizes),
+                                 m.mean, m.std, len(m.samples), m.metric])
+        return path

@@ -1,0 +1,223 @@
+"""Search strategies behind one interface: exhaustive, random, and the hierarchical method of spec §5.2.
+
+A strategy asks a Session for measurements; the session repeats each run,
+keeps mean and standard deviation, stores it at once and answers from the
+store when a run is resumed, so a configuration is never measured twice.
+"""
+
+from __future__ import annotations
+
+import random as _random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from perfcast.tune.space import Config, SearchSpace
+from perfcast.tune.store import Measurement, ResultsStore
+
+__all__ = ["STRATEGIES", "Session", "Tunable", "TuningResult", "exhaustive", "hierarchical", "random_search"]
+
+KEEP_WITHIN = 0.97  # step 1 keeps the smallest value within 97 % of the best (local memory is scarce)
+
+
+class Tunable(Protocol):
+    """What the tuner needs of a kernel (see perfcast.tune.opencl_kernel for an OpenCL one)."""
+
+    name: str
+    space: SearchSpace
+    item_parameters: Sequence[str]  # tuned on one work-item, in this order (step 1)
+    group_parameter: str  # work-items per work-group (step 2)
+
+    def target(self) -> dict[str, int]:
+        """Return the problem size the tuning is for."""
+        ...
+
+    def size_for(self, config: Mapping[str, int], groups: int) -> dict[str, int]:
+        """Return the problem size where every work-item does its configured work, with `groups` work-groups."""
+        ...
+
+    def groups_for_target(self, config: Mapping[str, int]) -> int:
+        """Return the number of work-groups that makes `config` run the target problem."""
+        ...
+
+    def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None: ...
+
+    def run(self, config: Mapping[str, int], size: Mapping[str, int]) -> float:
+        """Run once and return the kernel time in s."""
+        ...
+
+    def throughput(self, size: Mapping[str, int], seconds: float) -> float:
+        """Return the performance metric (higher is better) of a run of `size` taking `seconds`."""
+        ...
+
+    def check(self, config: Mapping[str, int]) -> str | None:
+        """Return why `config` computes a wrong result, or None."""
+        ...
+
+    def environment(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Session:
+    """Measurements for one tuning run: repeated, stored at once, re-used when resumed."""
+
+    tunable: Tunable
+    store: ResultsStore
+    run_id: int
+    repetitions: int = 10
+    progress: Callable[[str], None] = lambda _: None
+    measured: int = 0  # new measurements taken in this process
+    reused: int = 0  # requests answered from the store (earlier step, or a resumed run)
+    checked: set[str] = field(default_factory=set)
+
+    def evaluate(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
+        """Return the measurement of `config` at `size` (None if it cannot run there)."""
+        if self.tunable.space.invalid(config) or self.tunable.invalid(config, size):
+            return None
+        found = self.store.find(self.run_id, config, size)
+        if found is not None:
+            self.reused += 1
+            if found.step != step:  # filed under this step too, so that each step's sweep is complete
+                found = Measurement(step, found.config, found.size, found.mean, found.std, found.samples, found.metric)
+                self.store.record(self.run_id, found)
+            return found
+        key = str(sorted(config.items()))
+        if key not in self.checked:
+            wrong = self.tunable.check(config)
+            if wrong:
+                raise RuntimeError(f"configuration {dict(config)} computes a wrong result: {wrong}")
+            self.checked.add(key)
+        self.progress(f"{step}: {dict(config)} {dict(size)}")
+        self.tunable.run(config, size)  # warm-up, discarded
+        samples = [self.tunable.run(config, size) for _ in range(self.repetitions)]
+        mean, std = float(np.mean(samples)), float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
+        measurement = Measurement(step, dict(config), dict(size), mean, std, tuple(samples),
+                                  self.tunable.throughput(size, mean))
+        self.store.record(self.run_id, measurement)
+        self.measured += 1
+        return measurement
+
+    @property
+    def evaluations(self) -> int:
+        """Return how many (configuration, problem size) pairs this run has measured, resumed parts included."""
+        return self.store.distinct_measurements(self.run_id)
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """The best configuration at the target size, its measurement, and what the search cost."""
+
+    best: Config
+    measurement: Measurement
+    evaluations: int
+    steps: dict[str, Config]  # the configuration chosen after each step (hierarchical)
+
+
+def _best(measured: Sequence[Measurement]) -> Measurement:
+    if not measured:
+        raise RuntimeError("no configuration could run")
+    return max(measured, key=lambda m: m.metric)
+
+
+def exhaustive(session: Session) -> TuningResult:
+    """Return the best of every valid configuration, each measured at the target size."""
+    tunable = session.tunable
+    results = []
+    for config in tunable.space:
+        groups = tunable.groups_for_target(config)
+        if groups >= 1 and (m := session.evaluate("exhaustive", config, tunable.size_for(config, groups))):
+            results.append(m)
+    best = _best(results)
+    return TuningResult(best.config, best, session.evaluations, {"exhaustive": best.config})
+
+
+def random_search(session: Session, budget: int, seed: int = 0) -> TuningResult:
+    """Return the best of `budget` configurations drawn at random from the valid ones, at the target size."""
+    tunable = session.tunable
+    candidates = [c for c in tunable.space if tunable.groups_for_target(c)]
+    _random.Random(seed).shuffle(candidates)
+    results = []
+    for config in candidates:
+        if len(results) >= budget:
+            break
+        m = session.evaluate("random", config, tunable.size_for(config, tunable.groups_for_target(config)))
+        if m is not None:
+            results.append(m)
+    best = _best(results)
+    return TuningResult(best.config, best, session.evaluations, {"random": best.config})
+
+
+def _sweep(session: Session, step: str, config: Config, name: str, groups: Callable[[Config], int],
+           pick_smallest_within: float | None) -> Config:
+    """Return `config` with parameter `name` set to the best of its values (others fixed)."""
+    tunable = session.tunable
+    measured = []
+    for value in tunable.space.parameters[name]:
+        candidate = {**config, name: value}
+        g = groups(candidate)
+        if g < 1:
+            continue
+        m = session.evaluate(step, candidate, tunable.size_for(candidate, g))
+        if m is not None:
+            measured.append(m)
+    if not measured:
+        return config
+    top = _best(measured).metric
+    if pick_smallest_within is None:
+        return _best(measured).config
+    keep = [m for m in measured if m.metric >= pick_smallest_within * top]
+    return min(keep, key=lambda m: m.config[name]).config
+
+
+def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
+    """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review."""
+    tunable = session.tunable
+    space = tunable.space
+    group = tunable.group_parameter
+    config: Config = {name: values[0] for name, values in space.parameters.items()}
+    config[group] = min(space.parameters[group])
+    steps: dict[str, Config] = {}
+    # Step 1: one work-item (one work-group of one item, or of the smallest size allowed); revisit until stable.
+    for _ in range(max_passes):
+        before = dict(config)
+        for name in tunable.item_parameters:
+            config = _sweep(session, f"1-item:{name}", config, name, lambda c: 1, KEEP_WITHIN)
+        if config == before:
+            break
+    steps["work-item"] = dict(config)
+    # Step 2: work-items per work-group, one work-group.
+    config = _sweep(session, "2-group", config, group, lambda c: 1, None)
+    steps["work-group"] = dict(config)
+    # Step 3: work-groups over the device, up to the target problem.
+    target_groups = tunable.groups_for_target(config)
+    by_groups = {
+        g: m for g in (2**i for i in range(32)) if g <= target_groups
+        if (m := session.evaluate("3-ndrange", config, tunable.size_for(config, g))) is not None
+    }
+    if by_groups:
+        steps["ndrange"] = {**config, "groups": max(by_groups, key=lambda g: by_groups[g].metric)}
+    # Step 4: review at the target size: try each parameter's neighbouring values; loop until nothing improves.
+    def at_target(c: Config) -> Measurement | None:
+        g = tunable.groups_for_target(c)
+        return session.evaluate("4-review", c, tunable.size_for(c, g)) if g >= 1 else None
+
+    current = at_target(config)
+    if current is None:
+        raise RuntimeError(f"the configuration {config} found by steps 1-3 cannot run the target problem")
+    improved = True
+    while improved:
+        improved = False
+        for name, values in space.parameters.items():
+            index = values.index(current.config[name])
+            for neighbour in (index - 1, index + 1):
+                if 0 <= neighbour < len(values):
+                    m = at_target({**current.config, name: values[neighbour]})
+                    if m is not None and m.metric > current.metric:
+                        current, improved = m, True
+    steps["review"] = dict(current.config)
+    return TuningResult(current.config, current, session.evaluations, steps)
+
+
+STRATEGIES = ("hierarchical", "exhaustive", "random")

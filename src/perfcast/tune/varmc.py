@@ -1,0 +1,90 @@
+"""The VaR kernel as a tunable (spec §5): the four parameters, their constraints, mpps, a correctness check."""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from perfcast.kernels.varmc.model import Market, Portfolio, mpps, simulate_values
+from perfcast.kernels.varmc.opencl import VWIDTHS, VarmcConfig, VarmcOpenCl
+from perfcast.tune.space import SearchSpace
+
+__all__ = ["VarmcTunable", "default_space"]
+
+CHECKED_SIMULATIONS = 256  # the first simulations of a run are compared with the numpy reference
+
+
+def default_space(quick: bool = False) -> dict[str, tuple[int, ...]]:
+    """Return the parameter values searched: powers of two (a smaller space for --quick)."""
+    if quick:
+        return {"posbs": (64, 512), "simbs": (1, 4), "vwidth": (1, 4, 16), "wgsize": (1, 8)}
+    return {"posbs": (32, 128, 512, 2048), "simbs": (1, 2, 4, 8), "vwidth": VWIDTHS, "wgsize": (1, 4, 16, 64)}
+
+
+@dataclass
+class VarmcTunable:
+    """Monte Carlo VaR on one OpenCL device, tuned for `nsim` simulations of `portfolio`."""
+
+    portfolio: Portfolio
+    market: Market
+    nsim: int
+    parameters: dict[str, tuple[int, ...]] = field(default_factory=default_space)
+    device: Any = None
+    seed: int = 1
+    name: str = "varmc"
+    item_parameters: tuple[str, ...] = ("posbs", "simbs", "vwidth")
+    group_parameter: str = "wgsize"
+
+    def __post_init__(self) -> None:
+        self.kernel = VarmcOpenCl(self.portfolio, self.market, self.device)
+        self.device = self.kernel.device
+        self.space = SearchSpace(self.parameters, [self._fits_device])
+        self._reference = simulate_values(self.portfolio, self.market, CHECKED_SIMULATIONS, self.seed)
+
+    @staticmethod
+    def _config(config: Mapping[str, int]) -> VarmcConfig:
+        return VarmcConfig(config["posbs"], config["simbs"], config["vwidth"], config["wgsize"])
+
+    def _fits_device(self, config: Mapping[str, int]) -> str | None:
+        c = self._config(config)
+        return self.kernel.invalid(c, c.sims_per_group)
+
+    def target(self) -> dict[str, int]:
+        return {"nsim": self.nsim, "npos": self.portfolio.size}
+
+    def size_for(self, config: Mapping[str, int], groups: int) -> dict[str, int]:
+        return {"nsim": self._config(config).sims_per_group * groups, "npos": self.portfolio.size}
+
+    def groups_for_target(self, config: Mapping[str, int]) -> int:
+        per_group = self._config(config).sims_per_group
+        return self.nsim // per_group if self.nsim % per_group == 0 else 0
+
+    def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None:
+        return self.kernel.invalid(self._config(config), size["nsim"])
+
+    def run(self, config: Mapping[str, int], size: Mapping[str, int]) -> float:
+        return self.kernel.run(self._config(config), size["nsim"], self.seed)[1]
+
+    def throughput(self, size: Mapping[str, int], seconds: float) -> float:
+        return mpps(size["nsim"], size["npos"], seconds)
+
+    def check(self, config: Mapping[str, int]) -> str | None:
+        c = self._config(config)
+        nsim = -(-CHECKED_SIMULATIONS // c.sims_per_group) * c.sims_per_group
+        values, _ = self.kernel.run(c, nsim, self.seed)
+        error = np.max(np.abs(values[:CHECKED_SIMULATIONS] - self._reference) / np.abs(self._reference))
+        return None if error < 1e-4 else f"values differ from the numpy reference by {error:.2e} (relative)"
+
+    def environment(self) -> dict[str, Any]:
+        d = self.device
+        return {
+            "platform": f"{d.platform.name.strip()} {d.platform.version.strip()}",
+            "device": d.name.strip(),
+            "driver": d.driver_version,
+            "compiler": "OpenCL C (runtime build), -cl-mad-enable",
+            "host": f"{platform.node()} {platform.machine()}",
+        }

@@ -1,0 +1,138 @@
+"""The tuner on a synthetic kernel with a known landscape: strategies, constraints, the store and resuming."""
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from perfcast.tune.space import SearchSpace
+from perfcast.tune.store import ResultsStore
+from perfcast.tune.strategies import Session, exhaustive, hierarchical, random_search
+
+TARGET = 4096
+
+
+@dataclass
+class SyntheticKernel:
+    """A deterministic stand-in for a kernel: time = work / speed(config); speed peaks at a known point."""
+
+    name: str = "synthetic"
+    item_parameters: tuple = ("block", "unroll")
+    group_parameter: str = "group"
+    calls: list = field(default_factory=list)
+    fail_after: int | None = None
+
+    def __post_init__(self):
+        self.space = SearchSpace(
+            {"block": (1, 2, 4, 8, 16), "unroll": (1, 2, 4, 8), "group": (1, 2, 4, 8, 16)},
+            [lambda c: "block x group > 64" if c["block"] * c["group"] > 64 else None],
+        )
+
+    def target(self):
+        return {"n": TARGET}
+
+    def size_for(self, config, groups):
+        return {"n": config["block"] * config["group"] * groups}
+
+    def groups_for_target(self, config):
+        per = config["block"] * config["group"]
+        return TARGET // per if TARGET % per == 0 else 0
+
+    def invalid(self, config, size):
+        return None if size["n"] <= TARGET else "too big"
+
+    def speed(self, config):
+        # best at block 8 (within 3 % at 4), unroll 4, group 8; saturates at 2 groups of the device
+        b, u, g = config["block"], config["unroll"], config["group"]
+        return min(b, 4) * (1 + 0.01 * (b >= 8)) * (u if u <= 4 else 3) * min(g, 8)
+
+    def run(self, config, size):
+        self.calls.append((json.dumps(config, sort_keys=True), size["n"]))
+        if self.fail_after is not None and len(self.calls) > self.fail_after:
+            raise KeyboardInterrupt
+        groups = size["n"] / (config["block"] * config["group"])
+        return size["n"] / self.speed(config) / min(groups, 2) * 1e-6
+
+    def throughput(self, size, seconds):
+        return size["n"] / seconds
+
+    def check(self, config):
+        return None
+
+    def environment(self):
+        return {"device": "synthetic"}
+
+
+def session(kernel, store, strategy="hierarchical", repetitions=2):
+    run_id, resumed = store.open_run(kernel.name, strategy, kernel.environment(), kernel.target(), repetitions)
+    return Session(kernel, store, run_id, repetitions), resumed
+
+
+def test_space_and_constraints():
+    kernel = SyntheticKernel()
+    assert kernel.space.invalid({"block": 16, "unroll": 1, "group": 8}) == "block x group > 64"
+    assert kernel.space.invalid({"block": 1, "unroll": 1}) == "missing parameter 'group'"
+    assert kernel.space.size() == 5 * 4 * 5 - 3 * 4  # (8,16), (16,8), (16,16) are out, for each of 4 unrolls
+    assert all(c["block"] * c["group"] <= 64 for c in kernel.space)
+    with pytest.raises(ValueError, match="no values"):
+        SearchSpace({"a": ()})
+
+
+def test_exhaustive_finds_the_optimum(tmp_path):
+    kernel = SyntheticKernel()
+    store = ResultsStore(tmp_path / "r.sqlite")
+    s, _ = session(kernel, store, "exhaustive")
+    result = exhaustive(s)
+    assert result.best["unroll"] == 4 and result.best["group"] == 8
+    assert result.evaluations == kernel.space.size()
+
+
+def test_hierarchical_reaches_the_optimum_with_fewer_evaluations(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    best = exhaustive(session(SyntheticKernel(), store, "exhaustive")[0])
+    kernel = SyntheticKernel()
+    result = hierarchical(session(kernel, store)[0])
+    assert result.measurement.metric >= 0.97 * best.measurement.metric
+    assert result.evaluations < best.evaluations
+    # step 1 keeps the smallest block within 97 % of the best: 4, not 8
+    assert result.steps["work-item"]["block"] == 4
+    assert result.steps["work-group"]["group"] == 8
+    # every configuration was run once for warm-up and `repetitions` times, never measured twice
+    assert len(kernel.calls) == 3 * result.evaluations
+
+
+def test_random_respects_its_budget(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    result = random_search(session(SyntheticKernel(), store, "random")[0], budget=7, seed=3)
+    assert result.evaluations == 7
+
+
+def test_interrupted_run_resumes_without_measuring_again(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    first = SyntheticKernel(fail_after=20)
+    s, resumed = session(first, store)
+    assert not resumed
+    with pytest.raises(KeyboardInterrupt):
+        hierarchical(s)
+    kept = store.distinct_measurements(s.run_id)
+    assert kept == 6  # 20 runs = 6 configurations x (1 warm-up + 2 repetitions), the 7th interrupted
+    second = SyntheticKernel()
+    s2, resumed = session(second, store)
+    assert resumed and s2.run_id == s.run_id
+    result = hierarchical(s2)
+    assert len(second.calls) == 3 * (result.evaluations - kept)  # nothing stored was run again
+    store.finish(s2.run_id, {"best": result.best})
+    assert session(SyntheticKernel(), store)[1] is False  # a finished run is not resumed
+
+
+def test_store_records_environment_and_exports(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    s, _ = session(SyntheticKernel(), store, "random")
+    random_search(s, budget=3)
+    info = store.run_info(s.run_id)
+    assert info["environment"] == {"device": "synthetic"} and info["repetitions"] == 2
+    rows = store.export_csv(s.run_id, tmp_path / "r.csv").read_text().splitlines()
+    assert rows[0].split(",") == ["step", "block", "group", "unroll", "n", "mean_s", "std_s", "repetitions", "metric"]
+    assert len(rows) == 4
+    with pytest.raises(KeyError, match="no tuning run 99"):
+        store.run_info(99)
