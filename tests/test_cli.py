@@ -289,7 +289,7 @@ def test_tune_varmc_quick_and_report(tmp_path):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert set(data["best"]) == {"posbs", "simbs", "vwidth", "wgsize"}
-    assert data["mpps"] > 0 and 0 < data["fraction_of_optimum"] <= 1.0 + 1e-9 or data["fraction_of_optimum"] > 0
+    assert data["mpps"] > 0 and data["fraction_of_optimum"] > 0  # noise may put it a little above 1
     assert data["exhaustive_evaluations"] == data["space_size"]
     chart, table = tmp_path / "models.png", tmp_path / "m.csv"
     report = run("tune", "report", str(data["run"]), "--store", str(store), "-o", str(chart), "--csv", str(table),

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from perfcast.tune.models import FittedModel
 
@@ -32,6 +33,10 @@ def partial_models_figure(fits: Sequence[FittedModel], title: str) -> Figure:
         ax.plot(dense, fit.predict(dense) * 1e3, "-", color="#d62728", label=f"model: {constants}")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
+        plain = FuncFormatter(lambda value, _: f"{value:g}")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_formatter(plain)
+            axis.set_minor_formatter(plain if axis is ax.yaxis else NullFormatter())
         ax.set_xlabel(_X_LABELS.get(fit.name[:3], "parameter"))
         ax.set_ylabel("kernel time [ms]")
         ax.set_title(f"{fit.name}: rms error {fit.rms_relative_error:.1%}\n{fit.formula}", fontsize=8)
