@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ctypes
 import subprocess
-from collections.abc import Callable
+import datetime as dt
+import platform
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,9 +14,13 @@ import numpy as np
 
 from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
 from perfcast.bench.suite import calibrated_rate
+from perfcast.devices.schema import Device
 from perfcast.kernels.native import build_executable, build_library
+from perfcast.units import Dimension, format_quantity
 
-__all__ = ["REFERENCE_FLAGS", "Comparison", "compare_with_references", "run_peakflops", "run_stream"]
+__all__ = [
+    "REFERENCE_FLAGS", "Comparison", "compare_with_references", "comparison_markdown", "run_peakflops", "run_stream",
+]
 
 FOLDER = Path(__file__).parent / "reference"
 REFERENCE_FLAGS = ("-O3", "-march=native", "-fopenmp")
@@ -107,3 +113,44 @@ def compare_with_references(
         Comparison("DRAM triad bandwidth", "B/s", tuple(ours[0]), tuple(theirs[0])),
         Comparison("fp32 FMA peak", "op/s", tuple(ours[1]), tuple(theirs[1])),
     ]
+
+
+def comparison_markdown(
+    results: Sequence[Comparison], host: Device, elements: int, largest_cache: float, rounds: int, command: str
+) -> str:
+    """Return the side-by-side comparison as a Markdown report, with the command that reproduces it."""
+    lines = [
+        "# perfcast bench against established CPU references",
+        "",
+        "perfcast's native CPU backend (`src/perfcast/bench/kernels/bench.c`) and two references written in",
+        "this repository, compiled exactly as `gcc " + " ".join(REFERENCE_FLAGS) + "`:",
+        "a STREAM triad (`src/perfcast/bench/reference/stream.c`) and a peak fp32 FMA loop with sixteen",
+        "independent accumulators of the widest vector type (`src/perfcast/bench/reference/peakflops.c`).",
+        "Both run on every core, side by side in the same command: each round runs perfcast and the reference",
+        "once each, alternating which goes first. Each side's figure is the median over rounds of its",
+        "per-round median; the ratio is perfcast / reference.",
+        "",
+        "Reproduce with:",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        f"- date: {dt.date.today().isoformat()}; machine: {platform.machine()}, {platform.system()} {platform.release()}",
+        f"- device: {host.full_name}, {host.threads} threads",
+        f"- triad arrays: {elements:,} doubles each ({3 * elements * 8 / 2**20:,.0f} MiB in all, "
+        f"{3 * elements * 8 / largest_cache:.0f}x the largest cache); {rounds} rounds",
+        "",
+        "| figure | perfcast (median) | reference (median) | perfcast / reference | per round: perfcast | per round: reference |",
+        "|---|---:|---:|---:|---|---|",
+    ]
+    for c in results:
+        dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+        scale = 1e9  # per-round values in GB/s and GFLOP/s
+        lines.append(
+            f"| {c.figure} | {format_quantity(float(np.median(c.perfcast)), dimension)} | "
+            f"{format_quantity(float(np.median(c.reference)), dimension)} | **{c.ratio:.3f}** | "
+            f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
+        )
+    lines += ["", "Per-round values are in GB/s (triad) and GFLOP/s (peak). The target is a ratio of at least 0.95."]
+    return "\n".join(lines) + "\n"

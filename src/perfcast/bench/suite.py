@@ -9,10 +9,12 @@ like a catalog entry.
 from __future__ import annotations
 
 import copy
+import csv
 import datetime as _dt
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
@@ -28,6 +30,7 @@ __all__ = [
     "cache_plateaus",
     "calibrated_rate",
     "measured_device",
+    "write_suite_csv",
 ]
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction of the suite done)
@@ -213,3 +216,31 @@ def measured_device(
     notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes]
     data["notes"] = " ".join(note for note in notes if note).strip()
     return Device.from_mapping(data)
+
+
+def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
+    """Write every raw point of a suite to CSV: what, x (working set B or intensity op/B), value, spread."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["measurement", "x", "x_unit", "value", "unit", "spread", "repetitions"])
+        for p in suite.sweep:
+            writer.writerow([f"sweep {p.kernel}", p.working_set, "B", p.bandwidth.value, "B/s", p.bandwidth.spread,
+                             p.bandwidth.repetitions])
+        for kernel, sample in suite.dram.items():
+            writer.writerow([f"dram {kernel}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for level, sample in suite.levels.items():
+            writer.writerow([f"level {level}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for label, sample in suite.bandwidth_ceilings.items():
+            writer.writerow([f"bandwidth {label}", "", "", sample.value, "B/s", sample.spread, sample.repetitions])
+        for (precision, kind), sample in suite.compute.items():
+            writer.writerow([f"peak {precision} {kind}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
+        for label, sample in suite.compute_ceilings.items():
+            writer.writerow([f"compute {label}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
+        if suite.host_link is not None:
+            s = suite.host_link
+            writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])
+        for p in suite.mix:
+            writer.writerow(["intensity sweep", p.intensity, "op/B", p.performance.value, "op/s",
+                             p.performance.spread, p.performance.repetitions])
+    return path

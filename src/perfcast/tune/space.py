@@ -30,7 +30,7 @@ class SearchSpace:
 
     def invalid(self, config: Mapping[str, int]) -> str | None:
         """Return why `config` is not in the space, or None."""
-        for name, value in config.items():
+        for name in config:
             if name not in self.parameters:
                 return f"unknown parameter {name!r}"
         for name in self.parameters:

@@ -17,7 +17,9 @@ import numpy as np
 from perfcast.tune.space import Config, SearchSpace
 from perfcast.tune.store import Measurement, ResultsStore
 
-__all__ = ["STRATEGIES", "Session", "Tunable", "TuningResult", "exhaustive", "hierarchical", "random_search"]
+__all__ = [
+    "STRATEGIES", "Session", "Tunable", "TuningResult", "exhaustive", "hierarchical", "random_search", "run_strategy",
+]
 
 KEEP_WITHIN = 0.97  # step 1 keeps the smallest value within 97 % of the best (local memory is scarce)
 
@@ -221,3 +223,14 @@ def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
 
 
 STRATEGIES = ("hierarchical", "exhaustive", "random")
+
+
+def run_strategy(session: Session, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
+    """Return the result of the strategy called `strategy` (one of STRATEGIES); `budget` and `seed` are random's."""
+    if strategy == "hierarchical":
+        return hierarchical(session)
+    if strategy == "exhaustive":
+        return exhaustive(session)
+    if strategy == "random":
+        return random_search(session, budget, seed)
+    raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")

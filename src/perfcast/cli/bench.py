@@ -1,0 +1,136 @@
+"""`perfcast bench`: measure a device's ceilings and write its measured profile."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from perfcast.devices.catalog import save_device
+from perfcast.devices.schema import Device, Figure
+from perfcast.plots.files import save_figure
+from perfcast.units import Dimension, format_quantity
+from perfcast.cli.common import (
+    app,
+    check_chart_path,
+    console,
+    errors,
+    fail,
+    print_json,
+)
+
+def _compare_rows(
+    before: Device | None, after: Device, tool: str
+) -> list[tuple[str, float, float | None, Dimension]]:
+    """Return (figure, measured, previous or None, dimension) for every figure of `after` that `tool` measured."""
+    def ours(figure: Figure | None) -> bool:
+        return figure is not None and (figure.provenance.tool or "").startswith(tool)
+
+    def old(getter: Any) -> float | None:
+        try:
+            figure = getter(before) if before is not None else None
+        except KeyError:
+            return None
+        return figure.value if figure is not None else None
+
+    rows: list[tuple[str, float, float | None, Dimension]] = []
+    for precision, kinds in after.peak.items():
+        for kind, figure in kinds.items():
+            if ours(figure):
+                rows.append((f"peak {precision.value} {kind.value}", figure.value,
+                             old(lambda d, p=precision, k=kind: d.peak.get(p, {}).get(k)), Dimension.COMPUTE))
+    for level in after.memory:
+        if ours(level.bandwidth):
+            assert level.bandwidth is not None
+            rows.append((f"{level.level} bandwidth", level.bandwidth.value,
+                         old(lambda d, n=level.level: d.memory_level(n).bandwidth), Dimension.BANDWIDTH))
+    for name, figure in after.bandwidth_ceilings.items():
+        if ours(figure):
+            rows.append((f"bandwidth: {name}", figure.value, old(lambda d, n=name: d.bandwidth_ceilings.get(n)),
+                         Dimension.BANDWIDTH))
+    for name, figure in after.compute_ceilings.items():
+        if ours(figure):
+            rows.append((f"fp32 FMA: {name}", figure.value, old(lambda d, n=name: d.compute_ceilings.get(n)),
+                         Dimension.COMPUTE))
+    if after.host_link is not None and ours(after.host_link.bandwidth):
+        rows.append(("host link", after.host_link.bandwidth.value,
+                     old(lambda d: d.host_link.bandwidth if d.host_link else None), Dimension.BANDWIDTH))
+    return rows
+
+
+@app.command("bench")
+def bench_command(
+    backend_name: Annotated[str, typer.Option("--backend", "-b", help="cpu (native C), opencl (pyopencl) or cuda (CuPy).")] = "cpu",
+    device_id: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and repetitions (seconds, for tests and demos).")] = False,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed repetitions per measurement.")] = 5,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the measured profile (YAML) here.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Draw the measured roofline (.png, .svg or .pdf).")] = None,
+    csv_path: Annotated[Path | None, typer.Option("--csv", help="Write every raw measurement to CSV.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Measure a device's real ceilings with micro-benchmarks and write its measured profile."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.backends import BackendUnavailable, open_backend
+    from perfcast.bench.suite import measured_device, write_suite_csv
+    from perfcast.devices.catalog import PROFILES_DIR
+
+    try:
+        check_chart_path(plot)
+        with console.status(f"preparing the {backend_name} backend…"):
+            backend, base = open_backend(backend_name, device_id, repetitions)
+    except (BackendUnavailable, ValueError) as error:
+        raise fail(str(error)) from None
+    with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeElapsedColumn(), console=errors, transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+        suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction))
+    try:
+        profile = measured_device(base, suite)
+    except ValueError as error:
+        raise fail(f"the measurements do not make a valid profile: {error}") from None
+    saved = save_device(profile, PROFILES_DIR / f"{profile.name}.yaml")
+    if output is not None:
+        save_device(profile, output)
+    if csv_path is not None:
+        write_suite_csv(suite, csv_path)
+    before = base if isinstance(base, Device) else None
+    if before is None and "peak" in base:
+        before = Device.from_mapping(base)
+    rows = _compare_rows(before, profile, suite.tool)
+    if as_json:
+        print_json({
+            "profile": profile.model_dump(mode="json"),
+            "saved": str(saved),
+            "compared": [{"figure": f, "measured": m, "before": b} for f, m, b, _ in rows],
+            "intensity_sweep": [{"intensity": p.intensity, "performance": p.performance.value} for p in suite.mix],
+        })
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"{profile.full_name} — {suite.tool}", title_justify="left")
+        for column in ("figure", "measured", "before", "measured / before"):
+            table.add_column(column, justify="left" if column == "figure" else "right")
+        for figure, measured, before, dimension in rows:
+            table.add_row(figure, format_quantity(measured, dimension),
+                          format_quantity(before, dimension) if before else "—",
+                          f"{measured / before:.2f}" if before else "—")
+        console.print(table)
+        if before is not None:
+            console.print(f"  'before' is the description the profile starts from ({before.provenance.source}: "
+                          f"{before.provenance.describe()})", highlight=False)
+    for path in (saved, output, csv_path):
+        if path is not None:
+            (errors if as_json else console).print(f"wrote {path}", highlight=False)
+    if plot is not None:
+        from perfcast.devices.roofline_view import device_roofline
+        from perfcast.plots.roofline import roofline_figure
+
+        roof = device_roofline(profile, "fp32")
+        sweep = [(p.intensity, p.performance.value) for p in suite.mix]
+        figure = roofline_figure(roof, levels=profile.level_bandwidths(), sweep=sweep,
+                                 title=f"Measured roofline — {profile.full_name} (fp32)")
+        save_figure(figure, plot)
+        (errors if as_json else console).print(f"wrote {plot}", highlight=False)

@@ -1,0 +1,79 @@
+"""What every command of the `perfcast` command line shares: the app, consoles, errors, device lookup."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from perfcast import __version__
+from perfcast.devices.catalog import DeviceFileError, get_device
+from perfcast.devices.schema import Device
+from perfcast.plots.files import SAVE_FORMATS
+
+app = typer.Typer(
+    help="perfcast: how fast will this kernel run on that processor, and why.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+console = Console()
+errors = Console(stderr=True)
+
+HOST = "host"
+
+
+def fail(message: str) -> typer.Exit:
+    """Print `message` as an error and return the exit to raise."""
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code=2)
+
+
+def check_chart_path(output: Path | None) -> None:
+    """Raise ValueError before any work if `output` is not a chart format perfcast writes."""
+    if output is not None and output.suffix.lower() not in SAVE_FORMATS:
+        raise ValueError(f"cannot write {output.name!r}: use {', '.join(SAVE_FORMATS)}")
+
+
+def print_json(data: Any) -> None:
+    """Print `data` as JSON on stdout, with no styling, for scripts."""
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+def resolve_device(name: str) -> Device:
+    """Return the device named on the command line: a catalog name, a YAML path, or 'host' (detected now)."""
+    if name == HOST:
+        from perfcast.devices.detect import detect_cpu
+
+        with console.status("detecting this machine (probing DRAM bandwidth)…"):
+            return detect_cpu()
+    try:
+        return get_device(name)
+    except (KeyError, DeviceFileError) as error:
+        raise fail(str(error).strip('"')) from None
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"perfcast {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """perfcast: how fast will this kernel run on that processor, and why."""
+
+def format_time(seconds: float) -> str:
+    """Return a duration in s, ms, µs or ns."""
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if seconds >= factor or unit == "ns":
+            return f"{seconds / factor:.4g} {unit}"
+    raise AssertionError("unreachable")

@@ -1,0 +1,150 @@
+"""`perfcast devices`: the catalog and measured profiles, one device in detail, this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from perfcast.devices.catalog import DeviceFileError, device_to_yaml, known_devices, save_device
+from perfcast.devices.schema import Device, Figure, Precision
+from perfcast.units import Dimension, format_quantity
+from perfcast.cli.common import (
+    HOST,
+    app,
+    console,
+    errors,
+    fail,
+    print_json,
+    resolve_device,
+)
+
+devices_app = typer.Typer(help="Device descriptions: the catalog, one device in detail, this machine.", no_args_is_help=True)
+app.add_typer(devices_app, name="devices")
+
+
+def _device_row(device: Device) -> dict[str, Any]:
+    """Return the headline figures of `device` in base units (op/s, B/s, op/B)."""
+    fp64 = device.peak_compute(Precision.FP64) if Precision.FP64 in device.peak else None
+    fp32 = device.peak_compute(Precision.FP32) if Precision.FP32 in device.peak else None
+    return {
+        "name": device.name,
+        "full_name": device.full_name,
+        "kind": device.kind,
+        "origin": device.provenance.source,
+        "fp32_peak": fp32,
+        "fp64_peak": fp64,
+        "dram_bandwidth": device.dram_bandwidth,
+        "ridge_fp32": fp32 / device.dram_bandwidth if fp32 else None,
+    }
+
+
+@devices_app.command("list")
+def devices_list(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the catalog and measured profiles with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
+    try:
+        rows = [_device_row(device) for device in known_devices().values()]
+    except DeviceFileError as error:
+        raise fail(str(error)) from None
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title="perfcast device catalog", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("name", no_wrap=True)
+    table.add_column("device", min_width=14)
+    table.add_column("kind\nfigures")
+    for heading in ("fp32\nGFLOP/s", "fp64\nGFLOP/s", "DRAM\nGB/s", "ridge\nop/B"):
+        table.add_column(heading, justify="right", min_width=7)
+    for row in rows:
+        table.add_row(
+            row["name"], row["full_name"], f"{row['kind']}\n{row['origin']}",
+            f"{row['fp32_peak'] / 1e9:.5g}" if row["fp32_peak"] else "—",
+            f"{row['fp64_peak'] / 1e9:.5g}" if row["fp64_peak"] else "—",
+            f"{row['dram_bandwidth'] / 1e9:.5g}",
+            f"{row['ridge_fp32']:.3g}" if row["ridge_fp32"] else "—",
+        )
+    console.print(table)
+
+
+def _print_device(device: Device) -> None:
+    """Print `device` for a human: its structure, then every figure with its provenance."""
+    console.print(f"[bold]{device.full_name}[/]  ({device.name})")
+    structure = [
+        ("kind", device.kind), ("vendor", device.vendor), ("architecture", device.architecture),
+        ("year", device.year),
+        ("compute units", f"{device.compute_units} {'cores' if device.kind == 'cpu' else 'SMs / CUs'}"),
+        ("processing elements", device.processing_elements), ("threads", device.threads),
+        ("SIMD width", f"{device.simd_width_bits} bit" if device.simd_width_bits else None),
+        ("warp size", device.warp_size),
+    ]
+    for label, value in structure:
+        if value is not None:
+            console.print(f"  {label:<20} {value}", highlight=False)
+    default = device.provenance
+    console.print(f"  {'figures':<20} {default.source}: {default.describe()}",
+                  highlight=False)
+    table = Table(show_header=True, header_style="bold")
+    for column in ("figure", "value", "source", "details"):
+        table.add_column(column, overflow="fold")
+    rows: list[tuple[str, Figure, Dimension]] = []
+    for name in ("base", "boost"):
+        clock = getattr(device.clock, name)
+        if clock is not None:
+            rows.append((f"clock {name}", clock, Dimension.FREQUENCY))
+    for precision, kinds in device.peak.items():
+        for kind, figure in kinds.items():
+            rows.append((f"peak {precision.value} {kind.value}", figure, Dimension.COMPUTE))
+    for level in device.memory:
+        where = {"per_core": " per core", "per_unit": " per SM/CU", "device": ""}[level.scope]
+        if level.size is not None:
+            rows.append((f"{level.level} size{where}", level.size, Dimension.BYTES))
+        if level.bandwidth is not None:
+            rows.append((f"{level.level} bandwidth", level.bandwidth, Dimension.BANDWIDTH))
+    for name, figure in device.bandwidth_ceilings.items():
+        rows.append((f"bandwidth ({name})", figure, Dimension.BANDWIDTH))
+    if device.host_link is not None:
+        rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
+    for label, figure, dimension in rows:
+        same = figure.provenance == default
+        table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
+                      "(as above)" if same else figure.provenance.describe())
+    console.print(table)
+    if device.notes:
+        console.print(f"  [dim]{device.notes}[/]")
+
+
+@devices_app.command("show")
+def devices_show(
+    name: Annotated[str, typer.Argument(help="Catalog name, path of a device YAML file, or 'host'.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    as_yaml: Annotated[bool, typer.Option("--yaml", help="Print the device file (YAML).")] = False,
+) -> None:
+    """Show one device: every figure with its provenance (spec, measured or estimated)."""
+    device = resolve_device(name)
+    if as_json:
+        print_json(device.model_dump(mode="json"))
+    elif as_yaml:
+        typer.echo(device_to_yaml(device), nl=False)
+    else:
+        _print_device(device)
+
+
+@devices_app.command("detect")
+def devices_detect(
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the description to this YAML file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Detect this machine's CPU (model, cores, SIMD width, caches), estimate its peaks and probe its DRAM bandwidth."""
+    device = resolve_device(HOST)
+    if as_json:
+        print_json(device.model_dump(mode="json"))
+    else:
+        _print_device(device)
+    if output is not None:
+        save_device(device, output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)

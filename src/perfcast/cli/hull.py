@@ -1,0 +1,256 @@
+"""`perfcast hull` and `perfcast app`: boat hull predictions of a primitive and of an application."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich import box
+from rich.table import Table
+
+from perfcast.devices.schema import Precision
+from perfcast.models.boathull import ClassVariables, HullPrediction
+from perfcast.plots.files import save_figure
+from perfcast.species.classes import HaloTile
+from perfcast.units import Dimension, parse_quantity
+from perfcast.cli.common import (
+    app,
+    check_chart_path,
+    console,
+    errors,
+    fail,
+    format_time,
+    print_json,
+    resolve_device,
+)
+
+def _split_list(values: list[str] | None) -> list[str]:
+    """Return the items of repeatable, comma-separated options."""
+    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
+
+
+def _parse_bind(values: list[str] | None) -> dict[str, int]:
+    """Return symbol values from --bind A=2048 options."""
+    bound: dict[str, int] = {}
+    for item in _split_list(values):
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip().isdigit() or int(value) < 1:
+            raise ValueError(f"--bind {item!r}: expected SYMBOL=POSITIVE_INTEGER, e.g. A=2048")
+        bound[name.strip()] = int(value)
+    return bound
+
+
+def _parse_tile(text: str) -> HaloTile:
+    """Return the work-group tile given as TXxTY."""
+    tx, sep, ty = text.lower().partition("x")
+    if not sep or not tx.isdigit() or not ty.isdigit():
+        raise ValueError(f"--tile {text!r}: expected TXxTY, e.g. 16x16")
+    return HaloTile(int(tx), int(ty))
+
+
+def _class_line(variables: ClassVariables) -> str:
+    """Return the class variables in one line."""
+    values = "  ".join(f"{name}={getattr(variables, name):,.6g}" for name in ("w", "m", "o", "d", "c", "u"))
+    return f"{values}  GPU floors: {', '.join(variables.floors) or 'none'}"
+
+
+def _hull_rows(prediction: HullPrediction) -> list[dict[str, Any]]:
+    """Return one JSON-ready row per complexity f: the range in s, its binding terms, every term."""
+    return [
+        {
+            "f": float(f),
+            "lower": float(prediction.lower[i]),
+            "upper": float(prediction.upper[i]),
+            "lower_term": str(prediction.lower_term[i]),
+            "upper_term": str(prediction.upper_term[i]),
+            "terms": {name: float(values[i]) for name, values in prediction.terms.items()},
+        }
+        for i, f in enumerate(prediction.f)
+    ]
+
+
+@app.command("hull")
+def hull_command(
+    species: Annotated[str, typer.Argument(help="Algorithmic species, e.g. '1024x1024|neighb(7x7) -> 1024x1024|element'.")],
+    device_names: Annotated[list[str], typer.Option("--device", "-d", help="Catalog name, device YAML file or 'host'. Repeatable.")],
+    f_values: Annotated[str, typer.Option("--f", help="Operator complexities (ops per application), comma-separated.")] = "1,4,16,64,256,1024",
+    assume: Annotated[list[str] | None, typer.Option("--assume", help="Rule out floors: fma, coalesced (GPU); vectorised, multithreaded (CPU).")] = None,
+    bind: Annotated[list[str] | None, typer.Option("--bind", help="Bind a size symbol, e.g. A=2048. Repeatable or comma-separated.")] = None,
+    element_size: Annotated[float, typer.Option("--element-size", "-s", help="Bytes per element.")] = 4,
+    precision: Annotated[Precision, typer.Option("--precision", "-p", help="Precision of the compute peak.")] = Precision.FP32,
+    tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
+    transfers: Annotated[bool, typer.Option("--transfers", help="Add host<->device copies (t0) to both ends (GPUs).")] = False,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the boat hull chart (.png, .svg or .pdf).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.species.application import predict_primitive
+
+    devices = [resolve_device(name) for name in device_names]
+    try:
+        f = [parse_quantity(item, Dimension.WORK) for item in _split_list([f_values])]
+        if not f:
+            raise ValueError("--f: give at least one complexity")
+        options = dict(bind=_parse_bind(bind), element_bytes=element_size, assume=_split_list(assume),
+                       tile=_parse_tile(tile))
+        check_chart_path(output)
+        results = []
+        for device in devices:
+            inputs = hull_inputs(device, precision, element_size)
+            wants_bus = transfers and device.kind == "gpu"
+            results.append((inputs, predict_primitive(species, inputs, f, transfers=wants_bus, **options)))
+    except (KeyError, ValueError) as error:
+        raise fail(str(error).strip('"')) from None
+    bound, variables = results[0][1].species, results[0][1].variables
+    if as_json:
+        print_json({
+            "species": species,
+            "bound_species": str(bound),
+            "class": {"origin": variables.origin, "name": variables.name, "floors": list(variables.floors),
+                      **{k: getattr(variables, k) for k in ("w", "m", "o", "d", "c", "u")}},
+            "element_size": element_size,
+            "devices": [
+                {"name": inputs.device.name, "kind": inputs.device.kind, "inputs": inputs.sources,
+                 "assume": options["assume"], "floors": list(r.prediction.floors),
+                 "ruled_out": list(r.prediction.ruled_out),
+                 "ignored_assumptions": list(r.prediction.ignored_assumptions),
+                 "transfer": r.prediction.transfer, "rows": _hull_rows(r.prediction)}
+                for inputs, r in results
+            ],
+        })
+    else:
+        console.print(f"[bold]{bound}[/]", highlight=False)
+        console.print(f"  class: {variables.name} ({variables.origin})", highlight=False)
+        console.print(f"  {_class_line(variables)}", highlight=False)
+        for inputs, r in results:
+            _print_hull(inputs, r.prediction)
+    if output is not None:
+        from perfcast.plots.boathull import HullPanel, hull_figure
+
+        dense = np.geomspace(1, 1e4, 241)
+        panels = []
+        for inputs, _ in results:
+            wants_bus = transfers and inputs.device.kind == "gpu"
+            curve = predict_primitive(species, inputs, dense, transfers=wants_bus, **options).prediction
+            panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
+        save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+
+
+def _print_hull(inputs: Any, prediction: HullPrediction) -> None:
+    """Print one device's inputs and predicted ranges for a human."""
+    device = inputs.device
+    console.print(f"\n[bold]{device.full_name}[/] ({device.kind})", highlight=False)
+    for name, source in inputs.sources.items():
+        console.print(f"  {name:<14}{source}", highlight=False)
+    if prediction.ruled_out:
+        console.print(f"  ruled out by assumptions: {', '.join(prediction.ruled_out)}", highlight=False)
+    if prediction.ignored_assumptions:
+        console.print(f"  assumptions with no floor on a {device.kind}: {', '.join(prediction.ignored_assumptions)}",
+                      highlight=False)
+    if prediction.transfer:
+        console.print(f"  transfers t0 = {format_time(prediction.transfer)} added to both ends", highlight=False)
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("f", justify="right")
+    table.add_column("lower", justify="right")
+    table.add_column("upper", justify="right")
+    table.add_column("bound by")
+    shown = [name for name in prediction.terms if name in ("c0", "m0") or name in prediction.floors]
+    for name in shown:
+        table.add_column(name, justify="right")
+    for i, f in enumerate(prediction.f):
+        table.add_row(
+            f"{f:g}", format_time(prediction.lower[i]), format_time(prediction.upper[i]),
+            f"{prediction.lower_term[i]} / {prediction.upper_term[i]}",
+            *(format_time(prediction.terms[name][i]) for name in shown),
+        )
+    console.print(table)
+
+
+@app.command("app")
+def app_command(
+    path: Annotated[Path, typer.Argument(help="Application YAML file (see examples/fast-focus.yaml).")],
+    device_names: Annotated[list[str], typer.Option("--device", "-d", help="Catalog name, device YAML file or 'host'. Repeatable.")],
+    tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report chart (.png, .svg or .pdf).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.species.application import ApplicationFileError, load_application, predict_app
+
+    devices = [resolve_device(name) for name in device_names]
+    try:
+        application = load_application(path)
+        check_chart_path(output)
+        halo = _parse_tile(tile)
+        results = {}
+        for device in devices:
+            inputs = hull_inputs(device, application.precision, application.element_size)
+            results[device.name] = (inputs, *predict_app(application, inputs, halo))
+    except (ApplicationFileError, KeyError, ValueError) as error:
+        raise fail(str(error).strip('"')) from None
+    if as_json:
+        print_json({
+            "application": application.name,
+            "devices": {
+                name: {
+                    "inputs": inputs.sources,
+                    "primitives": [
+                        {"name": p.name, "species": str(step.species), "class": step.variables.name,
+                         "origin": step.variables.origin, "f": p.f,
+                         **{k: v for k, v in _hull_rows(step.prediction)[0].items() if k != "f"}}
+                        for p, step in zip(application.primitives, steps)
+                    ],
+                    "transfers": [{"name": n, "time": t} for n, t in total.transfers],
+                    "total": {"lower": total.lower, "upper": total.upper},
+                }
+                for name, (inputs, total, steps) in results.items()
+            },
+        })
+    else:
+        _print_application(application, results)
+    if output is not None:
+        from perfcast.plots.boathull import application_figure
+
+        figure = application_figure({name: total for name, (_, total, _) in results.items()},
+                                    title=f"{application.name} — boat hull prediction")
+        save_figure(figure, output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+
+
+def _print_application(application: Any, results: dict[str, Any]) -> None:
+    """Print the per-primitive ranges, transfers and totals of every device side by side."""
+    console.print(f"[bold]{application.name}[/]", highlight=False)
+    if application.description:
+        console.print(f"  {application.description}", highlight=False)
+    table = Table(box=box.SIMPLE_HEAD)
+    table.add_column("step")
+    table.add_column("class")
+    for name in results:
+        table.add_column(f"{name}\nlower – upper (bound by)", justify="right")
+    first_steps = next(iter(results.values()))[2]
+    for index, primitive in enumerate(application.primitives):
+        step = first_steps[index]
+        cells = []
+        for _, _, steps in results.values():
+            p = steps[index].prediction
+            cells.append(f"{format_time(p.lower[0])} – {format_time(p.upper[0])} ({p.lower_term[0]}/{p.upper_term[0]})")
+        table.add_row(primitive.name, f"{step.variables.name} ({step.variables.origin[:3]}.)", *cells)
+    for index, transfer in enumerate(application.transfers):
+        cells = []
+        for inputs, total, _ in results.values():
+            seconds = total.transfers[index][1]
+            cells.append(format_time(seconds) if inputs.device.kind == "gpu" else "— (host memory)")
+        table.add_row(transfer.name, "transfer", *cells)
+    table.add_section()
+    table.add_row("[bold]total[/]", "", *(f"[bold]{format_time(t.lower)} – {format_time(t.upper)}[/]"
+                                          for _, t, _ in results.values()))
+    console.print(table)
+    for name, (inputs, _, _) in results.items():
+        console.print(f"[dim]{name} inputs:[/]", highlight=False)
+        for label, source in inputs.sources.items():
+            console.print(f"[dim]  {label:<14}{source}[/]", highlight=False)

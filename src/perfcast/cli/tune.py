@@ -1,0 +1,166 @@
+"""`perfcast tune`: auto-tuning of the VaR kernel, and reports of tuning runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from perfcast.plots.files import save_figure
+from perfcast.cli.common import (
+    app,
+    check_chart_path,
+    console,
+    errors,
+    fail,
+    print_json,
+)
+
+tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study).", no_args_is_help=True)
+app.add_typer(tune_app, name="tune")
+
+
+def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int, seed: int) -> tuple[Any, int, bool]:
+    """Run one strategy with a progress line; return (result, run id, resumed)."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from perfcast.tune.strategies import Session, run_strategy
+
+    run_id, resumed = store.open_run(tunable.name, strategy, tunable.environment(), tunable.target(), repetitions)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
+                  transient=True) as bar:
+        task = bar.add_task(f"{strategy}: starting", total=None)
+        session = Session(tunable, store, run_id, repetitions,
+                          progress=lambda label: bar.update(task, description=f"{strategy} #{session.measured + 1}: {label}"))
+        result = run_strategy(session, strategy, budget, seed)
+    store.finish(run_id, {"best": result.best, "metric": result.measurement.metric, "mean_s": result.measurement.mean,
+                          "std_s": result.measurement.std, "evaluations": result.evaluations, "steps": result.steps})
+    return result, run_id, resumed
+
+
+@tune_app.command("varmc")
+def tune_varmc_command(
+    device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="hierarchical, exhaustive or random.")] = "hierarchical",
+    budget: Annotated[int, typer.Option("--budget", min=1, help="random: configurations to measure.")] = 20,
+    nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 2**14,
+    npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 2**14,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
+    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
+    quick: Annotated[bool, typer.Option("--quick", help="A small parameter space (seconds, for tests).")] = False,
+    compare: Annotated[bool, typer.Option("--compare-exhaustive", help="Also run (or reuse) exhaustive search and report the fraction of its optimum.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Tune the Monte Carlo VaR kernel on an OpenCL device; an interrupted run resumes where it stopped."""
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.bench.opencl import OpenClBackend
+    from perfcast.kernels.varmc import default_market, reference_portfolio
+    from perfcast.tune.store import ResultsStore
+    from perfcast.tune.strategies import STRATEGIES
+    from perfcast.tune.varmc import VarmcTunable, default_space
+
+    if strategy not in STRATEGIES:
+        raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    try:
+        device = OpenClBackend.open(device_id, 1).device
+        tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
+    except (BackendUnavailable, ValueError) as error:
+        raise fail(str(error)) from None
+    store = ResultsStore(store_path)
+    try:
+        result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed)
+        optimum = None
+        if compare and strategy != "exhaustive":
+            optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed)
+    except RuntimeError as error:
+        raise fail(str(error)) from None
+    finally:
+        store.close()
+    m = result.measurement
+    summary = {
+        "run": run_id, "resumed": resumed, "strategy": strategy, "device": device.name.strip(),
+        "best": result.best, "mpps": m.metric, "mean_s": m.mean, "std_s": m.std, "evaluations": result.evaluations,
+        "space_size": tunable.space.size(), "steps": result.steps, "store": str(store_path),
+    }
+    if optimum is not None:
+        summary |= {"exhaustive_best": optimum.best, "exhaustive_mpps": optimum.measurement.metric,
+                    "exhaustive_evaluations": optimum.evaluations,
+                    "fraction_of_optimum": m.metric / optimum.measurement.metric}
+    if as_json:
+        print_json(summary)
+        return
+    console.print(f"[bold]{strategy}[/] tuning of varmc on {summary['device']} (run {run_id}"
+                  f"{', resumed' if resumed else ''}; nsim={nsim}, npos={npos})", highlight=False)
+    console.print(f"  best: {result.best}", highlight=False)
+    console.print(f"  {m.metric:,.0f} mpps (kernel {m.mean * 1e3:.3f} ± {m.std * 1e3:.3f} ms over {repetitions} runs)",
+                  highlight=False)
+    console.print(f"  evaluations: {result.evaluations} measurements (configuration x problem size); "
+                  f"the space has {summary['space_size']} configurations", highlight=False)
+    if optimum is not None:
+        console.print(f"  exhaustive optimum: {optimum.best}, {optimum.measurement.metric:,.0f} mpps after "
+                      f"{optimum.evaluations} evaluations; this run reached "
+                      f"{summary['fraction_of_optimum']:.1%} of it", highlight=False)
+    console.print(f"  results in {store_path}; draw the step models with: perfcast tune report {run_id}", highlight=False)
+
+
+@tune_app.command("report")
+def tune_report_command(
+    run_id: Annotated[int, typer.Argument(help="Tuning run id (printed by perfcast tune varmc).")],
+    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Draw measured vs model per step (.png, .svg, .pdf).")] = None,
+    csv_path: Annotated[Path | None, typer.Option("--csv", help="Export the run's measurements to CSV.")] = None,
+    parquet_path: Annotated[Path | None, typer.Option("--parquet", help="Export to Parquet (needs pandas + pyarrow).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Fit the partial models of each step of a hierarchical run, print the constants and draw the step plots."""
+    from perfcast.tune.report import fit_varmc_run
+    from perfcast.tune.store import ResultsStore
+
+    if not store_path.is_file():
+        raise fail(f"no results database at {store_path}")
+    store = ResultsStore(store_path)
+    try:
+        check_chart_path(output)
+        info = store.run_info(run_id)
+        measurements = store.measurements(run_id)
+        if csv_path is not None:
+            store.export_csv(run_id, csv_path)
+    except (KeyError, ValueError) as error:
+        raise fail(str(error).strip('"')) from None
+    finally:
+        store.close()
+    if parquet_path is not None:
+        try:
+            import pandas as pd
+        except ImportError:
+            raise fail("--parquet needs pandas and pyarrow (pip install pandas pyarrow); --csv needs nothing") from None
+        rows = [{"step": m.step, **m.config, **m.size, "mean_s": m.mean, "std_s": m.std, "metric": m.metric}
+                for m in measurements]
+        pd.DataFrame(rows).to_parquet(parquet_path)
+    fits = fit_varmc_run(measurements) if info["strategy"] == "hierarchical" else []
+    if as_json:
+        print_json({"run": info, "measurements": len(measurements),
+                     "models": [{"name": f.name, "formula": f.formula, "constants": f.constants, "errors": f.errors,
+                                 "rms_relative_error": f.rms_relative_error, "points": int(f.x.size)} for f in fits]})
+    else:
+        console.print(f"[bold]run {run_id}[/]: {info['strategy']} on {info['environment']['device']}, "
+                      f"{len(measurements)} measurements, started {info['started']}"
+                      f"{'' if info['finished'] else ' (unfinished)'}", highlight=False)
+        if info["result"]:
+            console.print(f"  best {info['result']['best']}: {info['result']['metric']:,.0f} mpps", highlight=False)
+        for fit in fits:
+            constants = ", ".join(f"{k} = {v:.4g} ± {fit.errors.get(k, 0):.2g}" for k, v in fit.constants.items())
+            console.print(f"  {fit.name}: {fit.formula}\n      {constants}; rms error {fit.rms_relative_error:.1%} "
+                          f"over {fit.x.size} points", highlight=False)
+        if not fits:
+            console.print("  (partial models are fitted to the steps of hierarchical runs)")
+    for path in (csv_path, parquet_path):
+        if path is not None:
+            (errors if as_json else console).print(f"wrote {path}", highlight=False)
+    if output is not None and fits:
+        from perfcast.plots.tuning import partial_models_figure
+
+        save_figure(partial_models_figure(fits, f"Hierarchical tuning run {run_id}: measured vs partial models"), output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)

@@ -1,0 +1,173 @@
+"""`perfcast validate`: measured validations of the models and benchmarks on this machine."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from rich import box
+from rich.table import Table
+
+from perfcast.devices.schema import Precision
+from perfcast.plots.files import save_figure
+from perfcast.units import Dimension, format_quantity
+from perfcast.cli.common import (
+    HOST,
+    app,
+    check_chart_path,
+    console,
+    errors,
+    fail,
+    format_time,
+    print_json,
+    resolve_device,
+)
+
+validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
+app.add_typer(validate_app, name="validate")
+
+
+@validate_app.command("boathull")
+def validate_boathull_command(
+    device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
+    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and fewer complexities (seconds, for tests).")] = False,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")] = 10,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the measured-vs-predicted chart.")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Time synthetic primitives (elementwise, reduction, 5x5 neighbourhood) and compare with the boat hull prediction."""
+    import shlex
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.boathull_validation import (
+        primitives_for,
+        summary,
+        validate_boathull,
+        validation_markdown,
+    )
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.kernels.native import NativeBuildError
+
+    try:
+        check_chart_path(output)
+        device = resolve_device(device_name)
+        inputs = hull_inputs(device, Precision.FP32, 4)
+        primitives = primitives_for(quick)
+    except (ValueError, KeyError, NativeBuildError) as error:
+        raise fail(str(error)) from None
+
+    def complexities(primitive: Any) -> Any:
+        return primitive.complexities[::2] if quick else primitive.complexities
+
+    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("timing", total=repetitions)
+        try:
+            run = validate_boathull(inputs, primitives, repetitions=repetitions, complexities=complexities,
+                                    progress=lambda done: bar.update(task, completed=done))
+        except ValueError as error:
+            raise fail(str(error)) from None
+    rows = summary(run.points)
+    if as_json:
+        print_json({
+            "device": run.device, "compiler": run.compiler, "flags": run.flags, "repetitions": run.repetitions,
+            "date": run.date, "inputs": inputs.sources,
+            "points": [{**p.__dict__, "error_percent": p.error, "in_range": p.in_range} for p in run.points],
+            "summary": rows,
+        })
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"boat hull validation on {run.device}", title_justify="left")
+        for column in ("primitive", "f", "measured", "spread", "predicted", "bound", "error", "in range"):
+            table.add_column(column, justify="left" if column in ("primitive", "bound") else "right")
+        for p in run.points:
+            table.add_row(p.primitive, str(p.f), format_time(p.measured), f"{p.spread:.0%}",
+                          format_time(p.predicted), p.binding, f"{p.error:.1f} %", "yes" if p.in_range else "no")
+        console.print(table)
+        for name, row in rows.items():
+            console.print(f"  {name:<14} median error {row['median_error']:5.1f} %, max {row['max_error']:5.1f} %, "
+                          f"inside the range {row['in_range']:.0%}", highlight=False)
+    if output is not None:
+        from perfcast.plots.boathull import HullPanel, MeasuredPoints, hull_figure
+        from perfcast.species.application import predict_primitive
+
+        dense = np.geomspace(1, 1e4, 161)
+        panels = []
+        for primitive in primitives:
+            mine = [p for p in run.points if p.primitive == primitive.name]
+            curve = predict_primitive(primitive.species, inputs, dense).prediction
+            measured = MeasuredPoints([p.f for p in mine], [p.measured for p in mine],
+                                      f"measured (median of {repetitions})")
+            panels.append(HullPanel(f"{primitive.name}: {mine[0].class_name}\n{primitive.species}", curve, measured))
+        save_figure(hull_figure(panels, suptitle=f"Boat hull vs measured — {run.device}"), output)
+        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+    if markdown is not None:
+        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate boathull"
+        chart = None
+        if output is not None:
+            chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(validation_markdown(run, inputs, command, chart), encoding="utf-8")
+        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
+
+
+@validate_app.command("bench")
+def validate_bench_command(
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Side-by-side rounds (each runs both, alternating order).")] = 7,
+    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and 2 rounds (seconds, for tests).")] = False,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C."""
+    import shlex
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.reference import compare_with_references, comparison_markdown
+    from perfcast.devices.detect import detect_cpu
+    from perfcast.kernels.native import NativeBuildError
+
+    try:
+        with console.status("detecting this machine…"):
+            host = detect_cpu(probe_bytes=64 * 2**20, repetitions=3)
+    except (ValueError, NativeBuildError) as error:
+        raise fail(str(error)) from None
+    largest = max((lvl.size.value for lvl in host.memory if lvl.size is not None and lvl.level != "DRAM"),
+                  default=32 * 2**20)
+    elements = int((2 if quick else 8) * largest // 8)
+    rounds = 2 if quick else rounds
+    with Progress(TextColumn("side-by-side rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("rounds", total=rounds)
+        try:
+            results = compare_with_references(host.threads, elements, rounds,
+                                              progress=lambda done: bar.update(task, completed=done))
+        except (NativeBuildError, RuntimeError) as error:
+            raise fail(str(error)) from None
+    if as_json:
+        print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
+                     "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
+                                      "reference": c.reference, "ratio": c.ratio} for c in results]})
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title=f"perfcast against the references on {host.full_name}",
+                      title_justify="left")
+        for column in ("figure", "perfcast (median)", "reference (median)", "ratio"):
+            table.add_column(column, justify="left" if column == "figure" else "right")
+        for c in results:
+            dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+            table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
+                          format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
+        console.print(table)
+    if markdown is not None:
+        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else None
+        text = comparison_markdown(results, host, elements, largest, rounds,
+                                   command or "perfcast validate bench --markdown docs/validation/bench-cpu.md")
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(text, encoding="utf-8")
+        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
