@@ -1,1 +1,1 @@
-"""Reference workloads: synthetic primitives of known species (native C), and later VaR Monte Carlo and others."""
+"""Reference workloads: synthetic primitives of known species (native C) and the Monte Carlo VaR kernel (OpenCL)."""
