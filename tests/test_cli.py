@@ -252,15 +252,7 @@ def test_validate_bench_quick(tmp_path):
 
 
 def test_bench_opencl_quick(tmp_path, monkeypatch):
-    pytest.importorskip("pyopencl")
-    from perfcast.bench.backends import BackendUnavailable
-    from perfcast.bench.opencl import list_devices
-
-    try:
-        if not list_devices():
-            pytest.skip("no OpenCL device")
-    except BackendUnavailable:
-        pytest.skip("no OpenCL platform")
+    _opencl_or_skip()
     monkeypatch.chdir(tmp_path)
     result = run("bench", "--backend", "opencl", "--quick", "--json")
     assert result.exit_code == 0, result.stderr

@@ -10,6 +10,7 @@ from functools import partial
 
 import numpy as np
 
+from perfcast.bench.report import reproduce_block
 from perfcast.bench.timing import interleaved_timings
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SyntheticPrimitive, elementwise, load_primitives, neighbourhood, reduction
@@ -138,12 +139,7 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
         "(`src/perfcast/kernels/primitives.c`), timed on this machine and compared with the boat hull",
         "prediction (spec §2.4) made from the device description alone, before any timing.",
         "",
-        "Reproduce with:",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
+        *reproduce_block(command),
         f"- date: {run.date}; machine: {run.machine}",
         f"- device: {run.device}",
         f"- compiler: {run.compiler}; flags: `{run.flags}`",

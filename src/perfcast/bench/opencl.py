@@ -18,6 +18,7 @@ import numpy as np
 from perfcast.bench.backends import BackendUnavailable
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
 from perfcast.bench.suite import Progress, SuiteResult
+from perfcast.kernels.opencl import profiling_queue
 
 __all__ = ["OpenClBackend", "list_devices"]
 
@@ -110,9 +111,8 @@ class OpenClBackend:
 
     def run(self, quick: bool, progress: Progress) -> SuiteResult:
         """Return the OpenCL suite: memory sweep, DRAM kernels, strided/random, peaks, local memory, host link, sweep."""
-        cl = _import_opencl()
-        context = cl.Context([self.device])
-        queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        _import_opencl()
+        cl, _, context, queue = profiling_queue(self.device)
         options = ["-cl-mad-enable"] + (["-DUSE_FP64"] if self.has_fp64 else [])
         try:
             program = cl.Program(context, SOURCE.read_text()).build(options=options)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from perfcast.bench.report import reproduce_block
 from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
 from perfcast.bench.suite import calibrated_rate
 from perfcast.devices.schema import Device
@@ -130,12 +131,7 @@ def comparison_markdown(
         "once each, alternating which goes first. Each side's figure is the median over rounds of its",
         "per-round median; the ratio is perfcast / reference.",
         "",
-        "Reproduce with:",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
+        *reproduce_block(command),
         f"- date: {dt.date.today().isoformat()}; machine: {platform.machine()}, {platform.system()} {platform.release()}",
         f"- device: {host.full_name}, {host.threads} threads",
         f"- triad arrays: {elements:,} doubles each ({3 * elements * 8 / 2**20:,.0f} MiB in all, "

@@ -8,13 +8,13 @@ options) and timed with OpenCL profiling events.
 from __future__ import annotations
 
 import hashlib
-import platform
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from perfcast.kernels.opencl import opencl_environment, profiling_queue
 from perfcast.tune.space import Constraint, SearchSpace
 
 __all__ = ["OpenClTunable"]
@@ -56,13 +56,7 @@ class OpenClTunable:
     _arguments: dict[str, list[Any]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        import pyopencl as cl
-
-        self.cl = cl
-        if self.device is None:
-            self.device = cl.get_platforms()[0].get_devices()[0]
-        self.context = cl.Context([self.device])
-        self.queue = cl.CommandQueue(self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.cl, self.device, self.context, self.queue = profiling_queue(self.device)
         group_limit = self.device.max_work_group_size
         fits = lambda c: (f"{self.group_parameter}={c[self.group_parameter]} exceeds the device's {group_limit}"
                           if c[self.group_parameter] > group_limit else None)
@@ -129,7 +123,4 @@ class OpenClTunable:
         return None
 
     def environment(self) -> dict[str, Any]:
-        d = self.device
-        return {"platform": f"{d.platform.name.strip()} {d.platform.version.strip()}", "device": d.name.strip(),
-                "driver": d.driver_version, "compiler": "OpenCL C (runtime build)",
-                "host": f"{platform.node()} {platform.machine()}"}
+        return opencl_environment(self.device, "OpenCL C (runtime build)")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from perfcast.kernels.opencl import opencl_environment
 from perfcast.kernels.varmc.model import Market, Portfolio, mpps, simulate_values
 from perfcast.kernels.varmc.opencl import VWIDTHS, VarmcConfig, VarmcOpenCl
 from perfcast.tune.space import SearchSpace
@@ -80,11 +80,4 @@ class VarmcTunable:
         return None if error < 1e-4 else f"values differ from the numpy reference by {error:.2e} (relative)"
 
     def environment(self) -> dict[str, Any]:
-        d = self.device
-        return {
-            "platform": f"{d.platform.name.strip()} {d.platform.version.strip()}",
-            "device": d.name.strip(),
-            "driver": d.driver_version,
-            "compiler": "OpenCL C (runtime build), -cl-mad-enable",
-            "host": f"{platform.node()} {platform.machine()}",
-        }
+        return opencl_environment(self.device, "OpenCL C (runtime build), -cl-mad-enable")

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from perfcast.kernels.opencl import profiling_queue
 from perfcast.kernels.varmc.model import Market, Portfolio
 
 __all__ = ["SOURCE", "VarmcConfig", "VarmcOpenCl"]
@@ -44,13 +45,8 @@ class VarmcOpenCl:
     _programs: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        import pyopencl as cl
-
-        self.cl = cl
-        if self.device is None:
-            self.device = cl.get_platforms()[0].get_devices()[0]
-        self.context = cl.Context([self.device])
-        self.queue = cl.CommandQueue(self.context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        self.cl, self.device, self.context, self.queue = profiling_queue(self.device)
+        cl = self.cl
         flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
         self.types = cl.Buffer(self.context, flags, hostbuf=np.ascontiguousarray(self.portfolio.types, np.int32))
         self.amounts = cl.Buffer(self.context, flags, hostbuf=np.ascontiguousarray(self.portfolio.amounts, np.float32))
