@@ -57,6 +57,7 @@ class OpenClTunable:
 
     def __post_init__(self) -> None:
         self.cl, self.device, self.context, self.queue = profiling_queue(self.device)
+        self._source_hash = hashlib.sha256(self.source.encode()).hexdigest()
         group_limit = self.device.max_work_group_size
         fits = lambda c: (f"{self.group_parameter}={c[self.group_parameter]} exceeds the device's {group_limit}"
                           if c[self.group_parameter] > group_limit else None)
@@ -81,7 +82,7 @@ class OpenClTunable:
 
     def _kernel(self, config: Mapping[str, int]) -> Any:
         options = tuple(f"-D{name.upper()}={value}" for name, value in sorted(config.items()))
-        key = (self.device.name, hashlib.sha256(self.source.encode()).hexdigest(), *options)
+        key = (self.device.name, self._source_hash, *options)
         if key not in self._builds:
             program = self.cl.Program(self.context, self.source).build(options=list(options))
             self._builds[key] = self.cl.Kernel(program, self.kernel_name)
