@@ -7,8 +7,7 @@ import platform
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
+from perfcast.bench.timing import median_and_spread
 from perfcast.kernels.native import build_library
 
 __all__ = ["ClockSample", "measure_clock"]
@@ -42,5 +41,4 @@ def measure_clock(threads: int, iterations: int = 20_000_000, repetitions: int =
         if seconds <= 0:
             raise RuntimeError("clock probe: the add chain did not run")
         rates.append(iterations * ADDS_PER_ITERATION / seconds)
-    median = float(np.median(rates))
-    return ClockSample(median, (max(rates) - min(rates)) / median, repetitions, threads)
+    return ClockSample(*median_and_spread(rates), repetitions, threads)

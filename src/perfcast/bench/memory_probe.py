@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from perfcast.bench.timing import median_and_spread
+
 __all__ = ["BandwidthSample", "measure_copy_bandwidth"]
 
 
@@ -53,10 +55,10 @@ def measure_copy_bandwidth(
             elapsed = time.perf_counter() - start
             if repetition > 0:
                 rates.append(2 * count * 8 / elapsed)
-    median = float(np.median(rates))
+    median, spread = median_and_spread(rates)
     return BandwidthSample(
         median=median,
-        spread=float((max(rates) - min(rates)) / median),
+        spread=spread,
         repetitions=repetitions,
         threads=threads,
         array_bytes=count * 8,

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import Device
 
 __all__ = [
@@ -115,8 +116,7 @@ def calibrated_rate(
         if seconds <= 0:
             raise RuntimeError("a benchmark returned a non-positive time")
         rates.append(work_per_pass * passes / seconds)
-    median = float(np.median(rates))
-    return Sample(median, (max(rates) - min(rates)) / median, repetitions)
+    return Sample(*median_and_spread(rates), repetitions)
 
 
 def cache_plateaus(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TimingSample", "interleaved_timings", "time_call"]
+__all__ = ["TimingSample", "interleaved_timings", "median_and_spread", "time_call"]
 
 
 @dataclass(frozen=True)
@@ -20,9 +20,14 @@ class TimingSample:
     samples: tuple[float, ...]
 
 
+def median_and_spread(values: Sequence[float]) -> tuple[float, float]:
+    """Return the median of `values` and their spread (max - min) / median (0 where the median is 0)."""
+    median = float(np.median(values))
+    return median, (max(values) - min(values)) / median if median > 0 else 0.0
+
+
 def _sample(samples: list[float]) -> TimingSample:
-    median = float(np.median(samples))
-    return TimingSample(median, (max(samples) - min(samples)) / median if median > 0 else 0.0, tuple(samples))
+    return TimingSample(*median_and_spread(samples), tuple(samples))
 
 
 def time_call(run: Callable[[], object], repetitions: int = 10, warmup: int = 1) -> TimingSample:
