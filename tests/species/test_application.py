@@ -66,3 +66,13 @@ def test_bad_application_files(tmp_path, edit, message):
     with pytest.raises(ApplicationFileError) as caught:
         load_application(path)
     assert str(path) in str(caught.value) and message in str(caught.value)
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+def test_fast_focus_from_c_predicts_what_the_hand_written_file_does():
+    by_hand = load_application(EXAMPLE)
+    from_c = load_application(EXAMPLE.with_name("fast-focus-from-c.yaml"))
+    for hand, classified in zip(by_hand.primitives, from_c.primitives):
+        assert classified.species == hand.species and classified.f == hand.f, hand.name
+    inputs = hull_inputs(catalog()["gtx470"])
+    assert predict_app(from_c, inputs)[0] == predict_app(by_hand, inputs)[0]

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from perfcast.devices.schema import Precision
@@ -28,6 +29,73 @@ from perfcast.cli.common import (
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
 app.add_typer(validate_app, name="validate")
+
+
+@validate_app.command("classify")
+def validate_classify_command(
+    device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
+    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and fewer complexities (seconds, for tests).")] = False,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")] = 10,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+) -> None:
+    """Classify perfcast's C primitives from source, predict them with the boat hull, and time them."""
+    import shlex
+    import sys
+
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.bench.classify_validation import classified_primitives, classify_markdown, validate_classified
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.kernels.native import NativeBuildError
+    from perfcast.species.classify import ClassifyError
+
+    try:
+        if markdown is not None and markdown.exists() and markdown.is_dir():
+            raise ValueError(f"--markdown {markdown}: is a directory")
+        device = resolve_device(device_name)
+        inputs = hull_inputs(device, Precision.FP32, 4)
+        chosen = classified_primitives(quick)
+    except (ValueError, KeyError, NativeBuildError, ClassifyError) as error:
+        raise fail(str(error)) from None
+
+    def complexities(primitive: Any) -> Any:
+        return primitive.complexities[::2] if quick else primitive.complexities
+
+    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("timing", total=repetitions)
+        try:
+            run = validate_classified(inputs, chosen, repetitions, complexities,
+                                      progress=lambda done: bar.update(task, completed=done))
+        except ValueError as error:
+            raise fail(str(error)) from None
+    if as_json:
+        print_json({
+            "device": run.device, "date": run.date, "repetitions": run.repetitions, "inputs": inputs.sources,
+            "classified": [{"primitive": c.primitive.name, "species": c.species,
+                            "hand_written_species": c.primitive.species, "problem": c.problem,
+                            "nests": {str(f): n.location for f, n in c.nests.items()},
+                            "f_agrees": {str(f): ok for f, ok in c.f_agrees.items()}} for c in chosen],
+            "points": [{**p.__dict__, "error_percent": p.error, "in_range": p.in_range} for p in run.points],
+        })
+    else:
+        for c in chosen:
+            text = c.species if c.species is not None else f"not classified: {c.problem}"
+            console.print(f"{c.primitive.name:<14} classified {escape(text)}  (hand-written: "
+                          f"{escape(c.primitive.species)})", highlight=False)
+        table = Table(box=box.SIMPLE_HEAD, title=f"classify -> predict -> measure on {run.device}", title_justify="left")
+        for column in ("primitive", "f", "measured", "predicted range", "in range"):
+            table.add_column(column, justify="left" if column == "primitive" else "right")
+        for p in run.points:
+            table.add_row(p.primitive, str(p.f), format_time(p.measured),
+                          f"{format_time(p.range_lower)} – {format_time(p.range_upper)}", "yes" if p.in_range else "no")
+        console.print(table)
+    if markdown is not None:
+        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate classify"
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(classify_markdown(chosen, run, inputs, command), encoding="utf-8")
+        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
 
 
 @validate_app.command("boathull")

@@ -70,27 +70,27 @@ float reduce_sum(const float *restrict x, long n, int k, float a, float b)
 
 /* AxB|neighb(NxN) -> AxB|element over an input padded by N/2 on every side
  * (rows x cols outputs, input (rows+N-1) x (cols+N-1)).  Each neighbour value takes k FMAs
- * and is then accumulated with one more FMA: f = 2k + 2 per neighbour. */
+ * and is then accumulated with one more FMA: f = 2k + 2 per neighbour.  Outputs are made a
+ * register block at a time, so the accumulators stay in registers across the N*N neighbours. */
 void neighbourhood(const float *restrict in, float *restrict out, long rows, long cols, int size, int k,
                    float a, float b, float w)
 {
     long stride = cols + size - 1;
 #pragma omp parallel for schedule(static)
     for (long r = 0; r < rows; r++) {
-        float *acc = out + r * cols;
-        for (long c = 0; c < cols; c++) acc[c] = 0.0f;
-        for (int dr = 0; dr < size; dr++) {
-            const float *row = in + (r + dr) * stride;
-            for (int dc = 0; dc < size; dc++) {
-                const float *src = row + dc;
-                for (long c0 = 0; c0 < cols; c0 += LANES) {
-                    long len = cols - c0 < LANES ? cols - c0 : LANES;
+        for (long c0 = 0; c0 < cols; c0 += LANES) {
+            long len = cols - c0 < LANES ? cols - c0 : LANES;
+            float acc[LANES] = {0};
+            for (int dr = 0; dr < size; dr++) {
+                for (int dc = 0; dc < size; dc++) {
+                    const float *src = in + (r + dr) * stride + c0 + dc;
                     float v[LANES];
-                    for (long i = 0; i < len; i++) v[i] = src[c0 + i];
+                    for (long i = 0; i < len; i++) v[i] = src[i];
                     fma_chain(v, len, k, a, b);
-                    for (long i = 0; i < len; i++) acc[c0 + i] += w * v[i];
+                    for (long i = 0; i < len; i++) acc[i] += w * v[i];
                 }
             }
+            for (long i = 0; i < len; i++) out[r * cols + c0 + i] = acc[i];
         }
     }
 }

@@ -77,21 +77,36 @@ class ApplicationFileError(ValueError):
 
 
 class Primitive(BaseModel):
-    """One step of an application: a species with its complexity, element size and assumptions."""
+    """One step of an application: a species (or a C loop nest to classify) with f, element size and assumptions."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    species: str
-    f: float = Field(ge=0, description="ops per application of the element operator")
+    species: str | None = None
+    source: str | None = Field(default=None, description="a C file whose loop nest gives the species and f")
+    function: str | None = Field(default=None, description="the function of `source` that holds the loop nest")
+    line: int | None = Field(default=None, ge=1, description="the line of the loop nest, where the function has several")
+    define: dict[str, int] = Field(default_factory=dict, description="macros and sizes for classifying `source`")
+    f: float | None = Field(default=None, ge=0, description="ops per application of the element operator")
     element_size: float | None = Field(default=None, gt=0, description="bytes per element (default: the file's)")
     assume: tuple[str, ...] = ()
 
     @field_validator("species")
     @classmethod
-    def _parses(cls, text: str) -> str:
-        parse_species(text)  # a SpeciesSyntaxError is a ValueError: pydantic reports it on this field
+    def _parses(cls, text: str | None) -> str | None:
+        if text is not None:
+            parse_species(text)  # a SpeciesSyntaxError is a ValueError: pydantic reports it on this field
         return text
+
+    @model_validator(mode="after")
+    def _one_origin(self) -> Primitive:
+        if (self.species is None) == (self.source is None):
+            raise ValueError("give exactly one of 'species' or 'source' (a C file)")
+        if self.source is None and (self.function or self.line or self.define):
+            raise ValueError("'function', 'line' and 'define' go with 'source'")
+        if self.species is not None and self.f is None:
+            raise ValueError("'f' is required with 'species' (with 'source' it is counted from the C code)")
+        return self
 
 
 class Transfer(BaseModel):
@@ -150,12 +165,51 @@ def load_application(path: str | Path) -> Application:
             for item in error.errors(include_url=False)
         ]
         raise ApplicationFileError(f"{path}: invalid application\n" + "\n".join(lines)) from None
+    resolved = []
     for index, primitive in enumerate(application.primitives):
+        where = f"{path}: primitives.{index} ({primitive.name})"
+        if primitive.source is not None:
+            primitive = _from_source(primitive, path.parent, application.bind, where)
         try:
-            parse_species(primitive.species).bind(application.bind)
+            parse_species(primitive.species or "").bind(application.bind)
         except (SpeciesBindingError, SpeciesSyntaxError) as error:
-            raise ApplicationFileError(f"{path}: primitives.{index} ({primitive.name}): {error}") from None
-    return application
+            raise ApplicationFileError(f"{where}: {error}") from None
+        resolved.append(primitive)
+    return application.model_copy(update={"primitives": tuple(resolved)})
+
+
+def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
+    """Return `primitive` with the species and f of its C loop nest (classified now)."""
+    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
+
+    source = Path(primitive.source or "")
+    source = source if source.is_absolute() else folder / source
+    defines = {**bind, **primitive.define}
+    try:
+        result = classify_file(source, primitive.function, defines)
+    except ClassifyError as error:
+        raise ApplicationFileError(f"{where}: {error}") from None
+    nests = [n for n in result.nests if primitive.line is None or n.line == primitive.line]
+    usable = [n for n in nests if n.species is not None]
+    listing = ", ".join(f"{n.location} ({n.status})" for n in result.nests) or "none"
+    if primitive.line is not None and not nests:
+        raise ApplicationFileError(f"{where}: no loop nest starts on line {primitive.line} of {source} "
+                                   f"(loop nests: {listing})")
+    if len(usable) != 1:
+        problem = "no classified loop nest" if not usable else "several loop nests"
+        raise ApplicationFileError(f"{where}: {source} has {problem} here (loop nests: {listing}); "
+                                   "choose one with 'function' and 'line'")
+    nest = usable[0]
+    symbols = bind_symbols(nest, defines)
+    species = nest.parsed()
+    if symbols:
+        species = species.bind({**symbols, **{s: v for s, v in bind.items() if s in species.symbols}})
+    f = primitive.f if primitive.f is not None else nest.f_value(defines)
+    if f is None:
+        raise ApplicationFileError(f"{where}: f = {nest.f} of {nest.location} has unbound symbols; "
+                                   "add them to 'define' or give 'f'")
+    element_size = primitive.element_size or nest.element_bytes
+    return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size})
 
 
 def predict_app(
@@ -167,9 +221,9 @@ def predict_app(
         try:
             steps.append(
                 predict_primitive(
-                    primitive.species,
+                    primitive.species or "",
                     inputs,
-                    [primitive.f],
+                    [primitive.f or 0.0],
                     bind=application.bind,
                     element_bytes=primitive.element_size or application.element_size,
                     assume=primitive.assume,

@@ -1,0 +1,145 @@
+"""`perfcast classify`: the algorithmic species of every loop nest in a C file, optionally predicted with the boat hull."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+
+from perfcast.cli.common import app, console, fail, format_time, print_json, resolve_device
+from perfcast.devices.schema import Precision
+
+
+def _parse_pairs(values: list[str] | None, option: str, example: str) -> dict[str, int]:
+    """Return NAME=INTEGER pairs from repeatable, comma-separated options."""
+    pairs: dict[str, int] = {}
+    for value in values or []:
+        for item in value.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, sep, number = item.partition("=")
+            name, number = name.strip(), number.strip()
+            if not sep or not name.isidentifier() or not number.isdigit():
+                raise ValueError(f"{option} {item!r}: expected NAME=NON_NEGATIVE_INTEGER, e.g. {example}")
+            if name in pairs and pairs[name] != int(number):
+                raise ValueError(f"{option}: {name} is given twice ({pairs[name]} and {number})")
+            pairs[name] = int(number)
+    return pairs
+
+
+@app.command("classify")
+def classify_command(
+    path: Annotated[Path, typer.Argument(help="C source file.")],
+    function: Annotated[str | None, typer.Option("--function", "-F", help="Classify this function only.")] = None,
+    define: Annotated[list[str] | None, typer.Option("--define", "-D", help="Bind a macro or size, e.g. N=1024 (repeatable, comma-separated): macros reach the preprocessor, other names bind symbols.")] = None,
+    call_cost: Annotated[list[str] | None, typer.Option("--call-cost", help="Ops charged per call of a function, e.g. expf=20 (default: elementary functions 8, sqrt/min/max/abs 1).")] = None,
+    predict: Annotated[bool, typer.Option("--predict", help="Predict each classified nest with the boat hull model on --device.")] = False,
+    device_names: Annotated[list[str] | None, typer.Option("--device", "-d", help="Catalog name, device YAML or 'host' for --predict. Repeatable.")] = None,
+    element_size: Annotated[float | None, typer.Option("--element-size", help="Bytes per element for --predict (default: the widest array type of the nest).")] = None,
+    precision: Annotated[Precision | None, typer.Option("--precision", "-p", help="Precision of the compute peak for --predict (default: the nest's float type).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Algorithmic species and operator complexity f of each loop nest in a C file, with the reasons."""
+    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
+
+    try:
+        defines = _parse_pairs(define, "--define", "N=1024")
+        costs = _parse_pairs(call_cost, "--call-cost", "expf=20")
+        if predict and not device_names:
+            raise ValueError("--predict needs at least one --device")
+        if device_names and not predict:
+            raise ValueError("--device is used with --predict")
+        if element_size is not None and not element_size > 0:
+            raise ValueError(f"--element-size {element_size}: must be positive")
+        result = classify_file(path, function, defines, costs)
+    except (ClassifyError, ValueError) as error:
+        raise fail(escape(str(error))) from None
+    devices = [resolve_device(name) for name in device_names or []] if predict else []
+    predictions: dict[int, list[dict[str, Any]]] = {}
+    if predict:
+        try:
+            for index, nest in enumerate(result.nests):
+                if nest.species is not None:
+                    predictions[index] = _predict(nest, devices, bind_symbols(nest, defines), defines,
+                                                  element_size, precision)
+        except ValueError as error:
+            raise fail(escape(str(error))) from None
+    if as_json:
+        print_json({
+            "file": str(path),
+            "functions": list(result.functions),
+            "unresolved_identifiers": list(result.unresolved),
+            "nests": [{**nest.to_json(), **({"predictions": predictions[i]} if i in predictions else {})}
+                      for i, nest in enumerate(result.nests)],
+        })
+        return
+    _print(result, predictions)
+
+
+def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[str, int],
+             element_size: float | None, precision: Precision | None) -> list[dict[str, Any]]:
+    """Return the boat hull range of one classified nest on each device."""
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.species.application import predict_primitive
+
+    missing = sorted(nest.parsed().symbols - set(bind))
+    f = nest.f_value(defines)
+    if missing or f is None:
+        names = [nest.symbols.get(s, s) for s in missing] or sorted(nest.f_poly.symbols() - set(defines))
+        raise ValueError(f"{nest.location}: bind {', '.join(names)} to predict, e.g. --define {names[0]}=1024")
+    size = element_size or nest.element_bytes or 4
+    chosen = precision or Precision(nest.precision or "fp32")
+    rows = []
+    for device in devices:
+        inputs = hull_inputs(device, chosen, size)
+        result = predict_primitive(nest.species, inputs, [f], bind=bind, element_bytes=size)
+        p = result.prediction
+        rows.append({"device": device.name, "f": f, "element_bytes": size, "precision": chosen.value,
+                     "class": result.variables.name, "origin": result.variables.origin,
+                     "lower": float(p.lower[0]), "upper": float(p.upper[0]),
+                     "lower_term": str(p.lower_term[0]), "upper_term": str(p.upper_term[0])})
+    return rows
+
+
+_STYLE = {"exact": "green", "unsure": "yellow", "unclassified": "red", "remainder": "dim"}
+
+
+def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
+    """Print each nest: status, species, f and the reasons, then its predictions."""
+    if not result.nests:
+        console.print(f"no loop nest in {escape(', '.join(result.functions))}", highlight=False)
+    for index, nest in enumerate(result.nests):
+        style = _STYLE[nest.status]
+        head = f"[bold]{escape(nest.function)}[/]:{nest.line}  loop {escape(nest.loop_variable or '?')}  [{style}]{nest.status}[/]"
+        console.print(head, highlight=False)
+        if nest.species is not None:
+            console.print(f"  species  [bold]{escape(nest.species)}[/]", highlight=False)
+            console.print(f"  f        {escape(nest.f or '?')} ops per operator application "
+                          f"({escape(nest.ops_per_work_unit or '?')} per work unit, m = {escape(nest.m or '?')}; "
+                          f"{escape(nest.work_units or '?')} work units)", highlight=False)
+            if nest.symbols:
+                names = ", ".join(f"{s} = {c}" for s, c in nest.symbols.items())
+                console.print(f"  symbols  {escape(names)}", highlight=False)
+        for reason in nest.reasons:
+            console.print(f"  [dim]because[/] {escape(reason)}", highlight=False)
+        for doubt in nest.doubts:
+            console.print(f"  [yellow]unsure:[/] {escape(doubt)}", highlight=False)
+        rows = predictions.get(index)
+        if rows:
+            table = Table(box=box.SIMPLE_HEAD)
+            for column in ("device", "class", "lower", "upper", "bound by"):
+                table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
+            for row in rows:
+                table.add_row(escape(row["device"]), escape(f"{row['class']} ({row['origin'][:3]}.)"),
+                              format_time(row["lower"]), format_time(row["upper"]),
+                              f"{row['lower_term']} / {row['upper_term']}")
+            console.print(table)
+        console.print()
+    if result.unresolved:
+        console.print(f"[yellow]unresolved identifiers[/] (macros without a value, kept as size symbols): "
+                      f"{escape(', '.join(result.unresolved))}; bind them with --define NAME=VALUE", highlight=False)

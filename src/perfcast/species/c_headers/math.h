@@ -1,0 +1,6 @@
+#define INFINITY (1.0f / 0.0f)
+#define NAN (0.0f / 0.0f)
+#define HUGE_VAL (1.0 / 0.0)
+#define M_PI 3.14159265358979323846
+#define M_E 2.7182818284590452354
+#define M_SQRT2 1.41421356237309504880

@@ -1,0 +1,1 @@
+#include "_perfcast_types.h"

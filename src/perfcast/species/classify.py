@@ -1,0 +1,1688 @@
+"""Algorithmic species from C source: every outermost loop nest of a function, classified with its reasons.
+
+The analysis, in the order it runs (docs/classify.md says the same for users):
+
+1. Loops are normalised to a counter from 0: ``for (i = lo; i < hi; i += s)`` has
+   extent (hi - lo) / s and ``i`` is replaced by ``lo + s*i`` in subscripts.
+   Non-rectangular bounds (depending on an outer loop variable) and bounds that
+   read memory are reported as unclassifiable, as are while loops, early exits
+   and recursion.
+2. Every array access is collected with its subscripts as polynomials in the
+   loop variables (pointer aliases ``p = x + off`` and integer locals are
+   substituted). A subscript that reads memory is *data-dependent*.
+3. Written arrays and outer scalars are the outputs. An output written at a
+   subscript that moves with loop variables is *distributed*; its loop
+   variables are the parallel ones (the work units). One written at a fixed or
+   data-dependent subscript is *shared*. Loops whose variable indexes no
+   distributed output reduce: they make tiles, neighbourhoods and full reads.
+4. Each array's subscripts are split into dimensions (delinearised from the
+   strides of the loop variables), and each dimension is classified: a
+   parallel variable alone is an element (constant offsets widen it to a
+   neighbourhood); a parallel and a reducing variable together are a
+   neighbourhood (sliding window) or a tile (when the parallel stride equals the
+   reducing extent); a reducing variable alone spans a tile across the
+   dimension; no parallel variable at all makes the array ``full``.
+5. ``unordered`` marks a gather (an input read at a data-dependent subscript),
+   a mirrored subscript (negative stride) or a permutation (arrays that take
+   the parallel variables in different dimension orders, e.g. a transpose).
+6. The operator complexity f counts the arithmetic on data values (not on
+   indices) per application of the operator: ops in the innermost reducing
+   loops divided by the tile/neighbourhood size. Each of + - * / and each
+   comparison, min, max or abs is one op (so an FMA-able a*b+c is 2); library
+   calls cost what ``CALL_COSTS`` says (elementary functions 8), overridable.
+
+Anything the analysis had to assume is kept as a *doubt*: a classification
+with doubts is "unsure", never silently exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Literal
+
+from pycparser import c_ast
+
+from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
+from perfcast.species.grammar import Access, Pattern, Species, SpeciesSyntaxError, parse_species
+from perfcast.species.polynomial import NotAffine, Poly
+
+__all__ = [
+    "CALL_COSTS",
+    "ClassifyError",
+    "LoopNestSpecies",
+    "SourceClassification",
+    "classify_file",
+    "classify_source",
+]
+
+# Ops charged for one call of a library function. Elementary functions are a short polynomial plus range
+# reduction in a vectorised libm (and a few instructions on a GPU's special-function unit): 8 is a middle value.
+_ELEMENTARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
+               "atan2", "sinh", "cosh", "tanh", "pow", "cbrt", "erf", "erfc", "hypot", "tgamma", "lgamma")
+_SINGLE = ("sqrt", "fabs", "fmin", "fmax", "floor", "ceil", "round", "trunc", "rint", "copysign", "fmod")
+CALL_COSTS: dict[str, int] = {
+    **{name + suffix: 8 for name in _ELEMENTARY for suffix in ("", "f")},
+    **{name + suffix: 1 for name in _SINGLE for suffix in ("", "f")},
+    "rsqrtf": 1, "abs": 1, "labs": 1, "min": 1, "max": 1, "MIN": 1, "MAX": 1, "fma": 2, "fmaf": 2,
+    # Run-time queries: no arithmetic on data.
+    "omp_get_wtime": 0, "omp_get_thread_num": 0, "omp_get_num_threads": 0, "omp_get_max_threads": 0,
+}
+
+Status = Literal["exact", "unsure", "unclassified", "remainder"]
+_LARGE = 1 << 20  # the value given to size symbols when strides must be ordered (sizes are large)
+
+
+class ClassifyError(ValueError):
+    """A request that cannot be answered: a function that does not exist, a source that does not parse."""
+
+
+class _Unclassifiable(Exception):
+    """A loop nest outside what species describe (the message says why)."""
+
+
+class _DataDependent(Exception):
+    """An index expression that reads memory or a data value."""
+
+
+@dataclass(frozen=True)
+class LoopNestSpecies:
+    """The classification of one outermost loop nest: species, f, status and the reasons behind them."""
+
+    function: str
+    line: int
+    loop_variable: str
+    status: Status
+    species: str | None = None
+    f: str | None = None
+    f_poly: Poly | None = field(default=None, repr=False, compare=False)
+    work_units: str | None = None
+    ops_per_work_unit: str | None = None
+    m: str | None = None
+    reasons: tuple[str, ...] = ()
+    doubts: tuple[str, ...] = ()
+    symbols: Mapping[str, str] = field(default_factory=dict)
+    element_bytes: int | None = None
+    precision: str | None = None
+
+    @property
+    def location(self) -> str:
+        """Return 'function:line' for messages."""
+        return f"{self.function}:{self.line}"
+
+    def f_value(self, bind: Mapping[str, int] = {}) -> float | None:
+        """Return f (ops) with C names or species symbols bound from `bind`, or None while a symbol is unbound."""
+        if self.f_poly is None:
+            return None
+        values = {**bind, **{c: bind[s] for s, c in self.symbols.items() if s in bind}}
+        value = self.f_poly.evaluate(values)
+        return None if value is None else float(value)
+
+    def parsed(self) -> Species:
+        """Return the species tree (ValueError for a nest without one)."""
+        if self.species is None:
+            raise ValueError(f"{self.location}: no species ({self.status})")
+        return parse_species(self.species)
+
+    def to_json(self) -> dict[str, object]:
+        """Return a JSON-ready dict."""
+        return {
+            "function": self.function, "line": self.line, "loop_variable": self.loop_variable,
+            "status": self.status, "species": self.species, "f": self.f, "work_units": self.work_units,
+            "ops_per_work_unit": self.ops_per_work_unit, "m": self.m, "element_bytes": self.element_bytes,
+            "precision": self.precision, "reasons": list(self.reasons), "doubts": list(self.doubts),
+            "symbols": dict(self.symbols),
+        }
+
+
+@dataclass(frozen=True)
+class SourceClassification:
+    """Every loop nest of the selected functions of one C file, and the identifiers nothing declares."""
+
+    path: str
+    nests: tuple[LoopNestSpecies, ...]
+    unresolved: tuple[str, ...]
+    functions: tuple[str, ...]
+
+
+# ---------------------------------------------------------------------------------------------- declarations
+
+
+@dataclass
+class _Var:
+    """What the analysis knows of a declared name."""
+
+    name: str
+    kind: Literal["scalar", "array", "pointer", "function"]
+    is_float: bool
+    dims: tuple[c_ast.Node | None, ...] = ()
+    scope: Literal["global", "param", "function", "nest"] = "function"
+    element_bytes: int | None = None
+
+
+_FLOAT_TYPES = {"float", "double", "_Float16", "half"}
+
+
+def _declared(decl: c_ast.Decl, scope: Literal["global", "param", "function", "nest"]) -> _Var | None:
+    """Return the _Var of a declaration (None for anonymous or struct declarations)."""
+    if decl.name is None:
+        return None
+    node = decl.type
+    dims: list[c_ast.Node | None] = []
+    kind: Literal["scalar", "array", "pointer", "function"] = "scalar"
+    while True:
+        if isinstance(node, c_ast.ArrayDecl):
+            kind = "array" if kind == "scalar" else kind
+            dims.append(node.dim)
+            node = node.type
+        elif isinstance(node, c_ast.PtrDecl):
+            if kind == "scalar":
+                kind = "pointer"
+            node = node.type
+        elif isinstance(node, c_ast.FuncDecl):
+            return _Var(decl.name, "function", False, (), scope)
+        else:
+            break
+    names: list[str] = []
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType):
+        names = list(node.type.names)
+    return _Var(decl.name, kind, bool(_FLOAT_TYPES & set(names)), tuple(dims), scope, _type_bytes(names))
+
+
+_TYPE_BYTES = {"char": 1, "short": 2, "int": 4, "long": 8, "float": 4, "double": 8, "_Float16": 2, "half": 2,
+               "int8_t": 1, "uint8_t": 1, "int16_t": 2, "uint16_t": 2, "int32_t": 4, "uint32_t": 4, "int64_t": 8,
+               "uint64_t": 8, "size_t": 8, "ptrdiff_t": 8, "_Bool": 1}
+
+
+def _type_bytes(names: Sequence[str]) -> int | None:
+    """Return the size in B of a C scalar type spelled by `names` (LP64), or None when unknown."""
+    if names.count("long") >= 1 and "double" not in names:
+        return 8
+    for name in names:
+        if name in _TYPE_BYTES and name not in ("signed", "unsigned"):
+            return _TYPE_BYTES[name]
+    return 4 if set(names) & {"signed", "unsigned"} else None
+
+
+# ------------------------------------------------------------------------------------------------- the nest
+
+
+@dataclass(frozen=True)
+class _Loop:
+    var: str
+    extent: Poly
+    lower: Poly
+    step: Fraction
+    line: int
+
+
+@dataclass(frozen=True)
+class _Ref:
+    """One access of an array or outer scalar: subscripts (None where data-dependent), and how."""
+
+    name: str
+    subscripts: tuple[Poly, ...] | None
+    mode: Literal["read", "write", "update"]
+    loops: tuple[str, ...]
+    guarded: bool
+    line: int
+    text: str
+
+
+@dataclass
+class _Term:
+    """Ops executed once per iteration of `loops`."""
+
+    ops: Poly
+    loops: tuple[str, ...]
+
+
+_ARITH = {"+", "-", "*", "/", "%", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "<<", ">>"}
+
+
+def _int_literal(text: str) -> int | None:
+    """Return the value of a C integer literal (suffixes and hex allowed), or None."""
+    cleaned = text.rstrip("uUlL")
+    try:
+        return int(cleaned, 0) if not re.fullmatch(r"0\d+", cleaned) else int(cleaned, 8)
+    except ValueError:
+        return None
+
+
+class _NestAnalysis:
+    """Walks one outermost loop nest and collects loops, accesses, op terms and doubts."""
+
+    def __init__(self, unit: _Unit, function: str, scope: dict[str, _Var], substitutions: dict[str, Poly],
+                 aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], call_stack: tuple[str, ...]):
+        self.unit = unit
+        self.function = function
+        self.scope = dict(scope)
+        self.subst = dict(substitutions)
+        self.aliases = dict(aliases)
+        self.call_costs = call_costs
+        self.call_stack = call_stack
+        self.loops: dict[str, _Loop] = {}
+        self.order: list[str] = []
+        self.stack: list[str] = []
+        self.refs: list[_Ref] = []
+        self.terms: list[_Term] = []
+        self.doubts: list[str] = []
+        self.reasons: list[str] = []
+        self.data_locals: set[str] = set()
+        self.subscript_ops = Poly()  # data ops inside data-dependent subscripts, taken by the next access
+        self.opaque: dict[str, str] = {}  # integer locals whose value the analysis cannot follow, and why
+        self.guard_depth = 0
+        self.callee_refs_ok = True
+
+    # -- helpers
+    def doubt(self, message: str) -> None:
+        if message not in self.doubts:
+            self.doubts.append(message)
+
+    def note(self, message: str) -> None:
+        if message not in self.reasons:
+            self.reasons.append(message)
+
+    def is_outer(self, name: str) -> bool:
+        var = self.scope.get(name)
+        return var is not None and var.scope != "nest"
+
+    # -- index expressions
+    def index(self, node: c_ast.Node) -> Poly:
+        """Return an integer index expression as a polynomial; _DataDependent or NotAffine otherwise."""
+        if isinstance(node, c_ast.Constant):
+            value = _int_literal(node.value) if node.type in ("int", "long", "unsigned int", "char") or \
+                node.type.startswith(("int", "long", "unsigned")) else None
+            if value is None:
+                raise _DataDependent(f"the constant {node.value}")
+            return Poly.const(value)
+        if isinstance(node, c_ast.ID):
+            name = node.name
+            if name in self.loops and name in self.stack:
+                loop = self.loops[name]
+                return loop.lower + Poly.const(loop.step) * Poly.symbol(name)
+            if name in self.subst:
+                return self.subst[name]
+            if name in self.data_locals:
+                raise _DataDependent(name)
+            if name in self.opaque:
+                raise NotAffine(f"'{name}' is {self.opaque[name]}")
+            var = self.scope.get(name)
+            if var is not None and (var.is_float or var.kind != "scalar"):
+                raise _DataDependent(name)
+            return Poly.symbol(name)
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op in ("+", "-", "*"):
+                left, right = self.index(node.left), self.index(node.right)
+                return left + right if node.op == "+" else left - right if node.op == "-" else left * right
+            if node.op == "/":
+                left, right = self.index(node.left), self.index(node.right)
+                if right.is_const() and right.const_value() != 0:
+                    self.note(f"integer division by {right} in an index or bound is taken as exact")
+                    return left * Poly.const(1 / right.const_value())
+                raise NotAffine(f"division by {right}")
+            if node.op == "<<":
+                left, right = self.index(node.left), self.index(node.right)
+                if right.is_const():
+                    return left * Poly.const(2 ** int(right.const_value()))
+            raise NotAffine(f"the operator {node.op!r}")
+        if isinstance(node, c_ast.UnaryOp):
+            if node.op == "-":
+                return -self.index(node.expr)
+            if node.op == "+":
+                return self.index(node.expr)
+            raise NotAffine(f"the operator {node.op!r}")
+        if isinstance(node, c_ast.Cast):
+            return self.index(node.expr)
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
+            raise _DataDependent(f"it reads {_text(node)}")
+        if isinstance(node, c_ast.TernaryOp):
+            return self.clipped_block(node)
+        raise NotAffine(type(node).__name__)
+
+    def clipped_block(self, node: c_ast.TernaryOp) -> Poly:
+        """Return C for min(X, C) written as a conditional: a block size clipped at the end of the range."""
+        cond = node.cond
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=", ">", ">="):
+            choices = [self.index(node.iftrue), self.index(node.iffalse)]
+            constants = [c for c in choices if c.is_const()]
+            if len(constants) == 1:
+                self.note(f"line {node.coord.line}: '{_text(node)}' taken as {constants[0]} "
+                          "(a block clipped at the end of the range: only the last block is shorter)")
+                return constants[0]
+        raise NotAffine("a conditional expression")
+
+    # -- loops
+    def loop_header(self, node: c_ast.For) -> _Loop:
+        init, cond, step = node.init, node.cond, node.next
+        var = lower = None
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+            var, lower_node = init.decls[0].name, init.decls[0].init
+            self.scope[var] = _Var(var, "scalar", False, (), "nest")
+        elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            var, lower_node = init.lvalue.name, init.rvalue
+        else:
+            raise _Unclassifiable(f"line {node.coord.line}: the loop has no 'var = start' initialisation")
+        assert var is not None
+        declared = self.scope.get(var)
+        if isinstance(init, c_ast.DeclList):
+            declared = _declared(init.decls[0], "nest")
+        if declared is not None and declared.kind == "pointer":
+            raise _Unclassifiable(f"line {node.coord.line}: the loop follows pointer '{var}' (pointer chasing)")
+        stride = self.loop_step(step, var, node)
+        try:
+            lower = self.index(lower_node)
+            if not isinstance(cond, c_ast.BinaryOp):
+                raise NotAffine("condition")
+            if isinstance(cond.left, c_ast.ID) and cond.left.name == var:
+                op, bound_node = cond.op, cond.right
+            elif isinstance(cond.right, c_ast.ID) and cond.right.name == var:
+                op = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "!=": "!="}.get(cond.op, cond.op)
+                bound_node = cond.left
+            else:
+                raise NotAffine("condition")
+            bound = self.index(bound_node)
+        except _DataDependent as error:
+            raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' has data-dependent bounds ({error})") from None
+        except NotAffine as error:
+            raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' bounds are not affine ({error})") from None
+        if stride > 0 and op in ("<", "!="):
+            span = bound - lower
+        elif stride > 0 and op == "<=":
+            span = bound - lower + 1
+        elif stride < 0 and op == ">":
+            span = lower - bound
+        elif stride < 0 and op == ">=":
+            span = lower - bound + 1
+        else:
+            raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' condition {op!r} does not end the loop")
+        extent = span * Poly.const(1 / abs(stride))
+        if abs(stride) != 1:
+            self.note(f"loop '{var}' steps by {stride}: extent ({span})/{abs(stride)} taken as exact")
+        outer = extent.symbols() & set(self.stack)
+        if outer:
+            raise _Unclassifiable(
+                f"line {node.coord.line}: loop '{var}' bounds depend on the loop variable(s) "
+                f"{', '.join(sorted(outer))} (a non-rectangular iteration space)"
+            )
+        if stride < 0:
+            # A species does not depend on the order of iterations: walk a downward loop from its last value.
+            lower = lower + Poly.const(stride) * (extent - 1)
+            stride = -stride
+        return _Loop(var, extent, lower, stride, node.coord.line)
+
+    def loop_step(self, step: c_ast.Node | None, var: str, node: c_ast.For) -> Fraction:
+        if isinstance(step, c_ast.UnaryOp) and isinstance(step.expr, c_ast.ID) and step.expr.name == var:
+            if step.op in ("p++", "++"):
+                return Fraction(1)
+            if step.op in ("p--", "--"):
+                return Fraction(-1)
+        if isinstance(step, c_ast.Assignment) and isinstance(step.lvalue, c_ast.ID) and step.lvalue.name == var:
+            try:
+                if step.op in ("+=", "-="):
+                    amount = self.index(step.rvalue)
+                    if amount.is_const() and amount.const_value() != 0:
+                        return amount.const_value() * (1 if step.op == "+=" else -1)
+                    if step.op == "+=":
+                        raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' steps by a symbolic {amount}")
+                if step.op == "=" and isinstance(step.rvalue, c_ast.BinaryOp) and step.rvalue.op in ("+", "-"):
+                    left = step.rvalue.left
+                    if isinstance(left, c_ast.ID) and left.name == var:
+                        amount = self.index(step.rvalue.right)
+                        if amount.is_const() and amount.const_value() != 0:
+                            return amount.const_value() * (1 if step.rvalue.op == "+" else -1)
+            except (NotAffine, _DataDependent):
+                pass
+        raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' has no constant step")
+
+    # -- statements
+    def statement(self, node: c_ast.Node | None) -> None:
+        if node is None:
+            return
+        if isinstance(node, c_ast.Compound):
+            for item in node.block_items or []:
+                self.statement(item)
+        elif isinstance(node, c_ast.For):
+            loop = self.loop_header(node)
+            known = self.loops.get(loop.var)
+            if known is None:
+                self.loops[loop.var] = loop
+                self.order.append(loop.var)
+            elif known.extent != loop.extent or known.lower != loop.lower or known.step != loop.step:
+                raise _Unclassifiable(
+                    f"line {node.coord.line}: two loops over '{loop.var}' with different ranges in one nest"
+                )
+            if loop.var in self.stack:
+                raise _Unclassifiable(f"line {node.coord.line}: loop '{loop.var}' nested in a loop of the same variable")
+            self.stack.append(loop.var)
+            self.statement(node.stmt)
+            self.stack.pop()
+        elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            raise _Unclassifiable(f"line {node.coord.line}: a while loop (its trip count is not in its header)")
+        elif isinstance(node, c_ast.Decl):
+            self.declaration(node)
+        elif isinstance(node, c_ast.DeclList):
+            for decl in node.decls:
+                self.declaration(decl)
+        elif isinstance(node, c_ast.If):
+            self.branches(node.cond, node.iftrue, node.iffalse)
+        elif isinstance(node, c_ast.Switch):
+            self.expression(node.cond)
+            self.statement(node.stmt)
+            self.doubt(f"line {node.coord.line}: a switch: every case is counted as if it ran")
+        elif isinstance(node, (c_ast.Case, c_ast.Default)):
+            for item in node.stmts or []:
+                self.statement(item)
+        elif isinstance(node, c_ast.Return):
+            raise _Unclassifiable(f"line {node.coord.line}: 'return' inside the loop (an early exit)")
+        elif isinstance(node, c_ast.Break):
+            raise _Unclassifiable(f"line {node.coord.line}: 'break' inside the loop (a data-dependent trip count)")
+        elif isinstance(node, c_ast.Goto):
+            raise _Unclassifiable(f"line {node.coord.line}: 'goto' inside the loop")
+        elif isinstance(node, c_ast.Continue):
+            self.doubt(f"line {node.coord.line}: 'continue' may skip the body; counted as if the body ran")
+        elif isinstance(node, c_ast.Label):
+            self.statement(node.stmt)
+        elif isinstance(node, (c_ast.Pragma, c_ast.EmptyStatement, c_ast.Typedef)):
+            return
+        else:
+            self.record(self.expression(node))
+
+    def record(self, ops: Poly) -> None:
+        if ops != Poly():
+            self.terms.append(_Term(ops, tuple(self.stack)))
+
+    def branches(self, cond: c_ast.Node, iftrue: c_ast.Node | None, iffalse: c_ast.Node | None) -> None:
+        guard = self.is_index_condition(cond)
+        self.record(self.expression(cond))
+        if guard:
+            self.guard_depth += 1
+        before = len(self.terms)
+        self.statement(iftrue)
+        true_terms = self.terms[before:]
+        del self.terms[before:]
+        self.statement(iffalse)
+        false_terms = self.terms[before:]
+        del self.terms[before:]
+        if guard:
+            self.guard_depth -= 1
+        # The costlier branch counts: a work unit takes one of them.
+        self.terms.extend(max((true_terms, false_terms), key=_terms_weight))
+
+    def is_index_condition(self, cond: c_ast.Node) -> bool:
+        """Return True for a guard on indices only (border checks), False for a test of data."""
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("&&", "||"):
+            return self.is_index_condition(cond.left) and self.is_index_condition(cond.right)
+        if isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", ">", "<=", ">=", "==", "!="):
+            try:
+                self.index(cond.left)
+                self.index(cond.right)
+                return True
+            except (NotAffine, _DataDependent):
+                return False
+        if isinstance(cond, c_ast.UnaryOp) and cond.op == "!":
+            return self.is_index_condition(cond.expr)
+        return False
+
+    def declaration(self, decl: c_ast.Decl) -> None:
+        var = _declared(decl, "nest")
+        if var is None:
+            return
+        self.scope[var.name] = var
+        self.subst.pop(var.name, None)
+        self.aliases.pop(var.name, None)
+        if decl.init is None:
+            return
+        if var.kind == "pointer":
+            self.pointer_alias(var.name, decl.init, decl.coord.line)
+            return
+        if isinstance(decl.init, c_ast.InitList):
+            for item in decl.init.exprs:
+                self.record(self.expression(item))
+            return
+        self.assign_local(var, decl.init)
+
+    def assign_local(self, var: _Var, value: c_ast.Node) -> None:
+        """Bind an integer local to its index polynomial, or mark it as carrying data."""
+        if not var.is_float:
+            try:
+                self.subst[var.name] = self.index(value)
+                self.data_locals.discard(var.name)
+                self.opaque.pop(var.name, None)
+                return
+            except (NotAffine, _DataDependent):
+                pass
+        ops, is_data = self.value(value)
+        self.record(ops)
+        self.subst.pop(var.name, None)
+        if is_data or var.is_float:
+            self.data_locals.add(var.name)
+        else:
+            self.opaque[var.name] = f"computed in the loop as '{_text(value)}'"
+
+    def pointer_alias(self, name: str, value: c_ast.Node, line: int) -> None:
+        """Record p = base + offset (or &base[offset]) so that p[i] reads base[offset + i]."""
+        target = self.resolve_pointer(value)
+        if target is None:
+            self.doubt(f"line {line}: pointer '{name}' is not an offset into a known array")
+            self.aliases.pop(name, None)
+            return
+        self.aliases[name] = target
+
+    def resolve_pointer(self, node: c_ast.Node) -> tuple[str, Poly] | None:
+        try:
+            if isinstance(node, c_ast.Cast):
+                return self.resolve_pointer(node.expr)
+            if isinstance(node, c_ast.ID):
+                if node.name in self.aliases:
+                    return self.aliases[node.name]
+                var = self.scope.get(node.name)
+                if var is not None and var.kind in ("pointer", "array"):
+                    return node.name, Poly()
+                return None
+            if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+                base = self.resolve_pointer(node.left)
+                if base is None and node.op == "+":
+                    base = self.resolve_pointer(node.right)
+                    offset = self.index(node.left)
+                else:
+                    offset = self.index(node.right)
+                if base is None:
+                    return None
+                return base[0], base[1] + (offset if node.op == "+" else -offset)
+            if isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(node.expr, c_ast.ArrayRef):
+                name, subscripts = self.flatten_ref(node.expr)
+                if name is None or subscripts is None or len(subscripts) != 1:
+                    return None
+                return name, subscripts[0]
+        except (NotAffine, _DataDependent):
+            return None
+        return None
+
+    # -- expressions: returns ops per evaluation, registers accesses
+    def expression(self, node: c_ast.Node) -> Poly:
+        return self.value(node)[0]
+
+    def value(self, node: c_ast.Node | None) -> tuple[Poly, bool]:
+        """Return (ops, carries data) of an expression, registering its memory accesses."""
+        if node is None:
+            return Poly(), False
+        if isinstance(node, c_ast.Constant):
+            return Poly(), node.type in ("float", "double")
+        if isinstance(node, c_ast.ID):
+            var = self.scope.get(node.name)
+            if node.name in self.data_locals:
+                return Poly(), True
+            if var is not None and var.scope != "nest" and var.kind == "scalar" and var.is_float:
+                return Poly(), True
+            if var is not None and var.kind in ("array", "pointer") and node.name not in self.aliases:
+                if var.scope != "nest":
+                    self.doubt(f"the array '{node.name}' is used whole (passed or copied); its accesses are not seen")
+            return Poly(), False
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)) or (
+            isinstance(node, c_ast.UnaryOp) and node.op == "*"
+        ):
+            return self.access(node, "read"), True
+        if isinstance(node, c_ast.Assignment):
+            return self.assignment(node)
+        if isinstance(node, c_ast.BinaryOp):
+            left_ops, left_data = self.value(node.left)
+            right_ops, right_data = self.value(node.right)
+            data = left_data or right_data
+            # Arithmetic on two literals is folded by the compiler: it costs nothing at run time.
+            folded = _is_literal(node.left) and _is_literal(node.right)
+            own = 1 if data and node.op in _ARITH and not folded else 0
+            return left_ops + right_ops + own, data
+        if isinstance(node, c_ast.UnaryOp):
+            if node.op in ("p++", "p--", "++", "--"):
+                return self.increment(node)
+            if node.op == "sizeof":
+                return Poly(), False
+            if node.op == "&":
+                self.doubt(f"line {node.coord.line}: an address is taken; accesses through it are not seen")
+                return Poly(), False
+            ops, data = self.value(node.expr)
+            return ops + (1 if data and node.op in ("-", "~") else 0), data
+        if isinstance(node, c_ast.Cast):
+            return self.value(node.expr)
+        if isinstance(node, c_ast.TernaryOp):
+            cond_ops, cond_data = self.value(node.cond)
+            true_ops, true_data = self.value(node.iftrue)
+            false_ops, false_data = self.value(node.iffalse)
+            return cond_ops + max(true_ops, false_ops, key=_poly_weight), cond_data or true_data or false_data
+        if isinstance(node, c_ast.FuncCall):
+            return self.call(node)
+        if isinstance(node, c_ast.ExprList):
+            total, data = Poly(), False
+            for item in node.exprs:
+                ops, item_data = self.value(item)
+                total, data = total + ops, data or item_data
+            return total, data
+        if isinstance(node, (c_ast.InitList, c_ast.CompoundLiteral)):
+            return Poly(), False
+        self.doubt(f"line {getattr(node.coord, 'line', '?')}: a {type(node).__name__} expression is not analysed")
+        return Poly(), False
+
+    def assignment(self, node: c_ast.Assignment) -> tuple[Poly, bool]:
+        target = node.lvalue
+        compound = node.op != "="
+        if isinstance(target, c_ast.ID):
+            name = target.name
+            if name in self.stack or name in self.loops:
+                raise _Unclassifiable(f"line {node.coord.line}: loop variable '{name}' is changed in the body")
+            var = self.scope.get(name)
+            if var is not None and var.scope == "nest":
+                if var.kind == "pointer":
+                    self.pointer_alias(name, node.rvalue, node.coord.line)
+                    return Poly(), False
+                if compound:
+                    ops, data = self.value(node.rvalue)
+                    carried = name in self.data_locals or var.is_float
+                    if not (carried or data):
+                        try:
+                            self.subst[name] = self.index(c_ast.BinaryOp(node.op[:-1], target, node.rvalue))
+                            return Poly(), False
+                        except (NotAffine, _DataDependent):
+                            pass
+                    self.subst.pop(name, None)
+                    self.data_locals.add(name)
+                    return ops + 1, True
+                self.assign_local(var, node.rvalue)
+                return Poly(), var.is_float or name in self.data_locals
+            if var is not None and var.kind in ("pointer", "array") and var.scope != "nest":
+                raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' is moved inside the loop")
+            ops, data = self.value(node.rvalue)
+            self.refs.append(_Ref(name, (), "update" if compound else "write", tuple(self.stack),
+                                  self.guard_depth > 0, node.coord.line, name))
+            return ops + (1 if compound else 0), True
+        ops, _ = self.value(node.rvalue)
+        ops = ops + self.access(target, "update" if compound else "write")
+        return ops + (1 if compound else 0), True
+
+    def increment(self, node: c_ast.UnaryOp) -> tuple[Poly, bool]:
+        target = node.expr
+        if isinstance(target, c_ast.ID):
+            name = target.name
+            var = self.scope.get(name)
+            if name in self.stack:
+                raise _Unclassifiable(f"line {node.coord.line}: loop variable '{name}' is changed in the body")
+            if var is not None and var.scope == "nest":
+                if name in self.subst:
+                    self.subst[name] = self.subst[name] + (1 if "+" in node.op else -1)
+                    return Poly(), False
+                if var.kind == "pointer":
+                    raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' walks through memory")
+                self.data_locals.add(name)
+                return Poly.const(1), True
+            if var is not None and var.kind == "pointer":
+                raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' walks through memory")
+            self.refs.append(_Ref(name, (), "update", tuple(self.stack), self.guard_depth > 0, node.coord.line, name))
+            return Poly.const(1), True
+        return self.access(target, "update") + 1, True
+
+    def call(self, node: c_ast.FuncCall) -> tuple[Poly, bool]:
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        args = node.args.exprs if node.args is not None else []
+        total, data = Poly(), False
+        for arg in args:
+            ops, arg_data = self.value(arg)
+            total, data = total + ops, data or arg_data
+        if name is None:
+            self.doubt(f"line {node.coord.line}: a call through a function pointer is not analysed")
+            return total, True
+        if name in self.unit.functions:
+            return total + self.inline(name, args, node.coord.line), True
+        if name in self.call_costs:
+            cost = self.call_costs[name]
+            if cost != 1 or name.rstrip("f") in _ELEMENTARY:
+                self.note(f"{name} counted as {cost} ops (change with --call-cost {name}=N)")
+            return total + cost, True
+        self.doubt(f"line {node.coord.line}: call to '{name}' (not in the file, cost unknown) counted as 1 op")
+        return total + 1, True
+
+    def inline(self, name: str, args: Sequence[c_ast.Node], line: int) -> Poly:
+        """Return the ops of one call of a function defined in the file, its integer parameters bound to the call."""
+        if name in self.call_stack:
+            raise _Unclassifiable(f"line {line}: '{name}' is recursive")
+        definition = self.unit.functions[name]
+        params = definition.decl.type.args.params if definition.decl.type.args is not None else []
+        scope = {k: v for k, v in self.unit.globals.items()}
+        subst: dict[str, Poly] = {}
+        for param, arg in zip(params, args):
+            var = _declared(param, "param") if isinstance(param, c_ast.Decl) else None
+            if var is None:
+                continue
+            if var.kind in ("pointer", "array"):
+                target = self.resolve_pointer(arg)
+                if target is None or self.is_outer(target[0]):
+                    self.doubt(f"line {line}: '{name}' accesses '{var.name}' of the caller; its accesses are not followed")
+                scope[var.name] = _Var(var.name, var.kind, var.is_float, var.dims, "nest")
+                continue
+            scope[var.name] = var
+            if not var.is_float:
+                try:
+                    subst[var.name] = self.index(arg)
+                except (NotAffine, _DataDependent):
+                    self.doubt(f"line {line}: argument '{var.name}' of '{name}' is not an index expression")
+            else:
+                scope[var.name] = _Var(var.name, "scalar", True, (), "nest")
+        callee = _NestAnalysis(self.unit, name, scope, subst, {}, self.call_costs, (*self.call_stack, name))
+        callee.data_locals = {v.name for v in scope.values() if v.scope == "nest" and v.is_float}
+        try:
+            callee.statement(definition.body)
+        except _Unclassifiable as error:
+            raise _Unclassifiable(f"in '{name}' called on line {line}: {error}") from None
+        for doubt in callee.doubts:
+            self.doubt(f"in '{name}': {doubt}")
+        total = Poly()
+        for term in callee.terms:
+            count = term.ops
+            for loop in term.loops:
+                count = count * callee.loops[loop].extent
+            total = total + count
+        self.note(f"call to '{name}' (line {line}) inlined: {total} ops per call")
+        return total
+
+    # -- accesses
+    def flatten_ref(self, node: c_ast.Node) -> tuple[str | None, tuple[Poly, ...] | None]:
+        """Return (array name, subscripts) of an access; subscripts None when one reads memory."""
+        subscripts: list[c_ast.Node] = []
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            subscripts.append(base.subscript)
+            base = base.name
+        if isinstance(base, c_ast.StructRef):
+            return self.flatten_ref(base.name) if not subscripts else (None, None)
+        subscripts.reverse()
+        offset = Poly()
+        if isinstance(base, c_ast.UnaryOp) and base.op == "*":
+            target = self.resolve_pointer(base.expr)
+            if target is None:
+                return None, None
+            name, offset = target
+            if not subscripts:
+                return name, (offset,)
+            return None, None
+        if not isinstance(base, c_ast.ID):
+            return None, None
+        name = base.name
+        if name in self.aliases:
+            name, offset = self.aliases[name]
+        polys: list[Poly] = []
+        dependent = False
+        for index, sub in enumerate(subscripts):
+            try:
+                poly = self.index(sub)
+            except (_DataDependent, NotAffine) as error:
+                dependent = True
+                if isinstance(error, NotAffine):
+                    self.doubt(f"subscript '{_text(sub)}' of '{name}' is not affine ({error})")
+                # The reads inside the subscript are accesses too, and arithmetic on data there (binning) is work.
+                self.subscript_ops = self.subscript_ops + self.value(sub)[0]
+                continue
+            polys.append(poly + offset if index == 0 else poly)
+        return name, None if dependent else tuple(polys)
+
+    def access(self, node: c_ast.Node, mode: Literal["read", "write", "update"]) -> Poly:
+        """Register an access; return the data ops computed inside its subscripts."""
+        self.subscript_ops = Poly()
+        name, subscripts = self.flatten_ref(node)
+        ops, self.subscript_ops = self.subscript_ops, Poly()
+        line = node.coord.line if node.coord else 0
+        if name is None:
+            raise _Unclassifiable(f"line {line}: access '{_text(node)}' through a pointer that is not an array offset")
+        var = self.scope.get(name)
+        if var is not None and var.scope == "nest":
+            return ops  # a temporary of the loop body: not part of the species
+        if isinstance(node, c_ast.StructRef):
+            self.note(f"'{_text(node)}': a field of '{name}' is treated as an element of '{name}'")
+        self.refs.append(_Ref(name, subscripts, mode, tuple(self.stack), self.guard_depth > 0, line, _text(node)))
+        return ops
+
+
+def _is_literal(node: c_ast.Node) -> bool:
+    """Return True for a constant expression made of literals only."""
+    if isinstance(node, c_ast.Constant):
+        return True
+    if isinstance(node, c_ast.Cast):
+        return _is_literal(node.expr)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        return _is_literal(node.expr)
+    if isinstance(node, c_ast.BinaryOp):
+        return _is_literal(node.left) and _is_literal(node.right)
+    return False
+
+
+def _poly_weight(poly: Poly) -> Fraction:
+    value = poly.evaluate(dict.fromkeys(poly.symbols(), 64))
+    return value if value is not None else Fraction(0)
+
+
+def _terms_weight(terms: list[_Term]) -> Fraction:
+    return sum((_poly_weight(t.ops) for t in terms), Fraction(0))
+
+
+def _text(node: c_ast.Node) -> str:
+    from pycparser import c_generator
+
+    return c_generator.CGenerator().visit(node)
+
+
+# ---------------------------------------------------------------------------------------- building the species
+
+
+@dataclass
+class _Dim:
+    """One dimension of an array as the nest sees it."""
+
+    base: Poly
+    extent: Poly | None
+    vars: dict[str, Fraction] = field(default_factory=dict)
+
+
+def _large(poly: Poly) -> Fraction:
+    value = poly.evaluate(dict.fromkeys(poly.symbols(), _LARGE))
+    assert value is not None
+    return value
+
+
+def _abs_poly(poly: Poly) -> Poly:
+    return -poly if _large(poly) < 0 else poly
+
+
+@dataclass
+class _Builder:
+    """Turns the collected loops and accesses of one nest into a species, f and reasons."""
+
+    nest: _NestAnalysis
+    symbols: dict[str, str]
+
+    def symbol_for(self, name: str) -> str:
+        """Return the species symbol (upper case) for the C name `name`."""
+        for symbol, c_name in self.symbols.items():
+            if c_name == name:
+                return symbol
+        base = re.sub(r"[^A-Z0-9_]", "_", name.upper())
+        if not base or not base[0].isalpha():
+            base = "S" + base
+        symbol, n = base, 2
+        while symbol in self.symbols:
+            symbol, n = f"{base}_{n}", n + 1
+        self.symbols[symbol] = name
+        return symbol
+
+    def dims_of(self, poly: Poly, what: str) -> tuple[int | str, ...]:
+        """Return species dimensions for an extent polynomial (a number, a symbol, or a product of symbols)."""
+        if poly.is_const():
+            value = poly.const_value()
+            if value.denominator != 1 or value < 1:
+                raise _Unclassifiable(f"{what} has extent {poly}")
+            return (int(value),)
+        terms = poly.terms
+        if len(terms) == 1:
+            ((monomial, coefficient),) = terms.items()
+            dims: list[int | str] = [self.symbol_for(name) for name in monomial]
+            if coefficient != 1:
+                if coefficient.denominator != 1 or coefficient < 1:
+                    raise _Unclassifiable(f"{what} has extent {poly}")
+                dims.insert(0, int(coefficient))
+            return tuple(dims)
+        # S + c with a small constant: an interior or padded range; the species is sized by S.
+        constant = poly.constant_term()
+        rest = poly - constant
+        if len(rest.terms) == 1 and abs(constant) <= 16 and next(iter(rest.terms.values())) == 1:
+            self.nest.note(f"{what}: extent {poly} taken as {rest} (a border of {abs(constant)} element(s))")
+            return self.dims_of(rest, what)
+        raise _Unclassifiable(f"{what} has extent {poly}, which a species size cannot express")
+
+
+def _joins(nest: _NestAnalysis, dim: _Dim, var: str, stride: Poly, parallel: set[str]) -> bool:
+    """Return True when loop variable `var` of `stride` indexes the same dimension as the variables of `dim`."""
+    if stride == dim.base:
+        return True
+    ratio = stride.divide(dim.base)
+    if ratio is None or not ratio.is_const():
+        return False  # a symbolic ratio: a row length, so a new dimension
+    members = list(dim.vars)
+    if any(v in parallel for v in members):
+        # Past the reach of the dimension's parallel variable: the next row (or the block of a blocked loop).
+        reach = max(_large(dim.base) * _large(nest.loops[v].extent) for v in members if v in parallel)
+        return _large(stride) < reach
+    # A dimension walked only by reducing loops: a parallel stride equal to their extent makes tiles.
+    return any(ratio == nest.loops[v].extent for v in members)
+
+
+def _split_dims(
+    nest: _NestAnalysis, name: str, refs: Sequence[_Ref], declared: tuple[Poly | None, ...], parallel: set[str]
+) -> tuple[list[_Dim], list[list[tuple[dict[str, Fraction], Poly]]]]:
+    """Return the dimensions of array `name` and, per access, per dimension, ({var: relative coefficient}, offset)."""
+    loop_vars = list(nest.loops)
+    ranks = {len(r.subscripts) for r in refs if r.subscripts is not None}
+    if len(ranks) > 1:
+        raise _Unclassifiable(f"'{name}' is accessed with different numbers of subscripts")
+    rank = ranks.pop() if ranks else 1
+    if rank > 1:
+        dims = [_Dim(Poly.const(1), declared[k] if k < len(declared) else None) for k in range(rank)]
+        per_ref = []
+        for ref in refs:
+            assert ref.subscripts is not None
+            entry = []
+            for sub in ref.subscripts:
+                coefficients, rest = sub.split_linear(loop_vars)
+                entry.append(({v: _const_ratio(c, Poly.const(1), name) for v, c in coefficients.items()}, rest))
+            per_ref.append(entry)
+        return dims, per_ref
+    # One subscript: delinearise from the strides of the loop variables, smallest first.
+    strides: dict[str, Poly] = {}
+    strides_seen: dict[str, Poly] = {}
+    split = []
+    for ref in refs:
+        assert ref.subscripts is not None
+        if not ref.subscripts:
+            split.append(({}, Poly()))
+            continue
+        coefficients, rest = ref.subscripts[0].split_linear(loop_vars)
+        split.append((coefficients, rest))
+        for var, coefficient in coefficients.items():
+            magnitude = _abs_poly(coefficient)
+            if var in strides and strides[var] != magnitude:
+                raise _Unclassifiable(f"'{name}' is indexed by '{var}' with different strides")
+            strides[var] = magnitude
+    ordered = sorted(strides.items(), key=lambda item: _large(item[1]))
+    dims: list[_Dim] = []
+    for var, stride in ordered:
+        if dims and _joins(nest, dims[-1], var, stride, parallel):
+            dims[-1].vars[var] = Fraction(1)
+        else:
+            dims.append(_Dim(stride, None, {var: Fraction(1)}))
+        strides_seen[var] = stride
+    if not dims or _large(dims[0].base) != 1:
+        dims.insert(0, _Dim(Poly.const(1), None))
+        if len(dims) > 1:
+            nest.doubt(f"'{name}' is accessed with stride {dims[1].base} (not contiguous)")
+    dims.reverse()  # outermost first
+    if len(dims) == 1 and len(declared) == 1:
+        dims[0].extent = declared[0]
+    for k in range(1, len(dims)):
+        inner = dims[k - 1].base.divide(dims[k].base)
+        if inner is None:
+            raise _Unclassifiable(f"'{name}': stride {dims[k - 1].base} is not a multiple of {dims[k].base}")
+        dims[k].extent = inner
+    per_ref = []
+    for coefficients, rest in split:
+        entry: list[tuple[dict[str, Fraction], Poly]] = []
+        remaining = rest
+        for dim in dims:
+            relative = {var: _const_ratio(c, dim.base, name) for var, c in coefficients.items() if var in dim.vars}
+            offset, remaining = _take_offset(remaining, dim.base)
+            entry.append((relative, offset))
+        if remaining != Poly():
+            entry[-1] = (entry[-1][0], entry[-1][1] + remaining)
+        per_ref.append(entry)
+    return dims, per_ref
+
+
+def _const_ratio(coefficient: Poly, base: Poly, name: str) -> Fraction:
+    ratio = coefficient.divide(base)
+    if ratio is None or not ratio.is_const():
+        raise _Unclassifiable(f"'{name}': coefficient {coefficient} is not a constant multiple of the stride {base}")
+    return ratio.const_value()
+
+
+def _take_offset(rest: Poly, base: Poly) -> tuple[Poly, Poly]:
+    """Split a constant offset into (whole multiples of `base`, the remainder for inner dimensions)."""
+    if base == Poly.const(1):
+        return rest, Poly()
+    if base.is_const():
+        step = base.const_value()
+        if rest.is_const():
+            quotient = round(rest.const_value() / step)
+            return Poly.const(quotient), rest - Poly.const(quotient * step)
+        return Poly(), rest
+    taken = Poly()
+    left = Poly()
+    for monomial, coefficient in rest.terms.items():
+        term = Poly({monomial: coefficient})
+        part = term.divide(base)
+        if part is not None and all(c.denominator == 1 for c in part.terms.values()):
+            taken = taken + part
+        else:
+            left = left + term
+    return taken, left
+
+
+# ------------------------------------------------------------------------------------------- whole nest
+
+
+def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols: dict[str, str]) -> LoopNestSpecies:
+    """Return the species of the analysed nest `nest` (whose outermost loop is `loop`)."""
+    builder = _Builder(nest, symbols)
+    first = nest.order[0]
+    outermost = nest.loops[first]
+    if outermost.extent.is_const() and outermost.extent.const_value() <= 0 or outermost.extent == Poly():
+        return LoopNestSpecies(function, loop.coord.line, first, "remainder",
+                               reasons=(f"loop '{first}' runs {outermost.extent} times: the remainder of a blocked "
+                                        "loop above (empty when the block divides the extent)",))
+    reads = [r for r in nest.refs if r.mode in ("read", "update")]
+    writes = [r for r in nest.refs if r.mode in ("write", "update")]
+    if not writes:
+        raise _Unclassifiable("the loop writes nothing outside itself")
+    loop_vars = set(nest.loops)
+    outputs: dict[str, list[_Ref]] = {}
+    for ref in writes:
+        outputs.setdefault(ref.name, []).append(ref)
+    distributed: dict[str, list[_Ref]] = {}
+    shared: dict[str, list[_Ref]] = {}
+    scattered: list[str] = []
+    parallel: set[str] = set()
+    for name, refs in outputs.items():
+        if _partial_sums(nest, name, refs, first):
+            shared[name] = refs
+            nest.note(f"'{name}' holds partial results of a reduction (local to the function, only updated, "
+                      f"not indexed by '{first}'): the reduction's one value, 1|shared")
+            continue
+        moving = [r for r in refs if r.subscripts is not None and any(s.symbols() & loop_vars for s in r.subscripts)]
+        if moving and len(moving) == len(refs):
+            distributed[name] = refs
+            for r in refs:
+                for s in r.subscripts or ():
+                    parallel |= s.symbols() & loop_vars
+        elif moving:
+            raise _Unclassifiable(f"'{name}' is written both at moving and at fixed subscripts")
+        elif all(r.mode == "write" for r in refs) and any(r.subscripts is None for r in refs):
+            # Stored (not accumulated) at a data-dependent place: each work unit writes its own element
+            # somewhere (a permutation), or the code races.
+            scattered.append(name)
+        else:
+            shared[name] = refs
+    if not distributed:
+        parallel = set(loop_vars)
+    reducing = loop_vars - parallel
+    ordered_parallel = [v for v in nest.order if v in parallel]
+    partial = {name for name, refs in shared.items() if _partial_sums(nest, name, refs, first)}
+    for name, refs in shared.items():
+        if name in partial:
+            continue
+        how = "a data-dependent subscript" if any(r.subscripts is None for r in refs) else "a fixed location"
+        nest.note(f"'{name}' is written at {how} by every work unit: shared")
+    if reducing:
+        reducers = ", ".join(v for v in nest.order if v in reducing)
+        nest.note(f"parallel loops {', '.join(ordered_parallel)}; loop(s) {reducers} reduce into each output")
+    else:
+        nest.note(f"parallel loops {', '.join(ordered_parallel)} (every iteration is a work unit)")
+
+    unordered = False
+    orders: dict[str, tuple[str, ...]] = {}
+    inputs: list[Access] = []
+    input_names: list[str] = []
+    for ref in reads:
+        if ref.name not in input_names:
+            input_names.append(ref.name)
+    nominal: dict[str, Poly] = {v: nest.loops[v].extent for v in nest.order}
+    described: list[tuple[str, Access]] = []
+    in_place: list[str] = []
+    applications: list[Poly] = []  # per input: how often a work unit applies the operator to it (the class's m)
+    for name in input_names:
+        refs = [r for r in reads if r.name == name]
+        if name in outputs:
+            write_subs = {r.subscripts for r in outputs[name]}
+            if name in shared or reducing or all(r.subscripts in write_subs for r in refs):
+                if all(r.subscripts in write_subs for r in refs):
+                    if name in shared or reducing:
+                        nest.note(f"'{name}' is read where it is written: an accumulator, not an input")
+                        if name in distributed:
+                            in_place.append(name)
+                        continue
+                    nest.note(f"'{name}' is updated in place: also an input")
+        access, array_unordered, order, applications_here = _input_access(
+            nest, builder, name, refs, parallel, reducing, nominal)
+        applications.append(applications_here)
+        unordered |= array_unordered
+        if order:
+            orders[f"read {name}"] = order
+        described.append((name, access))
+    outs: list[Access] = []
+    for name, refs in distributed.items():
+        access, order, mirrored = _output_access(nest, builder, name, refs, parallel, nominal)
+        unordered |= mirrored
+        if order:
+            orders[f"write {name}"] = order
+        outs.append(access)
+    for name in scattered:
+        work_dims = Poly.const(1)
+        for v in ordered_parallel:
+            work_dims = work_dims * nominal[v]
+        outs.append(Access(builder.dims_of(work_dims, f"output '{name}'"), Pattern("element")))
+        unordered = True
+        nest.note(f"'{name}' is stored once per work unit at a data-dependent place (a scatter): unordered element")
+    for name, refs in shared.items():
+        size = (1,) if name in partial else _shared_size(nest, builder, name, refs)
+        outs.append(Access(size, Pattern("shared")))
+    for role, order in orders.items():
+        if len(set(order)) != len(order):
+            raise _Unclassifiable(f"'{role.split()[1]}' has one loop variable in two dimensions (a diagonal)")
+    distinct = {o for o in orders.values() if len(o) > 1}
+    if len(distinct) > 1:
+        unordered = True
+        nest.note("arrays take the parallel loop variables in different dimension orders (a permutation): unordered")
+    if any(r.subscripts is None for r in reads if r.name not in outputs):
+        unordered = True
+    if not described and in_place:
+        # Only accumulators were read: an array updated in place, repeatedly (e.g. an operator applied k times).
+        for name in in_place:
+            refs = [r for r in reads if r.name == name]
+            access, _, order, applications_here = _input_access(nest, builder, name, refs, parallel, set(), nominal)
+            nest.note(f"'{name}' is updated in place: also the input")
+            described.append((name, access))
+    inputs = [a for _, a in described]
+    if not inputs:
+        inputs = [Access((1,), Pattern("shared"))]
+        nest.doubt("the loop reads no array: the input is written as 1|shared")
+    species = Species(tuple(inputs), tuple(outs), unordered)
+    text = str(species)
+    try:
+        parse_species(text)
+    except SpeciesSyntaxError as error:  # pragma: no cover - the builder only makes valid sizes
+        raise _Unclassifiable(f"internal: built an invalid species {text!r}: {error}") from None
+    work = Poly.const(1)
+    for v in ordered_parallel:
+        work = work * nominal[v]
+    m = max(applications, key=_large) if applications else Poly.const(1)
+    f, per_unit = _complexity(nest, parallel, reducing, m)
+    for name in sorted(f.symbols()):
+        builder.symbol_for(name)  # so that f binds by the species symbol (REPS) as well as the C name (reps)
+    element_bytes, precision = _element_type(nest, [*(name for name, _ in described), *distributed, *scattered])
+    return LoopNestSpecies(
+        function, loop.coord.line, first, "unsure" if nest.doubts else "exact", text,
+        str(f), f, str(work), str(per_unit), str(m),
+        tuple(nest.reasons), tuple(nest.doubts), dict(builder.symbols), element_bytes, precision,
+    )
+
+
+def _element_type(nest: _NestAnalysis, names: Sequence[str]) -> tuple[int | None, str | None]:
+    """Return the element size (B) of the widest array of the species and the precision its arithmetic uses."""
+    variables = [nest.scope[n] for n in names if n in nest.scope]
+    sizes = [v.element_bytes for v in variables if v.element_bytes is not None]
+    floats = [v for v in variables if v.is_float]
+    precision = None
+    if floats:
+        precision = "fp64" if any(v.element_bytes == 8 for v in floats) else "fp32"
+    return (max(sizes) if sizes else None), precision
+
+
+def _partial_sums(nest: _NestAnalysis, name: str, refs: list[_Ref], outermost: str) -> bool:
+    """Return True for a function-local array only updated (+=) at subscripts free of the outermost loop."""
+    var = nest.scope.get(name)
+    if var is None or var.scope != "function" or var.kind != "array":
+        return False
+    return all(r.mode == "update" and r.subscripts is not None and
+               all(outermost not in s.symbols() for s in r.subscripts) for r in refs)
+
+
+def _declared_dims(nest: _NestAnalysis, name: str) -> tuple[Poly | None, ...]:
+    var = nest.scope.get(name)
+    if var is None or not var.dims:
+        return ()
+    dims: list[Poly | None] = []
+    for node in var.dims:
+        try:
+            dims.append(nest.index(node) if node is not None else None)
+        except (NotAffine, _DataDependent):
+            dims.append(None)
+    return tuple(dims)
+
+
+def _input_access(
+    nest: _NestAnalysis, builder: _Builder, name: str, refs: list[_Ref], parallel: set[str], reducing: set[str],
+    nominal: dict[str, Poly],
+) -> tuple[Access, bool, tuple[str, ...], Poly]:
+    """Return input `name`'s access, whether it is unordered, its parallel-variable order and its m (§2.2)."""
+    declared = _declared_dims(nest, name)
+    if any(r.subscripts is None for r in refs):
+        size = _declared_size(nest, builder, name, declared)
+        nest.note(f"'{name}' is read at a data-dependent subscript (a gather): unordered element")
+        return Access(size, Pattern("element")), True, (), Poly.const(1)
+    if all(not r.subscripts for r in refs):
+        var = nest.scope.get(name)
+        if var is not None and var.kind == "scalar":
+            return Access((1,), Pattern("full")), False, (), Poly.const(1)
+    dims, per_ref = _split_dims(nest, name, refs, declared, parallel)
+    rank = len(dims)
+    widths: list[Poly] = []
+    kinds: list[str] = []
+    extents: list[Poly] = []
+    order: list[str] = []
+    seen_parallel: set[str] = set()
+    unordered = False
+    for k in range(rank):
+        used_p: set[str] = set()
+        used_r: set[str] = set()
+        offsets: list[Fraction] = []
+        coefficients: dict[str, set[Fraction]] = {}
+        guarded = all(r.guarded for r in refs)
+        for entry in per_ref:
+            relative, offset = entry[k]
+            if not offset.is_const():
+                raise _Unclassifiable(f"'{name}' has a symbolic offset {offset} in dimension {k + 1}")
+            offsets.append(offset.const_value())
+            for var, c in relative.items():
+                (used_p if var in parallel else used_r).add(var)
+                coefficients.setdefault(var, set()).add(c)
+        if any(len(cs) > 1 for cs in coefficients.values()):
+            raise _Unclassifiable(f"'{name}': a loop variable has different coefficients in dimension {k + 1}")
+        coefficient = {v: next(iter(cs)) for v, cs in coefficients.items()}
+        spread = Poly.const(max(offsets) - min(offsets)) if offsets else Poly()
+        if len(used_p) > 1:
+            raise _Unclassifiable(f"'{name}': dimension {k + 1} mixes parallel variables {', '.join(sorted(used_p))}")
+        declared_extent = dims[k].extent
+        if used_p:
+            (p,) = used_p
+            order.append(p)
+            seen_parallel.add(p)
+            cp = coefficient[p]
+            if cp < 0:
+                unordered = True
+                nest.note(f"'{name}' is read mirrored along '{p}' (negative stride): unordered")
+                cp = -cp
+            reach = Poly()
+            for r in used_r:
+                if coefficient[r] < 0:
+                    raise _Unclassifiable(f"'{name}': reducing variable '{r}' runs backwards")
+                reach = reach + Poly.const(coefficient[r]) * (nest.loops[r].extent - 1)
+            if cp == 1 and not used_r:
+                width = spread + 1
+                kind = "neighb" if width != Poly.const(1) else "element"
+                extent = nominal[p] if guarded else nest.loops[p].extent + spread
+            elif cp == 1:
+                width = reach + spread + 1
+                kind = "neighb"
+                extent = nominal[p] if guarded else nest.loops[p].extent + reach + spread
+            elif len(used_r) == 1 and coefficient[next(iter(used_r))] == 1 and \
+                    nest.loops[next(iter(used_r))].extent == Poly.const(cp) and spread == Poly():
+                width = Poly.const(cp)
+                kind = "tile"
+                extent = nest.loops[p].extent * Poly.const(cp)
+            elif not used_r:
+                width = Poly.const(1)
+                kind = "element"
+                extent = nest.loops[p].extent * Poly.const(cp)
+                nest.doubt(f"'{name}' is read every {cp} elements along '{p}' (strided)")
+            else:
+                raise _Unclassifiable(f"'{name}': dimension {k + 1} is not an element, tile or neighbourhood")
+            if kind == "neighb" and not guarded and extent != nest.loops[p].extent:
+                if _expressible(extent):
+                    # An interior loop over the array: the work units take the array's extent.
+                    nominal[p] = extent
+                else:
+                    nest.note(f"'{name}' is padded by the halo ({extent}); sized by the work units")
+                    extent = nest.loops[p].extent
+        else:
+            reach = Poly()
+            for r in used_r:
+                reach = reach + Poly.const(abs(coefficient[r])) * (nest.loops[r].extent - 1)
+            width = reach + spread + 1
+            kind = "span"
+            extent = width
+        if declared_extent is not None and (_expressible(declared_extent) or not used_p):
+            extent = declared_extent
+        widths.append(width)
+        kinds.append(kind)
+        extents.append(extent)
+    extents, widths, kinds = _merge_blocked(extents, widths, kinds)
+    if seen_parallel and seen_parallel != parallel:
+        others = ", ".join(v for v in nest.order if v in parallel - seen_parallel)
+        nest.note(f"'{name}' is not indexed by {others}: each element serves the work units along {others}")
+    if len(kinds) == 1 and kinds[0] == "tile":
+        # A 1-D array cut into tiles of T is rows of T: written 2-D, as the reference table does (tile(1xB)).
+        rows = extents[0].divide(widths[0])
+        if rows is not None:
+            extents, widths, kinds = [rows, widths[0]], [Poly.const(1), widths[0]], ["element", "tile"]
+    size = tuple(d for k, e in enumerate(extents) for d in builder.dims_of(e, f"'{name}' dimension {k + 1}"))
+    if not any(k in ("element", "neighb", "tile") for k in kinds):
+        nest.note(f"'{name}' is read whole by every work unit: full")
+        whole = Poly.const(1)
+        for extent in extents:
+            whole = whole * extent
+        return Access(size, Pattern("full")), unordered, (), whole
+    if "neighb" in kinds:
+        pattern = Pattern("neighb", _pattern_size(builder, name, widths, kinds))
+        nest.note(f"'{name}': offsets or a sliding window around each work unit: {pattern}")
+    elif any(w != Poly.const(1) for w in widths):
+        pattern = Pattern("tile", _pattern_size(builder, name, widths, kinds))
+        nest.note(f"'{name}': each work unit reduces a block: {pattern}")
+    else:
+        pattern = Pattern("element")
+    m = Poly.const(1)
+    if pattern.kind != "element":
+        for width in widths:
+            m = m * width
+    return Access(size, pattern), unordered, tuple(order), m
+
+
+def _expressible(poly: Poly) -> bool:
+    if poly.is_const():
+        return poly.const_value() >= 1 and poly.const_value().denominator == 1
+    terms = poly.terms
+    return len(terms) == 1 and next(iter(terms.values())) == 1
+
+
+def _merge_blocked(
+    extents: list[Poly], widths: list[Poly], kinds: list[str]
+) -> tuple[list[Poly], list[Poly], list[str]]:
+    """Merge a blocked loop's two element dimensions ((n/128) x 128) back into the one the array has (n)."""
+    k = 0
+    while k + 1 < len(extents):
+        fractional = any(c.denominator != 1 for c in extents[k].terms.values())
+        product = extents[k] * extents[k + 1]
+        if fractional and kinds[k] == "element" and kinds[k + 1] in ("element", "neighb") and \
+                all(c.denominator == 1 for c in product.terms.values()):
+            extents[k:k + 2] = [product]
+            widths[k:k + 2] = [widths[k + 1]]
+            kinds[k:k + 2] = [kinds[k + 1]]
+            continue
+        k += 1
+    return extents, widths, kinds
+
+
+def _pattern_size(builder: _Builder, name: str, widths: list[Poly], kinds: list[str]) -> tuple[int | str, ...]:
+    size: list[int | str] = []
+    for k, width in enumerate(widths):
+        dims = builder.dims_of(width, f"'{name}' pattern dimension {k + 1}")
+        size.extend(dims)
+    return tuple(size)
+
+
+def _output_access(
+    nest: _NestAnalysis, builder: _Builder, name: str, refs: list[_Ref], parallel: set[str], nominal: dict[str, Poly]
+) -> tuple[Access, tuple[str, ...], bool]:
+    """Return the element access of a distributed output, the order of its parallel variables, and if mirrored."""
+    declared = _declared_dims(nest, name)
+    dims, per_ref = _split_dims(nest, name, refs, declared, parallel)
+    extents: list[Poly] = []
+    order: list[str] = []
+    kinds: list[str] = []
+    mirrored = False
+    for k in range(len(dims)):
+        variables = {v for entry in per_ref for v in entry[k][0]}
+        offsets = {entry[k][1] for entry in per_ref}
+        if len(variables) != 1:
+            if not variables and len(offsets) == 1:
+                extents.append(dims[k].extent if dims[k].extent is not None else Poly.const(1))
+                kinds.append("element")
+                continue
+            raise _Unclassifiable(f"output '{name}': dimension {k + 1} is not indexed by one parallel loop")
+        (v,) = variables
+        coefficients = {entry[k][0][v] for entry in per_ref}
+        if coefficients != {1} and coefficients != {-1}:
+            raise _Unclassifiable(f"output '{name}': '{v}' has stride {coefficients} (not an element per work unit)")
+        if coefficients == {-1}:
+            mirrored = True
+            nest.note(f"output '{name}' is written mirrored along '{v}' (negative stride): unordered")
+        if len(offsets) != 1:
+            nest.doubt(f"output '{name}' is written at several offsets along '{v}'")
+        order.append(v)
+        extents.append(nominal[v])
+        kinds.append("element")
+    extents, _, _ = _merge_blocked(extents, [Poly.const(1)] * len(extents), kinds)
+    size = tuple(d for k, e in enumerate(extents) for d in builder.dims_of(e, f"output '{name}' dimension {k + 1}"))
+    return Access(size, Pattern("element")), tuple(order), mirrored
+
+
+def _declared_size(nest: _NestAnalysis, builder: _Builder, name: str,
+                   declared: tuple[Poly | None, ...]) -> tuple[int | str, ...]:
+    if declared and all(d is not None for d in declared):
+        return tuple(x for k, d in enumerate(declared) for x in builder.dims_of(d, f"'{name}' dimension {k + 1}"))  # type: ignore[arg-type]
+    symbol = builder.symbol_for(f"{name}_size")
+    nest.doubt(f"the size of '{name}' is not declared: written as the symbol {symbol}")
+    return (symbol,)
+
+
+def _shared_size(nest: _NestAnalysis, builder: _Builder, name: str, refs: list[_Ref]) -> tuple[int | str, ...]:
+    var = nest.scope.get(name)
+    if var is not None and var.kind == "scalar":
+        return (1,)
+    if all(r.subscripts is not None for r in refs):
+        locations = {r.subscripts for r in refs}
+        return (len(locations),)
+    return _declared_size(nest, builder, name, _declared_dims(nest, name))
+
+
+def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: Poly) -> tuple[Poly, Poly]:
+    """Return (f, ops per work unit): the data ops of one work unit, and those per application of the operator (/m)."""
+    per_unit = Poly()
+    for term in nest.terms:
+        count: Poly | None = term.ops
+        inside = set(term.loops)
+        for var in nest.order:
+            assert count is not None
+            if var in reducing and var in inside:
+                count = count * nest.loops[var].extent
+            elif var in parallel and var not in inside:
+                # Ops outside a parallel loop are shared by its iterations (e.g. a blocked loop's block).
+                count = count.divide(nest.loops[var].extent)
+                if count is None:
+                    nest.doubt(f"{term.ops} op(s) outside loop '{var}' do not divide over its iterations; left out")
+                    break
+        if count is not None:
+            per_unit = per_unit + count
+    if per_unit == Poly():
+        nest.note("no arithmetic on data: a copy, f = 0")
+    f = per_unit.divide(m)
+    if f is None:
+        nest.doubt(f"ops per work unit {per_unit} are not a multiple of m = {m}; f taken at large sizes")
+        value = _large(per_unit) / _large(m)
+        f = Poly.const(value)
+    if m != Poly.const(1):
+        nest.note(f"{per_unit} data op(s) per work unit over m = {m} operator applications: f = {f}")
+    return f, per_unit
+
+
+# ----------------------------------------------------------------------------------------------- the file
+
+
+@dataclass
+class _Unit:
+    """The functions and globals of one translation unit."""
+
+    functions: dict[str, c_ast.FuncDef]
+    globals: dict[str, _Var]
+
+
+def _unit_of(ast: c_ast.FileAST) -> _Unit:
+    functions: dict[str, c_ast.FuncDef] = {}
+    globals_: dict[str, _Var] = {}
+    for item in ast.ext:
+        if isinstance(item, c_ast.FuncDef):
+            functions[item.decl.name] = item
+        elif isinstance(item, c_ast.Decl):
+            var = _declared(item, "global")
+            if var is not None and var.kind != "function":
+                globals_[var.name] = var
+    return _Unit(functions, globals_)
+
+
+def _assigned_names(node: c_ast.Node) -> dict[str, int]:
+    """Return how often each plain name is assigned or incremented under `node`."""
+    counts: dict[str, int] = {}
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_Assignment(self, n: c_ast.Assignment) -> None:
+            if isinstance(n.lvalue, c_ast.ID):
+                counts[n.lvalue.name] = counts.get(n.lvalue.name, 0) + 1
+            self.generic_visit(n)
+
+        def visit_UnaryOp(self, n: c_ast.UnaryOp) -> None:
+            if n.op in ("p++", "p--", "++", "--") and isinstance(n.expr, c_ast.ID):
+                counts[n.expr.name] = counts.get(n.expr.name, 0) + 1
+            self.generic_visit(n)
+
+    Visitor().visit(node)
+    return counts
+
+
+def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mapping[str, int]) -> list[LoopNestSpecies]:
+    name = definition.decl.name
+    scope: dict[str, _Var] = dict(unit.globals)
+    params = definition.decl.type.args.params if definition.decl.type.args is not None else []
+    for param in params:
+        if isinstance(param, c_ast.Decl):
+            var = _declared(param, "param")
+            if var is not None:
+                scope[var.name] = var
+    assigned = _assigned_names(definition.body)
+    results: list[LoopNestSpecies] = []
+    subst: dict[str, Poly] = {}
+    aliases: dict[str, tuple[str, Poly]] = {}
+    symbols: dict[str, str] = {}
+
+    def walk(node: c_ast.Node | None, pragmas: list[str]) -> None:
+        if node is None:
+            return
+        if isinstance(node, c_ast.Compound):
+            pending: list[str] = []
+            for item in node.block_items or []:
+                if isinstance(item, c_ast.Pragma):
+                    pending.append(item.string)
+                    continue
+                walk(item, pending)
+                pending = []
+            return
+        if isinstance(node, c_ast.Decl):
+            var = _declared(node, "function")
+            if var is None:
+                return
+            scope[var.name] = var
+            if node.init is not None and assigned.get(var.name, 0) == 0:
+                probe = _NestAnalysis(unit, name, scope, subst, aliases, call_costs, (name,))
+                if var.kind == "pointer":
+                    target = probe.resolve_pointer(node.init)
+                    if target is not None:
+                        aliases[var.name] = target
+                elif not var.is_float and var.kind == "scalar":
+                    try:
+                        subst[var.name] = probe.index(node.init)
+                    except (NotAffine, _DataDependent):
+                        pass
+            return
+        if isinstance(node, c_ast.For):
+            results.append(_classify_loop(unit, name, node, scope, subst, aliases, call_costs, pragmas, symbols))
+            return
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            line = node.coord.line
+            results.append(LoopNestSpecies(name, line, "", "unclassified", reasons=(
+                f"line {line}: a while loop (its trip count is not in its header)",)))
+            return
+        if isinstance(node, c_ast.If):
+            walk(node.iftrue, [])
+            walk(node.iffalse, [])
+            return
+        if isinstance(node, c_ast.Label):
+            walk(node.stmt, [])
+            return
+        if isinstance(node, c_ast.Switch):
+            walk(node.stmt, [])
+            return
+        if isinstance(node, (c_ast.Case, c_ast.Default)):
+            for item in node.stmts or []:
+                walk(item, [])
+
+    walk(definition.body, [])
+    return results
+
+
+def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str, _Var], subst: dict[str, Poly],
+                   aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], pragmas: list[str],
+                   symbols: dict[str, str]) -> LoopNestSpecies:
+    nest = _NestAnalysis(unit, function, scope, subst, aliases, call_costs, (function,))
+    for pragma in pragmas:
+        if pragma.startswith("omp"):
+            nest.note(f"#pragma {pragma}")
+    try:
+        nest.statement(loop)
+        return _classify_nest(nest, loop, function, dict(symbols))
+    except _Unclassifiable as error:
+        return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
+                               reasons=(*nest.reasons, str(error)), doubts=tuple(nest.doubts))
+    except (NotAffine, _DataDependent) as error:
+        return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
+                               reasons=(*nest.reasons, f"a subscript or bound is not affine: {error}"),
+                               doubts=tuple(nest.doubts))
+
+
+def _unresolved(unit: _Unit, ast: c_ast.FileAST) -> tuple[str, ...]:
+    """Return identifiers used in the file that nothing declares (macros left undefined, usually)."""
+    declared: set[str] = set(unit.functions) | set(unit.globals)
+    used: set[str] = set()
+    called: set[str] = set()
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_Decl(self, n: c_ast.Decl) -> None:
+            if n.name:
+                declared.add(n.name)
+            self.generic_visit(n)
+
+        def visit_Typedef(self, n: c_ast.Typedef) -> None:
+            declared.add(n.name)
+
+        def visit_Enumerator(self, n: c_ast.Enumerator) -> None:
+            declared.add(n.name)
+            self.generic_visit(n)
+
+        def visit_FuncCall(self, n: c_ast.FuncCall) -> None:
+            if isinstance(n.name, c_ast.ID):
+                called.add(n.name.name)
+            if n.args is not None:
+                self.visit(n.args)
+
+        def visit_StructRef(self, n: c_ast.StructRef) -> None:
+            self.visit(n.name)
+
+        def visit_ID(self, n: c_ast.ID) -> None:
+            used.add(n.name)
+
+    Visitor().visit(ast)
+    return tuple(sorted(used - declared))
+
+
+def classify_source(
+    source: ParsedSource, function: str | None = None, call_costs: Mapping[str, int] | None = None
+) -> SourceClassification:
+    """Return the classification of every outermost loop nest of `function` (or of every function) in `source`."""
+    unit = _unit_of(source.ast)
+    costs = {**CALL_COSTS, **(call_costs or {})}
+    if function is not None and function not in unit.functions:
+        known = ", ".join(sorted(unit.functions)) or "none"
+        raise ClassifyError(f"{source.path}: no function named {function!r} (functions: {known})")
+    names = [function] if function is not None else list(unit.functions)
+    nests: list[LoopNestSpecies] = []
+    for name in names:
+        nests.extend(_classify_function(unit, unit.functions[name], costs))
+    return SourceClassification(source.path, tuple(nests), _unresolved(unit, source.ast), tuple(names))
+
+
+def classify_file(
+    path: str | Path, function: str | None = None, defines: Mapping[str, int] | None = None,
+    call_costs: Mapping[str, int] | None = None,
+) -> SourceClassification:
+    """Return the species of every outermost loop nest in the C file at `path` (see the module docstring)."""
+    try:
+        source = parse_c_file(path, dict(defines or {}))
+    except CSourceError as error:
+        raise ClassifyError(str(error)) from None
+    return classify_source(source, function, call_costs)
+
+
+def bind_symbols(nest: LoopNestSpecies, defines: Mapping[str, int]) -> dict[str, int]:
+    """Return species-symbol values for `nest` from --define values given by C name or by species symbol."""
+    values: dict[str, int] = {}
+    for symbol, c_name in nest.symbols.items():
+        if symbol in defines:
+            values[symbol] = defines[symbol]
+        elif c_name in defines:
+            values[symbol] = defines[c_name]
+    return values
+
+

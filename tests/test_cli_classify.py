@@ -1,0 +1,132 @@
+"""`perfcast classify`, `perfcast app` with C sources, and `perfcast validate classify`, through typer's runner."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcast.cli import app
+
+pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc preprocesses the C files")
+
+runner = CliRunner()
+CORPUS = Path(__file__).parent / "data" / "classify"
+FAST_FOCUS = Path(__file__).parent.parent / "examples" / "fast-focus.c"
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def said(text: str) -> str:
+    """Return terminal text with rich's line wrapping undone."""
+    return " ".join(text.split())
+
+
+def test_classify_prints_species_f_and_reasons():
+    result = run("classify", str(FAST_FOCUS), "--function", "erode")
+    assert result.exit_code == 0, result.output
+    assert "1024x1024|neighb(7x7) -> 1024x1024|element" in result.stdout
+    assert "exact" in result.stdout and "because" in result.stdout
+
+
+def test_classify_json_lists_every_nest():
+    result = run("classify", str(FAST_FOCUS), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [n["function"] for n in data["nests"]] == [
+        "histogram", "maximum", "threshold", "erode", "x_projection", "y_projection"]
+    assert {n["status"] for n in data["nests"]} == {"exact"}
+    assert data["nests"][0]["species"] == "1024x1024|element -> 256|shared"
+
+
+def test_classify_predict_on_a_catalog_gpu():
+    result = run("classify", str(FAST_FOCUS), "-F", "threshold", "--predict", "-d", "gtx470", "--json")
+    assert result.exit_code == 0, result.output
+    (nest,) = json.loads(result.stdout)["nests"]
+    (row,) = nest["predictions"]
+    assert row["device"] == "gtx470" and row["class"] == "binarization"
+    # 2 x 2^20 elements of 4 B over 133.92 GB/s (the same as perfcast hull)
+    assert row["lower"] == pytest.approx(4 * 2 * 2**20 / 133.92e9)
+
+
+def test_classify_predict_needs_bound_symbols():
+    listing = CORPUS / "listing.c"
+    result = run("classify", str(listing), "-F", "accumulate", "--predict", "-d", "gtx470")
+    assert result.exit_code == 2
+    assert "--define K=" in said(result.stderr)
+    bound = run("classify", str(listing), "-F", "accumulate", "--predict", "-d", "gtx470", "-D", "K=1048576")
+    assert bound.exit_code == 0, bound.output
+    assert "sum (ref.)" in bound.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--define", "N"], "expected NAME=NON_NEGATIVE_INTEGER"),
+    (["--define", "N=1,N=2"], "given twice"),
+    (["--call-cost", "expf=fast"], "expected NAME=NON_NEGATIVE_INTEGER"),
+    (["--predict"], "--predict needs at least one --device"),
+    (["-d", "gtx470"], "--device is used with --predict"),
+    (["--function", "nothere"], "no function named 'nothere'"),
+])
+def test_classify_bad_options_are_errors(args, message):
+    result = run("classify", str(FAST_FOCUS), *args)
+    assert result.exit_code == 2
+    assert message in said(result.stderr)
+
+
+def test_classify_broken_file_is_a_compiler_style_error(tmp_path):
+    path = tmp_path / "bad.c"
+    path.write_text("void f( {\n")
+    result = run("classify", str(path))
+    assert result.exit_code == 2
+    assert "bad.c:1:" in result.stderr and "error" in result.stderr
+
+
+def test_app_takes_a_c_loop_nest_in_place_of_a_species(tmp_path):
+    path = tmp_path / "app.yaml"
+    path.write_text(
+        "name: from-c\nprimitives:\n"
+        f"  - name: erode\n    source: {FAST_FOCUS}\n    function: erode\n"
+        f"  - name: threshold\n    species: '1024x1024|element -> 1024x1024|element'\n    f: 1\n"
+    )
+    result = run("app", str(path), "-d", "gtx470", "--json")
+    assert result.exit_code == 0, result.output
+    steps = json.loads(result.stdout)["devices"]["gtx470"]["primitives"]
+    assert steps[0]["species"] == "1024x1024|neighb(7x7) -> 1024x1024|element"
+    assert steps[0]["class"] == "2D convolution" and steps[0]["f"] == 1
+
+
+def test_app_source_relative_to_the_file_and_errors(tmp_path):
+    (tmp_path / "k.c").write_text(FAST_FOCUS.read_text())
+    several = tmp_path / "several.yaml"
+    several.write_text("name: x\nprimitives:\n  - name: all\n    source: k.c\n")
+    result = run("app", str(several), "-d", "gtx470")
+    assert result.exit_code == 2 and "several loop nests" in said(result.stderr)
+    both = tmp_path / "both.yaml"
+    both.write_text("name: x\nprimitives:\n  - name: a\n    source: k.c\n"
+                    "    species: '4|element -> 4|element'\n    f: 1\n")
+    result = run("app", str(both), "-d", "gtx470")
+    assert result.exit_code == 2 and "exactly one of 'species' or 'source'" in said(result.stderr)
+    chosen = tmp_path / "chosen.yaml"
+    chosen.write_text("name: x\nprimitives:\n  - name: max\n    source: k.c\n    function: maximum\n")
+    result = run("app", str(chosen), "-d", "gtx470", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["devices"]["gtx470"]["primitives"][0]["class"] == "sum"
+
+
+def test_validate_classify_quick(tmp_path):
+    report = tmp_path / "classify.md"
+    result = run("validate", "classify", "--quick", "-r", "2", "-d", "core-i7-930", "--json",
+                 "--markdown", str(report))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    by_name = {c["primitive"]: c for c in data["classified"]}
+    assert set(by_name) == {"elementwise", "reduction", "neighbourhood"}
+    for entry in by_name.values():
+        assert entry["species"] == entry["hand_written_species"]
+        assert all(entry["f_agrees"].values())
+    assert {p["primitive"] for p in data["points"]} == set(by_name)
+    text = report.read_text()
+    assert "Classify -> predict -> measure" in text and "Reproduce with" in text
