@@ -40,6 +40,7 @@ demo: $(STAMP)
 	    --kernel dgemm-1024:2.15e9:2.5e7 \
 	    -o $(OUT)/this-machine-roofline.png
 	$(BIN)/perfcast app examples/fast-focus.yaml --device gtx470 --device gts250 -o $(OUT)/fast-focus.png
+	$(BIN)/perfcast classify examples/fast-focus.c --function erode --predict --device gtx470 --device $(OUT)/this-machine.yaml
 	$(BIN)/perfcast hull '1024x1024|neighb(7x7) -> 1024x1024|element' --device gtx470 \
 	    --device $(OUT)/this-machine.yaml --f 1,16,256 --transfers -o $(OUT)/erode-hull.png
 	$(BIN)/perfcast bench --quick -o $(OUT)/this-machine-measured.yaml --plot $(OUT)/measured-roofline.png
