@@ -122,9 +122,10 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
             console.print(f"  f        {escape(nest.f or '?')} ops per operator application "
                           f"({escape(nest.ops_per_work_unit or '?')} per work unit, m = {escape(nest.m or '?')}; "
                           f"{escape(nest.work_units or '?')} work units)", highlight=False)
-            if nest.symbols:
-                names = ", ".join(f"{s} = {c}" for s, c in nest.symbols.items())
-                console.print(f"  symbols  {escape(names)}", highlight=False)
+            renamed = {s: c for s, c in nest.symbols.items() if s != c}
+            if renamed:
+                names = ", ".join(f"{s} = {c}" for s, c in renamed.items())
+                console.print(f"  symbols  {escape(names)} (species symbol = C name)", highlight=False)
         for reason in nest.reasons:
             console.print(f"  [dim]because[/] {escape(reason)}", highlight=False)
         for doubt in nest.doubts:

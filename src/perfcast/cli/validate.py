@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import numpy as np
@@ -31,6 +32,24 @@ validate_app = typer.Typer(help="Measured validations of the models on this mach
 app.add_typer(validate_app, name="validate")
 
 
+def _complexities(quick: bool) -> Callable[[Any], Any]:
+    """Return which complexities f of a primitive to time: every other one with --quick."""
+    return lambda primitive: primitive.complexities[::2] if quick else primitive.complexities
+
+
+def _timing_rounds(repetitions: int, work: Callable[[Callable[[int], None]], Any]) -> Any:
+    """Return work(progress) run under a progress bar of timing rounds; its ValueError is a CLI error."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=errors, transient=True) as bar:
+        task = bar.add_task("timing", total=repetitions)
+        try:
+            return work(lambda done: bar.update(task, completed=done))
+        except ValueError as error:
+            raise fail(str(error)) from None
+
+
 @validate_app.command("classify")
 def validate_classify_command(
     device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
@@ -42,8 +61,6 @@ def validate_classify_command(
     """Classify perfcast's C primitives from source, predict them with the boat hull, and time them."""
     import shlex
     import sys
-
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from perfcast.bench.classify_validation import classified_primitives, classify_markdown, validate_classified
     from perfcast.devices.hull_view import hull_inputs
@@ -59,17 +76,8 @@ def validate_classify_command(
     except (ValueError, KeyError, NativeBuildError, ClassifyError) as error:
         raise fail(str(error)) from None
 
-    def complexities(primitive: Any) -> Any:
-        return primitive.complexities[::2] if quick else primitive.complexities
-
-    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as bar:
-        task = bar.add_task("timing", total=repetitions)
-        try:
-            run = validate_classified(inputs, chosen, repetitions, complexities,
-                                      progress=lambda done: bar.update(task, completed=done))
-        except ValueError as error:
-            raise fail(str(error)) from None
+    run = _timing_rounds(repetitions, lambda progress: validate_classified(
+        inputs, chosen, repetitions, _complexities(quick), progress=progress))
     if as_json:
         print_json({
             "device": run.device, "date": run.date, "repetitions": run.repetitions, "inputs": inputs.sources,
@@ -111,8 +119,6 @@ def validate_boathull_command(
     import shlex
     import sys
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from perfcast.bench.boathull_validation import (
         primitives_for,
         summary,
@@ -130,17 +136,8 @@ def validate_boathull_command(
     except (ValueError, KeyError, NativeBuildError) as error:
         raise fail(str(error)) from None
 
-    def complexities(primitive: Any) -> Any:
-        return primitive.complexities[::2] if quick else primitive.complexities
-
-    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as bar:
-        task = bar.add_task("timing", total=repetitions)
-        try:
-            run = validate_boathull(inputs, primitives, repetitions=repetitions, complexities=complexities,
-                                    progress=lambda done: bar.update(task, completed=done))
-        except ValueError as error:
-            raise fail(str(error)) from None
+    run = _timing_rounds(repetitions, lambda progress: validate_boathull(
+        inputs, primitives, repetitions=repetitions, complexities=_complexities(quick), progress=progress))
     rows = summary(run.points)
     if as_json:
         print_json({

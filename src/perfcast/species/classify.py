@@ -1107,7 +1107,7 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
         if name in partial:
             continue
         how = "a data-dependent subscript" if any(r.subscripts is None for r in refs) else "a fixed location"
-        nest.note(f"'{name}' is written at {how} by every work unit: shared")
+        nest.note(f"{_shown(refs)} written at {how} by every work unit: shared")
     if reducing:
         reducers = ", ".join(v for v in nest.order if v in reducing)
         nest.note(f"parallel loops {', '.join(ordered_parallel)}; loop(s) {reducers} reduce into each output")
@@ -1243,7 +1243,7 @@ def _input_access(
     declared = _declared_dims(nest, name)
     if any(r.subscripts is None for r in refs):
         size = _declared_size(nest, builder, name, declared)
-        nest.note(f"'{name}' is read at a data-dependent subscript (a gather): unordered element")
+        nest.note(f"{_shown(refs)}: read at a data-dependent subscript (a gather): unordered element")
         return Access(size, Pattern("element")), True, (), Poly.const(1)
     if all(not r.subscripts for r in refs):
         var = nest.scope.get(name)
@@ -1341,25 +1341,33 @@ def _input_access(
         if rows is not None:
             extents, widths, kinds = [rows, widths[0]], [Poly.const(1), widths[0]], ["element", "tile"]
     size = tuple(d for k, e in enumerate(extents) for d in builder.dims_of(e, f"'{name}' dimension {k + 1}"))
+    shown = _shown(refs)
     if not any(k in ("element", "neighb", "tile") for k in kinds):
-        nest.note(f"'{name}' is read whole by every work unit: full")
+        nest.note(f"{shown}: no parallel loop variable, read whole by every work unit: full")
         whole = Poly.const(1)
         for extent in extents:
             whole = whole * extent
         return Access(size, Pattern("full")), unordered, (), whole
     if "neighb" in kinds:
         pattern = Pattern("neighb", _pattern_size(builder, name, widths, kinds))
-        nest.note(f"'{name}': offsets or a sliding window around each work unit: {pattern}")
+        nest.note(f"{shown}: offsets or a sliding window around each work unit: {pattern}")
     elif any(w != Poly.const(1) for w in widths):
         pattern = Pattern("tile", _pattern_size(builder, name, widths, kinds))
-        nest.note(f"'{name}': each work unit reduces a block: {pattern}")
+        nest.note(f"{shown}: each work unit reduces a block: {pattern}")
     else:
         pattern = Pattern("element")
+        nest.note(f"{shown}: one element per work unit: element")
     m = Poly.const(1)
     if pattern.kind != "element":
         for width in widths:
             m = m * width
     return Access(size, pattern), unordered, tuple(order), m
+
+
+def _shown(refs: Sequence[_Ref], most: int = 4) -> str:
+    """Return the distinct accesses of `refs` as written in the source, e.g. "A[i - 1], A[i], A[i + 1]"."""
+    texts = list(dict.fromkeys(r.text for r in refs))
+    return ", ".join(texts[:most]) + (f" (+{len(texts) - most} more)" if len(texts) > most else "")
 
 
 def _expressible(poly: Poly) -> bool:
@@ -1428,6 +1436,7 @@ def _output_access(
         kinds.append("element")
     extents, _, _ = _merge_blocked(extents, [Poly.const(1)] * len(extents), kinds)
     size = tuple(d for k, e in enumerate(extents) for d in builder.dims_of(e, f"output '{name}' dimension {k + 1}"))
+    nest.note(f"{_shown(refs)} written: one element per work unit: element")
     return Access(size, Pattern("element")), tuple(order), mirrored
 
 
