@@ -5,7 +5,9 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import platform
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,13 +33,61 @@ class NativeLibrary:
 
 
 def cache_dir() -> Path:
-    """Return the folder compiled kernels are cached in ($PERFCAST_CACHE or ~/.cache/perfcast)."""
-    root = os.environ.get("PERFCAST_CACHE") or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "perfcast"
-    return Path(root) / "native"
+    """Return the folder compiled kernels are cached in ($PERFCAST_CACHE, else $XDG_CACHE_HOME or ~/.cache, /perfcast).
+
+    An empty or relative $XDG_CACHE_HOME is ignored, as the XDG base-directory spec says: a relative cache
+    would make perfcast load whatever library sits in the working directory.
+    """
+    explicit = os.environ.get("PERFCAST_CACHE")
+    if explicit:
+        return Path(explicit).absolute() / "native"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "perfcast" / "native"
+
+
+def _private_folder(folder: Path) -> Path:
+    """Create `folder` (mode 0700) if needed; refuse one another user owns or others may write into."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _check_private(folder, "cache folder")
+    return folder
+
+
+def _check_private(path: Path, what: str) -> None:
+    """Raise NativeBuildError unless `path` belongs to this user and no one else may write it."""
+    info = path.stat()
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise NativeBuildError(
+            f"refusing the {what} {path}: it belongs to user id {info.st_uid}, not to you; "
+            "set PERFCAST_CACHE to a folder of your own"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise NativeBuildError(
+            f"refusing the {what} {path}: others may write to it (mode {stat.filemode(info.st_mode)}); "
+            f"chmod go-w {path} or set PERFCAST_CACHE to a private folder"
+        )
+
+
+def _cpu_identity() -> str:
+    """Return what -march=native depends on: the CPU model and its feature flags (empty where unknown)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or platform.machine()
+    wanted = ("model name", "flags", "Features", "CPU implementer", "CPU part")
+    lines = []
+    for line in text.splitlines():
+        key = line.split(":", 1)[0].strip()
+        if key in wanted and line not in lines:
+            lines.append(line)
+    return "\n".join(lines) or platform.machine()
 
 
 def _compile(source: Path, flags: tuple[str, ...], compiler: str, suffix: str) -> tuple[Path, tuple[str, ...], str]:
-    """Return (output path, command line, compiler version) of `source` built with `flags`, cached by content."""
+    """Return (output path, command line, compiler version) of `source` built with `flags`, cached by content.
+
+    The cache key holds the source, the compiler's version, the flags and the CPU (for -march=native).
+    """
     executable = shutil.which(compiler)
     if executable is None:
         raise NativeBuildError(
@@ -45,24 +95,43 @@ def _compile(source: Path, flags: tuple[str, ...], compiler: str, suffix: str) -
         )
     version = subprocess.run([executable, "--version"], capture_output=True, text=True, check=False).stdout
     version = version.splitlines()[0] if version else compiler
-    key = hashlib.sha256(source.read_bytes() + "\0".join((version, *flags)).encode()).hexdigest()[:16]
-    target = cache_dir() / f"{source.stem}-{key}{suffix}"
+    identity = "\0".join((executable, version, *flags, _cpu_identity()))
+    key = hashlib.sha256(source.read_bytes() + b"\0" + identity.encode()).hexdigest()[:16]
+    target = _private_folder(cache_dir()) / f"{source.stem}-{key}{suffix}"
     command = (executable, *flags, "-o", str(target), str(source))
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        build = (executable, *flags, "-o", str(partial), str(source))
-        result = subprocess.run(build, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise NativeBuildError(f"compiling {source.name} failed:\n{' '.join(command)}\n{result.stderr.strip()}")
-        partial.replace(target)  # atomic: a concurrent build never loads half a file
+    if target.exists():
+        _check_private(target, "cached build")
+    else:
+        _build(source, target, executable, flags, command)
     return target, command, version
+
+
+def _build(source: Path, target: Path, executable: str, flags: tuple[str, ...], command: tuple[str, ...]) -> None:
+    """Compile `source` into `target` through a private temporary file renamed into place."""
+    partial = target.with_name(f"{target.name}.{os.getpid()}.tmp")
+    build = (executable, *flags, "-o", str(partial), str(source))
+    result = subprocess.run(build, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise NativeBuildError(f"compiling {source.name} failed:\n{' '.join(command)}\n{result.stderr.strip()}")
+    partial.chmod(0o700)
+    partial.replace(target)  # atomic: a concurrent build never loads half a file
 
 
 def build_library(source: Path, flags: tuple[str, ...] = DEFAULT_FLAGS, compiler: str = "gcc") -> NativeLibrary:
     """Return `source` compiled into a shared library and loaded, re-using a cached build of the same source and flags."""
     target, command, version = _compile(source, flags, compiler, ".so")
-    return NativeLibrary(target, ctypes.CDLL(str(target)), command, version)
+    try:
+        handle = ctypes.CDLL(str(target))
+    except OSError:
+        # A truncated or foreign file under the cache's name: build it again, once.
+        target.unlink(missing_ok=True)
+        target, command, version = _compile(source, flags, compiler, ".so")
+        try:
+            handle = ctypes.CDLL(str(target))
+        except OSError as error:
+            raise NativeBuildError(f"cannot load {target}: {error}") from None
+    return NativeLibrary(target, handle, command, version)
 
 
 def build_executable(source: Path, flags: tuple[str, ...], compiler: str = "gcc") -> tuple[Path, tuple[str, ...], str]:
