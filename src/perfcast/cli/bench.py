@@ -20,6 +20,7 @@ from perfcast.cli.common import (
     errors,
     fail,
     print_json,
+    printable,
 )
 
 def _compare_rows(
@@ -110,7 +111,8 @@ def bench_command(
             "intensity_sweep": [{"intensity": p.intensity, "performance": p.performance.value} for p in suite.mix],
         })
     else:
-        table = Table(box=box.SIMPLE_HEAD, title=f"{profile.full_name} — {suite.tool}", title_justify="left")
+        table = Table(box=box.SIMPLE_HEAD, title=f"{printable(profile.full_name)} — {printable(suite.tool)}",
+                      title_justify="left")
         for column in ("figure", "measured", "before", "measured / before"):
             table.add_column(column, justify="left" if column == "figure" else "right")
         for figure, measured, before, dimension in rows:
@@ -120,10 +122,10 @@ def bench_command(
         console.print(table)
         if before is not None:
             console.print(f"  'before' is the description the profile starts from ({before.provenance.source}: "
-                          f"{before.provenance.describe()})", highlight=False)
+                          f"{printable(before.provenance.describe())})", highlight=False)
     for path in (saved, output, csv_path):
         if path is not None:
-            (errors if as_json else console).print(f"wrote {path}", highlight=False)
+            (errors if as_json else console).print(f"wrote {printable(path)}", highlight=False)
     if plot is not None:
         from perfcast.devices.roofline_view import device_roofline
         from perfcast.plots.roofline import roofline_figure
@@ -133,4 +135,4 @@ def bench_command(
         figure = roofline_figure(roof, levels=profile.level_bandwidths(), sweep=sweep,
                                  title=f"Measured roofline — {profile.full_name} (fp32)")
         save_figure(figure, plot)
-        (errors if as_json else console).print(f"wrote {plot}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(plot)}", highlight=False)

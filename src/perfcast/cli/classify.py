@@ -7,10 +7,9 @@ from typing import Annotated, Any
 
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
-from perfcast.cli.common import app, console, fail, format_time, print_json, resolve_device
+from perfcast.cli.common import app, console, fail, format_time, print_json, printable, resolve_device
 from perfcast.devices.schema import Precision
 
 
@@ -58,7 +57,7 @@ def classify_command(
             raise ValueError(f"--element-size {element_size}: must be positive")
         result = classify_file(path, function, defines, costs)
     except (ClassifyError, ValueError) as error:
-        raise fail(escape(str(error))) from None
+        raise fail(str(error)) from None
     devices = [resolve_device(name) for name in device_names or []] if predict else []
     predictions: dict[int, list[dict[str, Any]]] = {}
     if predict:
@@ -68,7 +67,7 @@ def classify_command(
                     predictions[index] = _predict(nest, devices, bind_symbols(nest, defines), defines,
                                                   element_size, precision)
         except ValueError as error:
-            raise fail(escape(str(error))) from None
+            raise fail(str(error)) from None
     if as_json:
         print_json({
             "file": str(path),
@@ -112,35 +111,35 @@ _STYLE = {"exact": "green", "unsure": "yellow", "unclassified": "red", "remainde
 def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
     """Print each nest: status, species, f and the reasons, then its predictions."""
     if not result.nests:
-        console.print(f"no loop nest in {escape(', '.join(result.functions))}", highlight=False)
+        console.print(f"no loop nest in {printable(', '.join(result.functions))}", highlight=False)
     for index, nest in enumerate(result.nests):
         style = _STYLE[nest.status]
-        head = f"[bold]{escape(nest.function)}[/]:{nest.line}  loop {escape(nest.loop_variable or '?')}  [{style}]{nest.status}[/]"
+        head = f"[bold]{printable(nest.function)}[/]:{nest.line}  loop {printable(nest.loop_variable or '?')}  [{style}]{nest.status}[/]"
         console.print(head, highlight=False)
         if nest.species is not None:
-            console.print(f"  species  [bold]{escape(nest.species)}[/]", highlight=False)
-            console.print(f"  f        {escape(nest.f or '?')} ops per operator application "
-                          f"({escape(nest.ops_per_work_unit or '?')} per work unit, m = {escape(nest.m or '?')}; "
-                          f"{escape(nest.work_units or '?')} work units)", highlight=False)
+            console.print(f"  species  [bold]{printable(nest.species)}[/]", highlight=False)
+            console.print(f"  f        {printable(nest.f or '?')} ops per operator application "
+                          f"({printable(nest.ops_per_work_unit or '?')} per work unit, m = {printable(nest.m or '?')}; "
+                          f"{printable(nest.work_units or '?')} work units)", highlight=False)
             renamed = {s: c for s, c in nest.symbols.items() if s != c}
             if renamed:
                 names = ", ".join(f"{s} = {c}" for s, c in renamed.items())
-                console.print(f"  symbols  {escape(names)} (species symbol = C name)", highlight=False)
+                console.print(f"  symbols  {printable(names)} (species symbol = C name)", highlight=False)
         for reason in nest.reasons:
-            console.print(f"  [dim]because[/] {escape(reason)}", highlight=False)
+            console.print(f"  [dim]because[/] {printable(reason)}", highlight=False)
         for doubt in nest.doubts:
-            console.print(f"  [yellow]unsure:[/] {escape(doubt)}", highlight=False)
+            console.print(f"  [yellow]unsure:[/] {printable(doubt)}", highlight=False)
         rows = predictions.get(index)
         if rows:
             table = Table(box=box.SIMPLE_HEAD)
             for column in ("device", "class", "lower", "upper", "bound by"):
                 table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
             for row in rows:
-                table.add_row(escape(row["device"]), escape(f"{row['class']} ({row['origin'][:3]}.)"),
+                table.add_row(printable(row["device"]), printable(f"{row['class']} ({row['origin'][:3]}.)"),
                               format_time(row["lower"]), format_time(row["upper"]),
                               f"{row['lower_term']} / {row['upper_term']}")
             console.print(table)
         console.print()
     if result.unresolved:
         console.print(f"[yellow]unresolved identifiers[/] (macros without a value, kept as size symbols): "
-                      f"{escape(', '.join(result.unresolved))}; bind them with --define NAME=VALUE", highlight=False)
+                      f"{printable(', '.join(result.unresolved))}; bind them with --define NAME=VALUE", highlight=False)

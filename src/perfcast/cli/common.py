@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from perfcast import __version__
 from perfcast.devices.catalog import DeviceFileError, get_device
@@ -21,15 +23,31 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-console = Console()
-errors = Console(stderr=True)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: object) -> str:
+    """Return `text` without control characters (terminal escape sequences included) and with rich markup escaped."""
+    return escape(_CONTROL.sub("", str(text)))
+
+
+class _SafeConsole(Console):
+    """A console that never lets a control character reach the terminal, whatever string it is handed."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:  # noqa: D102 - rich's own method
+        return super().render_str(_CONTROL.sub("", text), **kwargs)
+
+
+# emoji=False: rich would otherwise turn user text such as 'a:-1:1e9' into 'a👎1e9'.
+console = _SafeConsole(emoji=False)
+errors = _SafeConsole(stderr=True, emoji=False)
 
 HOST = "host"
 
 
 def fail(message: str) -> typer.Exit:
-    """Print `message` as an error and return the exit to raise."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    """Print `message` (plain text, never markup) as an error and return the exit to raise."""
+    errors.print(f"[bold red]error:[/] {printable(message)}", highlight=False)
     return typer.Exit(code=2)
 
 

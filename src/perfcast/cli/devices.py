@@ -20,6 +20,7 @@ from perfcast.cli.common import (
     fail,
     print_json,
     resolve_device,
+    printable,
 )
 
 devices_app = typer.Typer(help="Device descriptions: the catalog, one device in detail, this machine.", no_args_is_help=True)
@@ -62,7 +63,7 @@ def devices_list(
         table.add_column(heading, justify="right", min_width=7)
     for row in rows:
         table.add_row(
-            row["name"], row["full_name"], f"{row['kind']}\n{row['origin']}",
+            printable(row["name"]), printable(row["full_name"]), f"{row['kind']}\n{row['origin']}",
             f"{row['fp32_peak'] / 1e9:.5g}" if row["fp32_peak"] else "—",
             f"{row['fp64_peak'] / 1e9:.5g}" if row["fp64_peak"] else "—",
             f"{row['dram_bandwidth'] / 1e9:.5g}",
@@ -73,7 +74,7 @@ def devices_list(
 
 def _print_device(device: Device) -> None:
     """Print `device` for a human: its structure, then every figure with its provenance."""
-    console.print(f"[bold]{device.full_name}[/]  ({device.name})")
+    console.print(f"[bold]{printable(device.full_name)}[/]  ({printable(device.name)})", highlight=False)
     structure = [
         ("kind", device.kind), ("vendor", device.vendor), ("architecture", device.architecture),
         ("year", device.year),
@@ -84,9 +85,9 @@ def _print_device(device: Device) -> None:
     ]
     for label, value in structure:
         if value is not None:
-            console.print(f"  {label:<20} {value}", highlight=False)
+            console.print(f"  {label:<20} {printable(value)}", highlight=False)
     default = device.provenance
-    console.print(f"  {'figures':<20} {default.source}: {default.describe()}",
+    console.print(f"  {'figures':<20} {default.source}: {printable(default.describe())}",
                   highlight=False)
     table = Table(show_header=True, header_style="bold")
     for column in ("figure", "value", "source", "details"):
@@ -112,10 +113,10 @@ def _print_device(device: Device) -> None:
     for label, figure, dimension in rows:
         same = figure.provenance == default
         table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
-                      "(as above)" if same else figure.provenance.describe())
+                      "(as above)" if same else printable(figure.provenance.describe()))
     console.print(table)
     if device.notes:
-        console.print(f"  [dim]{device.notes}[/]")
+        console.print(f"  [dim]{printable(device.notes)}[/]", highlight=False)
 
 
 @devices_app.command("show")
@@ -147,4 +148,4 @@ def devices_detect(
         _print_device(device)
     if output is not None:
         save_device(device, output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)

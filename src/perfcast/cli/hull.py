@@ -24,6 +24,7 @@ from perfcast.cli.common import (
     format_time,
     print_json,
     resolve_device,
+    printable,
 )
 
 def _split_list(values: list[str] | None) -> list[str]:
@@ -122,7 +123,7 @@ def hull_command(
             ],
         })
     else:
-        console.print(f"[bold]{bound}[/]", highlight=False)
+        console.print(f"[bold]{printable(bound)}[/]", highlight=False)
         console.print(f"  class: {variables.name} ({variables.origin})", highlight=False)
         console.print(f"  {_class_line(variables)}", highlight=False)
         for inputs, r in results:
@@ -137,15 +138,15 @@ def hull_command(
             curve = predict_primitive(species, inputs, dense, transfers=wants_bus, **options).prediction
             panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
         save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
 
 
 def _print_hull(inputs: Any, prediction: HullPrediction) -> None:
     """Print one device's inputs and predicted ranges for a human."""
     device = inputs.device
-    console.print(f"\n[bold]{device.full_name}[/] ({device.kind})", highlight=False)
+    console.print(f"\n[bold]{printable(device.full_name)}[/] ({device.kind})", highlight=False)
     for name, source in inputs.sources.items():
-        console.print(f"  {name:<14}{source}", highlight=False)
+        console.print(f"  {name:<14}{printable(source)}", highlight=False)
     if prediction.ruled_out:
         console.print(f"  ruled out by assumptions: {', '.join(prediction.ruled_out)}", highlight=False)
     if prediction.ignored_assumptions:
@@ -219,14 +220,14 @@ def app_command(
         figure = application_figure({name: total for name, (_, total, _) in results.items()},
                                     title=f"{application.name} — boat hull prediction")
         save_figure(figure, output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
 
 
 def _print_application(application: Any, results: dict[str, Any]) -> None:
     """Print the per-primitive ranges, transfers and totals of every device side by side."""
-    console.print(f"[bold]{application.name}[/]", highlight=False)
+    console.print(f"[bold]{printable(application.name)}[/]", highlight=False)
     if application.description:
-        console.print(f"  {application.description}", highlight=False)
+        console.print(f"  {printable(application.description)}", highlight=False)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("step")
     table.add_column("class")
@@ -239,18 +240,18 @@ def _print_application(application: Any, results: dict[str, Any]) -> None:
         for _, _, steps in results.values():
             p = steps[index].prediction
             cells.append(f"{format_time(p.lower[0])} – {format_time(p.upper[0])} ({p.lower_term[0]}/{p.upper_term[0]})")
-        table.add_row(primitive.name, f"{step.variables.name} ({step.variables.origin[:3]}.)", *cells)
+        table.add_row(printable(primitive.name), f"{step.variables.name} ({step.variables.origin[:3]}.)", *cells)
     for index, transfer in enumerate(application.transfers):
         cells = []
         for inputs, total, _ in results.values():
             seconds = total.transfers[index][1]
             cells.append(format_time(seconds) if inputs.device.kind == "gpu" else "— (host memory)")
-        table.add_row(transfer.name, "transfer", *cells)
+        table.add_row(printable(transfer.name), "transfer", *cells)
     table.add_section()
     table.add_row("[bold]total[/]", "", *(f"[bold]{format_time(t.lower)} – {format_time(t.upper)}[/]"
                                           for _, t, _ in results.values()))
     console.print(table)
     for name, (inputs, _, _) in results.items():
-        console.print(f"[dim]{name} inputs:[/]", highlight=False)
+        console.print(f"[dim]{printable(name)} inputs:[/]", highlight=False)
         for label, source in inputs.sources.items():
-            console.print(f"[dim]  {label:<14}{source}[/]", highlight=False)
+            console.print(f"[dim]  {label:<14}{printable(source)}[/]", highlight=False)

@@ -30,6 +30,7 @@ from perfcast.cli.common import (
     format_time,
     print_json,
     resolve_device,
+    printable,
 )
 
 @dataclass(frozen=True)
@@ -140,21 +141,21 @@ def roofline_command(
         _print_roofline(roofline, rows, lacking)
     if output is not None:
         _write_chart(roofline, kernels, results, walls, device.level_bandwidths() if hierarchical else None, output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
 
 
 def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: list[str]) -> None:
     """Print the roof, its ceilings and the kernel table for a human."""
-    console.print(f"[bold]{roofline.label}[/]")
+    console.print(f"[bold]{printable(roofline.label)}[/]", highlight=False)
     console.print(
         f"  peak {format_quantity(roofline.peak, Dimension.COMPUTE)}, DRAM {format_quantity(roofline.bandwidth, Dimension.BANDWIDTH)}, "
         f"ridge point {roofline.ridge:.3g} op/B",
         highlight=False,
     )
     for ceiling in roofline.compute_ceilings:
-        console.print(f"  ceiling {ceiling.name}: {format_quantity(ceiling.value, Dimension.COMPUTE)}", highlight=False)
+        console.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.COMPUTE)}", highlight=False)
     for ceiling in roofline.bandwidth_ceilings:
-        console.print(f"  ceiling {ceiling.name}: {format_quantity(ceiling.value, Dimension.BANDWIDTH)}", highlight=False)
+        console.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.BANDWIDTH)}", highlight=False)
     if not rows:
         return
     table = Table(title=f"kernels{' lacking ' + ', '.join(lacking) if lacking else ''}", title_justify="left")
@@ -166,7 +167,7 @@ def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: lis
             f"{level} {'∞' if v is None else f'{v:.3g}'}" for level, v in row["intensity"].items()
         ) + " op/B"
         table.add_row(
-            row["name"], format_quantity(row["work"], Dimension.WORK), intensity,
+            printable(row["name"]), format_quantity(row["work"], Dimension.WORK), intensity,
             format_quantity(row["attainable"], Dimension.COMPUTE),
             row["binding"] if row["bound"] == "memory" else "compute",
             format_time(row["time"]),

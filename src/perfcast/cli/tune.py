@@ -15,6 +15,7 @@ from perfcast.cli.common import (
     errors,
     fail,
     print_json,
+    printable,
 )
 
 tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study).", no_args_is_help=True)
@@ -91,18 +92,18 @@ def tune_varmc_command(
     if as_json:
         print_json(summary)
         return
-    console.print(f"[bold]{strategy}[/] tuning of varmc on {summary['device']} (run {run_id}"
+    console.print(f"[bold]{strategy}[/] tuning of varmc on {printable(summary['device'])} (run {run_id}"
                   f"{', resumed' if resumed else ''}; nsim={nsim}, npos={npos})", highlight=False)
-    console.print(f"  best: {result.best}", highlight=False)
+    console.print(f"  best: {printable(result.best)}", highlight=False)
     console.print(f"  {m.metric:,.0f} mpps (kernel {m.mean * 1e3:.3f} ± {m.std * 1e3:.3f} ms over {repetitions} runs)",
                   highlight=False)
     console.print(f"  evaluations: {result.evaluations} measurements (configuration x problem size); "
                   f"the space has {summary['space_size']} configurations", highlight=False)
     if optimum is not None:
-        console.print(f"  exhaustive optimum: {optimum.best}, {optimum.measurement.metric:,.0f} mpps after "
+        console.print(f"  exhaustive optimum: {printable(optimum.best)}, {optimum.measurement.metric:,.0f} mpps after "
                       f"{optimum.evaluations} evaluations; this run reached "
                       f"{summary['fraction_of_optimum']:.1%} of it", highlight=False)
-    console.print(f"  results in {store_path}; draw the step models with: perfcast tune report {run_id}", highlight=False)
+    console.print(f"  results in {printable(store_path)}; draw the step models with: perfcast tune report {run_id}", highlight=False)
 
 
 @tune_app.command("report")
@@ -145,11 +146,12 @@ def tune_report_command(
                      "models": [{"name": f.name, "formula": f.formula, "constants": f.constants, "errors": f.errors,
                                  "rms_relative_error": f.rms_relative_error, "points": int(f.x.size)} for f in fits]})
     else:
-        console.print(f"[bold]run {run_id}[/]: {info['strategy']} on {info['environment']['device']}, "
-                      f"{len(measurements)} measurements, started {info['started']}"
+        console.print(f"[bold]run {run_id}[/]: {printable(info['strategy'])} on "
+                      f"{printable(info['environment']['device'])}, "
+                      f"{len(measurements)} measurements, started {printable(info['started'])}"
                       f"{'' if info['finished'] else ' (unfinished)'}", highlight=False)
         if info["result"]:
-            console.print(f"  best {info['result']['best']}: {info['result']['metric']:,.0f} mpps", highlight=False)
+            console.print(f"  best {printable(info['result']['best'])}: {info['result']['metric']:,.0f} mpps", highlight=False)
         for fit in fits:
             constants = ", ".join(f"{k} = {v:.4g} ± {fit.errors.get(k, 0):.2g}" for k, v in fit.constants.items())
             console.print(f"  {fit.name}: {fit.formula}\n      {constants}; rms error {fit.rms_relative_error:.1%} "
@@ -158,9 +160,9 @@ def tune_report_command(
             console.print("  (partial models are fitted to the steps of hierarchical runs)")
     for path in (csv_path, parquet_path):
         if path is not None:
-            (errors if as_json else console).print(f"wrote {path}", highlight=False)
+            (errors if as_json else console).print(f"wrote {printable(path)}", highlight=False)
     if output is not None and fits:
         from perfcast.plots.tuning import partial_models_figure
 
         save_figure(partial_models_figure(fits, f"Hierarchical tuning run {run_id}: measured vs partial models"), output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)

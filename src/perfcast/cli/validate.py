@@ -10,7 +10,6 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 from rich import box
-from rich.markup import escape
 from rich.table import Table
 
 from perfcast.devices.schema import Precision
@@ -26,6 +25,7 @@ from perfcast.cli.common import (
     format_time,
     print_json,
     resolve_device,
+    printable,
 )
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
@@ -90,8 +90,8 @@ def validate_classify_command(
     else:
         for c in chosen:
             text = c.species if c.species is not None else f"not classified: {c.problem}"
-            console.print(f"{c.primitive.name:<14} classified {escape(text)}  (hand-written: "
-                          f"{escape(c.primitive.species)})", highlight=False)
+            console.print(f"{c.primitive.name:<14} classified {printable(text)}  (hand-written: "
+                          f"{printable(c.primitive.species)})", highlight=False)
         table = Table(box=box.SIMPLE_HEAD, title=f"classify -> predict -> measure on {run.device}", title_justify="left")
         for column in ("primitive", "f", "measured", "predicted range", "in range"):
             table.add_column(column, justify="left" if column == "primitive" else "right")
@@ -103,7 +103,7 @@ def validate_classify_command(
         command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate classify"
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(classify_markdown(chosen, run, inputs, command), encoding="utf-8")
-        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
 
 @validate_app.command("boathull")
@@ -170,7 +170,7 @@ def validate_boathull_command(
                                       f"measured (median of {repetitions})")
             panels.append(HullPanel(f"{primitive.name}: {mine[0].class_name}\n{primitive.species}", curve, measured))
         save_figure(hull_figure(panels, suptitle=f"Boat hull vs measured — {run.device}"), output)
-        (errors if as_json else console).print(f"wrote {output}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
     if markdown is not None:
         command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate boathull"
         chart = None
@@ -178,7 +178,7 @@ def validate_boathull_command(
             chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(validation_markdown(run, inputs, command, chart), encoding="utf-8")
-        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
 
 @validate_app.command("bench")
@@ -235,4 +235,4 @@ def validate_bench_command(
                                    command or "perfcast validate bench --markdown docs/validation/bench-cpu.md")
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(text, encoding="utf-8")
-        (errors if as_json else console).print(f"wrote {markdown}", highlight=False)
+        (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
