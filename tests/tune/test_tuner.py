@@ -7,7 +7,7 @@ import pytest
 
 from perfcast.tune.space import SearchSpace
 from perfcast.tune.store import ResultsStore
-from perfcast.tune.strategies import Session, exhaustive, hierarchical, random_search
+from perfcast.tune.strategies import STRATEGIES, Session, exhaustive, hierarchical, random_search, run_strategy
 
 TARGET = 4096
 
@@ -136,3 +136,19 @@ def test_store_records_environment_and_exports(tmp_path):
     assert len(rows) == 4
     with pytest.raises(KeyError, match="no tuning run 99"):
         store.run_info(99)
+
+
+@pytest.mark.parametrize("name", list(STRATEGIES))
+def test_every_registered_strategy_runs_through_run_strategy(tmp_path, name):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    kernel = SyntheticKernel()
+    result = run_strategy(session(kernel, store, name)[0], name, budget=5, seed=1)
+    assert kernel.space.invalid(result.best) is None
+    assert result.evaluations >= 1 and result.measurement.metric > 0
+    assert STRATEGIES[name][0]  # a description for the CLI help
+
+
+def test_an_unknown_strategy_names_the_registered_ones(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    with pytest.raises(ValueError, match="choose one of hierarchical, exhaustive, random"):
+        run_strategy(session(SyntheticKernel(), store, "x")[0], "annealing")

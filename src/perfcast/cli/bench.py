@@ -13,6 +13,7 @@ from perfcast.devices.catalog import save_device
 from perfcast.devices.schema import Device, Figure
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, format_quantity
+from perfcast.bench.backends import BACKENDS
 from perfcast.cli.common import (
     app,
     check_chart_path,
@@ -21,6 +22,7 @@ from perfcast.cli.common import (
     fail,
     print_json,
     printable,
+    registry_help,
 )
 
 def _compare_rows(
@@ -64,7 +66,7 @@ def _compare_rows(
 
 @app.command("bench")
 def bench_command(
-    backend_name: Annotated[str, typer.Option("--backend", "-b", help="cpu (native C), opencl (pyopencl) or cuda (CuPy).")] = "cpu",
+    backend_name: Annotated[str, typer.Option("--backend", "-b", help=registry_help(BACKENDS))] = "cpu",
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index.")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Fewer sizes and repetitions (seconds, for tests and demos).")] = False,
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed repetitions per measurement.")] = 5,

@@ -57,6 +57,11 @@ def check_chart_path(output: Path | None) -> None:
         raise ValueError(f"cannot write {output.name!r}: use {', '.join(SAVE_FORMATS)}")
 
 
+def registry_help(registry: dict[str, tuple[str, Any]]) -> str:
+    """Return option help listing a registry's names (backends, strategies) with what each does."""
+    return "One of: " + "; ".join(f"{name} ({about})" for name, (about, _) in registry.items()) + "."
+
+
 def print_json(data: Any) -> None:
     """Print `data` as JSON on stdout, with no styling, for scripts."""
     typer.echo(json.dumps(data, indent=2, default=str))

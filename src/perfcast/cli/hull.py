@@ -27,20 +27,48 @@ from perfcast.cli.common import (
     printable,
 )
 
-def _split_list(values: list[str] | None) -> list[str]:
-    """Return the items of repeatable, comma-separated options."""
-    return [item.strip() for value in values or [] for item in value.split(",") if item.strip()]
+def _split_list(values: list[str] | None, option: str = "") -> list[str]:
+    """Return the items of repeatable, comma-separated options; an empty item (1,,2) is an error."""
+    items = [item.strip() for value in values or [] for item in value.split(",")]
+    if option and any(not item for item in items):
+        raise ValueError(f"{option} {','.join(values or [])!r}: an empty item between commas")
+    return [item for item in items if item]
 
 
 def _parse_bind(values: list[str] | None) -> dict[str, int]:
     """Return symbol values from --bind A=2048 options."""
     bound: dict[str, int] = {}
-    for item in _split_list(values):
+    for item in _split_list(values, "--bind"):
         name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip().isdigit() or int(value) < 1:
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value.isdigit() or int(value) < 1:
             raise ValueError(f"--bind {item!r}: expected SYMBOL=POSITIVE_INTEGER, e.g. A=2048")
-        bound[name.strip()] = int(value)
+        if name in bound and bound[name] != int(value):
+            raise ValueError(f"--bind: {name} is bound twice ({bound[name]} and {value})")
+        bound[name] = int(value)
     return bound
+
+
+def _check_bind(species: str, bound: dict[str, int]) -> None:
+    """Raise ValueError for bound names the species does not use (a typo would otherwise go unnoticed)."""
+    from perfcast.species.grammar import parse_species
+
+    unused = sorted(set(bound) - parse_species(species).symbols)
+    if unused:
+        used = ", ".join(sorted(parse_species(species).symbols)) or "none"
+        raise ValueError(f"--bind {', '.join(unused)}: not a symbol of {species!r} (its symbols: {used})")
+
+
+def _check_assumptions(assume: list[str], kinds: set[str]) -> None:
+    """Raise ValueError for an assumption that rules out a floor of none of the devices given."""
+    from perfcast.models.boathull import CPU_ASSUMPTIONS, GPU_ASSUMPTIONS
+
+    for name in assume:
+        key = name.lower().replace("vectorized", "vectorised")
+        owners = {kind for kind, table in (("cpu", CPU_ASSUMPTIONS), ("gpu", GPU_ASSUMPTIONS)) if key in table}
+        if owners and not owners & kinds:
+            raise ValueError(f"--assume {name}: it rules out a {'/'.join(sorted(owners)).upper()} floor, "
+                             f"and no device given is a {'/'.join(sorted(owners)).upper()}")
 
 
 def _parse_tile(text: str) -> HaloTile:
@@ -79,7 +107,7 @@ def hull_command(
     f_values: Annotated[str, typer.Option("--f", help="Operator complexities (ops per application), comma-separated.")] = "1,4,16,64,256,1024",
     assume: Annotated[list[str] | None, typer.Option("--assume", help="Rule out floors: fma, coalesced (GPU); vectorised, multithreaded (CPU).")] = None,
     bind: Annotated[list[str] | None, typer.Option("--bind", help="Bind a size symbol, e.g. A=2048. Repeatable or comma-separated.")] = None,
-    element_size: Annotated[float, typer.Option("--element-size", "-s", help="Bytes per element.")] = 4,
+    element_size: Annotated[float, typer.Option("--element-size", help="Bytes per element.")] = 4,
     precision: Annotated[Precision, typer.Option("--precision", "-p", help="Precision of the compute peak.")] = Precision.FP32,
     tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
     transfers: Annotated[bool, typer.Option("--transfers", help="Add host<->device copies (t0) to both ends (GPUs).")] = False,
@@ -92,11 +120,15 @@ def hull_command(
 
     devices = [resolve_device(name) for name in device_names]
     try:
-        f = [parse_quantity(item, Dimension.WORK) for item in _split_list([f_values])]
+        f = [parse_quantity(item, Dimension.WORK) for item in _split_list([f_values], "--f")]
         if not f:
             raise ValueError("--f: give at least one complexity")
-        options = dict(bind=_parse_bind(bind), element_bytes=element_size, assume=_split_list(assume),
+        if not element_size > 0 or element_size == float("inf"):
+            raise ValueError(f"--element-size {element_size:g}: bytes per element must be positive")
+        options = dict(bind=_parse_bind(bind), element_bytes=element_size, assume=_split_list(assume, "--assume"),
                        tile=_parse_tile(tile))
+        _check_bind(species, options["bind"])
+        _check_assumptions(options["assume"], {device.kind for device in devices})
         check_chart_path(output)
         results = []
         for device in devices:

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from perfcast.plots.files import save_figure
+from perfcast.tune.strategies import STRATEGIES
 from perfcast.cli.common import (
     app,
     check_chart_path,
@@ -16,6 +17,7 @@ from perfcast.cli.common import (
     fail,
     print_json,
     printable,
+    registry_help,
 )
 
 tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study).", no_args_is_help=True)
@@ -43,7 +45,7 @@ def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget
 @tune_app.command("varmc")
 def tune_varmc_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
-    strategy: Annotated[str, typer.Option("--strategy", "-s", help="hierarchical, exhaustive or random.")] = "hierarchical",
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
     budget: Annotated[int, typer.Option("--budget", min=1, help="random: configurations to measure.")] = 20,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 2**14,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 2**14,
@@ -59,7 +61,6 @@ def tune_varmc_command(
     from perfcast.bench.opencl import OpenClBackend
     from perfcast.kernels.varmc import default_market, reference_portfolio
     from perfcast.tune.store import ResultsStore
-    from perfcast.tune.strategies import STRATEGIES
     from perfcast.tune.varmc import VarmcTunable, default_space
 
     if strategy not in STRATEGIES:

@@ -271,6 +271,8 @@ class Device(BaseModel):
         if not kinds:
             available = ", ".join(p.value for p in self.peak)
             raise KeyError(f"{self.name} has no {Precision(precision).value} peak (it has: {available})")
+        if tensor and InstructionKind.TENSOR not in kinds:
+            raise ValueError(f"{self.name} has no tensor peak for {Precision(precision).value}: drop --tensor")
         usable = [
             figure.value for kind, figure in kinds.items() if tensor or kind is not InstructionKind.TENSOR
         ]

@@ -8,6 +8,7 @@ op/s and B/s, element size in B.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -53,16 +54,29 @@ class ClassVariables:
 
     def __post_init__(self) -> None:
         for label in ("w", "m", "o", "d", "c", "u"):
-            value = getattr(self, label)
-            if not np.isfinite(value) or value < 0:
+            value = _finite_number(f"class variable {label}", getattr(self, label))
+            if value < 0:
                 raise ValueError(f"class variable {label} must be finite and non-negative, got {value!r}")
         unknown = set(self.floors) - {"c1", "m1"}
         if unknown:
             raise ValueError(f"unknown GPU floor(s) {sorted(unknown)}")
 
 
+def _finite_number(name: str, value: object) -> float:
+    """Return `value` as a finite float, or raise ValueError naming it (huge integers and non-numbers too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} is too large to compute with ({value!r})") from None
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return number
+
+
 def _positive(name: str, value: float) -> None:
-    if not np.isfinite(value) or value <= 0:
+    if _finite_number(name, value) <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
@@ -149,6 +163,11 @@ def _range(
 ) -> HullPrediction:
     """Return the prediction range: lower max(c0, m0), upper max over those and the floors kept."""
     kept = tuple(floor for floor in applicable if floor not in ruled)
+    for name, values in terms.items():
+        if not np.isfinite(values).all():
+            worst = f[~np.isfinite(values)][0]
+            raise ValueError(f"the {name} term overflows at f = {worst:g}: the predicted time is not a finite "
+                             "number of seconds (a smaller f or smaller sizes)")
     lower_names = ("c0", "m0")
     upper_names = lower_names + kept
     lower_stack = np.stack([terms[name] for name in lower_names])
@@ -180,9 +199,12 @@ def transfer_time(elements: float, element_bytes: float, bus: float) -> float:
     """Return t0 = s·d / B_bus in s: copying `elements` of `element_bytes` B over a bus of `bus` B/s."""
     _check_element_bytes(element_bytes)
     _positive("B_bus", bus)
-    if elements < 0:
-        raise ValueError("elements must not be negative")
-    return element_bytes * elements / bus
+    if _finite_number("the transfer size (elements)", elements) < 0:
+        raise ValueError("the transfer size (elements) must not be negative")
+    seconds = element_bytes * elements / bus
+    if not math.isfinite(seconds):
+        raise ValueError(f"the transfer time of {elements!r} elements overflows")
+    return seconds
 
 
 def predict_gpu(

@@ -127,6 +127,8 @@ class Transfer(BaseModel):
     def _one_size(self) -> Transfer:
         if (self.bytes is None) == (self.elements is None):
             raise ValueError("give exactly one of 'bytes' or 'elements'")
+        if self.bytes is not None and not 0 <= self.bytes < float("inf"):
+            raise ValueError(f"bytes must be a finite, non-negative size, got {self.bytes:g} B")
         return self
 
 
@@ -239,5 +241,6 @@ def predict_app(
         # A CPU works in host memory: nothing crosses a bus.
         moves.append((transfer.name, transfer_time(size, 1, bus) if bus else 0.0))
     total = predict_application([(p.name, s.prediction) for p, s in zip(application.primitives, steps)], moves)
-    assert np.isfinite(total.lower) and np.isfinite(total.upper)
+    if not (np.isfinite(total.lower) and np.isfinite(total.upper)):
+        raise ValueError(f"application {application.name!r}: the total time overflows")
     return total, tuple(steps)

@@ -222,15 +222,18 @@ def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
     return TuningResult(current.config, current, session.evaluations, steps)
 
 
-STRATEGIES = ("hierarchical", "exhaustive", "random")
+# The registry: name -> (what it does, how to run it with a budget and a seed). The CLI's --strategy choices
+# and the tests' parametrisation come from it.
+STRATEGIES: dict[str, tuple[str, Callable[[Session, int, int], TuningResult]]] = {
+    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2)",
+                     lambda session, budget, seed: hierarchical(session)),
+    "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
+    "random": ("--budget configurations drawn with --seed", random_search),
+}
 
 
 def run_strategy(session: Session, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
-    """Return the result of the strategy called `strategy` (one of STRATEGIES); `budget` and `seed` are random's."""
-    if strategy == "hierarchical":
-        return hierarchical(session)
-    if strategy == "exhaustive":
-        return exhaustive(session)
-    if strategy == "random":
-        return random_search(session, budget, seed)
-    raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    """Return the result of the strategy called `strategy` (a key of STRATEGIES); `budget` and `seed` are random's."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    return STRATEGIES[strategy][1](session, budget, seed)
