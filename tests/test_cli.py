@@ -113,7 +113,7 @@ def test_roofline_table_and_chart(tmp_path):
         (["--lacking", "no prefetch"], "unknown ceiling"),
         (["--wall", "w:-1"], "positive intensity"),
         (["-p", "fp64"], "no fp64 peak"),
-        (["-o", "chart.bmp"], "use .png, .svg, .pdf"),
+        (["-o", "chart.bmp"], "use one of .png, .svg, .pdf"),
     ],
 )
 def test_roofline_bad_input(args, message):

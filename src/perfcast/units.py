@@ -12,6 +12,8 @@ import re
 from decimal import Decimal
 from enum import Enum
 
+from perfcast.errors import InputError
+
 __all__ = ["Dimension", "UnitError", "exact_quantity", "format_quantity", "parse_quantity"]
 
 
@@ -26,7 +28,7 @@ class Dimension(str, Enum):
     INTENSITY = "op/B"
 
 
-class UnitError(ValueError):
+class UnitError(InputError):
     """A quantity whose number or unit cannot be read."""
 
 

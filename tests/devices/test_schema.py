@@ -123,5 +123,5 @@ def test_cpu_lanes_follow_precision():
     )
     assert device.simd_lanes("fp64") == 4
     assert device.simd_lanes("fp32") == 8
-    with pytest.raises(KeyError, match="no fp32 peak"):
+    with pytest.raises(LookupError, match="no fp32 peak"):
         device.peak_compute("fp32")

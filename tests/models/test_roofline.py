@@ -60,7 +60,7 @@ class TestHandComputed:
         assert ceiling_performance(roof, 8.0, ["no FMA", "no SIMD"]) == pytest.approx(12.5e9)
         assert ceiling_performance(roof, 1.0, ["1 thread"]) == pytest.approx(10e9)
         assert effective_roofs(roof, ["no SIMD", "1 thread"]) == (12.5e9, 10e9)
-        with pytest.raises(KeyError, match="no prefetch"):
+        with pytest.raises(ValueError, match="no prefetch"):
             ceiling_performance(roof, 1.0, ["no prefetch"])
 
     def test_analyze_kernel(self):
@@ -148,7 +148,7 @@ class TestErrors:
             Roofline(PI, BETA, (Ceiling("one", 1e9),), (Ceiling("one", 1e9),))
 
     def test_hierarchical_missing_bandwidth(self):
-        with pytest.raises(KeyError, match="L3"):
+        with pytest.raises(ValueError, match="L3"):
             hierarchical_roofline(1e9, {"L3": 1e9}, PI, {"DRAM": BETA})
 
     def test_locality_wall_needs_traffic(self):

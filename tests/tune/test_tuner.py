@@ -134,7 +134,7 @@ def test_store_records_environment_and_exports(tmp_path):
     rows = store.export_csv(s.run_id, tmp_path / "r.csv").read_text().splitlines()
     assert rows[0].split(",") == ["step", "block", "group", "unroll", "n", "mean_s", "std_s", "repetitions", "metric"]
     assert len(rows) == 4
-    with pytest.raises(KeyError, match="no tuning run 99"):
+    with pytest.raises(LookupError, match="no tuning run 99"):
         store.run_info(99)
 
 

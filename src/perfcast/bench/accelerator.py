@@ -12,7 +12,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, cache_plateaus, calibrated_rate
+from perfcast.bench.suite import (
+    MixPoint,
+    Progress,
+    Sample,
+    SuiteResult,
+    SweepPoint,
+    cache_plateaus,
+    calibrated_rate,
+)
 
 __all__ = ["KernelRuntime", "SuiteShape", "ProgressSteps", "run_accelerator_suite"]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from perfcast.errors import ToolError
+
 if TYPE_CHECKING:
     from perfcast.bench.suite import BenchBackend
     from perfcast.devices.schema import Device
@@ -14,7 +16,7 @@ __all__ = ["BACKENDS", "BackendUnavailable", "open_backend"]
 Opened = tuple["BenchBackend", "Device | dict[str, Any]"]
 
 
-class BackendUnavailable(RuntimeError):
+class BackendUnavailable(ToolError):
     """A backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""
 
 

@@ -13,7 +13,13 @@ import numpy as np
 from perfcast.bench.report import reproduce_block
 from perfcast.bench.timing import interleaved_timings
 from perfcast.devices.hull_view import HullInputs
-from perfcast.kernels.primitives import SyntheticPrimitive, elementwise, load_primitives, neighbourhood, reduction
+from perfcast.kernels.primitives import (
+    SyntheticPrimitive,
+    elementwise,
+    load_primitives,
+    neighbourhood,
+    reduction,
+)
 from perfcast.species.application import predict_primitive
 
 __all__ = ["ValidationPoint", "ValidationRun", "primitives_for", "validate_boathull"]

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfcast.bench.boathull_validation import ValidationRun, primitives_for, validate_boathull
+from perfcast.bench.boathull_validation import (
+    ValidationRun,
+    primitives_for,
+    validate_boathull,
+)
 from perfcast.bench.report import reproduce_block
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SOURCE, SyntheticPrimitive

@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 
 from perfcast.bench.accelerator import ProgressSteps
-from perfcast.bench.suite import MixPoint, Progress, Sample, SuiteResult, SweepPoint, cache_plateaus, calibrated_rate
+from perfcast.bench.suite import (
+    MixPoint,
+    Progress,
+    Sample,
+    SuiteResult,
+    SweepPoint,
+    cache_plateaus,
+    calibrated_rate,
+)
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, build_library
 

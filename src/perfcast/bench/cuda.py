@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.backends import BackendUnavailable
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
+from perfcast.bench.backends import BackendUnavailable
 from perfcast.bench.suite import Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device

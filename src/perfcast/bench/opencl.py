@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.backends import BackendUnavailable
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
+from perfcast.bench.backends import BackendUnavailable
 from perfcast.bench.suite import Progress, SuiteResult
-from perfcast.kernels.opencl import profiling_queue
+from perfcast.kernels.opencl import build_program, profiling_queue
 
 __all__ = ["OpenClBackend", "list_devices"]
 
@@ -115,7 +115,7 @@ class OpenClBackend:
         cl, _, context, queue = profiling_queue(self.device)
         options = ["-cl-mad-enable"] + (["-DUSE_FP64"] if self.has_fp64 else [])
         try:
-            program = cl.Program(context, SOURCE.read_text()).build(options=options)
+            program = build_program(cl, context, SOURCE.read_text(), options)
         except cl.RuntimeError as error:
             raise BackendUnavailable(f"the OpenCL benchmarks did not build on {self.device.name}: {error}") from None
         runtime = _OpenClRuntime(cl, context, queue, {k.function_name: k for k in program.all_kernels()},

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import ctypes
-import subprocess
 import datetime as dt
 import platform
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.report import reproduce_block
 from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
+from perfcast.bench.report import reproduce_block
 from perfcast.bench.suite import calibrated_rate
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import build_executable, build_library

@@ -21,6 +21,7 @@ import numpy as np
 
 from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import Device
+from perfcast.output_files import replaced
 
 __all__ = [
     "BenchBackend",
@@ -220,8 +221,7 @@ def measured_device(
 
 def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
     """Write every raw point of a suite to CSV: what, x (working set B or intensity op/B), value, spread."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with replaced(path) as partial, partial.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["measurement", "x", "x_unit", "value", "unit", "spread", "repetitions"])
         for p in suite.sweep:

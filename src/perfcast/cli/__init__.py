@@ -9,4 +9,11 @@ __all__ = ["app", "main"]
 
 def main() -> None:
     """Run the perfcast command line."""
+    import sys
+
+    # A terminal that cannot show µ, – or ∞ (PYTHONIOENCODING=ascii, a C locale) gets '?' instead of a crash.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
     app()

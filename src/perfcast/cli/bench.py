@@ -9,10 +9,6 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.devices.catalog import save_device
-from perfcast.devices.schema import Device, Figure
-from perfcast.plots.files import save_figure
-from perfcast.units import Dimension, format_quantity
 from perfcast.bench.backends import BACKENDS
 from perfcast.cli.common import (
     app,
@@ -24,6 +20,12 @@ from perfcast.cli.common import (
     printable,
     registry_help,
 )
+from perfcast.devices.catalog import save_device
+from perfcast.devices.schema import Device, Figure
+from perfcast.output_files import check_writable
+from perfcast.plots.files import save_figure
+from perfcast.units import Dimension, format_quantity
+
 
 def _compare_rows(
     before: Device | None, after: Device, tool: str
@@ -35,7 +37,7 @@ def _compare_rows(
     def old(getter: Any) -> float | None:
         try:
             figure = getter(before) if before is not None else None
-        except KeyError:
+        except LookupError:
             return None
         return figure.value if figure is not None else None
 
@@ -83,7 +85,9 @@ def bench_command(
     from perfcast.devices.catalog import PROFILES_DIR
 
     try:
-        check_chart_path(plot)
+        check_chart_path(plot, "--plot")
+        check_writable(output, "--output", (".yaml", ".yml"))
+        check_writable(csv_path, "--csv")
         with console.status(f"preparing the {backend_name} backend…"):
             backend, base = open_backend(backend_name, device_id, repetitions)
     except (BackendUnavailable, ValueError) as error:

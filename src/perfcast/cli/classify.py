@@ -9,7 +9,15 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.cli.common import app, console, fail, format_time, print_json, printable, resolve_device
+from perfcast.cli.common import (
+    app,
+    console,
+    fail,
+    format_time,
+    print_json,
+    printable,
+    resolve_device,
+)
 from perfcast.devices.schema import Precision
 
 

@@ -10,13 +10,28 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
 from perfcast import __version__
-from perfcast.devices.catalog import DeviceFileError, get_device
+from perfcast.devices.catalog import get_device
 from perfcast.devices.schema import Device
+from perfcast.errors import PerfcastError
+from perfcast.output_files import check_writable
 from perfcast.plots.files import SAVE_FORMATS
 
+
+class _PerfcastGroup(TyperGroup):
+    """The root command group: the one place where a PerfcastError becomes `error: ...` and exit status 2."""
+
+    def invoke(self, ctx: Any) -> Any:  # noqa: D102 - the command group's own method
+        try:
+            return super().invoke(ctx)
+        except PerfcastError as error:
+            raise fail(str(error)) from None
+
+
 app = typer.Typer(
+    cls=_PerfcastGroup,
     help="perfcast: how fast will this kernel run on that processor, and why.",
     no_args_is_help=True,
     add_completion=False,
@@ -51,10 +66,9 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-def check_chart_path(output: Path | None) -> None:
-    """Raise ValueError before any work if `output` is not a chart format perfcast writes."""
-    if output is not None and output.suffix.lower() not in SAVE_FORMATS:
-        raise ValueError(f"cannot write {output.name!r}: use {', '.join(SAVE_FORMATS)}")
+def check_chart_path(output: Path | None, option: str = "--output") -> None:
+    """Raise an InputError before any work if `output` is not a chart format perfcast writes, or not writable."""
+    check_writable(output, option, SAVE_FORMATS)
 
 
 def registry_help(registry: dict[str, tuple[str, Any]]) -> str:
@@ -76,8 +90,8 @@ def resolve_device(name: str) -> Device:
             return detect_cpu()
     try:
         return get_device(name)
-    except (KeyError, DeviceFileError) as error:
-        raise fail(str(error).strip('"')) from None
+    except PerfcastError as error:
+        raise fail(str(error)) from None
 
 
 def _version(value: bool) -> None:

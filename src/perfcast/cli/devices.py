@@ -9,9 +9,6 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.devices.catalog import DeviceFileError, device_to_yaml, known_devices, save_device
-from perfcast.devices.schema import Device, Figure, Precision
-from perfcast.units import Dimension, format_quantity
 from perfcast.cli.common import (
     HOST,
     app,
@@ -19,9 +16,18 @@ from perfcast.cli.common import (
     errors,
     fail,
     print_json,
-    resolve_device,
     printable,
+    resolve_device,
 )
+from perfcast.devices.catalog import (
+    DeviceFileError,
+    device_to_yaml,
+    known_devices,
+    save_device,
+)
+from perfcast.devices.schema import Device, Figure, Precision
+from perfcast.output_files import check_writable
+from perfcast.units import Dimension, format_quantity
 
 devices_app = typer.Typer(help="Device descriptions: the catalog, one device in detail, this machine.", no_args_is_help=True)
 app.add_typer(devices_app, name="devices")
@@ -141,6 +147,7 @@ def devices_detect(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Detect this machine's CPU (model, cores, SIMD width, caches), estimate its peaks and probe its DRAM bandwidth."""
+    check_writable(output, "--output", (".yaml", ".yml"))
     device = resolve_device(HOST)
     if as_json:
         print_json(device.model_dump(mode="json"))

@@ -10,11 +10,6 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.devices.schema import Precision
-from perfcast.models.boathull import ClassVariables, HullPrediction
-from perfcast.plots.files import save_figure
-from perfcast.species.classes import HaloTile
-from perfcast.units import Dimension, parse_quantity
 from perfcast.cli.common import (
     app,
     check_chart_path,
@@ -23,9 +18,15 @@ from perfcast.cli.common import (
     fail,
     format_time,
     print_json,
-    resolve_device,
     printable,
+    resolve_device,
 )
+from perfcast.devices.schema import Precision
+from perfcast.models.boathull import ClassVariables, HullPrediction
+from perfcast.plots.files import save_figure
+from perfcast.species.classes import HaloTile
+from perfcast.units import Dimension, parse_quantity
+
 
 def _split_list(values: list[str] | None, option: str = "") -> list[str]:
     """Return the items of repeatable, comma-separated options; an empty item (1,,2) is an error."""
@@ -135,8 +136,8 @@ def hull_command(
             inputs = hull_inputs(device, precision, element_size)
             wants_bus = transfers and device.kind == "gpu"
             results.append((inputs, predict_primitive(species, inputs, f, transfers=wants_bus, **options)))
-    except (KeyError, ValueError) as error:
-        raise fail(str(error).strip('"')) from None
+    except (LookupError, ValueError) as error:
+        raise fail(str(error)) from None
     bound, variables = results[0][1].species, results[0][1].variables
     if as_json:
         print_json({
@@ -213,7 +214,7 @@ def app_command(
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
     from perfcast.devices.hull_view import hull_inputs
-    from perfcast.species.application import ApplicationFileError, load_application, predict_app
+    from perfcast.species.application import load_application, predict_app
 
     devices = [resolve_device(name) for name in device_names]
     try:
@@ -224,8 +225,8 @@ def app_command(
         for device in devices:
             inputs = hull_inputs(device, application.precision, application.element_size)
             results[device.name] = (inputs, *predict_app(application, inputs, halo))
-    except (ApplicationFileError, KeyError, ValueError) as error:
-        raise fail(str(error).strip('"')) from None
+    except (LookupError, ValueError) as error:
+        raise fail(str(error)) from None
     if as_json:
         print_json({
             "application": application.name,

@@ -11,6 +11,17 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from perfcast.cli.common import (
+    app,
+    check_chart_path,
+    console,
+    errors,
+    fail,
+    format_time,
+    print_json,
+    printable,
+    resolve_device,
+)
 from perfcast.devices.schema import Precision
 from perfcast.models.roofline import (
     HierarchicalBound,
@@ -21,17 +32,7 @@ from perfcast.models.roofline import (
 )
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, UnitError, format_quantity, parse_quantity
-from perfcast.cli.common import (
-    app,
-    check_chart_path,
-    console,
-    errors,
-    fail,
-    format_time,
-    print_json,
-    resolve_device,
-    printable,
-)
+
 
 @dataclass(frozen=True)
 class _KernelArgument:
@@ -108,8 +109,8 @@ def roofline_command(
         bandwidths = {**device.level_bandwidths(), "DRAM": dram}
         results = [hierarchical_roofline(k.work, k.traffic, compute, bandwidths) for k in kernels]
         check_chart_path(output)
-    except (KeyError, ValueError) as error:
-        raise fail(str(error).strip('"')) from None
+    except (LookupError, ValueError) as error:
+        raise fail(str(error)) from None
 
     rows = [
         {

@@ -7,8 +7,6 @@ from typing import Annotated, Any
 
 import typer
 
-from perfcast.plots.files import save_figure
-from perfcast.tune.strategies import STRATEGIES
 from perfcast.cli.common import (
     app,
     check_chart_path,
@@ -19,6 +17,9 @@ from perfcast.cli.common import (
     printable,
     registry_help,
 )
+from perfcast.output_files import check_writable, replaced
+from perfcast.plots.files import save_figure
+from perfcast.tune.strategies import STRATEGIES
 
 tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study).", no_args_is_help=True)
 app.add_typer(tune_app, name="tune")
@@ -65,19 +66,21 @@ def tune_varmc_command(
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    store = ResultsStore(store_path)  # a store that cannot be used is said before any device work
     try:
+        store.lock()
         device = OpenClBackend.open(device_id, 1).device
         tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
-    except (BackendUnavailable, ValueError) as error:
-        raise fail(str(error)) from None
-    store = ResultsStore(store_path)
-    try:
         result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed)
         optimum = None
         if compare and strategy != "exhaustive":
             optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed)
-    except RuntimeError as error:
+    except (BackendUnavailable, RuntimeError, ValueError) as error:
         raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        errors.print(f"interrupted: every completed measurement is kept in {printable(store_path)}; "
+                     "run the same command again to resume", highlight=False)
+        raise typer.Exit(code=130) from None
     finally:
         store.close()
     m = result.measurement
@@ -122,15 +125,17 @@ def tune_report_command(
 
     if not store_path.is_file():
         raise fail(f"no results database at {store_path}")
-    store = ResultsStore(store_path)
+    check_chart_path(output)
+    check_writable(csv_path, "--csv")
+    check_writable(parquet_path, "--parquet", (".parquet",))
+    store = ResultsStore(store_path, create=False)
     try:
-        check_chart_path(output)
         info = store.run_info(run_id)
         measurements = store.measurements(run_id)
         if csv_path is not None:
             store.export_csv(run_id, csv_path)
-    except (KeyError, ValueError) as error:
-        raise fail(str(error).strip('"')) from None
+    except (LookupError, ValueError) as error:
+        raise fail(str(error)) from None
     finally:
         store.close()
     if parquet_path is not None:
@@ -140,7 +145,8 @@ def tune_report_command(
             raise fail("--parquet needs pandas and pyarrow (pip install pandas pyarrow); --csv needs nothing") from None
         rows = [{"step": m.step, **m.config, **m.size, "mean_s": m.mean, "std_s": m.std, "metric": m.metric}
                 for m in measurements]
-        pd.DataFrame(rows).to_parquet(parquet_path)
+        with replaced(parquet_path) as partial:
+            pd.DataFrame(rows).to_parquet(partial)
     fits = fit_varmc_run(measurements) if info["strategy"] == "hierarchical" else []
     if as_json:
         print_json({"run": info, "measurements": len(measurements),

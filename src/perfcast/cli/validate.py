@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
@@ -12,9 +12,6 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.devices.schema import Precision
-from perfcast.plots.files import save_figure
-from perfcast.units import Dimension, format_quantity
 from perfcast.cli.common import (
     HOST,
     app,
@@ -24,9 +21,13 @@ from perfcast.cli.common import (
     fail,
     format_time,
     print_json,
-    resolve_device,
     printable,
+    resolve_device,
 )
+from perfcast.devices.schema import Precision
+from perfcast.output_files import check_writable, write_text_atomic
+from perfcast.plots.files import save_figure
+from perfcast.units import Dimension, format_quantity
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
 app.add_typer(validate_app, name="validate")
@@ -39,7 +40,13 @@ def _complexities(quick: bool) -> Callable[[Any], Any]:
 
 def _timing_rounds(repetitions: int, work: Callable[[Callable[[int], None]], Any]) -> Any:
     """Return work(progress) run under a progress bar of timing rounds; its ValueError is a CLI error."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=errors, transient=True) as bar:
@@ -62,18 +69,20 @@ def validate_classify_command(
     import shlex
     import sys
 
-    from perfcast.bench.classify_validation import classified_primitives, classify_markdown, validate_classified
+    from perfcast.bench.classify_validation import (
+        classified_primitives,
+        classify_markdown,
+        validate_classified,
+    )
     from perfcast.devices.hull_view import hull_inputs
     from perfcast.kernels.native import NativeBuildError
-    from perfcast.species.classify import ClassifyError
 
     try:
-        if markdown is not None and markdown.exists() and markdown.is_dir():
-            raise ValueError(f"--markdown {markdown}: is a directory")
+        check_writable(markdown, "--markdown")
         device = resolve_device(device_name)
         inputs = hull_inputs(device, Precision.FP32, 4)
         chosen = classified_primitives(quick)
-    except (ValueError, KeyError, NativeBuildError, ClassifyError) as error:
+    except (ValueError, LookupError, NativeBuildError) as error:
         raise fail(str(error)) from None
 
     run = _timing_rounds(repetitions, lambda progress: validate_classified(
@@ -101,8 +110,7 @@ def validate_classify_command(
         console.print(table)
     if markdown is not None:
         command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate classify"
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(classify_markdown(chosen, run, inputs, command), encoding="utf-8")
+        write_text_atomic(markdown, classify_markdown(chosen, run, inputs, command))
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
 
@@ -130,10 +138,11 @@ def validate_boathull_command(
 
     try:
         check_chart_path(output)
+        check_writable(markdown, "--markdown")
         device = resolve_device(device_name)
         inputs = hull_inputs(device, Precision.FP32, 4)
         primitives = primitives_for(quick)
-    except (ValueError, KeyError, NativeBuildError) as error:
+    except (ValueError, LookupError, NativeBuildError) as error:
         raise fail(str(error)) from None
 
     run = _timing_rounds(repetitions, lambda progress: validate_boathull(
@@ -176,8 +185,7 @@ def validate_boathull_command(
         chart = None
         if output is not None:
             chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
-        markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(validation_markdown(run, inputs, command, chart), encoding="utf-8")
+        write_text_atomic(markdown, validation_markdown(run, inputs, command, chart))
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
 
@@ -192,12 +200,19 @@ def validate_bench_command(
     import shlex
     import sys
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     from perfcast.bench.reference import compare_with_references, comparison_markdown
     from perfcast.devices.detect import detect_cpu
     from perfcast.kernels.native import NativeBuildError
 
+    check_writable(markdown, "--markdown")
     try:
         with console.status("detecting this machine…"):
             host = detect_cpu(probe_bytes=64 * 2**20, repetitions=3)
@@ -234,5 +249,5 @@ def validate_bench_command(
         text = comparison_markdown(results, host, elements, largest, rounds,
                                    command or "perfcast validate bench --markdown docs/validation/bench-cpu.md")
         markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(text, encoding="utf-8")
+        write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)

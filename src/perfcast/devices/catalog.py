@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ import yaml
 from pydantic import ValidationError
 
 from perfcast.devices.schema import Device, Figure
+from perfcast.errors import InputError, NotFound
+from perfcast.output_files import write_text_atomic
+from perfcast.safe_yaml import YamlInputError, load_yaml_file, load_yaml_text
 from perfcast.units import Dimension, exact_quantity, format_quantity
 
 __all__ = [
@@ -27,7 +31,7 @@ __all__ = [
 ]
 
 
-class DeviceFileError(ValueError):
+class DeviceFileError(InputError):
     """A device file that cannot be read, with every problem named by field."""
 
     def __init__(self, source: str, problems: list[str]) -> None:
@@ -53,11 +57,14 @@ def _field_path(location: tuple[Any, ...]) -> str:
 def parse_device_text(text: str, source: str = "<string>") -> Device:
     """Return the Device described by YAML `text`; errors name `source` and each bad field."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise DeviceFileError(source, [f"not valid YAML{where}: {getattr(error, 'problem', error)}"]) from None
+        data = load_yaml_text(text, source)
+    except YamlInputError as error:
+        raise DeviceFileError(source, [str(error).removeprefix(f"{source}: ")]) from None
+    return _device_from_data(data, source)
+
+
+def _device_from_data(data: Any, source: str) -> Device:
+    """Return the Device of parsed YAML `data`; errors name `source` and each bad field."""
     if not isinstance(data, dict):
         raise DeviceFileError(source, [f"expected a mapping of fields, got {type(data).__name__}"])
     try:
@@ -76,10 +83,10 @@ def load_device_file(path: str | Path) -> Device:
     """Return the Device described by the YAML file at `path`."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise DeviceFileError(str(path), [f"cannot read: {error.strerror or error}"]) from None
-    return parse_device_text(text, source=str(path))
+        data = load_yaml_file(path)
+    except YamlInputError as error:
+        raise DeviceFileError(str(path), [str(error).removeprefix(f"{path}: ")]) from None
+    return _device_from_data(data, str(path))
 
 
 @functools.cache
@@ -109,7 +116,20 @@ def local_profiles(folder: Path = PROFILES_DIR) -> dict[str, Device]:
     """Return the measured profiles `perfcast bench` saved under ./.perfcast/profiles, keyed by name."""
     if not folder.is_dir():
         return {}
-    return {device.name: device for device in map(load_device_file, sorted(folder.glob("*.yaml")))}
+    found: dict[str, Device] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            device = load_device_file(path)
+        except DeviceFileError as error:
+            # One broken profile must not stop every lookup in the catalog.
+            warnings.warn(f"skipping the local profile {error}", ProfileSkipped, stacklevel=2)
+            continue
+        found[device.name] = device
+    return found
+
+
+class ProfileSkipped(UserWarning):
+    """A measured profile under .perfcast/profiles that could not be read and was left out."""
 
 
 def known_devices() -> dict[str, Device]:
@@ -122,6 +142,9 @@ def known_devices() -> dict[str, Device]:
 
 def get_device(name_or_path: str) -> Device:
     """Return a device by name (catalog or local measured profile), or the device in a YAML file if given a path."""
+    if not isinstance(name_or_path, (str, Path)):
+        raise TypeError(f"a device is named by a string or a path, not {type(name_or_path).__name__}")
+    name_or_path = str(name_or_path)
     if name_or_path.endswith((".yaml", ".yml")) or Path(name_or_path).is_file():
         return load_device_file(name_or_path)
     devices = known_devices()
@@ -131,7 +154,7 @@ def get_device(name_or_path: str) -> Device:
     matches = [d for d in devices.values() if lowered in (d.name, d.full_name.lower())]
     if len(matches) == 1:
         return matches[0]
-    raise KeyError(
+    raise NotFound(
         f"no device {name_or_path!r} in the catalog; known: {', '.join(sorted(devices))} "
         "(or give the path of a device YAML file)"
     )
@@ -178,10 +201,7 @@ def device_to_yaml(device: Device) -> str:
 
 def save_device(device: Device, path: str | Path) -> Path:
     """Write `device` as YAML to `path` and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(device_to_yaml(device), encoding="utf-8")
-    return path
+    return write_text_atomic(path, device_to_yaml(device))
 
 
 def figure_summary(figure: Figure | None, dimension: Dimension) -> str:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from perfcast.bench.clock_probe import ClockSample, measure_clock
 from perfcast.bench.memory_probe import BandwidthSample, measure_copy_bandwidth
-from perfcast.kernels.native import NativeBuildError
 from perfcast.devices.schema import Device
+from perfcast.kernels.native import NativeBuildError
 
 __all__ = [
     "CacheInfo",

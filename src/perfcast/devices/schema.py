@@ -23,6 +23,7 @@ from pydantic import (
     model_validator,
 )
 
+from perfcast.errors import NotFound
 from perfcast.units import Dimension, parse_quantity
 
 __all__ = [
@@ -270,14 +271,14 @@ class Device(BaseModel):
         kinds = self.peak.get(Precision(precision))
         if not kinds:
             available = ", ".join(p.value for p in self.peak)
-            raise KeyError(f"{self.name} has no {Precision(precision).value} peak (it has: {available})")
+            raise NotFound(f"{self.name} has no {Precision(precision).value} peak (it has: {available})")
         if tensor and InstructionKind.TENSOR not in kinds:
-            raise ValueError(f"{self.name} has no tensor peak for {Precision(precision).value}: drop --tensor")
+            raise NotFound(f"{self.name} has no tensor peak for {Precision(precision).value}: drop --tensor")
         usable = [
             figure.value for kind, figure in kinds.items() if tensor or kind is not InstructionKind.TENSOR
         ]
         if not usable:
-            raise KeyError(f"{self.name} has only a tensor peak for {Precision(precision).value}")
+            raise NotFound(f"{self.name} has only a tensor peak for {Precision(precision).value}")
         return max(usable)
 
     def memory_level(self, name: str) -> MemoryLevel:
@@ -285,7 +286,7 @@ class Device(BaseModel):
         for level in self.memory:
             if level.level == name:
                 return level
-        raise KeyError(f"{self.name} has no memory level {name!r}")
+        raise NotFound(f"{self.name} has no memory level {name!r}")
 
     @property
     def dram_bandwidth(self) -> float:

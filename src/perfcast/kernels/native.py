@@ -12,13 +12,15 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcast.errors import ToolError
+
 __all__ = ["DEFAULT_FLAGS", "NativeBuildError", "NativeLibrary", "build_executable", "build_library", "cache_dir"]
 
 # 512-bit vectors where the CPU has them: GCC prefers 256 on some AVX-512 cores, which halves the peak.
 DEFAULT_FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared")
 
 
-class NativeBuildError(RuntimeError):
+class NativeBuildError(ToolError):
     """A native kernel that could not be compiled (no compiler, or a compile error with its output)."""
 
 

@@ -192,7 +192,8 @@ def _compute_term(
     """Return (f as an array, c0 = w·(f·m + o) / P_compute in s), after checking f and the element size."""
     f = _complexity(f)
     _check_element_bytes(element_bytes)
-    return f, cls.w * (f * cls.m + cls.o) / p_compute
+    with np.errstate(over="ignore"):  # an overflow is reported as an error by _range, not as a warning
+        return f, cls.w * (f * cls.m + cls.o) / p_compute
 
 
 def transfer_time(elements: float, element_bytes: float, bus: float) -> float:
@@ -220,7 +221,8 @@ def predict_gpu(
     f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
     m0 = np.full_like(f, s * cls.c / figures.p_coalesced + s * cls.u / figures.p_uncoalesced)
-    terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
+    with np.errstate(over="ignore"):
+        terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
     transfer = 0.0
     if figures.b_bus is not None:
         t0 = transfer_time(cls.d, s, figures.b_bus)
@@ -244,13 +246,14 @@ def predict_cpu(
     f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
     lanes = max(1.0, figures.w_vector_bits / (8 * s))
-    terms = {
-        "c0": c0,
-        "m0": np.full_like(f, s * cls.c / figures.p_memory),
-        "c1": lanes * c0,
-        "c2": figures.n_threads * c0,
-        "c3": lanes * figures.n_threads * c0,
-    }
+    with np.errstate(over="ignore"):
+        terms = {
+            "c0": c0,
+            "m0": np.full_like(f, s * cls.c / figures.p_memory),
+            "c1": lanes * c0,
+            "c2": figures.n_threads * c0,
+            "c3": lanes * figures.n_threads * c0,
+        }
     ruled, ignored = _assumptions(assume, CPU_ASSUMPTIONS)
     return _range(f, terms, CPU_FLOORS, ruled, 0.0, ignored)
 

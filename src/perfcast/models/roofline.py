@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -35,7 +36,14 @@ COMPUTE = "compute"
 
 def _array(name: str, value: ArrayLike, *, allow_zero: bool = True, allow_inf: bool = False) -> NDArray[np.float64]:
     """Return `value` as a float array, rejecting NaN, negatives and (optionally) zeros or infinities."""
-    array = np.asarray(value, dtype=np.float64)
+    if value is None or isinstance(value, (str, bytes, bool, np.bool_)):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
+    try:
+        array = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}") from None
+    if np.asarray(value).dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a number or an array of numbers, got {value!r}")
     if np.isnan(array).any():
         raise ValueError(f"{name} contains NaN")
     if (array < 0).any():
@@ -152,7 +160,7 @@ def effective_roofs(roofline: Roofline, lacking: Iterable[str]) -> tuple[float, 
     known = {c.name for c in (*roofline.compute_ceilings, *roofline.bandwidth_ceilings)}
     unknown = sorted(lacking - known)
     if unknown:
-        raise KeyError(f"unknown ceiling(s) {unknown}; this roofline has: {sorted(known)}")
+        raise ValueError(f"unknown ceiling(s) {unknown}; this roofline has: {sorted(known)}")
     compute = min([roofline.peak] + [c.value for c in roofline.compute_ceilings if c.name in lacking])
     bandwidth = min([roofline.bandwidth] + [c.value for c in roofline.bandwidth_ceilings if c.name in lacking])
     return compute, bandwidth
@@ -243,7 +251,7 @@ def hierarchical_roofline(
         raise ValueError("hierarchical roofline needs traffic for at least one memory level")
     missing = [level for level in traffic if level not in bandwidths]
     if missing:
-        raise KeyError(f"no bandwidth for memory level(s) {missing}; known: {sorted(bandwidths)}")
+        raise ValueError(f"no bandwidth for memory level(s) {missing}; known: {sorted(bandwidths)}")
     if COMPUTE in traffic:
         raise ValueError(f"{COMPUTE!r} is reserved and cannot name a memory level")
     peak_a = _array("peak", peak, allow_zero=False)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from perfcast.output_files import replaced
+
 if TYPE_CHECKING:  # matplotlib loads only when a chart is drawn
     from matplotlib.figure import Figure
 
@@ -18,6 +20,6 @@ def save_figure(figure: Figure, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in SAVE_FORMATS:
         raise ValueError(f"cannot write {path.name!r}: use one of {', '.join(SAVE_FORMATS)}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, format=path.suffix.lower().lstrip("."))
+    with replaced(path) as partial:
+        figure.savefig(partial, format=path.suffix.lower().lstrip("."))
     return path

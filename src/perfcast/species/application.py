@@ -8,10 +8,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import yaml
 from numpy.typing import ArrayLike
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from perfcast.errors import InputError
 from perfcast.models.boathull import (
     ApplicationPrediction,
     ClassVariables,
@@ -22,8 +29,14 @@ from perfcast.models.boathull import (
     predict_gpu,
     transfer_time,
 )
+from perfcast.safe_yaml import YamlInputError, load_yaml_file
 from perfcast.species.classes import HaloTile, class_variables
-from perfcast.species.grammar import Species, SpeciesBindingError, SpeciesSyntaxError, parse_species
+from perfcast.species.grammar import (
+    Species,
+    SpeciesBindingError,
+    SpeciesSyntaxError,
+    parse_species,
+)
 from perfcast.units import Dimension, UnitError, parse_quantity
 
 if TYPE_CHECKING:
@@ -72,7 +85,7 @@ def predict_primitive(
     return PrimitivePrediction(bound, variables, prediction)
 
 
-class ApplicationFileError(ValueError):
+class ApplicationFileError(InputError):
     """An application file that cannot be read, with every problem named by field."""
 
 
@@ -154,11 +167,9 @@ def load_application(path: str | Path) -> Application:
     """Return the application described by the YAML file at `path`; errors name the file and fields."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ApplicationFileError(f"{path}: cannot read: {error.strerror or error}") from None
-    except yaml.YAMLError as error:
-        raise ApplicationFileError(f"{path}: not valid YAML: {error}") from None
+        data = load_yaml_file(path)
+    except YamlInputError as error:
+        raise ApplicationFileError(str(error)) from None
     try:
         application = Application.model_validate(data)
     except ValidationError as error:

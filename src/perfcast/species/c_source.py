@@ -17,6 +17,8 @@ from pathlib import Path
 
 from pycparser import c_ast, c_parser
 
+from perfcast.errors import InputError
+
 __all__ = ["CSourceError", "ParsedSource", "parse_c_file", "parse_c_text"]
 
 HEADERS = Path(__file__).with_name("c_headers")
@@ -35,7 +37,7 @@ _GNU_DEFINES = (
 )
 
 
-class CSourceError(ValueError):
+class CSourceError(InputError):
     """A C file that cannot be preprocessed or parsed; the message is compiler-style (file:line:col)."""
 
 

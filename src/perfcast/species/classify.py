@@ -38,7 +38,7 @@ with doubts is "unsure", never silently exact.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -46,8 +46,15 @@ from typing import Literal
 
 from pycparser import c_ast
 
+from perfcast.errors import InputError
 from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
-from perfcast.species.grammar import Access, Pattern, Species, SpeciesSyntaxError, parse_species
+from perfcast.species.grammar import (
+    Access,
+    Pattern,
+    Species,
+    SpeciesSyntaxError,
+    parse_species,
+)
 from perfcast.species.polynomial import NotAffine, Poly
 
 __all__ = [
@@ -76,7 +83,7 @@ Status = Literal["exact", "unsure", "unclassified", "remainder"]
 _LARGE = 1 << 20  # the value given to size symbols when strides must be ordered (sizes are large)
 
 
-class ClassifyError(ValueError):
+class ClassifyError(InputError):
     """A request that cannot be answered: a function that does not exist, a source that does not parse."""
 
 

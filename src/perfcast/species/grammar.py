@@ -20,6 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from perfcast.errors import InputError
+
 __all__ = [
     "Access",
     "Pattern",
@@ -34,7 +36,7 @@ Dim = int | str
 PatternKind = Literal["element", "shared", "full", "neighb", "tile"]
 
 
-class SpeciesSyntaxError(ValueError):
+class SpeciesSyntaxError(InputError):
     """A species string that does not follow the grammar; says where and what was expected."""
 
     def __init__(self, text: str, position: int, expected: str) -> None:
@@ -48,7 +50,7 @@ class SpeciesSyntaxError(ValueError):
         )
 
 
-class SpeciesBindingError(ValueError):
+class SpeciesBindingError(InputError):
     """A species whose symbolic sizes are unbound, or whose sizes disagree with their patterns."""
 
 

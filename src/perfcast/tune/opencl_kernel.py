@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.kernels.opencl import opencl_environment, profiling_queue
+from perfcast.kernels.opencl import build_program, opencl_environment, profiling_queue
 from perfcast.tune.space import Constraint, SearchSpace
 
 __all__ = ["OpenClTunable"]
@@ -84,7 +84,7 @@ class OpenClTunable:
         options = tuple(f"-D{name.upper()}={value}" for name, value in sorted(config.items()))
         key = (self.device.name, self._source_hash, *options)
         if key not in self._builds:
-            program = self.cl.Program(self.context, self.source).build(options=list(options))
+            program = build_program(self.cl, self.context, self.source, options)
             self._builds[key] = self.cl.Kernel(program, self.kernel_name)
         return self._builds[key]
 

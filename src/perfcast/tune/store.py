@@ -11,9 +11,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEFAULT_STORE", "Measurement", "ResultsStore"]
+from perfcast.errors import InputError, NotFound
+from perfcast.output_files import replaced
+
+__all__ = ["DEFAULT_STORE", "STORE_VERSION", "Measurement", "ResultsStore", "StoreError"]
 
 DEFAULT_STORE = Path(".perfcast") / "results.sqlite"
+STORE_VERSION = 1  # PRAGMA user_version; raise it with every change of the tables, and say what changed
+
+
+class StoreError(InputError):
+    """A results store perfcast will not use: a folder, not SQLite, damaged, foreign, newer, or in use."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -63,14 +71,77 @@ def _key(mapping: Mapping[str, Any]) -> str:
 class ResultsStore:
     """An SQLite file of tuning runs and their measurements."""
 
-    def __init__(self, path: str | Path = DEFAULT_STORE) -> None:
+    def __init__(self, path: str | Path = DEFAULT_STORE, *, create: bool = True) -> None:
+        """Open the store at `path`; with create=False (reading) a missing or empty store is an error.
+
+        A file that is not SQLite, is damaged, or holds another program's tables is refused and never written.
+        """
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(self.path)
-        self.db.executescript(_SCHEMA)
+        self._lock: Any = None
+        if self.path.is_dir():
+            raise StoreError(f"{self.path}: is a folder, not a results store")
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no results store here")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=10)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: cannot open: {error}") from None
+        try:
+            self._check_or_create(create)
+        except sqlite3.DatabaseError as error:
+            self.db.close()
+            raise StoreError(f"{self.path}: not a readable results store ({error})") from None
+        except StoreError:
+            self.db.close()
+            raise
+
+    def _check_or_create(self, create: bool) -> None:
+        """Refuse a damaged, foreign or newer store; create the tables in an empty one when allowed."""
+        check = self.db.execute("PRAGMA quick_check").fetchone()
+        if check is None or check[0] != "ok":
+            raise StoreError(f"{self.path}: the database is damaged ({check[0] if check else 'no answer'})")
+        version = int(self.db.execute("PRAGMA user_version").fetchone()[0])
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables.discard("sqlite_sequence")
+        if not tables:
+            if not create:
+                raise StoreError(f"{self.path}: an empty database, not a results store")
+            self.db.executescript(_SCHEMA)
+            self.db.execute(f"PRAGMA user_version = {STORE_VERSION}")
+            self.db.commit()
+            return
+        if version > STORE_VERSION:
+            raise StoreError(f"{self.path}: written by a newer perfcast (store version {version}); "
+                             f"this one reads version {STORE_VERSION}")
+        if not {"runs", "measurements"} <= tables:
+            raise StoreError(f"{self.path}: not a perfcast results store (it holds {', '.join(sorted(tables))})")
+        if version == 0:
+            # Stores written before versions were recorded have the version-1 tables: mark them, when writing.
+            if create:
+                self.db.execute(f"PRAGMA user_version = {STORE_VERSION}")
+                self.db.commit()
+
+    def lock(self) -> None:
+        """Hold this store for one tuning process; a second one is refused instead of mixing its rows in."""
+        import fcntl
+
+        handle = open(self.path.with_name(self.path.name + ".lock"), "a+")  # noqa: SIM115 - held until close
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise StoreError(f"{self.path}: another perfcast process is tuning into this store; "
+                             "wait for it, or give another --store") from None
+        self._lock = handle
 
     def close(self) -> None:
+        """Close the database and release the store's lock."""
         self.db.close()
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     def open_run(self, kernel: str, strategy: str, environment: Mapping[str, Any], problem: Mapping[str, Any],
                  repetitions: int) -> tuple[int, bool]:
@@ -112,10 +183,21 @@ class ResultsStore:
     def record(self, run_id: int, measurement: Measurement) -> None:
         """Store one measurement at once (committed: nothing is lost if the run is interrupted)."""
         self.db.execute(
-            "INSERT OR REPLACE INTO measurements VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO measurements (run_id, step, config, size, mean, std, samples, metric, measured) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (run_id, measurement.step, _key(measurement.config), _key(measurement.size), measurement.mean,
              measurement.std, json.dumps(list(measurement.samples)), measurement.metric,
              _dt.datetime.now().isoformat(timespec="seconds")),
+        )
+        self.db.commit()
+
+    def file_under(self, run_id: int, measurement: Measurement, step: str) -> None:
+        """File an existing measurement under `step` too, keeping the time it was taken (a copy, not a new run)."""
+        self.db.execute(
+            "INSERT OR IGNORE INTO measurements (run_id, step, config, size, mean, std, samples, metric, measured) "
+            "SELECT run_id, ?, config, size, mean, std, samples, metric, measured FROM measurements "
+            "WHERE run_id = ? AND step = ? AND config = ? AND size = ?",
+            (step, run_id, measurement.step, _key(measurement.config), _key(measurement.size)),
         )
         self.db.commit()
 
@@ -133,7 +215,7 @@ class ResultsStore:
         finally:
             self.db.row_factory = None
         if row is None:
-            raise KeyError(f"no tuning run {run_id} in {self.path}")
+            raise NotFound(f"no tuning run {run_id} in {self.path}")
         info = dict(row)
         for key in ("environment", "problem", "result"):
             info[key] = json.loads(info[key]) if info[key] else None
@@ -154,7 +236,7 @@ class ResultsStore:
         params = sorted({k for m in rows for k in m.config})
         sizes = sorted({k for m in rows for k in m.size})
         path = Path(path)
-        with path.open("w", newline="", encoding="utf-8") as handle:
+        with replaced(path) as partial, partial.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["step", *params, *sizes, "mean_s", "std_s", "repetitions", "metric"])
             for m in rows:

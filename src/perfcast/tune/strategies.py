@@ -82,8 +82,8 @@ class Session:
         if found is not None:
             self.reused += 1
             if found.step != step:  # filed under this step too, so that each step's sweep is complete
+                self.store.file_under(self.run_id, found, step)
                 found = Measurement(step, found.config, found.size, found.mean, found.std, found.samples, found.metric)
-                self.store.record(self.run_id, found)
             return found
         key = str(sorted(config.items()))
         if key not in self.checked:

@@ -40,6 +40,12 @@ class VarmcTunable:
     group_parameter: str = "wgsize"
 
     def __post_init__(self) -> None:
+        # Said before any measuring: a target that some configuration's work-groups cannot tile would stop a
+        # hierarchical run at its last step, after all the others.
+        largest = max(self.parameters["simbs"]) * max(self.parameters["vwidth"]) * max(self.parameters["wgsize"])
+        if self.nsim < 1 or self.nsim % largest:
+            raise ValueError(f"nsim {self.nsim}: a work-group of this space takes up to simbs*vwidth*wgsize = "
+                             f"{largest} simulations; give a multiple of {largest}")
         self.kernel = VarmcOpenCl(self.portfolio, self.market, self.device)
         self.device = self.kernel.device
         self.space = SearchSpace(self.parameters, [self._fits_device])

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from perfcast.kernels.opencl import profiling_queue
+from perfcast.kernels.opencl import build_program, profiling_queue
 from perfcast.kernels.varmc.model import Market, Portfolio
 
 __all__ = ["SOURCE", "VarmcConfig", "VarmcOpenCl"]
@@ -76,7 +76,7 @@ class VarmcOpenCl:
         options = tuple(config.options()) + ("-cl-mad-enable",)
         key = (self.device.name, self.source_hash, *options)
         if key not in self._programs:
-            program = self.cl.Program(self.context, self.source).build(options=list(options))
+            program = build_program(self.cl, self.context, self.source, options)
             self._programs[key] = self.cl.Kernel(program, "varmc")
         return self._programs[key]
 

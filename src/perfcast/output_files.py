@@ -1,0 +1,71 @@
+"""Writing results: output paths checked before any work, and files replaced whole, never half-written.
+
+A benchmark or a validation can measure for minutes; an output path that
+cannot be written must be said before that, not after. And an interrupted
+write must leave the previous file as it was: every file is written next to
+its target and renamed over it (atomic on POSIX file systems).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from perfcast.errors import InputError
+
+__all__ = ["UnwritablePath", "check_writable", "replaced", "write_text_atomic"]
+
+
+class UnwritablePath(InputError):
+    """An output path perfcast cannot write, named with the option that gave it."""
+
+
+def check_writable(path: str | Path | None, option: str = "output", suffixes: tuple[str, ...] = ()) -> None:
+    """Raise UnwritablePath unless a file can be created at `path` (its folder is made if missing)."""
+    if path is None:
+        return
+    path = Path(path)
+    if suffixes and path.suffix.lower() not in suffixes:
+        raise UnwritablePath(f"{option} {path}: use one of {', '.join(suffixes)}")
+    if path.is_dir():
+        raise UnwritablePath(f"{option} {path}: is a folder")
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        # A real try: permission bits say nothing about /proc, read-only mounts or root.
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{path.name}.", suffix=".check"):
+            pass
+    except OSError as error:
+        raise UnwritablePath(f"{option} {path}: cannot write there ({error.strerror or error})") from None
+
+
+@contextmanager
+def replaced(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; when the block ends without error it replaces `path` whole."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
+    os.close(handle)
+    partial = Path(name)
+    try:
+        yield partial
+        partial.chmod(0o644 & ~_umask())
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def write_text_atomic(path: str | Path, text: str) -> Path:
+    """Write `text` (UTF-8) to `path` through a temporary file renamed over it; return the path."""
+    with replaced(path) as partial:
+        partial.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current

@@ -1,0 +1,112 @@
+"""YAML input read the way perfcast trusts it: safe tags only, no duplicate keys, bounded size and depth.
+
+Device files, application files and profiles come from users and from other
+machines. PyYAML's safe loader already refuses Python tags and does not
+expand aliases into copies, but on its own it lets the last of two equal keys
+win silently, recurses without a bound on deeply nested input, turns
+``2026-13-45`` into a traceback instead of a field error, and reads files of
+any size. This loader closes those four gaps; every problem is a
+``YamlInputError`` that names the source and, where known, the line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from perfcast.errors import InputError
+
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "YamlInputError", "load_yaml_file", "load_yaml_text"]
+
+MAX_FILE_BYTES = 4 * 2**20  # the largest device file in the catalog is ~10 kB
+MAX_DEPTH = 64  # nesting; a device file is 5 levels deep
+
+
+class YamlInputError(InputError):
+    """YAML that perfcast will not read: unreadable, not UTF-8, too large or deep, duplicate keys, bad syntax."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys and keeps timestamps as strings (pydantic validates them)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a plain value", key_node.start_mark
+                ) from None
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first on line {seen[key]})", key_node.start_mark
+                )
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
+# Dates and times stay text: '2026-13-45' then becomes a field error naming the field, not a traceback.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _depth(node: yaml.Node, source: str) -> None:
+    """Raise YamlInputError when `node` nests deeper than MAX_DEPTH (checked without recursion)."""
+    stack = [(node, 1)]
+    while stack:
+        current, level = stack.pop()
+        if level > MAX_DEPTH:
+            mark = current.start_mark
+            raise YamlInputError(f"{source}: line {mark.line + 1}: nested deeper than {MAX_DEPTH} levels")
+        if isinstance(current, yaml.MappingNode):
+            stack.extend((child, level + 1) for pair in current.value for child in pair)
+        elif isinstance(current, yaml.SequenceNode):
+            stack.extend((child, level + 1) for child in current.value)
+
+
+def load_yaml_text(text: str, source: str = "<string>") -> Any:
+    """Return the data of YAML `text`; every problem is a YamlInputError naming `source` and the line."""
+    if len(text) > MAX_FILE_BYTES:
+        raise YamlInputError(f"{source}: {len(text):,} characters, more than the {MAX_FILE_BYTES:,} perfcast reads")
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _depth(node, source)
+        return loader.construct_document(node)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise YamlInputError(f"{source}: not valid YAML{where}: {problem}") from None
+    except RecursionError:
+        raise YamlInputError(f"{source}: nested too deeply to read") from None
+    finally:
+        loader.dispose()
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    """Return the data of the YAML file at `path`: UTF-8, at most MAX_FILE_BYTES, strict as load_yaml_text."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if path.is_dir():
+            raise YamlInputError(f"{path}: is a folder, not a YAML file")
+        if size > MAX_FILE_BYTES:
+            raise YamlInputError(f"{path}: {size:,} bytes, more than the {MAX_FILE_BYTES:,} perfcast reads")
+        raw = path.read_bytes()
+    except OSError as error:
+        raise YamlInputError(f"{path}: cannot read: {error.strerror or error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw[: error.start].count(b"\n") + 1
+        raise YamlInputError(f"{path}: line {line}: not UTF-8 text (byte {raw[error.start]:#04x})") from None
+    return load_yaml_text(text, str(path))

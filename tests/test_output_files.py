@@ -1,0 +1,29 @@
+"""Outputs are checked before the work and replaced whole."""
+
+import pytest
+
+from perfcast.output_files import UnwritablePath, check_writable, replaced, write_text_atomic
+
+
+def test_impossible_paths_are_refused_before_any_work(tmp_path):
+    with pytest.raises(UnwritablePath, match=r"--output /proc/x.png: cannot write there"):
+        check_writable("/proc/x.png", "--output")
+    with pytest.raises(UnwritablePath, match="is a folder"):
+        check_writable(tmp_path, "--csv")
+    with pytest.raises(UnwritablePath, match="use one of .png"):
+        check_writable(tmp_path / "chart.gif", "-o", (".png", ".svg"))
+    check_writable(tmp_path / "new" / "folder" / "report.md", "--markdown")  # folders are made
+    assert not list((tmp_path / "new" / "folder").iterdir())  # and the probe leaves nothing behind
+
+
+def test_an_interrupted_write_keeps_the_previous_file(tmp_path):
+    path = tmp_path / "profile.yaml"
+    write_text_atomic(path, "old\n")
+    with pytest.raises(KeyboardInterrupt):
+        with replaced(path) as partial:
+            partial.write_text("half of the new")
+            raise KeyboardInterrupt
+    assert path.read_text() == "old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["profile.yaml"]
+    write_text_atomic(path, "new\n")
+    assert path.read_text() == "new\n"

@@ -1,0 +1,60 @@
+"""The YAML perfcast reads: duplicate keys, depth, size, encoding, dates and tags each give a clear error."""
+
+import pytest
+
+from perfcast.devices.catalog import DeviceFileError, catalog, device_to_yaml, load_device_file, local_profiles
+from perfcast.safe_yaml import MAX_FILE_BYTES, YamlInputError, load_yaml_file, load_yaml_text
+
+
+def test_duplicate_keys_are_refused_with_both_lines():
+    with pytest.raises(YamlInputError, match=r"duplicate key 'name' \(first on line 1\)"):
+        load_yaml_text("name: a\nkind: gpu\nname: b\n", "x.yaml")
+
+
+def test_deep_nesting_is_refused_without_recursion_errors():
+    with pytest.raises(YamlInputError, match="nested"):
+        load_yaml_text("a: " + "[" * 100_000 + "]" * 100_000, "deep.yaml")
+    with pytest.raises(YamlInputError, match="deeper than 64"):
+        load_yaml_text("a: " + "[" * 70 + "]" * 70, "deep.yaml")
+
+
+def test_python_tags_are_refused():
+    with pytest.raises(YamlInputError, match="not valid YAML"):
+        load_yaml_text("a: !!python/object/apply:os.system ['true']\n", "evil.yaml")
+
+
+def test_dates_stay_text():
+    assert load_yaml_text("date: 2026-13-45\n") == {"date": "2026-13-45"}
+
+
+def test_files_must_be_utf8_small_and_files(tmp_path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes(b"name: caf\xe9\n")
+    with pytest.raises(YamlInputError, match=r"line 1: not UTF-8 text \(byte 0xe9\)"):
+        load_yaml_file(bad)
+    big = tmp_path / "big.yaml"
+    big.write_bytes(b"a" * (MAX_FILE_BYTES + 1))
+    with pytest.raises(YamlInputError, match="more than"):
+        load_yaml_file(big)
+    with pytest.raises(YamlInputError, match="is a folder"):
+        load_yaml_file(tmp_path)
+    with pytest.raises(YamlInputError, match="cannot read"):
+        load_yaml_file(tmp_path / "absent.yaml")
+
+
+def test_a_bad_date_in_a_device_file_names_the_field(tmp_path):
+    text = device_to_yaml(catalog()["v100"])
+    text = text.replace("source: spec", "source: measured\n    tool: stream\n    date: 2026-13-45", 1)
+    path = tmp_path / "dated.yaml"
+    path.write_text(text)
+    with pytest.raises(DeviceFileError, match=r"date"):
+        load_device_file(path)
+
+
+def test_a_truncated_local_profile_is_skipped_with_a_warning(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(device_to_yaml(catalog()["v100"]).replace("name: v100", "name: my-v100"))
+    (tmp_path / "broken.yaml").write_text("name: half\nkind: gp")
+    with pytest.warns(UserWarning, match="broken.yaml"):
+        found = local_profiles(tmp_path)
+    assert list(found) == ["my-v100"]
