@@ -69,7 +69,7 @@ def test_python_api_errors():
     with pytest.raises(ValueError, match="finite"):
         transfer_time(math.nan, 4, 1e9)
     with pytest.raises(ValueError, match="overflows"):
-        predict_primitive("4|element -> 4|element", hull_inputs(catalog()["v100"]), [1e308])
+        predict_primitive("4|element -> 4|element", hull_inputs(catalog()["v100"]).figures, [1e308])
 
 
 def test_an_ascii_terminal_gets_no_traceback():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from perfcast.errors import InputError
 
-__all__ = ["UnwritablePath", "check_writable", "replaced", "write_text_atomic"]
+__all__ = ["UnwritablePath", "check_writable", "replaced", "reproduce_block", "write_text_atomic"]
 
 
 class UnwritablePath(InputError):
@@ -69,3 +69,8 @@ def _umask() -> int:
     current = os.umask(0)
     os.umask(current)
     return current
+
+
+def reproduce_block(command: str) -> list[str]:
+    """Return the Markdown lines that open every written report: the command that reproduces it."""
+    return ["Reproduce with:", "", "```sh", command, "```", ""]

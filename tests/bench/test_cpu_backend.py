@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from perfcast.bench.cpu import NativeCpuBackend
+from perfcast.bench.detect import detect_cpu
 from perfcast.bench.reference import compare_with_references, run_peakflops, run_stream
 from perfcast.bench.suite import measured_device
 from perfcast.devices.catalog import device_to_yaml, parse_device_text
-from perfcast.devices.detect import detect_cpu
 from perfcast.devices.roofline_view import device_roofline
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="the native benchmarks need gcc")

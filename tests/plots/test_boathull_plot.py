@@ -5,17 +5,23 @@ from PIL import Image
 
 from perfcast.devices.catalog import catalog
 from perfcast.devices.hull_view import hull_inputs
-from perfcast.plots.boathull import HullPanel, MeasuredPoints, application_figure, hull_figure
+from perfcast.plots.boathull import (
+    HullPanel,
+    MeasuredPoints,
+    application_figure,
+    hull_figure,
+)
 from perfcast.plots.files import save_figure
-from perfcast.species.application import load_application, predict_app, predict_primitive
+from perfcast.species.application import predict_app, predict_primitive
+from perfcast.species.application_file import load_application
 
 F = np.geomspace(1, 1e4, 50)
 
 
 def test_hull_chart_with_measured_points(tmp_path):
-    gpu = predict_primitive("1024x1024|tile(1x1024) -> 1024|element", hull_inputs(catalog()["gtx470"]), F,
+    gpu = predict_primitive("1024x1024|tile(1x1024) -> 1024|element", hull_inputs(catalog()["gtx470"]).figures, F,
                             transfers=True).prediction
-    cpu = predict_primitive("1024x1024|tile(1x1024) -> 1024|element", hull_inputs(catalog()["core-i7-930"]),
+    cpu = predict_primitive("1024x1024|tile(1x1024) -> 1024|element", hull_inputs(catalog()["core-i7-930"]).figures,
                             F).prediction
     figure = hull_figure([
         HullPanel("GTX 470", gpu, show_transfer=True),
@@ -33,7 +39,7 @@ def test_hull_chart_with_measured_points(tmp_path):
 
 def test_application_chart(tmp_path):
     application = load_application("examples/fast-focus.yaml")
-    results = {name: predict_app(application, hull_inputs(catalog()[name]))[0] for name in ("gtx470", "gts250")}
+    results = {name: predict_app(application, hull_inputs(catalog()[name]).figures)[0] for name in ("gtx470", "gts250")}
     figure = application_figure(results)
     labels = [t.get_text() for t in figure.axes[0].get_yticklabels()]
     assert labels[0] == "histogram" and labels[-1] == "total"

@@ -6,7 +6,8 @@ import pytest
 
 from perfcast.devices.catalog import catalog
 from perfcast.devices.hull_view import hull_inputs
-from perfcast.species.application import ApplicationFileError, load_application, predict_app, predict_primitive
+from perfcast.species.application import predict_app, predict_primitive
+from perfcast.species.application_file import ApplicationFileError, load_application
 
 EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "fast-focus.yaml"
 
@@ -19,7 +20,7 @@ def test_fast_focus_on_gtx470_and_gts250():
     totals = {}
     for name in ("gtx470", "gts250"):
         inputs = hull_inputs(catalog()[name])
-        total, steps = predict_app(application, inputs)
+        total, steps = predict_app(application, inputs.figures)
         assert len(steps) == 6
         assert all(step.variables.origin == "reference" for step in steps)
         assert total.lower <= total.upper
@@ -32,14 +33,14 @@ def test_fast_focus_on_gtx470_and_gts250():
 
 def test_threshold_on_gtx470_by_hand():
     inputs = hull_inputs(catalog()["gtx470"])
-    step = predict_primitive("1024x1024|element -> 1024x1024|element", inputs, [1])
+    step = predict_primitive("1024x1024|element -> 1024x1024|element", inputs.figures, [1])
     n = 2**20
     assert step.prediction.terms["m0"][0] == pytest.approx(4 * 2 * n / 133.92e9)
     assert step.prediction.terms["c0"][0] == pytest.approx(n * 17 / 1088.64e9)
 
 
 def test_cpu_transfers_cost_nothing():
-    total, _ = predict_app(load_application(EXAMPLE), hull_inputs(catalog()["core-i7-930"]))
+    total, _ = predict_app(load_application(EXAMPLE), hull_inputs(catalog()["core-i7-930"]).figures)
     assert all(seconds == 0 for _, seconds in total.transfers)
 
 
@@ -75,4 +76,4 @@ def test_fast_focus_from_c_predicts_what_the_hand_written_file_does():
     for hand, classified in zip(by_hand.primitives, from_c.primitives):
         assert classified.species == hand.species and classified.f == hand.f, hand.name
     inputs = hull_inputs(catalog()["gtx470"])
-    assert predict_app(from_c, inputs)[0] == predict_app(by_hand, inputs)[0]
+    assert predict_app(from_c, inputs.figures)[0] == predict_app(by_hand, inputs.figures)[0]

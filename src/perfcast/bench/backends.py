@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from perfcast.errors import ToolError
+from perfcast.bench.suite import BackendUnavailable
 
 if TYPE_CHECKING:
     from perfcast.bench.suite import BenchBackend
@@ -16,14 +16,10 @@ __all__ = ["BACKENDS", "BackendUnavailable", "open_backend"]
 Opened = tuple["BenchBackend", "Device | dict[str, Any]"]
 
 
-class BackendUnavailable(ToolError):
-    """A backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""
-
-
 def _open_cpu(device_id: str | None, repetitions: int) -> Opened:
     """Return the native C/OpenMP backend on this machine's CPU, and this CPU's detected description."""
     from perfcast.bench.cpu import NativeCpuBackend
-    from perfcast.devices.detect import detect_cpu
+    from perfcast.bench.detect import detect_cpu
     from perfcast.kernels.native import NativeBuildError
 
     if device_id not in (None, "host"):

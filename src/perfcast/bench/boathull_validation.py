@@ -10,7 +10,6 @@ from functools import partial
 
 import numpy as np
 
-from perfcast.bench.report import reproduce_block
 from perfcast.bench.timing import interleaved_timings
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import (
@@ -20,6 +19,7 @@ from perfcast.kernels.primitives import (
     neighbourhood,
     reduction,
 )
+from perfcast.output_files import reproduce_block
 from perfcast.species.application import predict_primitive
 
 __all__ = ["ValidationPoint", "ValidationRun", "primitives_for", "validate_boathull"]
@@ -95,8 +95,8 @@ def validate_boathull(
     )
     points = []
     for (primitive, f), timing in zip(cases, timings):
-        point = predict_primitive(primitive.species, inputs, [f], assume=KERNEL_ASSUMPTIONS)
-        span = predict_primitive(primitive.species, inputs, [f]).prediction
+        point = predict_primitive(primitive.species, inputs.figures, [f], assume=KERNEL_ASSUMPTIONS)
+        span = predict_primitive(primitive.species, inputs.figures, [f]).prediction
         points.append(
             ValidationPoint(
                 primitive=primitive.name,

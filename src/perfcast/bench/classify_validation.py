@@ -17,9 +17,9 @@ from perfcast.bench.boathull_validation import (
     primitives_for,
     validate_boathull,
 )
-from perfcast.bench.report import reproduce_block
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SOURCE, SyntheticPrimitive
+from perfcast.output_files import reproduce_block
 from perfcast.species.classify import LoopNestSpecies, classify_file
 from perfcast.species.grammar import parse_species
 

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.backends import BackendUnavailable
-from perfcast.bench.suite import Progress, SuiteResult
+from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device
 

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.backends import BackendUnavailable
-from perfcast.bench.suite import Progress, SuiteResult
+from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
 from perfcast.kernels.opencl import build_program, profiling_queue
 
 __all__ = ["OpenClBackend", "list_devices"]
@@ -81,7 +80,7 @@ class OpenClBackend:
     def base_device(self) -> dict[str, Any]:
         """Return the structure of this device as a device-file mapping, from the OpenCL device query."""
         if self.is_cpu:
-            from perfcast.devices.detect import detect_cpu
+            from perfcast.bench.detect import detect_cpu
 
             return detect_cpu(probe_bytes=64 * 2**20, repetitions=3).model_dump(mode="json")
         d = self.device

@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
-from perfcast.bench.report import reproduce_block
 from perfcast.bench.suite import calibrated_rate
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import build_executable, build_library
+from perfcast.output_files import reproduce_block
 from perfcast.units import Dimension, format_quantity
 
 __all__ = [

@@ -21,9 +21,11 @@ import numpy as np
 
 from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import Device
+from perfcast.errors import ToolError
 from perfcast.output_files import replaced
 
 __all__ = [
+    "BackendUnavailable",
     "BenchBackend",
     "MixPoint",
     "Sample",
@@ -34,6 +36,10 @@ __all__ = [
     "measured_device",
     "write_suite_csv",
 ]
+
+
+class BackendUnavailable(ToolError):
+    """A backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction of the suite done)
 

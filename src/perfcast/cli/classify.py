@@ -104,7 +104,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
     rows = []
     for device in devices:
         inputs = hull_inputs(device, chosen, size)
-        result = predict_primitive(nest.species, inputs, [f], bind=bind, element_bytes=size)
+        result = predict_primitive(nest.species, inputs.figures, [f], bind=bind, element_bytes=size)
         p = result.prediction
         rows.append({"device": device.name, "f": f, "element_bytes": size, "precision": chosen.value,
                      "class": result.variables.name, "origin": result.variables.origin,

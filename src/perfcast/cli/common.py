@@ -84,7 +84,7 @@ def print_json(data: Any) -> None:
 def resolve_device(name: str) -> Device:
     """Return the device named on the command line: a catalog name, a YAML path, or 'host' (detected now)."""
     if name == HOST:
-        from perfcast.devices.detect import detect_cpu
+        from perfcast.bench.detect import detect_cpu
 
         with console.status("detecting this machine (probing DRAM bandwidth)…"):
             return detect_cpu()

@@ -135,7 +135,7 @@ def hull_command(
         for device in devices:
             inputs = hull_inputs(device, precision, element_size)
             wants_bus = transfers and device.kind == "gpu"
-            results.append((inputs, predict_primitive(species, inputs, f, transfers=wants_bus, **options)))
+            results.append((inputs, predict_primitive(species, inputs.figures, f, transfers=wants_bus, **options)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     bound, variables = results[0][1].species, results[0][1].variables
@@ -168,7 +168,7 @@ def hull_command(
         panels = []
         for inputs, _ in results:
             wants_bus = transfers and inputs.device.kind == "gpu"
-            curve = predict_primitive(species, inputs, dense, transfers=wants_bus, **options).prediction
+            curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus, **options).prediction
             panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
         save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
         (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
@@ -214,7 +214,8 @@ def app_command(
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
     from perfcast.devices.hull_view import hull_inputs
-    from perfcast.species.application import load_application, predict_app
+    from perfcast.species.application import predict_app
+    from perfcast.species.application_file import load_application
 
     devices = [resolve_device(name) for name in device_names]
     try:
@@ -224,7 +225,7 @@ def app_command(
         results = {}
         for device in devices:
             inputs = hull_inputs(device, application.precision, application.element_size)
-            results[device.name] = (inputs, *predict_app(application, inputs, halo))
+            results[device.name] = (inputs, *predict_app(application, inputs.figures, halo))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     if as_json:

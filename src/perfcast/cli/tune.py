@@ -120,7 +120,7 @@ def tune_report_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Fit the partial models of each step of a hierarchical run, print the constants and draw the step plots."""
-    from perfcast.tune.report import fit_varmc_run
+    from perfcast.tune.partial_models import fit_varmc_run
     from perfcast.tune.store import ResultsStore
 
     if not store_path.is_file():

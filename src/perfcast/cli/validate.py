@@ -174,7 +174,7 @@ def validate_boathull_command(
         panels = []
         for primitive in primitives:
             mine = [p for p in run.points if p.primitive == primitive.name]
-            curve = predict_primitive(primitive.species, inputs, dense).prediction
+            curve = predict_primitive(primitive.species, inputs.figures, dense).prediction
             measured = MeasuredPoints([p.f for p in mine], [p.measured for p in mine],
                                       f"measured (median of {repetitions})")
             panels.append(HullPanel(f"{primitive.name}: {mine[0].class_name}\n{primitive.species}", curve, measured))
@@ -208,8 +208,8 @@ def validate_bench_command(
         TimeElapsedColumn,
     )
 
+    from perfcast.bench.detect import detect_cpu
     from perfcast.bench.reference import compare_with_references, comparison_markdown
-    from perfcast.devices.detect import detect_cpu
     from perfcast.kernels.native import NativeBuildError
 
     check_writable(markdown, "--markdown")

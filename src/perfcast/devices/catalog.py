@@ -11,11 +11,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from perfcast.devices.schema import Device, Figure
+from perfcast.devices.schema import Device
 from perfcast.errors import InputError, NotFound
 from perfcast.output_files import write_text_atomic
 from perfcast.safe_yaml import YamlInputError, load_yaml_file, load_yaml_text
-from perfcast.units import Dimension, exact_quantity, format_quantity
+from perfcast.units import Dimension, exact_quantity
 
 __all__ = [
     "PROFILES_DIR",
@@ -202,10 +202,3 @@ def device_to_yaml(device: Device) -> str:
 def save_device(device: Device, path: str | Path) -> Path:
     """Write `device` as YAML to `path` and return the path."""
     return write_text_atomic(path, device_to_yaml(device))
-
-
-def figure_summary(figure: Figure | None, dimension: Dimension) -> str:
-    """Return a figure as '<quantity> (<source>)' for tables."""
-    if figure is None:
-        return "—"
-    return f"{format_quantity(figure.value, dimension)} ({figure.provenance.source})"

@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-from perfcast.tune.models import FittedModel
+from perfcast.tune.partial_models import FittedModel
 
 __all__ = ["partial_models_figure"]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -13,40 +11,32 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
 
-from perfcast.errors import InputError
 from perfcast.models.boathull import (
     ApplicationPrediction,
     ClassVariables,
     CpuFigures,
+    GpuFigures,
     HullPrediction,
     predict_application,
     predict_cpu,
     predict_gpu,
     transfer_time,
 )
-from perfcast.safe_yaml import YamlInputError, load_yaml_file
 from perfcast.species.classes import HaloTile, class_variables
 from perfcast.species.grammar import (
     Species,
     SpeciesBindingError,
-    SpeciesSyntaxError,
     parse_species,
 )
 from perfcast.units import Dimension, UnitError, parse_quantity
 
-if TYPE_CHECKING:
-    from perfcast.devices.hull_view import HullInputs
-
 __all__ = [
     "Application",
-    "ApplicationFileError",
     "PrimitivePrediction",
-    "load_application",
     "predict_app",
     "predict_primitive",
 ]
@@ -63,7 +53,7 @@ class PrimitivePrediction:
 
 def predict_primitive(
     species: str | Species,
-    inputs: HullInputs,
+    figures: GpuFigures | CpuFigures,
     f: ArrayLike,
     *,
     bind: Mapping[str, int] | None = None,
@@ -72,21 +62,15 @@ def predict_primitive(
     transfers: bool = False,
     tile: HaloTile = HaloTile(),
 ) -> PrimitivePrediction:
-    """Return the boat hull time range (s) of `species` on the device of `inputs`, for each complexity in `f`."""
+    """Return the boat hull time range (s) of `species` on a device's `figures`, for each complexity in `f`."""
     parsed = parse_species(species) if isinstance(species, str) else species
     bound = parsed.bind(dict(bind or {}))
     variables = class_variables(bound, tile)
-    if isinstance(inputs.figures, CpuFigures):
-        prediction = predict_cpu(variables, inputs.figures, f, element_bytes=element_bytes, assume=assume)
+    if isinstance(figures, CpuFigures):
+        prediction = predict_cpu(variables, figures, f, element_bytes=element_bytes, assume=assume)
     else:
-        prediction = predict_gpu(
-            variables, inputs.figures, f, element_bytes=element_bytes, assume=assume, transfers=transfers
-        )
+        prediction = predict_gpu(variables, figures, f, element_bytes=element_bytes, assume=assume, transfers=transfers)
     return PrimitivePrediction(bound, variables, prediction)
-
-
-class ApplicationFileError(InputError):
-    """An application file that cannot be read, with every problem named by field."""
 
 
 class Primitive(BaseModel):
@@ -163,79 +147,17 @@ class Application(BaseModel):
         return transfer.bytes if transfer.bytes is not None else transfer.elements * self.element_size  # type: ignore[operator]
 
 
-def load_application(path: str | Path) -> Application:
-    """Return the application described by the YAML file at `path`; errors name the file and fields."""
-    path = Path(path)
-    try:
-        data = load_yaml_file(path)
-    except YamlInputError as error:
-        raise ApplicationFileError(str(error)) from None
-    try:
-        application = Application.model_validate(data)
-    except ValidationError as error:
-        lines = [
-            f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: {item['msg'].removeprefix('Value error, ')}"
-            for item in error.errors(include_url=False)
-        ]
-        raise ApplicationFileError(f"{path}: invalid application\n" + "\n".join(lines)) from None
-    resolved = []
-    for index, primitive in enumerate(application.primitives):
-        where = f"{path}: primitives.{index} ({primitive.name})"
-        if primitive.source is not None:
-            primitive = _from_source(primitive, path.parent, application.bind, where)
-        try:
-            parse_species(primitive.species or "").bind(application.bind)
-        except (SpeciesBindingError, SpeciesSyntaxError) as error:
-            raise ApplicationFileError(f"{where}: {error}") from None
-        resolved.append(primitive)
-    return application.model_copy(update={"primitives": tuple(resolved)})
-
-
-def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
-    """Return `primitive` with the species and f of its C loop nest (classified now)."""
-    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
-
-    source = Path(primitive.source or "")
-    source = source if source.is_absolute() else folder / source
-    defines = {**bind, **primitive.define}
-    try:
-        result = classify_file(source, primitive.function, defines)
-    except ClassifyError as error:
-        raise ApplicationFileError(f"{where}: {error}") from None
-    nests = [n for n in result.nests if primitive.line is None or n.line == primitive.line]
-    usable = [n for n in nests if n.species is not None]
-    listing = ", ".join(f"{n.location} ({n.status})" for n in result.nests) or "none"
-    if primitive.line is not None and not nests:
-        raise ApplicationFileError(f"{where}: no loop nest starts on line {primitive.line} of {source} "
-                                   f"(loop nests: {listing})")
-    if len(usable) != 1:
-        problem = "no classified loop nest" if not usable else "several loop nests"
-        raise ApplicationFileError(f"{where}: {source} has {problem} here (loop nests: {listing}); "
-                                   "choose one with 'function' and 'line'")
-    nest = usable[0]
-    symbols = bind_symbols(nest, defines)
-    species = nest.parsed()
-    if symbols:
-        species = species.bind({**symbols, **{s: v for s, v in bind.items() if s in species.symbols}})
-    f = primitive.f if primitive.f is not None else nest.f_value(defines)
-    if f is None:
-        raise ApplicationFileError(f"{where}: f = {nest.f} of {nest.location} has unbound symbols; "
-                                   "add them to 'define' or give 'f'")
-    element_size = primitive.element_size or nest.element_bytes
-    return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size})
-
-
 def predict_app(
-    application: Application, inputs: HullInputs, tile: HaloTile = HaloTile()
+    application: Application, figures: GpuFigures | CpuFigures, tile: HaloTile = HaloTile()
 ) -> tuple[ApplicationPrediction, tuple[PrimitivePrediction, ...]]:
-    """Return the application's total time range (s) on one device, and each primitive's prediction."""
+    """Return the application's total time range (s) on one device's `figures`, and each primitive's prediction."""
     steps = []
     for primitive in application.primitives:
         try:
             steps.append(
                 predict_primitive(
                     primitive.species or "",
-                    inputs,
+                    figures,
                     [primitive.f or 0.0],
                     bind=application.bind,
                     element_bytes=primitive.element_size or application.element_size,
@@ -246,7 +168,7 @@ def predict_app(
         except (SpeciesBindingError, UnitError, ValueError) as error:
             raise ValueError(f"primitive {primitive.name!r}: {error}") from None
     moves: list[tuple[str, float]] = []
-    bus = getattr(inputs.figures, "b_bus", None)
+    bus = getattr(figures, "b_bus", None)
     for transfer in application.transfers:
         size = application.transfer_bytes(transfer)
         # A CPU works in host memory: nothing crosses a bus.

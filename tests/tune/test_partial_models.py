@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from perfcast.tune.models import (
+from perfcast.tune.partial_models import (
     fit_buffer_size,
     fit_combined,
     fit_saturation,

@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcast.bench.memory_probe import BandwidthSample
-from perfcast.devices.catalog import device_to_yaml, parse_device_text
-from perfcast.devices.detect import (
+from perfcast.bench.detect import (
     CacheInfo,
     describe_cpu,
     detect_cpu,
@@ -15,6 +13,8 @@ from perfcast.devices.detect import (
     read_caches,
     simd_width_bits,
 )
+from perfcast.bench.memory_probe import BandwidthSample
+from perfcast.devices.catalog import device_to_yaml, parse_device_text
 
 DATA = Path(__file__).parent.parent / "data" / "cpuinfo"
 PROBE = BandwidthSample(median=30e9, spread=0.05, repetitions=5, threads=2, array_bytes=2**28)

@@ -1,0 +1,90 @@
+"""Application files (YAML): reading them into an Application, with C loop nests classified where a step gives one.
+
+The schema (Primitive, Transfer, Application) lives in perfcast.species.application beside the predictions,
+as devices keep schema.py and catalog.py apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from perfcast.errors import InputError
+from perfcast.safe_yaml import YamlInputError, load_yaml_file
+from perfcast.species.application import Application, Primitive
+from perfcast.species.grammar import (
+    SpeciesBindingError,
+    SpeciesSyntaxError,
+    parse_species,
+)
+
+__all__ = ["ApplicationFileError", "load_application"]
+
+
+class ApplicationFileError(InputError):
+    """An application file that cannot be read, with every problem named by field."""
+
+
+
+def load_application(path: str | Path) -> Application:
+    """Return the application described by the YAML file at `path`; errors name the file and fields."""
+    path = Path(path)
+    try:
+        data = load_yaml_file(path)
+    except YamlInputError as error:
+        raise ApplicationFileError(str(error)) from None
+    try:
+        application = Application.model_validate(data)
+    except ValidationError as error:
+        lines = [
+            f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: {item['msg'].removeprefix('Value error, ')}"
+            for item in error.errors(include_url=False)
+        ]
+        raise ApplicationFileError(f"{path}: invalid application\n" + "\n".join(lines)) from None
+    resolved = []
+    for index, primitive in enumerate(application.primitives):
+        where = f"{path}: primitives.{index} ({primitive.name})"
+        if primitive.source is not None:
+            primitive = _from_source(primitive, path.parent, application.bind, where)
+        try:
+            parse_species(primitive.species or "").bind(application.bind)
+        except (SpeciesBindingError, SpeciesSyntaxError) as error:
+            raise ApplicationFileError(f"{where}: {error}") from None
+        resolved.append(primitive)
+    return application.model_copy(update={"primitives": tuple(resolved)})
+
+
+def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
+    """Return `primitive` with the species and f of its C loop nest (classified now)."""
+    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
+
+    source = Path(primitive.source or "")
+    source = source if source.is_absolute() else folder / source
+    defines = {**bind, **primitive.define}
+    try:
+        result = classify_file(source, primitive.function, defines)
+    except ClassifyError as error:
+        raise ApplicationFileError(f"{where}: {error}") from None
+    nests = [n for n in result.nests if primitive.line is None or n.line == primitive.line]
+    usable = [n for n in nests if n.species is not None]
+    listing = ", ".join(f"{n.location} ({n.status})" for n in result.nests) or "none"
+    if primitive.line is not None and not nests:
+        raise ApplicationFileError(f"{where}: no loop nest starts on line {primitive.line} of {source} "
+                                   f"(loop nests: {listing})")
+    if len(usable) != 1:
+        problem = "no classified loop nest" if not usable else "several loop nests"
+        raise ApplicationFileError(f"{where}: {source} has {problem} here (loop nests: {listing}); "
+                                   "choose one with 'function' and 'line'")
+    nest = usable[0]
+    symbols = bind_symbols(nest, defines)
+    species = nest.parsed()
+    if symbols:
+        species = species.bind({**symbols, **{s: v for s, v in bind.items() if s in species.symbols}})
+    f = primitive.f if primitive.f is not None else nest.f_value(defines)
+    if f is None:
+        raise ApplicationFileError(f"{where}: f = {nest.f} of {nest.location} has unbound symbols; "
+                                   "add them to 'define' or give 'f'")
+    element_size = primitive.element_size or nest.element_bytes
+    return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size})
