@@ -58,3 +58,19 @@ def test_a_truncated_local_profile_is_skipped_with_a_warning(tmp_path):
     with pytest.warns(UserWarning, match="broken.yaml"):
         found = local_profiles(tmp_path)
     assert list(found) == ["my-v100"]
+
+
+@pytest.mark.parametrize("value, message", [
+    ("2", "newer than this perfcast reads"),
+    ("0", "expected a positive whole number"),
+    ("one", "expected a positive whole number"),
+])
+def test_device_files_carry_a_schema_version(tmp_path, value, message):
+    text = device_to_yaml(catalog()["v100"])
+    assert text.startswith("schema: 1\n")
+    path = tmp_path / "v.yaml"
+    path.write_text(text.replace("schema: 1", f"schema: {value}", 1))
+    with pytest.raises(DeviceFileError, match=message):
+        load_device_file(path)
+    path.write_text(text.replace("schema: 1\n", "", 1))  # files from before the field read as version 1
+    assert load_device_file(path) == catalog()["v100"]

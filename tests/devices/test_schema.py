@@ -125,3 +125,20 @@ def test_cpu_lanes_follow_precision():
     assert device.simd_lanes("fp32") == 8
     with pytest.raises(LookupError, match="no fp32 peak"):
         device.peak_compute("fp32")
+
+
+def test_one_way_to_make_measured_and_estimated_figures():
+    import datetime
+
+    from perfcast.devices.schema import Figure, Provenance, device_slug
+
+    figure = Figure.measured(1e9, "stream", "2026-11-22", repetitions=5, spread=0.123456)
+    assert figure.provenance == Provenance(source="measured", tool="stream", date=datetime.date(2026, 11, 22),
+                                           repetitions=5, spread=0.1235)
+    assert figure.fields() == {"value": 1e9, "source": "measured", "tool": "stream", "date": "2026-11-22",
+                               "repetitions": 5, "spread": 0.1235}
+    assert Figure.estimated(2.0, "2 x 1").provenance.describe() == "2 x 1"
+    assert Provenance.measured("probe").date == datetime.date.today()
+    assert device_slug("NVIDIA H100 80GB HBM3", "cuda") == "cuda-nvidia-h100-80gb-hbm3"
+    assert device_slug("  ***  ") == "device"
+    assert len(device_slug("x" * 200, "opencl")) == 60

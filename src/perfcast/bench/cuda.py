@@ -18,7 +18,7 @@ import numpy as np
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
 from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
-from perfcast.devices.schema import Device
+from perfcast.devices.schema import Device, Provenance, device_slug
 
 __all__ = ["CudaBackend", "catalog_match"]
 
@@ -87,10 +87,9 @@ class CudaBackend:
         if found is not None:
             return found
         today = _dt.date.today().isoformat()
-        queried = {"source": "measured", "tool": "CUDA device query (CuPy)", "date": today}
-        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+        queried = Provenance.measured("CUDA device query (CuPy)", today).fields()
         return {
-            "name": f"cuda-{slug}"[:60].strip("-"),
+            "name": device_slug(name, "cuda"),
             "full_name": name,
             "kind": "gpu",
             "vendor": "NVIDIA",

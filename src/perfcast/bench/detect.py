@@ -15,7 +15,7 @@ from pathlib import Path
 
 from perfcast.bench.clock_probe import ClockSample, measure_clock
 from perfcast.bench.memory_probe import BandwidthSample, measure_copy_bandwidth
-from perfcast.devices.schema import Device
+from perfcast.devices.schema import Device, Figure, Provenance, device_slug
 from perfcast.kernels.native import NativeBuildError
 
 __all__ = [
@@ -172,19 +172,15 @@ def describe_cpu(
     assert clock is not None
     clock_words = "GHz under load (measured)" if loaded_clock else "GHz (nominal)"
     fma = _has_fma(info.flags)
-    identified = {"source": "measured", "tool": f"{DETECT_TOOL} (/proc/cpuinfo, sysfs)", "date": today.isoformat()}
+    identified = Provenance.measured(f"{DETECT_TOOL} (/proc/cpuinfo, sysfs)", today).fields()
     clocks: dict[str, object] = {}
     if info.clock_hz is not None:
         clocks["base"] = {"value": info.clock_hz, **identified, "note": "as the operating system reports it"}
     if loaded_clock is not None:
-        clocks["boost"] = {
-            "value": loaded_clock.median,
-            "source": "measured",
-            "tool": f"{DETECT_TOOL}: dependent-add chain on {loaded_clock.threads} threads",
-            "date": today.isoformat(),
-            "repetitions": loaded_clock.repetitions,
-            "spread": round(loaded_clock.spread, 4),
-        }
+        clocks["boost"] = Figure.measured(
+            loaded_clock.median, f"{DETECT_TOOL}: dependent-add chain on {loaded_clock.threads} threads", today,
+            repetitions=loaded_clock.repetitions, spread=loaded_clock.spread,
+        ).fields()
     add_mul_pipes = "2 pipes issuing an add or a multiply" if fma else "1 add pipe + 1 multiply pipe"
     peak: dict[str, dict[str, object]] = {}
     for precision, element_bits in (("fp32", 32), ("fp64", 64)):
@@ -192,14 +188,10 @@ def describe_cpu(
         add_mul = cores * clock * lanes * 2
         method = f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {lanes} lanes ({width}-bit SIMD) x "
         kinds: dict[str, object] = {
-            "add_mul": {"value": add_mul, "source": "estimated", "method": method + f"2 ops ({add_mul_pipes})"}
+            "add_mul": Figure.estimated(add_mul, method + f"2 ops ({add_mul_pipes})").fields()
         }
         if fma:
-            kinds["fma"] = {
-                "value": 2 * add_mul,
-                "source": "estimated",
-                "method": method + "4 ops (2 FMA pipes x 2 ops, assumed)",
-            }
+            kinds["fma"] = Figure.estimated(2 * add_mul, method + "4 ops (2 FMA pipes x 2 ops, assumed)").fields()
         peak[precision] = kinds
     memory: list[dict[str, object]] = []
     simd_bytes = width // 8
@@ -215,30 +207,24 @@ def describe_cpu(
             "scope": "per_core" if cache.shared_by <= max(1, info.logical_cpus // cores) else "device",
         }
         rate = per_clock_bytes[cache.level]
-        level["bandwidth"] = {
-            "value": cores * clock * rate,
-            "source": "estimated",
-            "method": f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {rate} B/clock (typical load width)",
-        }
+        level["bandwidth"] = Figure.estimated(
+            cores * clock * rate, f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {rate} B/clock (typical load width)"
+        ).fields()
         memory.append(level)
     memory.append(
         {
             "level": "DRAM",
-            "bandwidth": {
-                "value": dram.median,
-                "source": "measured",
-                "tool": f"{DETECT_TOOL}: numpy copy probe, {dram.threads} threads, "
-                f"{dram.array_bytes // 2**20} MiB arrays",
-                "date": today.isoformat(),
-                "repetitions": dram.repetitions,
-                "spread": round(dram.spread, 4),
-            },
+            "bandwidth": Figure.measured(
+                dram.median,
+                f"{DETECT_TOOL}: numpy copy probe, {dram.threads} threads, {dram.array_bytes // 2**20} MiB arrays",
+                today, repetitions=dram.repetitions, spread=dram.spread,
+            ).fields(),
         }
     )
-    slug = re.sub(r"[^a-z0-9]+", "-", info.model_name.lower()).strip("-") or "cpu"
+
     return Device.from_mapping(
         {
-            "name": f"host-{slug}"[:60].rstrip("-"),
+            "name": device_slug(info.model_name or "cpu", "host"),
             "full_name": f"{info.model_name} ({cores} cores, this machine)",
             "kind": "cpu",
             "vendor": info.vendor,
@@ -300,14 +286,10 @@ def detect_cpu(
 
 def _with_single_thread_ceiling(device: Device, single: BandwidthSample) -> Device:
     """Return `device` with a measured single-thread bandwidth ceiling added."""
-    figure = {
-        "value": single.median,
-        "source": "measured",
-        "tool": f"{DETECT_TOOL}: numpy copy probe, 1 thread, {single.array_bytes // 2**20} MiB arrays",
-        "date": device.provenance.date.isoformat() if device.provenance.date else _dt.date.today().isoformat(),
-        "repetitions": single.repetitions,
-        "spread": round(single.spread, 4),
-    }
+    figure = Figure.measured(
+        single.median, f"{DETECT_TOOL}: numpy copy probe, 1 thread, {single.array_bytes // 2**20} MiB arrays",
+        device.provenance.date, repetitions=single.repetitions, spread=single.spread,
+    ).fields()
     data = device.model_dump(mode="json")
     data["bandwidth_ceilings"] = {"single thread": figure}
     return Device.from_mapping(data)

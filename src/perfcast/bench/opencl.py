@@ -17,6 +17,7 @@ import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
 from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
+from perfcast.devices.schema import Provenance, device_slug
 from perfcast.kernels.opencl import build_program, profiling_queue
 
 __all__ = ["OpenClBackend", "list_devices"]
@@ -85,9 +86,8 @@ class OpenClBackend:
             return detect_cpu(probe_bytes=64 * 2**20, repetitions=3).model_dump(mode="json")
         d = self.device
         today = _dt.date.today().isoformat()
-        queried = {"source": "measured", "tool": f"OpenCL device query ({d.platform.name}, driver {d.driver_version})",
-                   "date": today}
-        slug = "".join(ch if ch.isalnum() else "-" for ch in d.name.lower()).strip("-")
+        queried = Provenance.measured(f"OpenCL device query ({d.platform.name}, driver {d.driver_version})",
+                                      today).fields()
         warp = 64 if "amd" in d.vendor.lower() or "advanced micro" in d.vendor.lower() else 32
         memory: list[dict[str, Any]] = [
             {"level": "shared", "size": {"value": d.local_mem_size, **queried}, "scope": "per_unit"},
@@ -96,7 +96,7 @@ class OpenClBackend:
         if d.global_mem_cache_size:
             memory.insert(1, {"level": "L2", "size": {"value": d.global_mem_cache_size, **queried}})
         return {
-            "name": f"opencl-{slug}"[:60].strip("-"),
+            "name": device_slug(d.name, "opencl"),
             "full_name": d.name.strip(),
             "kind": "gpu",
             "vendor": d.vendor.strip(),

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from perfcast.bench.timing import median_and_spread
-from perfcast.devices.schema import Device
+from perfcast.devices.schema import Device, Figure, Provenance
 from perfcast.errors import ToolError
 from perfcast.output_files import replaced
 
@@ -151,14 +151,8 @@ def cache_plateaus(
 
 
 def _figure(sample: Sample, tool: str, today: str) -> dict[str, object]:
-    return {
-        "value": sample.value,
-        "source": "measured",
-        "tool": tool,
-        "date": today,
-        "repetitions": sample.repetitions,
-        "spread": round(sample.spread, 4),
-    }
+    """Return a measured sample as a device-file figure."""
+    return Figure.measured(sample.value, tool, today, repetitions=sample.repetitions, spread=sample.spread).fields()
 
 
 def measured_device(
@@ -176,11 +170,9 @@ def measured_device(
     base_name, base_source = data["name"], data["provenance"]["source"]
     data["name"] = name or f"{base_name}-{suite.backend}"
     # Every figure keeps its own provenance; the default one now says this is a measured profile.
-    data["provenance"] = {
-        "source": "measured",
-        "tool": f"{suite.tool}; structure (cores, caches) from {base_name} ({base_source})",
-        "date": today,
-    }
+    data["provenance"] = Provenance.measured(
+        f"{suite.tool}; structure (cores, caches) from {base_name} ({base_source})", today
+    ).fields()
     data["full_name"] = f"{data['full_name'].removesuffix(' (measured)')} (measured)"
     peak: dict[str, dict[str, object]] = {}
     for (precision, kind), sample in suite.compute.items():

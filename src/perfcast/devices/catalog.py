@@ -18,6 +18,7 @@ from perfcast.safe_yaml import YamlInputError, load_yaml_file, load_yaml_text
 from perfcast.units import Dimension, exact_quantity
 
 __all__ = [
+    "DEVICE_SCHEMA",
     "PROFILES_DIR",
     "DeviceFileError",
     "known_devices",
@@ -63,10 +64,38 @@ def parse_device_text(text: str, source: str = "<string>") -> Device:
     return _device_from_data(data, source)
 
 
+# The device-file format: `schema: N` at the top. Raise DEVICE_SCHEMA with every change a reader must know
+# of, say here what changed, and raise OLDEST_DEVICE_SCHEMA when perfcast stops reading an old one.
+DEVICE_SCHEMA = 1
+OLDEST_DEVICE_SCHEMA = 1
+SCHEMA_CHANGES: dict[int, str] = {
+    1: "the first versioned format: figures with provenance (spec, measured, estimated), memory levels, clocks, "
+       "compute and bandwidth ceilings, host link",
+}
+
+
+def _schema_version(data: dict[str, Any], source: str) -> int:
+    """Return the file's `schema` (1 where a file predates the field); refuse newer and retired versions."""
+    version = data.pop("schema", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise DeviceFileError(source, [f"schema: expected a positive whole number, got {version!r}"])
+    if version > DEVICE_SCHEMA:
+        raise DeviceFileError(source, [f"schema: {version} is newer than this perfcast reads "
+                                       f"({OLDEST_DEVICE_SCHEMA}..{DEVICE_SCHEMA}): update perfcast"])
+    if version < OLDEST_DEVICE_SCHEMA:
+        since = "; ".join(f"{n}: {SCHEMA_CHANGES[n]}" for n in range(version + 1, DEVICE_SCHEMA + 1)
+                          if n in SCHEMA_CHANGES)
+        raise DeviceFileError(source, [f"schema: {version} is no longer read (oldest: {OLDEST_DEVICE_SCHEMA}); "
+                                       f"changed since: {since}"])
+    return version
+
+
 def _device_from_data(data: Any, source: str) -> Device:
     """Return the Device of parsed YAML `data`; errors name `source` and each bad field."""
     if not isinstance(data, dict):
         raise DeviceFileError(source, [f"expected a mapping of fields, got {type(data).__name__}"])
+    data = dict(data)
+    _schema_version(data, source)
     try:
         return Device.from_mapping(data)
     except ValidationError as error:
@@ -196,7 +225,7 @@ def device_to_yaml(device: Device) -> str:
     plain = {key: _plain(val, default, _DIMENSION_OF_FIELD.get(key)) for key, val in data.items()}
     plain["provenance"] = default
     plain = {key: val for key, val in plain.items() if val is not None and val != {} and val != []}
-    return yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.safe_dump({"schema": DEVICE_SCHEMA, **plain}, sort_keys=False, allow_unicode=True, width=100)
 
 
 def save_device(device: Device, path: str | Path) -> Path:

@@ -10,6 +10,7 @@ default provenance.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from enum import Enum
 from typing import Annotated, Any, Literal
 
@@ -35,6 +36,7 @@ __all__ = [
     "MemoryLevel",
     "Precision",
     "Provenance",
+    "device_slug",
 ]
 
 
@@ -78,6 +80,25 @@ class Provenance(BaseModel):
     method: str | None = Field(default=None, description="estimated: how the figure was derived")
     note: str | None = None
 
+    @classmethod
+    def measured(
+        cls, tool: str, date: _dt.date | str | None = None, *, repetitions: int | None = None,
+        spread: float | None = None, note: str | None = None,
+    ) -> Provenance:
+        """Return the provenance of a figure `tool` measured on `date` (today by default)."""
+        when = _dt.date.fromisoformat(date) if isinstance(date, str) else date or _dt.date.today()
+        return cls(source="measured", tool=tool, date=when, repetitions=repetitions,
+                   spread=None if spread is None else round(spread, 4), note=note)
+
+    @classmethod
+    def estimated(cls, method: str, note: str | None = None) -> Provenance:
+        """Return the provenance of a figure derived by `method` (say how, so that a reader can redo it)."""
+        return cls(source="estimated", method=method, note=note)
+
+    def fields(self) -> dict[str, Any]:
+        """Return the provenance as the flat keys a device file writes beside a figure's value."""
+        return self.model_dump(mode="json", exclude_none=True)
+
     def describe(self) -> str:
         """Return where the figure comes from, in one line (reference, tool and date, or method)."""
         if self.source == "spec":
@@ -111,6 +132,26 @@ class Figure(BaseModel):
 
     value: float = Field(gt=0, allow_inf_nan=False)
     provenance: Provenance
+
+    @classmethod
+    def measured(cls, value: float, tool: str, date: _dt.date | str | None = None, **details: Any) -> Figure:
+        """Return a measured figure (base units) with its tool, date and optional repetitions and spread."""
+        return cls(value=value, provenance=Provenance.measured(tool, date, **details))
+
+    @classmethod
+    def estimated(cls, value: float, method: str) -> Figure:
+        """Return an estimated figure (base units) with the method that derived it."""
+        return cls(value=value, provenance=Provenance.estimated(method))
+
+    def fields(self) -> dict[str, Any]:
+        """Return the figure as the flat mapping a device file writes: value and provenance keys."""
+        return {"value": self.value, **self.provenance.fields()}
+
+
+def device_slug(text: str, prefix: str = "") -> str:
+    """Return a device name for the catalog from free text: 'NVIDIA H100 PCIe' -> 'nvidia-h100-pcie' (60 chars)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "device"
+    return (f"{prefix}-{slug}" if prefix else slug)[:60].strip("-")
 
 
 def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic validator
