@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from perfcast.bench.suite import BackendUnavailable
 
 if TYPE_CHECKING:
-    from perfcast.bench.suite import BenchBackend
-    from perfcast.devices.schema import Device
+    from perfcast.bench.suite import BaseDescription, BenchBackend
 
 __all__ = ["BACKENDS", "BackendUnavailable", "open_backend"]
 
-Opened = tuple["BenchBackend", "Device | dict[str, Any]"]
+Opened = tuple["BenchBackend", "BaseDescription"]
 
 
 def _open_cpu(device_id: str | None, repetitions: int) -> Opened:
     """Return the native C/OpenMP backend on this machine's CPU, and this CPU's detected description."""
     from perfcast.bench.cpu import NativeCpuBackend
     from perfcast.bench.detect import detect_cpu
+    from perfcast.bench.suite import BaseDescription
     from perfcast.kernels.native import NativeBuildError
 
     if device_id not in (None, "host"):
@@ -30,7 +30,7 @@ def _open_cpu(device_id: str | None, repetitions: int) -> Opened:
         backend._libraries()  # compile now, so a missing compiler is reported before any timing
     except NativeBuildError as error:
         raise BackendUnavailable(str(error)) from None
-    return backend, base
+    return backend, BaseDescription.of(base)
 
 
 def _open_opencl(device_id: str | None, repetitions: int) -> Opened:
@@ -60,8 +60,8 @@ BACKENDS: dict[str, tuple[str, Callable[[str | None, int], Opened]]] = {
 def open_backend(name: str, device_id: str | None, repetitions: int) -> Opened:
     """Return the backend called `name` on device `device_id`, and the description its profile is built on.
 
-    The description is a Device where one exists (this CPU, a catalog GPU),
-    else the device-file mapping of what the runtime reports.
+    The description holds the full Device where one exists (this CPU, a catalog GPU) and always the
+    structure the runtime reports.
     """
     if name not in BACKENDS:
         raise BackendUnavailable(f"unknown backend {name!r}; choose one of {', '.join(BACKENDS)}")

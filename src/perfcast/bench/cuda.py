@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
+from perfcast.bench.suite import BackendUnavailable, BaseDescription, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device, Provenance, device_slug
 
@@ -79,16 +79,16 @@ class CudaBackend:
         cupy = _import_cupy()
         return cupy.cuda.runtime.getDeviceProperties(self.index)
 
-    def base_device(self) -> Device | dict[str, Any]:
+    def base_device(self) -> BaseDescription:
         """Return the catalog entry of this GPU where there is one, else its structure from the CUDA query."""
         props = self._properties()
         name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
         found = catalog_match(name, props["totalGlobalMem"])
         if found is not None:
-            return found
+            return BaseDescription.of(found)
         today = _dt.date.today().isoformat()
         queried = Provenance.measured("CUDA device query (CuPy)", today).fields()
-        return {
+        return BaseDescription({
             "name": device_slug(name, "cuda"),
             "full_name": name,
             "kind": "gpu",
@@ -104,7 +104,7 @@ class CudaBackend:
                 {"level": "L2", "size": {"value": props["l2CacheSize"], **queried}},
                 {"level": "DRAM", "size": {"value": props["totalGlobalMem"], **queried}},
             ],
-        }
+        })
 
     def run(self, quick: bool, progress: Progress) -> SuiteResult:
         """Return the CUDA suite: memory sweep, DRAM kernels, strided/random, peaks, shared memory, host link, sweep."""

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.suite import BackendUnavailable, Progress, SuiteResult
+from perfcast.bench.suite import BackendUnavailable, BaseDescription, Progress, SuiteResult
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.kernels.opencl import build_program, profiling_queue
 
@@ -78,12 +78,12 @@ class OpenClBackend:
     def has_fp64(self) -> bool:
         return bool(self.device.double_fp_config)
 
-    def base_device(self) -> dict[str, Any]:
-        """Return the structure of this device as a device-file mapping, from the OpenCL device query."""
+    def base_device(self) -> BaseDescription:
+        """Return the structure of this device, from the OpenCL device query (or this CPU's detection)."""
         if self.is_cpu:
             from perfcast.bench.detect import detect_cpu
 
-            return detect_cpu(probe_bytes=64 * 2**20, repetitions=3).model_dump(mode="json")
+            return BaseDescription.of(detect_cpu(probe_bytes=64 * 2**20, repetitions=3))
         d = self.device
         today = _dt.date.today().isoformat()
         queried = Provenance.measured(f"OpenCL device query ({d.platform.name}, driver {d.driver_version})",
@@ -95,7 +95,7 @@ class OpenClBackend:
         ]
         if d.global_mem_cache_size:
             memory.insert(1, {"level": "L2", "size": {"value": d.global_mem_cache_size, **queried}})
-        return {
+        return BaseDescription({
             "name": device_slug(d.name, "opencl"),
             "full_name": d.name.strip(),
             "kind": "gpu",
@@ -106,7 +106,7 @@ class OpenClBackend:
             "warp_size": warp,
             "clock": {"boost": {"value": d.max_clock_frequency * 1e6, **queried}},
             "memory": memory,
-        }
+        })
 
     def run(self, quick: bool, progress: Progress) -> SuiteResult:
         """Return the OpenCL suite: memory sweep, DRAM kernels, strided/random, peaks, local memory, host link, sweep."""

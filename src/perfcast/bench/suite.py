@@ -26,6 +26,7 @@ from perfcast.output_files import replaced
 
 __all__ = [
     "BackendUnavailable",
+    "BaseDescription",
     "BenchBackend",
     "MixPoint",
     "Sample",
@@ -155,18 +156,39 @@ def _figure(sample: Sample, tool: str, today: str) -> dict[str, object]:
     return Figure.measured(sample.value, tool, today, repetitions=sample.repetitions, spread=sample.spread).fields()
 
 
-def measured_device(
-    base: Device | dict[str, Any], suite: SuiteResult, *, name: str | None = None, today: str | None = None
-) -> Device:
-    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in.
+@dataclass(frozen=True)
+class BaseDescription:
+    """What a measured profile is built on: the device's structure as a device-file mapping (which may lack the
+    figures a suite measures, as an OpenCL or CUDA query gives), and the full description when there is one
+    (this CPU detected, a catalog GPU), to compare the measurements with."""
 
-    `base` is a Device, or a device-file mapping that may lack the figures
-    the suite measures (peaks, bandwidths), as an OpenCL or CUDA query gives.
-    """
+    structure: dict[str, Any]
+    known: Device | None = None
+
+    @classmethod
+    def of(cls, device: Device) -> BaseDescription:
+        """Return the base of a full description."""
+        return cls(device.model_dump(mode="json"), device)
+
+    def before(self) -> Device | None:
+        """Return the description measurements are compared with: the known one, else the structure if complete."""
+        if self.known is not None:
+            return self.known
+        try:
+            return Device.from_mapping(self.structure) if "peak" in self.structure else None
+        except ValueError:
+            return None
+
+
+def measured_device(
+    base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None
+) -> Device:
+    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in."""
     today = today or _dt.date.today().isoformat()
     if "triad" not in suite.dram:
         raise ValueError("a measured profile needs the DRAM triad bandwidth")
-    data = base.model_dump(mode="json") if isinstance(base, Device) else copy.deepcopy(dict(base))
+    base = BaseDescription.of(base) if isinstance(base, Device) else base
+    data = copy.deepcopy(base.structure)
     base_name, base_source = data["name"], data["provenance"]["source"]
     data["name"] = name or f"{base_name}-{suite.backend}"
     # Every figure keeps its own provenance; the default one now says this is a measured profile.

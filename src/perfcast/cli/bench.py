@@ -105,9 +105,7 @@ def bench_command(
         save_device(profile, output)
     if csv_path is not None:
         write_suite_csv(suite, csv_path)
-    before = base if isinstance(base, Device) else None
-    if before is None and "peak" in base:
-        before = Device.from_mapping(base)
+    before = base.before()
     rows = _compare_rows(before, profile, suite.tool)
     if as_json:
         print_json({
