@@ -48,6 +48,8 @@ demo: $(STAMP)
 	@echo "            this-machine-measured.yaml, measured-roofline.png"
 
 test: $(STAMP)
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 clean:

@@ -17,7 +17,9 @@ def test_small_validation_run_and_report():
     inputs = hull_inputs(catalog()["core-i7-930"])
     primitives = [elementwise(library, 1 << 16), reduction(library, 1 << 16)]
     run = validate_boathull(inputs, primitives, repetitions=2, complexities=lambda p: p.complexities[:2])
-    assert [(p.primitive, p.f) for p in run.points] == [("elementwise", 1), ("elementwise", 2), ("reduction", 1), ("reduction", 3)]
+    assert [(p.primitive, p.f) for p in run.points] == [
+        ("elementwise", 1), ("elementwise", 2), ("reduction", 1), ("reduction", 3),
+    ]
     for point in run.points:
         assert point.measured > 0 and point.predicted > 0
         assert point.range_lower <= point.predicted <= point.range_upper

@@ -19,7 +19,8 @@ peak:
   fp32: {fma: 1 TFLOP/s, add_mul: 500 GFLOP/s}
 memory:
   - {level: shared, size: 48 KiB, scope: per_unit}
-  - {level: DRAM, size: 4 GiB, bandwidth: {value: 100 GB/s, source: measured, tool: stream, date: 2026-11-22, repetitions: 10, spread: 0.02}}
+  - {level: DRAM, size: 4 GiB,
+     bandwidth: {value: 100 GB/s, source: measured, tool: stream, date: 2026-11-22, repetitions: 10, spread: 0.02}}
 host_link: {name: PCIe 3.0 x16, bandwidth: 15.75 GB/s}
 """
 

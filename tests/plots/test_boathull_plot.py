@@ -29,7 +29,8 @@ def test_hull_chart_with_measured_points(tmp_path):
     ])
     gpu_labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
     cpu_labels = [t.get_text() for t in figure.axes[1].get_legend().get_texts()]
-    assert {"c0 compute", "m0 memory", "c1 floor: no FMA", "m1 floor: scattered accesses", "hull + t0 (transfers)"} <= set(gpu_labels)
+    expected = {"c0 compute", "m0 memory", "c1 floor: no FMA", "m1 floor: scattered accesses", "hull + t0 (transfers)"}
+    assert expected <= set(gpu_labels)
     assert {"c1 floor: multi-threaded scalar", "c3 floor: single-threaded scalar", "measured"} <= set(cpu_labels)
     assert figure.axes[0].get_xscale() == "log" and "[ms]" in figure.axes[0].get_ylabel()
     path = save_figure(figure, tmp_path / "hull.png")

@@ -102,7 +102,10 @@ patterns = st.one_of(
 )
 accesses = st.builds(Access, sizes, patterns)
 species_trees = st.builds(
-    Species, st.lists(accesses, min_size=1, max_size=3).map(tuple), st.lists(accesses, min_size=1, max_size=2).map(tuple), st.booleans()
+    Species,
+    st.lists(accesses, min_size=1, max_size=3).map(tuple),
+    st.lists(accesses, min_size=1, max_size=2).map(tuple),
+    st.booleans(),
 )
 
 

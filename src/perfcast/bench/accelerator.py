@@ -73,10 +73,12 @@ class ProgressSteps:
         self.progress, self.steps, self.done = progress, max(1, steps), 0
 
     def __call__(self, label: str) -> None:
+        """Report that the step called `label` starts."""
         self.progress(label, min(self.done / self.steps, 0.99))
         self.done += 1
 
     def finish(self) -> None:
+        """Report that every step is done."""
         self.progress("done", 1.0)
 
 

@@ -177,7 +177,8 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
     species = {p.primitive: p.species for p in run.points}
     for name, row in summary(run.points).items():
         lines.append(
-            f"| {name} | `{species[name].replace('|', chr(92) + '|')}` | {row['median_error']:.1f} % | {row['max_error']:.1f} % | {row['in_range']:.0%} |"
+            f"| {name} | `{species[name].replace('|', chr(92) + '|')}` | {row['median_error']:.1f} % | "
+            f"{row['max_error']:.1f} % | {row['in_range']:.0%} |"
         )
     for term, label in (("c0", "compute-bound"), ("m0", "memory-bound")):
         chosen = [p for p in run.points if p.binding == term]

@@ -126,7 +126,8 @@ def classify_markdown(chosen: Sequence[ClassifiedPrimitive], run: ValidationRun,
         "",
         "## Classification",
         "",
-        "| primitive | C loop nest | status | classified species (bound) | classified f | hand-written species | same | f agrees |",
+        "| primitive | C loop nest | status | classified species (bound) | classified f | hand-written species "
+        "| same | f agrees |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for c in chosen:

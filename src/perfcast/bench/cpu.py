@@ -63,7 +63,7 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
     return lib
 
 
-def _ptr(array: np.ndarray, kind: type) -> ctypes._Pointer:  # type: ignore[name-defined]
+def _ptr(array: np.ndarray, kind: type) -> ctypes._Pointer:
     return array.ctypes.data_as(kind)
 
 

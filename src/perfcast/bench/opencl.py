@@ -71,11 +71,13 @@ class OpenClBackend:
 
     @property
     def is_cpu(self) -> bool:
+        """Return True when the OpenCL device is a CPU (PoCL)."""
         cl = _import_opencl()
         return bool(self.device.type & cl.device_type.CPU)
 
     @property
     def has_fp64(self) -> bool:
+        """Return True when the device computes in double precision."""
         return bool(self.device.double_fp_config)
 
     def base_device(self) -> BaseDescription:

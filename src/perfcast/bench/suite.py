@@ -151,16 +151,18 @@ def cache_plateaus(
     return plateaus
 
 
-def _figure(sample: Sample, tool: str, today: str) -> dict[str, object]:
+def _figure(sample: Sample, tool: str, today: str) -> dict[str, Any]:
     """Return a measured sample as a device-file figure."""
     return Figure.measured(sample.value, tool, today, repetitions=sample.repetitions, spread=sample.spread).fields()
 
 
 @dataclass(frozen=True)
 class BaseDescription:
-    """What a measured profile is built on: the device's structure as a device-file mapping (which may lack the
-    figures a suite measures, as an OpenCL or CUDA query gives), and the full description when there is one
-    (this CPU detected, a catalog GPU), to compare the measurements with."""
+    """What a measured profile is built on: the device's structure, and its full description where there is one.
+
+    The structure is a device-file mapping that may lack the figures a suite measures (as an OpenCL or CUDA
+    query gives); the full description (this CPU detected, a catalog GPU) is what measurements are compared with.
+    """
 
     structure: dict[str, Any]
     known: Device | None = None
@@ -196,13 +198,13 @@ def measured_device(
         f"{suite.tool}; structure (cores, caches) from {base_name} ({base_source})", today
     ).fields()
     data["full_name"] = f"{data['full_name'].removesuffix(' (measured)')} (measured)"
-    peak: dict[str, dict[str, object]] = {}
+    peak: dict[str, dict[str, dict[str, Any]]] = {}
     for (precision, kind), sample in suite.compute.items():
         peak.setdefault(precision, {})[kind] = _figure(sample, suite.tool, today)
     for precision, kinds in peak.items():
         fma, add = kinds.get("fma"), kinds.get("add_mul")
         # A measured add rate above the FMA rate (integer multiply is slow) is real; keep both honest.
-        if precision.startswith("fp") and fma and add and add["value"] > fma["value"]:  # type: ignore[operator]
+        if precision.startswith("fp") and fma and add and add["value"] > fma["value"]:
             add["value"] = fma["value"]
             add["note"] = "capped at the FMA rate: the add kernel measured higher, within noise"
     data["peak"] = peak
@@ -260,7 +262,7 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])
-        for p in suite.mix:
-            writer.writerow(["intensity sweep", p.intensity, "op/B", p.performance.value, "op/s",
-                             p.performance.spread, p.performance.repetitions])
+        for mix in suite.mix:
+            writer.writerow(["intensity sweep", mix.intensity, "op/B", mix.performance.value, "op/s",
+                             mix.performance.spread, mix.performance.repetitions])
     return path

@@ -119,10 +119,10 @@ def bench_command(
                       title_justify="left")
         for column in ("figure", "measured", "before", "measured / before"):
             table.add_column(column, justify="left" if column == "figure" else "right")
-        for figure, measured, before, dimension in rows:
-            table.add_row(figure, format_quantity(measured, dimension),
-                          format_quantity(before, dimension) if before else "—",
-                          f"{measured / before:.2f}" if before else "—")
+        for label, measured, previous, dimension in rows:
+            table.add_row(label, format_quantity(measured, dimension),
+                          format_quantity(previous, dimension) if previous else "—",
+                          f"{measured / previous:.2f}" if previous else "—")
         console.print(table)
         if before is not None:
             console.print(f"  'before' is the description the profile starts from ({before.provenance.source}: "
@@ -136,7 +136,7 @@ def bench_command(
 
         roof = device_roofline(profile, "fp32")
         sweep = [(p.intensity, p.performance.value) for p in suite.mix]
-        figure = roofline_figure(roof, levels=profile.level_bandwidths(), sweep=sweep,
-                                 title=f"Measured roofline — {profile.full_name} (fp32)")
-        save_figure(figure, plot)
+        chart = roofline_figure(roof, levels=profile.level_bandwidths(), sweep=sweep,
+                                title=f"Measured roofline — {profile.full_name} (fp32)")
+        save_figure(chart, plot)
         (errors if as_json else console).print(f"wrote {printable(plot)}", highlight=False)

@@ -126,8 +126,8 @@ def hull_command(
             raise ValueError("--f: give at least one complexity")
         if not element_size > 0 or element_size == float("inf"):
             raise ValueError(f"--element-size {element_size:g}: bytes per element must be positive")
-        options = dict(bind=_parse_bind(bind), element_bytes=element_size, assume=_split_list(assume, "--assume"),
-                       tile=_parse_tile(tile))
+        options: dict[str, Any] = dict(bind=_parse_bind(bind), element_bytes=element_size,
+                                       assume=_split_list(assume, "--assume"), tile=_parse_tile(tile))
         _check_bind(species, options["bind"])
         _check_assumptions(options["assume"], {device.kind for device in devices})
         check_chart_path(output)

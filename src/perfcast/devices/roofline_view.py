@@ -17,7 +17,8 @@ def device_roofline(device: Device, precision: Precision | str = Precision.FP32,
 
     In-core ceilings: no FMA (the add/multiply peak, or π/2 where only the
     FMA peak is known), and on CPUs no SIMD (π / lanes) and a single thread
-    (π / cores) — or, for fp32, the measured ceilings of a bench profile. Bandwidth ceilings: those recorded in the device file, named
+    (π / cores) — or, for fp32, the measured ceilings of a bench profile. Bandwidth ceilings: those recorded
+    in the device file, named
     '<name> bandwidth' (e.g. 'single thread bandwidth').
     """
     precision = Precision(precision)

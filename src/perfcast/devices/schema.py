@@ -111,11 +111,12 @@ class Provenance(BaseModel):
 
     @model_validator(mode="after")
     def _required_details(self) -> Provenance:
-        missing = {
+        needed: dict[str, list[tuple[str, object]]] = {
             "spec": [("reference", self.reference)],
             "measured": [("tool", self.tool), ("date", self.date)],
             "estimated": [("method", self.method)],
-        }[self.source]
+        }
+        missing = needed[self.source]
         absent = [name for name, value in missing if value in (None, "")]
         if absent:
             raise ValueError(f"a {self.source!r} figure needs {' and '.join(absent)}")
@@ -163,7 +164,7 @@ def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic v
         if isinstance(raw, dict):
             if "provenance" in raw:
                 details = dict(raw)
-                details["value"] = parse_quantity(details.get("value"), dimension)
+                details["value"] = parse_quantity(details.get("value"), dimension)  # type: ignore[arg-type]
                 return details
             unknown = set(raw) - _PROVENANCE_KEYS - {"value"}
             if unknown:

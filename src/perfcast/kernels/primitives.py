@@ -45,7 +45,7 @@ def load_primitives() -> NativeLibrary:
     return library
 
 
-def _pointer(array: np.ndarray) -> ctypes._Pointer:  # type: ignore[name-defined]
+def _pointer(array: np.ndarray) -> ctypes._Pointer:
     return array.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
 
 

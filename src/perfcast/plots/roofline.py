@@ -23,8 +23,11 @@ _KERNEL_COLOURS = ["#e41a1c", "#377eb8", "#4daf4a", "#984ea3", "#ff7f00", "#a656
 
 @dataclass(frozen=True)
 class KernelMark:
-    """A kernel on the chart: its intensity in op/B (one per memory level for a hierarchical chart),
-    and its measured performance in op/s, or None to place it on the roof it is bounded by."""
+    """A kernel on the chart: its intensity in op/B and its measured performance in op/s.
+
+    The intensity is one number, or one per memory level for a hierarchical chart; a performance of None
+    places the kernel on the roof it is bounded by.
+    """
 
     name: str
     intensity: float | Mapping[str, float]
@@ -138,8 +141,8 @@ def roofline_figure(
                     textcoords="offset points", xytext=(-8, 8), ha="right", fontsize=9, color=colour)
 
     if sweep:
-        xs, ys = zip(*sorted(sweep))
-        ax.plot(xs, np.asarray(ys) / GIGA, "o-", color="#2ca02c", mec="black", ms=5, lw=1.2, label=sweep_label)
+        intensities, rates = zip(*sorted(sweep))
+        ax.plot(intensities, np.asarray(rates) / GIGA, "o-", color="#2ca02c", mec="black", ms=5, lw=1.2, label=sweep_label)
 
     ax.set_xlabel("Arithmetic intensity [op/B]  (work per byte of memory traffic)")
     ax.set_ylabel("Attainable performance [GFLOP/s]")

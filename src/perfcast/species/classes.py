@@ -30,13 +30,13 @@ class HaloTile:
 
 def _shape(access: Access) -> tuple[int, ...]:
     """Return the bound size of `access` with a 1-D size K read as Kx1."""
-    dims = tuple(int(d) for d in access.size)  # type: ignore[arg-type]
+    dims = tuple(int(d) for d in access.size)
     return dims + (1,) if len(dims) == 1 else dims
 
 
 def _pattern_shape(access: Access, rank: int) -> tuple[int, ...]:
     """Return the bound pattern size of `access`, padded with 1s to `rank` dimensions."""
-    dims = tuple(int(d) for d in access.pattern.size or ())  # type: ignore[arg-type]
+    dims = tuple(int(d) for d in access.pattern.size or ())
     if len(dims) > rank:
         raise SpeciesBindingError(f"{access}: the {access.pattern.kind} size has more dimensions than the array")
     return dims + (1,) * (rank - len(dims))

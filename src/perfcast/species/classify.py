@@ -517,7 +517,7 @@ class _NestAnalysis:
         if guard:
             self.guard_depth -= 1
         # The costlier branch counts: a work unit takes one of them.
-        self.terms.extend(max((true_terms, false_terms), key=_terms_weight))
+        self.terms.extend(true_terms if _terms_weight(true_terms) >= _terms_weight(false_terms) else false_terms)
 
     def is_index_condition(self, cond: c_ast.Node) -> bool:
         """Return True for a guard on indices only (border checks), False for a test of data."""
@@ -971,21 +971,20 @@ def _split_dims(
     if len(ranks) > 1:
         raise _Unclassifiable(f"'{name}' is accessed with different numbers of subscripts")
     rank = ranks.pop() if ranks else 1
+    per_ref: list[list[tuple[dict[str, Fraction], Poly]]] = []
     if rank > 1:
-        dims = [_Dim(Poly.const(1), declared[k] if k < len(declared) else None) for k in range(rank)]
-        per_ref = []
+        natural = [_Dim(Poly.const(1), declared[k] if k < len(declared) else None) for k in range(rank)]
         for ref in refs:
             assert ref.subscripts is not None
-            entry = []
+            terms: list[tuple[dict[str, Fraction], Poly]] = []
             for sub in ref.subscripts:
                 coefficients, rest = sub.split_linear(loop_vars)
-                entry.append(({v: _const_ratio(c, Poly.const(1), name) for v, c in coefficients.items()}, rest))
-            per_ref.append(entry)
-        return dims, per_ref
+                terms.append(({v: _const_ratio(c, Poly.const(1), name) for v, c in coefficients.items()}, rest))
+            per_ref.append(terms)
+        return natural, per_ref
     # One subscript: delinearise from the strides of the loop variables, smallest first.
     strides: dict[str, Poly] = {}
-    strides_seen: dict[str, Poly] = {}
-    split = []
+    split: list[tuple[dict[str, Poly], Poly]] = []
     for ref in refs:
         assert ref.subscripts is not None
         if not ref.subscripts:
@@ -1005,7 +1004,6 @@ def _split_dims(
             dims[-1].vars[var] = Fraction(1)
         else:
             dims.append(_Dim(stride, None, {var: Fraction(1)}))
-        strides_seen[var] = stride
     if not dims or _large(dims[0].base) != 1:
         dims.insert(0, _Dim(Poly.const(1), None))
         if len(dims) > 1:
@@ -1018,7 +1016,6 @@ def _split_dims(
         if inner is None:
             raise _Unclassifiable(f"'{name}': stride {dims[k - 1].base} is not a multiple of {dims[k].base}")
         dims[k].extent = inner
-    per_ref = []
     for coefficients, rest in split:
         entry: list[tuple[dict[str, Fraction], Poly]] = []
         remaining = rest
@@ -1275,9 +1272,9 @@ def _input_access(
             if not offset.is_const():
                 raise _Unclassifiable(f"'{name}' has a symbolic offset {offset} in dimension {k + 1}")
             offsets.append(offset.const_value())
-            for var, c in relative.items():
-                (used_p if var in parallel else used_r).add(var)
-                coefficients.setdefault(var, set()).add(c)
+            for loop_var, c in relative.items():
+                (used_p if loop_var in parallel else used_r).add(loop_var)
+                coefficients.setdefault(loop_var, set()).add(c)
         if any(len(cs) > 1 for cs in coefficients.values()):
             raise _Unclassifiable(f"'{name}': a loop variable has different coefficients in dimension {k + 1}")
         coefficient = {v: next(iter(cs)) for v, cs in coefficients.items()}
@@ -1425,7 +1422,8 @@ def _output_access(
         offsets = {entry[k][1] for entry in per_ref}
         if len(variables) != 1:
             if not variables and len(offsets) == 1:
-                extents.append(dims[k].extent if dims[k].extent is not None else Poly.const(1))
+                known = dims[k].extent
+                extents.append(known if known is not None else Poly.const(1))
                 kinds.append("element")
                 continue
             raise _Unclassifiable(f"output '{name}': dimension {k + 1} is not indexed by one parallel loop")

@@ -59,22 +59,28 @@ class OpenClTunable:
         self.cl, self.device, self.context, self.queue = profiling_queue(self.device)
         self._source_hash = hashlib.sha256(self.source.encode()).hexdigest()
         group_limit = self.device.max_work_group_size
-        fits = lambda c: (f"{self.group_parameter}={c[self.group_parameter]} exceeds the device's {group_limit}"
-                          if c[self.group_parameter] > group_limit else None)
+        def fits(c: Mapping[str, int]) -> str | None:
+            too_big = c[self.group_parameter] > group_limit
+            return f"{self.group_parameter}={c[self.group_parameter]} exceeds the device's {group_limit}" if too_big else None
+
         self.space = SearchSpace(self.parameters, [fits, *self.constraints])
 
     def target(self) -> dict[str, int]:
+        """Return the target problem size."""
         return dict(self.problem)
 
     def size_for(self, config: Mapping[str, int], groups: int) -> dict[str, int]:
+        """Return the problem size `groups` work-groups of `config` cover."""
         return {**self.problem, self.size_key: self.units_per_group(config) * groups}
 
     def groups_for_target(self, config: Mapping[str, int]) -> int:
+        """Return how many work-groups of `config` cover the target (0 if they cannot)."""
         per_group = self.units_per_group(config)
         total = self.problem[self.size_key]
         return total // per_group if per_group and total % per_group == 0 else 0
 
     def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None:
+        """Return why `config` cannot run at `size`, or None."""
         per_group = self.units_per_group(config)
         if size[self.size_key] % per_group:
             return f"{self.size_key}={size[self.size_key]} is not a multiple of {per_group}"
@@ -103,12 +109,15 @@ class OpenClTunable:
         return (event.profile.end - event.profile.start) * 1e-9
 
     def run(self, config: Mapping[str, int], size: Mapping[str, int]) -> float:
+        """Return one timed run of `config` at `size`, in s."""
         return self._launch(config, size)
 
     def throughput(self, size: Mapping[str, int], seconds: float) -> float:
+        """Return the throughput of a run of `seconds` s at `size` (higher is better)."""
         return self.work(size) / seconds
 
     def check(self, config: Mapping[str, int]) -> str | None:
+        """Return why `config` computes a wrong result, or None."""
         if self.reference is None:
             return None
         size = dict(self.check_size or self.problem)
@@ -124,4 +133,5 @@ class OpenClTunable:
         return None
 
     def environment(self) -> dict[str, Any]:
+        """Return the platform, device, driver, compiler and host of the measurements."""
         return opencl_environment(self.device, "OpenCL C (runtime build)")

@@ -50,7 +50,8 @@ def _points(x: Sequence[float], t: Sequence[float]) -> tuple[NDArray[np.float64]
 
 
 def _fit(
-    name: str, formula: str, names: Sequence[str], model: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]],
+    name: str, formula: str, names: Sequence[str],
+    model: Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]],
     x: NDArray[np.float64], t: NDArray[np.float64], start: Sequence[float], fixed: dict[str, float] | None = None,
 ) -> FittedModel:
     """Return the relative least-squares fit of model(params, x) to t."""
@@ -121,13 +122,18 @@ def fit_combined(
                 lambda p, w: p[0] * w + p[1], work, ts, [ts.min() / work.max(), ts.min() / 2])
 
 
+def _saturating(limit: int) -> Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]:
+    """Return t(v) = t1 * v / min(v, limit) for a fixed limit: the saturation curve with one free constant."""
+    return lambda p, v: p[0] * v / np.minimum(v, limit)
+
+
 def fit_saturation(name: str, count_name: str, limit_name: str, counts: Sequence[float], t: Sequence[float]) -> FittedModel:
     """Fit models (5) and (6): t = t1 * n / min(n, n_limit), the limit (n_PE or n_CU) by search over integers."""
     x, ts = _points(counts, t)
     best: FittedModel | None = None
     for limit in range(1, int(x.max()) + 1):
         fit = _fit(name, f"t = t1 * {count_name} / min({count_name}, {limit_name})", ("t1",),
-                   lambda p, v, limit=limit: p[0] * v / np.minimum(v, limit), x, ts, [ts.min()],
+                   _saturating(limit), x, ts, [ts.min()],
                    {limit_name: float(limit)})
         if best is None or fit.rms_relative_error < best.rms_relative_error - 1e-12:
             best = fit
@@ -181,6 +187,6 @@ def fit_varmc_run(measurements: Sequence[Measurement]) -> list[FittedModel]:
     if usable(ndrange):
         groups = [m.size["nsim"] / (m.config["simbs"] * m.config["vwidth"] * m.config["wgsize"]) for m in ndrange]
         order = np.argsort(groups)
-        fits.append(fit_saturation("(6) NDRange", "ngroup", "n_CU", np.asarray(groups)[order],
-                                   np.asarray([m.mean for m in ndrange])[order]))
+        fits.append(fit_saturation("(6) NDRange", "ngroup", "n_CU", list(np.asarray(groups)[order]),
+                                   list(np.asarray([m.mean for m in ndrange])[order])))
     return fits

@@ -160,6 +160,7 @@ class ResultsStore:
              _dt.datetime.now().isoformat(timespec="seconds")),
         )
         self.db.commit()
+        assert cursor.lastrowid is not None
         return int(cursor.lastrowid), False
 
     def find(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:

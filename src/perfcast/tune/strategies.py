@@ -44,7 +44,9 @@ class Tunable(Protocol):
         """Return the number of work-groups that makes `config` run the target problem."""
         ...
 
-    def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None: ...
+    def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None:
+        """Return why `config` cannot run at `size`, or None."""
+        ...
 
     def run(self, config: Mapping[str, int], size: Mapping[str, int]) -> float:
         """Run once and return the kernel time in s."""
@@ -58,7 +60,9 @@ class Tunable(Protocol):
         """Return why `config` computes a wrong result, or None."""
         ...
 
-    def environment(self) -> dict[str, Any]: ...
+    def environment(self) -> dict[str, Any]:
+        """Return what the measurements were taken with (device, driver, compiler, host)."""
+        ...
 
 
 @dataclass
@@ -140,7 +144,7 @@ def random_search(session: Session, budget: int, seed: int = 0) -> TuningResult:
     tunable = session.tunable
     candidates = [c for c in tunable.space if tunable.groups_for_target(c)]
     _random.Random(seed).shuffle(candidates)
-    results = []
+    results: list[Measurement] = []
     for config in candidates:
         if len(results) >= budget:
             break

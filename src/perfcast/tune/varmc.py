@@ -60,25 +60,32 @@ class VarmcTunable:
         return self.kernel.invalid(c, c.sims_per_group)
 
     def target(self) -> dict[str, int]:
+        """Return the target problem: simulations and positions."""
         return {"nsim": self.nsim, "npos": self.portfolio.size}
 
     def size_for(self, config: Mapping[str, int], groups: int) -> dict[str, int]:
+        """Return the problem size `groups` work-groups of `config` cover."""
         return {"nsim": self._config(config).sims_per_group * groups, "npos": self.portfolio.size}
 
     def groups_for_target(self, config: Mapping[str, int]) -> int:
+        """Return how many work-groups of `config` cover the target (0 if they cannot)."""
         per_group = self._config(config).sims_per_group
         return self.nsim // per_group if self.nsim % per_group == 0 else 0
 
     def invalid(self, config: Mapping[str, int], size: Mapping[str, int]) -> str | None:
+        """Return why `config` cannot run at `size`, or None."""
         return self.kernel.invalid(self._config(config), size["nsim"])
 
     def run(self, config: Mapping[str, int], size: Mapping[str, int]) -> float:
+        """Return one timed kernel run of `config` at `size`, in s."""
         return self.kernel.run(self._config(config), size["nsim"], self.seed, read=False)[1]
 
     def throughput(self, size: Mapping[str, int], seconds: float) -> float:
+        """Return the throughput in mpps (million position-paths per second) of a run of `seconds` s."""
         return mpps(size["nsim"], size["npos"], seconds)
 
     def check(self, config: Mapping[str, int]) -> str | None:
+        """Return why `config` computes a wrong result (against the numpy reference), or None."""
         c = self._config(config)
         nsim = -(-CHECKED_SIMULATIONS // c.sims_per_group) * c.sims_per_group
         values, _ = self.kernel.run(c, nsim, self.seed)
@@ -87,4 +94,5 @@ class VarmcTunable:
         return None if error < 1e-4 else f"values differ from the numpy reference by {error:.2e} (relative)"
 
     def environment(self) -> dict[str, Any]:
+        """Return the platform, device, driver, compiler and host of the measurements."""
         return opencl_environment(self.device, "OpenCL C (runtime build), -cl-mad-enable")

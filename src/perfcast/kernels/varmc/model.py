@@ -61,6 +61,7 @@ class Portfolio:
 
     @property
     def size(self) -> int:
+        """Return the number of positions of the portfolio."""
         return len(self.types)
 
     def value(self, stock: float, rate: float, fx: float, today: float) -> float:

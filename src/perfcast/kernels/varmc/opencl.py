@@ -30,9 +30,11 @@ class VarmcConfig:
 
     @property
     def sims_per_group(self) -> int:
+        """Return the simulations one work-group computes: simbs x vwidth x wgsize."""
         return self.simbs * self.vwidth * self.wgsize
 
     def options(self) -> list[str]:
+        """Return the OpenCL build options (-D macros) of this configuration."""
         return [f"-DPOSBS={self.posbs}", f"-DSIMBS={self.simbs}", f"-DVWIDTH={self.vwidth}", f"-DWGSIZE={self.wgsize}"]
 
 
@@ -66,7 +68,8 @@ class VarmcOpenCl:
         if config.wgsize > self.device.max_work_group_size:
             return f"wgsize {config.wgsize} exceeds the device's {self.device.max_work_group_size}"
         if 12 * config.posbs > self.device.local_mem_size:
-            return f"posbs {config.posbs} needs {12 * config.posbs} B of local memory; the device has {self.device.local_mem_size}"
+            return (f"posbs {config.posbs} needs {12 * config.posbs} B of local memory; "
+                    f"the device has {self.device.local_mem_size}")
         if nsim % config.sims_per_group:
             return f"nsim {nsim} is not a multiple of simbs*vwidth*wgsize = {config.sims_per_group}"
         return None
