@@ -299,3 +299,38 @@ def test_tune_varmc_quick_and_report(tmp_path):
 def test_tune_bad_input(tmp_path):
     assert "unknown strategy" in run("tune", "varmc", "--strategy", "annealing").stderr
     assert "no results database" in run("tune", "report", "1", "--store", str(tmp_path / "none.sqlite")).stderr
+
+
+def test_tune_interrupted_says_how_to_resume(tmp_path, monkeypatch):
+    _opencl_or_skip()
+    import perfcast.cli.tune as tune_cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tune_cli, "_tune_once", interrupted)
+    store = tmp_path / "results.sqlite"
+    result = run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "--store", str(store))
+    assert result.exit_code == 130
+    said = " ".join(result.stderr.split())
+    assert "interrupted" in said and "run the same command again to resume" in said
+
+
+def test_tune_refuses_a_store_in_use_and_a_foreign_one(tmp_path):
+    import sqlite3
+
+    from perfcast.tune.store import ResultsStore
+
+    foreign = tmp_path / "app.sqlite"
+    with sqlite3.connect(foreign) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    for args in (["tune", "report", "1", "--store", str(foreign)], ["tune", "varmc", "--store", str(foreign)]):
+        result = run(*args)
+        assert result.exit_code == 2 and "not a perfcast results store" in " ".join(result.stderr.split())
+    busy = ResultsStore(tmp_path / "busy.sqlite")
+    busy.lock()
+    try:
+        result = run("tune", "varmc", "--quick", "--store", str(tmp_path / "busy.sqlite"))
+        assert result.exit_code == 2 and "another perfcast process" in " ".join(result.stderr.split())
+    finally:
+        busy.close()
