@@ -85,3 +85,41 @@ def test_a_truncated_cached_library_is_rebuilt(tmp_path: Path, monkeypatch, kern
     path.write_bytes(b"\x7fELF truncated")
     library = build_library(kernel)
     assert library.path == path and library.handle.answer() == 42
+
+
+def _flags(path: Path) -> list[str]:
+    for line in path.read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return value.split()
+    raise AssertionError("no flags line")
+
+
+CPUINFO = Path(__file__).parent.parent / "data" / "cpuinfo"
+
+
+@pytest.mark.parametrize("source, machine, name, vector_bytes, registers, block", [
+    ("amd-epyc-2core-kvm.txt", "x86_64", "AVX-512", 64, 32, 1536),  # recorded on the AVX-512 VM
+    ("arm-neoverse-4core.txt", "aarch64", "NEON", 16, 32, 384),
+])
+def test_register_blocks_follow_recorded_cpus(source, machine, name, vector_bytes, registers, block):
+    isa = native.vector_isa(_flags(CPUINFO / source), machine)
+    assert (isa.name.split()[0], isa.vector_bytes, isa.registers, isa.block_bytes) == (
+        name, vector_bytes, registers, block)
+    assert isa.defines() == (f"-DREGISTER_BYTES={block}", f"-DLANES={block // 4}", f"-DCHAINS={3 * registers // 4}")
+
+
+@pytest.mark.parametrize("flags, expected", [
+    (["sse2", "avx", "avx2", "fma", "avx512f", "avx512bw"], ("AVX-512", 1536)),
+    (["sse2", "avx"], ("AVX", 384)),
+    (["sse2"], ("SSE2", 192)),
+])
+def test_register_blocks_follow_the_isa(flags, expected):
+    isa = native.vector_isa(flags, "x86_64")
+    assert (isa.name, isa.block_bytes) == expected
+    # a block never takes more than three quarters of the register file: the rest holds constants
+    assert isa.block_bytes <= isa.vector_bytes * isa.registers * 3 // 4
+
+
+def test_the_kernels_are_built_with_the_isa_defines():
+    assert set(native.vector_isa().defines()) <= set(native.native_flags())

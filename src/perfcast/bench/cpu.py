@@ -19,20 +19,30 @@ from perfcast.bench.suite import (
     calibrated_rate,
 )
 from perfcast.devices.schema import Device
-from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, build_library
+from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
-__all__ = ["NativeCpuBackend", "SCALAR_FLAGS"]
+__all__ = ["NativeCpuBackend", "register_blocks", "scalar_flags"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
-SCALAR_FLAGS = (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize")
-LANES = 128  # fp32 values per block in the intensity sweep; must match bench.c
 
 _D = ctypes.POINTER(ctypes.c_double)
 _F = ctypes.POINTER(ctypes.c_float)
 _I64 = ctypes.POINTER(ctypes.c_int64)
 _L, _I = ctypes.c_long, ctypes.c_int
 
-REGISTER_BYTES = 1024  # values per thread in the compute kernels: 1 KiB of them, as in bench.c
+
+
+def register_blocks() -> tuple[VectorIsa, VectorIsa]:
+    """Return the register blocks of the vector build and of the scalar build (4-byte values, same registers)."""
+    isa = vector_isa()
+    return isa, VectorIsa("scalar", 4, isa.registers)
+
+
+def scalar_flags() -> tuple[str, ...]:
+    """Return the flags of the scalar build: vectorisation off, a block that fits the scalar registers."""
+    return (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize", *register_blocks()[1].defines())
+
+
 _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, ops per step)
     ("fp32", "fma"): ("peak_f32_fma", ctypes.c_float, np.float32, 2),
     ("fp32", "add_mul"): ("peak_f32_add", ctypes.c_float, np.float32, 1),
@@ -76,7 +86,7 @@ class NativeCpuBackend:
     name: str = "cpu"
 
     def _libraries(self) -> tuple[NativeLibrary, NativeLibrary]:
-        return build_library(SOURCE), build_library(SOURCE, SCALAR_FLAGS)
+        return build_library(SOURCE, native_flags()), build_library(SOURCE, scalar_flags())
 
     def _cache_capacities(self) -> list[tuple[str, float]]:
         """Return (level, aggregate bytes over all cores) for the data caches, smallest first."""
@@ -94,7 +104,9 @@ class NativeCpuBackend:
         threads = self.device.threads
         reps = 3 if quick else self.repetitions
         min_seconds = 0.004 if quick else 0.02
-        tool = f"perfcast bench (cpu backend, {vector.compiler}, {' '.join(vector.command[1:-3])})"
+        isa, scalar_isa = register_blocks()
+        tool = (f"perfcast bench (cpu backend, {vector.compiler}, {' '.join(vector.command[1:-3])}; "
+                f"{isa.name}, {isa.block_bytes} B register blocks)")
         suite = SuiteResult(backend="cpu", tool=tool, repetitions=reps)
         capacities = self._cache_capacities()
         largest = max((c for _, c in capacities), default=32 * 2**20)
@@ -157,7 +169,7 @@ class NativeCpuBackend:
                 lambda passes, call=call, out=out, x=a_value, y=b_value, s=scalar_type: call(
                     passes, k, threads, x, y, _ptr(out, ctypes.POINTER(s))
                 ),
-                threads * (REGISTER_BYTES // np.dtype(dtype).itemsize) * k * ops, reps, min_seconds,
+                threads * (isa.block_bytes // np.dtype(dtype).itemsize) * k * ops, reps, min_seconds,
             )
         # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
         out32 = np.zeros(max(64, threads), dtype=np.float32)
@@ -167,13 +179,14 @@ class NativeCpuBackend:
                 lambda passes, library=library, t=t: library.peak_f32_fma(
                     passes, k, t, ctypes.c_float(0.999), ctypes.c_float(1e-3), _ptr(out32, _F)
                 ),
-                t * (REGISTER_BYTES // 4) * k * 2, reps, min_seconds,
+                t * ((isa if library is lib else scalar_isa).block_bytes // 4) * k * 2, reps, min_seconds,
             )
         # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store.
         x = np.ones(dram_bytes // 4, dtype=np.float32)
         for k_mix in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256):
             tick(f"intensity sweep k={k_mix}")
-            moved_bytes = 8 * (x.size // LANES) * LANES
+            lanes = isa.block_bytes // 4
+            moved_bytes = 8 * (x.size // lanes) * lanes
             rate = calibrated_rate(
                 lambda passes, kk=k_mix: lib.mix_f32(_ptr(x, _F), x.size, kk, 0.999, 1e-3, passes, threads),
                 moved_bytes, reps, min_seconds,

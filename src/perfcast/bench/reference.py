@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.cpu import REGISTER_BYTES, SOURCE, _declare, _ptr
+from perfcast.bench.cpu import SOURCE, _declare, _ptr, register_blocks
 from perfcast.bench.suite import calibrated_rate
 from perfcast.devices.schema import Device
-from perfcast.kernels.native import build_executable, build_library
+from perfcast.kernels.native import build_executable, build_library, native_flags
 from perfcast.output_files import reproduce_block
 from perfcast.units import Dimension, format_quantity
 
@@ -25,6 +25,11 @@ __all__ = [
 
 FOLDER = Path(__file__).parent / "reference"
 REFERENCE_FLAGS = ("-O3", "-march=native", "-fopenmp")
+
+
+def _reference_flags() -> tuple[str, ...]:
+    """Return the reference builds' flags: as published, plus this CPU's register block (CHAINS) as -D."""
+    return (*REFERENCE_FLAGS, *register_blocks()[0].defines())
 
 
 def _run(program: Path, *arguments: object) -> dict[str, list[float]]:
@@ -51,7 +56,7 @@ def run_stream(elements: int, ntimes: int = 11) -> dict[str, float]:
 
 def run_peakflops(iterations: int, ntimes: int = 11) -> float:
     """Return the reference loop's median fp32 FMA rate (op/s) on every core."""
-    program, _, _ = build_executable(FOLDER / "peakflops.c", REFERENCE_FLAGS)
+    program, _, _ = build_executable(FOLDER / "peakflops.c", _reference_flags())
     return _run(program, iterations, ntimes)["fma"][0]
 
 
@@ -74,7 +79,7 @@ def compare_with_references(
     threads: int, dram_elements: int, rounds: int = 5, progress: Callable[[int], None] = lambda _: None
 ) -> list[Comparison]:
     """Return DRAM triad and fp32 FMA peak, perfcast against the references, alternating within each round."""
-    lib = _declare(build_library(SOURCE))
+    lib = _declare(build_library(SOURCE, native_flags()))
     a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
     out = np.zeros(max(64, threads), dtype=np.float32)
     k = 256
@@ -91,7 +96,7 @@ def compare_with_references(
         return calibrated_rate(
             lambda passes: lib.peak_f32_fma(passes, k, threads, ctypes.c_float(0.999), ctypes.c_float(1e-3),
                                             _ptr(out, ctypes.POINTER(ctypes.c_float))),
-            threads * (REGISTER_BYTES // 4) * k * 2, 10, 0.05,
+            threads * (register_blocks()[0].block_bytes // 4) * k * 2, 10, 0.05,
         ).value
 
     pairs = [
@@ -120,13 +125,16 @@ def comparison_markdown(
     results: Sequence[Comparison], host: Device, elements: int, largest_cache: float, rounds: int, command: str
 ) -> str:
     """Return the side-by-side comparison as a Markdown report, with the command that reproduces it."""
+    isa = register_blocks()[0]
     lines = [
         "# perfcast bench against established CPU references",
         "",
         "perfcast's native CPU backend (`src/perfcast/bench/kernels/bench.c`) and two references written in",
-        "this repository, compiled exactly as `gcc " + " ".join(REFERENCE_FLAGS) + "`:",
-        "a STREAM triad (`src/perfcast/bench/reference/stream.c`) and a peak fp32 FMA loop with sixteen",
-        "independent accumulators of the widest vector type (`src/perfcast/bench/reference/peakflops.c`).",
+        "this repository, compiled as `gcc " + " ".join(REFERENCE_FLAGS) + "`:",
+        "a STREAM triad (`src/perfcast/bench/reference/stream.c`) and a peak fp32 FMA loop with",
+        f"`-DCHAINS={3 * isa.registers // 4}` independent accumulators of the widest vector type",
+        f"(`src/perfcast/bench/reference/peakflops.c`; this CPU: {isa.name}, {isa.registers} vector registers of",
+        f"{isa.vector_bytes} B; three quarters of them hold accumulators, the rest the constants).",
         "Both run on every core, side by side in the same command: each round runs perfcast and the reference",
         "once each, alternating which goes first. Each side's figure is the median over rounds of its",
         "per-round median; the ratio is perfcast / reference.",

@@ -9,12 +9,23 @@ import platform
 import shutil
 import stat
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfcast.errors import ToolError
 
-__all__ = ["DEFAULT_FLAGS", "NativeBuildError", "NativeLibrary", "build_executable", "build_library", "cache_dir"]
+__all__ = [
+    "DEFAULT_FLAGS",
+    "NativeBuildError",
+    "NativeLibrary",
+    "VectorIsa",
+    "build_executable",
+    "build_library",
+    "cache_dir",
+    "native_flags",
+    "vector_isa",
+]
 
 # 512-bit vectors where the CPU has them: GCC prefers 256 on some AVX-512 cores, which halves the peak.
 DEFAULT_FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared")
@@ -32,6 +43,67 @@ class NativeLibrary:
     handle: ctypes.CDLL
     command: tuple[str, ...]
     compiler: str
+
+
+@dataclass(frozen=True)
+class VectorIsa:
+    """The vector registers the compiler targets on this CPU: their name, width in B and how many there are."""
+
+    name: str
+    vector_bytes: int
+    registers: int
+
+    @property
+    def block_bytes(self) -> int:
+        """Return the B of independent values a register-resident kernel keeps per thread.
+
+        Three quarters of the vector registers: enough independent chains to cover the FMA latency on every
+        current core, and room left for the constants and the compiler's temporaries. A block larger than the
+        register file spills every operation through L1 (a 1 KiB block on AVX2's sixteen 32-byte registers
+        measured 0.41 of the fp32 peak; 384 B, 0.99).
+        """
+        return self.vector_bytes * (3 * self.registers // 4)
+
+    def defines(self) -> tuple[str, ...]:
+        """Return the -D flags every register-blocked kernel (bench.c, primitives.c, peakflops.c) is built with."""
+        return (
+            f"-DREGISTER_BYTES={self.block_bytes}",
+            f"-DLANES={self.block_bytes // 4}",
+            f"-DCHAINS={3 * self.registers // 4}",
+        )
+
+
+def vector_isa(flags: Iterable[str] | None = None, machine: str | None = None) -> VectorIsa:
+    """Return the vector ISA -march=native gives on a CPU with these /proc/cpuinfo `flags` (this CPU's by default)."""
+    if flags is None:
+        flags = _cpu_flags()
+    names = set(flags)
+    machine = machine or platform.machine()
+    if "avx512f" in names:
+        return VectorIsa("AVX-512", 64, 32)
+    if "avx2" in names or "avx" in names:
+        return VectorIsa("AVX2" if "avx2" in names else "AVX", 32, 16)
+    if machine.startswith(("aarch64", "arm64")) or "asimd" in names:
+        return VectorIsa("NEON" if "sve" not in names else "NEON (SVE vectors not used)", 16, 32)
+    return VectorIsa("SSE2", 16, 16)
+
+
+def _cpu_flags() -> list[str]:
+    """Return this CPU's feature flags from /proc/cpuinfo ('flags' on x86, 'Features' on ARM); empty if unknown."""
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            return value.split()
+    return []
+
+
+def native_flags() -> tuple[str, ...]:
+    """Return DEFAULT_FLAGS with this CPU's register-block sizes (the one place those constants come from)."""
+    return (*DEFAULT_FLAGS, *vector_isa().defines())
 
 
 def cache_dir() -> Path:

@@ -8,7 +8,9 @@
  */
 #include <stddef.h>
 
-#define LANES 128 /* floats per register block: 8 AVX-512 or 16 AVX2 registers */
+#ifndef LANES /* floats per register block, from perfcast.kernels.native.vector_isa() via -D */
+#define LANES 128
+#endif
 
 /* The operator: k chained FMAs on each of `len` independent values (len <= LANES). */
 static inline void fma_chain(float *restrict v, long len, int k, float a, float b)

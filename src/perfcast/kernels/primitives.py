@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.kernels.native import NativeLibrary, build_library
+from perfcast.kernels.native import NativeLibrary, build_library, native_flags
 
 __all__ = ["SyntheticPrimitive", "load_primitives", "neighbourhood", "elementwise", "reduction"]
 
@@ -30,7 +30,7 @@ class SyntheticPrimitive:
 
 def load_primitives() -> NativeLibrary:
     """Return the compiled primitives library with its C signatures declared."""
-    library = build_library(SOURCE)
+    library = build_library(SOURCE, native_flags())
     c_float_p = ctypes.POINTER(ctypes.c_float)
     lib = library.handle
     lib.elementwise.argtypes = [c_float_p, c_float_p, ctypes.c_long, ctypes.c_int, ctypes.c_float, ctypes.c_float]

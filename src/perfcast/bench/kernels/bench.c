@@ -11,7 +11,14 @@
 #include <stdint.h>
 
 #define BARRIER() __asm__ volatile("" ::: "memory")
-#define LANES 128 /* fp32 values per register block in the intensity sweep */
+/* Register blocks are sized by perfcast.kernels.native.vector_isa() from the CPU's vector registers and
+ * passed as -D; the defaults are an AVX-512 core's. */
+#ifndef REGISTER_BYTES
+#define REGISTER_BYTES 1536 /* B of independent values per thread in the compute kernels */
+#endif
+#ifndef LANES
+#define LANES (REGISTER_BYTES / 4) /* fp32 values per register block in the intensity sweep */
+#endif
 
 static inline void part(long n, long *lo, long *hi)
 {
@@ -133,12 +140,13 @@ double mem_random(const double *a, const int64_t *idx, long m, long passes, int 
 /* ---------------------------------------------------------------- compute (registers only) */
 
 /* Each thread runs `reps` x `k` operations on COUNT independent values held in registers
- * (1 KiB of them: sixteen 512-bit registers, enough independent chains to cover the FMA latency):
+ * (REGISTER_BYTES of them: three quarters of the vector registers, enough independent chains to cover
+ * the FMA latency without spilling):
  * FMA kernels do v = v*a + b (2 ops), add kernels v = v + b (1 op), the integer one (v + b) ^ a (2 ops). */
 #define COMPUTE_KERNEL(NAME, TYPE, STEP)                                                        \
     double NAME(long reps, int k, int threads, TYPE a, TYPE b, TYPE *sink)                    \
     {                                                                                           \
-        enum { COUNT = 1024 / sizeof(TYPE) };                                                   \
+        enum { COUNT = REGISTER_BYTES / sizeof(TYPE) };                                         \
         double start = omp_get_wtime();                                                         \
         _Pragma("omp parallel num_threads(threads)")                                           \
         {                                                                                       \
