@@ -27,7 +27,6 @@ class ApplicationFileError(InputError):
     """An application file that cannot be read, with every problem named by field."""
 
 
-
 def load_application(path: str | Path) -> Application:
     """Return the application described by the YAML file at `path`; errors name the file and fields."""
     path = Path(path)
