@@ -235,6 +235,17 @@ def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch):
     assert run("roofline", "-d", name, "-k", "k:1e9:1e9").exit_code == 0
 
 
+def test_bench_strict_turns_self_check_warnings_into_an_error(tmp_path, monkeypatch):
+    import perfcast.bench.suite as suite_module
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(suite_module, "self_checks", lambda suite, before=None: ["L1 bandwidth is below L2's"])
+    result = run("bench", "--quick", "-r", "2", "--strict", "-o", "me.yaml")
+    said = " ".join(result.stderr.split())
+    assert result.exit_code == 2 and "warning: L1 bandwidth is below L2's" in said and "--strict" in said
+    assert not (tmp_path / "me.yaml").exists() and not (tmp_path / ".perfcast").exists()
+
+
 def test_bench_unknown_backend():
     result = run("bench", "--backend", "fpga")
     assert result.exit_code == 2 and "unknown backend" in result.stderr

@@ -93,3 +93,27 @@ def test_measured_device_marks_every_figure_measured():
 def test_measured_device_needs_the_triad():
     with pytest.raises(ValueError, match="triad"):
         measured_device(catalog()["core-i7-930"], suite(dram={}))
+
+
+def test_self_checks_flag_what_looks_wrong():
+    from perfcast.bench.suite import self_checks
+
+    quiet = suite()
+    assert self_checks(quiet, catalog()["core-i7-930"]) == []
+    wrong = suite(
+        compute={("fp32", "fma"): Sample(1e9, 0.01, 3), ("fp32", "add_mul"): Sample(1e9, 0.01, 3)},
+        levels={"L1": Sample(50e9, 0.01, 3), "L2": Sample(80e9, 0.01, 3)},
+        dram={"triad": Sample(20e9, 0.5, 3)},
+        mix=[MixPoint(1.0, Sample(40e9, 0.01, 3))],  # above min(1 GFLOP/s, 20 GB/s x 1 op/B)
+    )
+    found = " | ".join(self_checks(wrong, catalog()["core-i7-930"]))
+    assert "peak fp32 add_mul: measured 1 GFLOP/s, below half the spec 89.6 GFLOP/s" in found  # i7-930
+    assert "L1 bandwidth 50 GB/s is below L2's 80 GB/s" in found
+    assert "intensity sweep at 1 op/B" in found and "above its roof" in found
+    assert "spread above 20%" in found and "DRAM triad 50%" in found
+
+
+def test_self_checks_go_into_the_profile_notes():
+    wrong = suite(levels={"L1": Sample(50e9, 0.01, 3), "L2": Sample(80e9, 0.01, 3)})
+    device = measured_device(catalog()["core-i7-930"], wrong, today="2026-11-22")
+    assert "Self-check: L1 bandwidth 50 GB/s is below L2's 80 GB/s" in device.notes

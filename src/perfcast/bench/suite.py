@@ -20,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from perfcast.bench.timing import median_and_spread
-from perfcast.devices.schema import Device, Figure, Provenance
+from perfcast.devices.schema import Device, Figure, InstructionKind, Precision, Provenance
 from perfcast.errors import ToolError
 from perfcast.output_files import replaced
 
@@ -35,6 +35,7 @@ __all__ = [
     "cache_plateaus",
     "calibrated_rate",
     "measured_device",
+    "self_checks",
     "write_suite_csv",
 ]
 
@@ -182,6 +183,62 @@ class BaseDescription:
             return None
 
 
+SPREAD_LIMIT = 0.20  # a measurement whose repetitions spread more than this is flagged
+ROOF_TOLERANCE = 1.40  # in-place sweep points may exceed the STREAM-counted roof by its write-allocate third
+
+
+def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
+    """Return what looks wrong in `suite`, one warning each, for the output and the profile's notes.
+
+    Peaks below half their estimate, intensity-sweep points above their roof, L1 below L2, and spreads above
+    SPREAD_LIMIT.
+    """
+    warnings: list[str] = []
+    for (precision, kind), sample in suite.compute.items():
+        if before is None:
+            break
+        estimate = before.peak.get(Precision(precision), {}).get(InstructionKind(kind))
+        if estimate is not None and estimate.provenance.source != "measured" and sample.value < estimate.value / 2:
+            warnings.append(
+                f"peak {precision} {kind}: measured {sample.value / 1e9:.4g} GFLOP/s, below half the "
+                f"{estimate.provenance.source} {estimate.value / 1e9:.4g} GFLOP/s (a kernel that spills, "
+                "or a busy machine)"
+            )
+    peak = suite.compute.get(("fp32", "fma"))
+    bandwidth = max((s.value for s in suite.dram.values()), default=None)
+    if peak is not None and bandwidth is not None:
+        for point in suite.mix:
+            roof = min(peak.value, bandwidth * point.intensity)
+            if point.performance.value > roof * ROOF_TOLERANCE * (1 + point.performance.spread):
+                warnings.append(
+                    f"intensity sweep at {point.intensity:g} op/B: {point.performance.value / 1e9:.4g} GFLOP/s is "
+                    f"above its roof {roof / 1e9:.4g} GFLOP/s (a peak or bandwidth measured too low)"
+                )
+    if "L1" in suite.levels and "L2" in suite.levels and suite.levels["L1"].value < suite.levels["L2"].value:
+        warnings.append(
+            f"L1 bandwidth {suite.levels['L1'].value / 1e9:.4g} GB/s is below L2's "
+            f"{suite.levels['L2'].value / 1e9:.4g} GB/s (the L1 plateau is not measured well here)"
+        )
+    spread = [(name, sample) for name, sample in _named_samples(suite) if sample.spread > SPREAD_LIMIT]
+    if spread:
+        listed = ", ".join(f"{name} {sample.spread:.0%}" for name, sample in spread[:8])
+        more = f" and {len(spread) - 8} more" if len(spread) > 8 else ""
+        warnings.append(f"spread above {SPREAD_LIMIT:.0%} (a noisy machine; rerun when it is quiet): {listed}{more}")
+    return warnings
+
+
+def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
+    """Return every summary figure of a suite with a name (the raw sweep points are left out)."""
+    named: list[tuple[str, Sample]] = [(f"DRAM {k}", s) for k, s in suite.dram.items()]
+    named += [(f"{level}", s) for level, s in suite.levels.items()]
+    named += [(f"peak {p} {k}", s) for (p, k), s in suite.compute.items()]
+    named += [(f"fp32 FMA {label}", s) for label, s in suite.compute_ceilings.items()]
+    named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
+    if suite.host_link is not None:
+        named.append(("host link", suite.host_link))
+    return named
+
+
 def measured_device(
     base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None
 ) -> Device:
@@ -236,7 +293,9 @@ def measured_device(
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
         data["host_link"] = {"name": "host to device copy", "bandwidth": _figure(suite.host_link, suite.tool, today)}
-    notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes]
+    checks = [f"Self-check: {warning}." for warning in self_checks(suite, base.before())]
+    notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes,
+             *checks]
     data["notes"] = " ".join(note for note in notes if note).strip()
     return Device.from_mapping(data)
 

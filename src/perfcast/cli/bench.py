@@ -75,13 +75,14 @@ def bench_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Also write the measured profile (YAML) here.")] = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Draw the measured roofline (.png, .svg or .pdf).")] = None,
     csv_path: Annotated[Path | None, typer.Option("--csv", help="Write every raw measurement to CSV.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Make every self-check warning an error (no profile is written).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Measure a device's real ceilings with micro-benchmarks and write its measured profile."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from perfcast.bench.backends import BackendUnavailable, open_backend
-    from perfcast.bench.suite import measured_device, write_suite_csv
+    from perfcast.bench.suite import measured_device, self_checks, write_suite_csv
     from perfcast.devices.catalog import PROFILES_DIR
 
     try:
@@ -96,6 +97,11 @@ def bench_command(
                   TimeElapsedColumn(), console=errors, transient=True) as bar:
         task = bar.add_task("starting", total=1.0)
         suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction))
+    warnings = self_checks(suite, base.before())
+    for warning in warnings:
+        errors.print(f"[yellow]warning:[/] {printable(warning)}", highlight=False)
+    if strict and warnings:
+        raise fail(f"--strict: {len(warnings)} self-check(s) failed; no profile written")
     try:
         profile = measured_device(base, suite)
     except ValueError as error:
@@ -112,6 +118,7 @@ def bench_command(
             "profile": profile.model_dump(mode="json"),
             "saved": str(saved),
             "compared": [{"figure": f, "measured": m, "before": b} for f, m, b, _ in rows],
+            "warnings": warnings,
             "intensity_sweep": [{"intensity": p.intensity, "performance": p.performance.value} for p in suite.mix],
         })
     else:
