@@ -14,7 +14,7 @@ from enum import Enum
 
 from perfcast.errors import InputError
 
-__all__ = ["Dimension", "UnitError", "exact_quantity", "format_quantity", "parse_quantity"]
+__all__ = ["Dimension", "InstructionKind", "Precision", "UnitError", "exact_quantity", "format_quantity", "parse_quantity"]
 
 
 class Dimension(str, Enum):
@@ -130,3 +130,29 @@ def exact_quantity(value: float, dimension: Dimension) -> str:
                 return text
             break
     return repr(value)
+
+
+# Number formats and instruction kinds of arithmetic peaks. They live here, with the units, so that the command
+# line can name them in its options without loading the device schema.
+class Precision(str, Enum):
+    """Number format of an arithmetic peak."""
+
+    FP16 = "fp16"
+    BF16 = "bf16"
+    FP32 = "fp32"
+    FP64 = "fp64"
+    INT8 = "int8"
+    INT32 = "int32"
+
+    @property
+    def element_bytes(self) -> int:
+        """Return the size of one element of this format in bytes."""
+        return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "int32": 4}[self.value]
+
+
+class InstructionKind(str, Enum):
+    """Which instructions reach a peak: fused multiply-add (2 ops each), plain add/multiply, tensor/matrix units."""
+
+    FMA = "fma"
+    ADD_MUL = "add_mul"
+    TENSOR = "tensor"

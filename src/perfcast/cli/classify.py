@@ -18,7 +18,7 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.devices.schema import Precision
+from perfcast.units import Precision
 
 
 def _parse_pairs(values: list[str] | None, option: str, example: str) -> dict[str, int]:

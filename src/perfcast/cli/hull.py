@@ -21,11 +21,10 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.devices.schema import Precision
 from perfcast.models.boathull import ClassVariables, HullPrediction
 from perfcast.plots.files import save_figure
 from perfcast.species.classes import HaloTile
-from perfcast.units import Dimension, parse_quantity
+from perfcast.units import Dimension, Precision, parse_quantity
 
 
 def _split_list(values: list[str] | None, option: str = "") -> list[str]:

@@ -22,7 +22,6 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.devices.schema import Precision
 from perfcast.models.roofline import (
     HierarchicalBound,
     LocalityWall,
@@ -31,7 +30,7 @@ from perfcast.models.roofline import (
     hierarchical_roofline,
 )
 from perfcast.plots.files import save_figure
-from perfcast.units import Dimension, UnitError, format_quantity, parse_quantity
+from perfcast.units import Dimension, Precision, UnitError, format_quantity, parse_quantity
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,9 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.devices.schema import Precision
 from perfcast.output_files import check_writable, write_text_atomic
 from perfcast.plots.files import save_figure
-from perfcast.units import Dimension, format_quantity
+from perfcast.units import Dimension, Precision, format_quantity
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
 app.add_typer(validate_app, name="validate")

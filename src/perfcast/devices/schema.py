@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from enum import Enum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -25,7 +24,7 @@ from pydantic import (
 )
 
 from perfcast.errors import NotFound
-from perfcast.units import Dimension, parse_quantity
+from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 
 __all__ = [
     "Clock",
@@ -38,30 +37,6 @@ __all__ = [
     "Provenance",
     "device_slug",
 ]
-
-
-class Precision(str, Enum):
-    """Number format of an arithmetic peak."""
-
-    FP16 = "fp16"
-    BF16 = "bf16"
-    FP32 = "fp32"
-    FP64 = "fp64"
-    INT8 = "int8"
-    INT32 = "int32"
-
-    @property
-    def element_bytes(self) -> int:
-        """Return the size of one element of this format in bytes."""
-        return {"fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8, "int8": 1, "int32": 4}[self.value]
-
-
-class InstructionKind(str, Enum):
-    """Which instructions reach a peak: fused multiply-add (2 ops each), plain add/multiply, tensor/matrix units."""
-
-    FMA = "fma"
-    ADD_MUL = "add_mul"
-    TENSOR = "tensor"
 
 
 class Provenance(BaseModel):
