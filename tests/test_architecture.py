@@ -68,3 +68,14 @@ def test_the_test_sees_lazy_imports(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
     sample.write_text("def f():\n    from perfcast.bench.detect import detect_cpu\n")
     assert _imports(sample) == [(2, "perfcast.bench.detect")]
+
+
+def test_the_command_line_starts_without_the_heavy_libraries() -> None:
+    """`perfcast --help` must stay fast: numpy, pydantic, PyYAML and matplotlib load only when a command runs."""
+    import subprocess
+    import sys
+
+    code = ("import sys, perfcast.cli; "
+            "print(sorted(m for m in ('numpy', 'pydantic', 'yaml', 'matplotlib', 'scipy') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"

@@ -9,7 +9,7 @@ those keeps working.
 
 from __future__ import annotations
 
-__all__ = ["InputError", "NotFound", "PerfcastError", "ToolError"]
+__all__ = ["BackendUnavailable", "InputError", "NotFound", "PerfcastError", "ToolError"]
 
 
 class PerfcastError(Exception):
@@ -30,3 +30,7 @@ class NotFound(PerfcastError, LookupError):
 
 class ToolError(PerfcastError, RuntimeError):
     """A tool perfcast needs that cannot run here: a compiler, an OpenCL platform, a GPU."""
+
+
+class BackendUnavailable(ToolError):
+    """A benchmark backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""

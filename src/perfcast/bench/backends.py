@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from perfcast.bench.suite import BackendUnavailable
+from perfcast.errors import BackendUnavailable
 
 if TYPE_CHECKING:
     from perfcast.bench.suite import BaseDescription, BenchBackend

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.suite import BackendUnavailable, BaseDescription, Progress, SuiteResult
+from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device, Provenance, device_slug
+from perfcast.errors import BackendUnavailable
 
 __all__ = ["CudaBackend", "catalog_match"]
 

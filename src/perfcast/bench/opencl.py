@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.suite import BackendUnavailable, BaseDescription, Progress, SuiteResult
+from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
 from perfcast.devices.schema import Provenance, device_slug
+from perfcast.errors import BackendUnavailable
 from perfcast.kernels.opencl import build_program, profiling_queue
 
 __all__ = ["OpenClBackend", "list_devices"]

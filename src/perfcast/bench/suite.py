@@ -21,7 +21,7 @@ import numpy as np
 
 from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import Device, Figure, InstructionKind, Precision, Provenance
-from perfcast.errors import ToolError
+from perfcast.errors import BackendUnavailable
 from perfcast.output_files import replaced
 
 __all__ = [
@@ -40,8 +40,6 @@ __all__ = [
 ]
 
 
-class BackendUnavailable(ToolError):
-    """A backend that cannot run here (no compiler, no OpenCL platform, no CUDA GPU), with the reason."""
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction of the suite done)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -20,11 +20,12 @@ from perfcast.cli.common import (
     printable,
     registry_help,
 )
-from perfcast.devices.catalog import save_device
-from perfcast.devices.schema import Device, Figure
 from perfcast.output_files import check_writable
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, format_quantity
+
+if TYPE_CHECKING:  # the schema (pydantic) loads when a command runs, not for --help
+    from perfcast.devices.schema import Device, Figure
 
 
 def _compare_rows(
@@ -83,7 +84,7 @@ def bench_command(
 
     from perfcast.bench.backends import BackendUnavailable, open_backend
     from perfcast.bench.suite import measured_device, self_checks, write_suite_csv
-    from perfcast.devices.catalog import PROFILES_DIR
+    from perfcast.devices.catalog import PROFILES_DIR, save_device
 
     try:
         check_chart_path(plot, "--plot")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,11 +13,12 @@ from rich.markup import escape
 from typer.core import TyperGroup
 
 from perfcast import __version__
-from perfcast.devices.catalog import get_device
-from perfcast.devices.schema import Device
 from perfcast.errors import PerfcastError
 from perfcast.output_files import check_writable
 from perfcast.plots.files import SAVE_FORMATS
+
+if TYPE_CHECKING:  # the schema (pydantic) and catalog load when a device is looked up, not for --help
+    from perfcast.devices.schema import Device
 
 
 class _PerfcastGroup(TyperGroup):
@@ -88,6 +89,8 @@ def resolve_device(name: str) -> Device:
 
         with console.status("detecting this machine (probing DRAM bandwidth)…"):
             return detect_cpu()
+    from perfcast.devices.catalog import get_device
+
     try:
         return get_device(name)
     except PerfcastError as error:

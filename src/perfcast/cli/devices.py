@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
@@ -19,15 +19,11 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.devices.catalog import (
-    DeviceFileError,
-    device_to_yaml,
-    known_devices,
-    save_device,
-)
-from perfcast.devices.schema import Device, Figure, Precision
 from perfcast.output_files import check_writable
-from perfcast.units import Dimension, format_quantity
+from perfcast.units import Dimension, Precision, format_quantity
+
+if TYPE_CHECKING:  # the schema (pydantic) and the catalog load when a command runs, not for --help
+    from perfcast.devices.schema import Device, Figure
 
 devices_app = typer.Typer(help="Device descriptions: the catalog, one device in detail, this machine.", no_args_is_help=True)
 app.add_typer(devices_app, name="devices")
@@ -54,6 +50,8 @@ def devices_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """List the catalog and measured profiles with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
+    from perfcast.devices.catalog import DeviceFileError, known_devices
+
     try:
         rows = [_device_row(device) for device in known_devices().values()]
     except DeviceFileError as error:
@@ -136,6 +134,8 @@ def devices_show(
     if as_json:
         print_json(device.model_dump(mode="json"))
     elif as_yaml:
+        from perfcast.devices.catalog import device_to_yaml
+
         typer.echo(device_to_yaml(device), nl=False)
     else:
         _print_device(device)
@@ -154,5 +154,7 @@ def devices_detect(
     else:
         _print_device(device)
     if output is not None:
+        from perfcast.devices.catalog import save_device
+
         save_device(device, output)
         (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)

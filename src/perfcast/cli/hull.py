@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich import box
 from rich.table import Table
@@ -21,10 +20,12 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.models.boathull import ClassVariables, HullPrediction
 from perfcast.plots.files import save_figure
-from perfcast.species.classes import HaloTile
 from perfcast.units import Dimension, Precision, parse_quantity
+
+if TYPE_CHECKING:  # numpy, the models and the species load when a command runs, not for --help
+    from perfcast.models.boathull import ClassVariables, HullPrediction
+    from perfcast.species.classes import HaloTile
 
 
 def _split_list(values: list[str] | None, option: str = "") -> list[str]:
@@ -73,6 +74,8 @@ def _check_assumptions(assume: list[str], kinds: set[str]) -> None:
 
 def _parse_tile(text: str) -> HaloTile:
     """Return the work-group tile given as TXxTY."""
+    from perfcast.species.classes import HaloTile
+
     tx, sep, ty = text.lower().partition("x")
     if not sep or not tx.isdigit() or not ty.isdigit():
         raise ValueError(f"--tile {text!r}: expected TXxTY, e.g. 16x16")
@@ -161,6 +164,8 @@ def hull_command(
         for inputs, r in results:
             _print_hull(inputs, r.prediction)
     if output is not None:
+        import numpy as np
+
         from perfcast.plots.boathull import HullPanel, hull_figure
 
         dense = np.geomspace(1, 1e4, 241)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import numpy as np
 import typer
 from rich.table import Table
 
@@ -22,15 +21,11 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
 )
-from perfcast.models.roofline import (
-    HierarchicalBound,
-    LocalityWall,
-    Roofline,
-    effective_roofs,
-    hierarchical_roofline,
-)
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, Precision, UnitError, format_quantity, parse_quantity
+
+if TYPE_CHECKING:  # numpy and the models load when a command runs, not for --help
+    from perfcast.models.roofline import HierarchicalBound, LocalityWall, Roofline
 
 
 @dataclass(frozen=True)
@@ -68,6 +63,8 @@ def _parse_kernel(text: str) -> _KernelArgument:
 
 def _parse_wall(text: str) -> LocalityWall:
     """Return the locality wall described by a --wall NAME:INTENSITY argument."""
+    from perfcast.models.roofline import LocalityWall
+
     name, sep, value = text.rpartition(":")
     try:
         intensity = parse_quantity(value, Dimension.INTENSITY)
@@ -97,6 +94,7 @@ def roofline_command(
 ) -> None:
     """Roofline of a device at one precision, with kernels placed on it, their bound and predicted time."""
     from perfcast.devices.roofline_view import device_roofline
+    from perfcast.models.roofline import effective_roofs, hierarchical_roofline
 
     device = resolve_device(device_name)
     try:
@@ -185,6 +183,8 @@ def _write_chart(
     output: Path,
 ) -> None:
     """Draw the roofline chart with the kernels at their attainable performance and save it."""
+    import numpy as np
+
     from perfcast.plots.roofline import KernelMark, roofline_figure
 
     marks = []

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import numpy as np
 import typer
 from rich import box
 from rich.table import Table
@@ -166,6 +165,8 @@ def validate_boathull_command(
             console.print(f"  {name:<14} median error {row['median_error']:5.1f} %, max {row['max_error']:5.1f} %, "
                           f"inside the range {row['in_range']:.0%}", highlight=False)
     if output is not None:
+        import numpy as np
+
         from perfcast.plots.boathull import HullPanel, MeasuredPoints, hull_figure
         from perfcast.species.application import predict_primitive
 
@@ -234,6 +235,8 @@ def validate_bench_command(
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
                                       "reference": c.reference, "ratio": c.ratio} for c in results]})
     else:
+        import numpy as np
+
         table = Table(box=box.SIMPLE_HEAD, title=f"perfcast against the references on {host.full_name}",
                       title_justify="left")
         for column in ("figure", "perfcast (median)", "reference (median)", "ratio"):

@@ -8,11 +8,10 @@ store when a run is resumed, so a configuration is never measured twice.
 from __future__ import annotations
 
 import random as _random
+import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-import numpy as np
 
 from perfcast.tune.space import Config, SearchSpace
 from perfcast.tune.store import Measurement, ResultsStore
@@ -98,7 +97,7 @@ class Session:
         self.progress(f"{step}: {dict(config)} {dict(size)}")
         self.tunable.run(config, size)  # warm-up, discarded
         samples = [self.tunable.run(config, size) for _ in range(self.repetitions)]
-        mean, std = float(np.mean(samples)), float(np.std(samples, ddof=1)) if len(samples) > 1 else 0.0
+        mean, std = statistics.fmean(samples), statistics.stdev(samples) if len(samples) > 1 else 0.0
         measurement = Measurement(step, dict(config), dict(size), mean, std, tuple(samples),
                                   self.tunable.throughput(size, mean))
         self.store.record(self.run_id, measurement)
