@@ -10,9 +10,10 @@ OUT    := out
 
 venv: $(STAMP)
 
-# System packages: a C compiler with OpenMP (native kernels) and PoCL (OpenCL on the CPU).
+# System packages: a C compiler with OpenMP (native kernels), PoCL (OpenCL on the CPU) and likwid (the peer
+# `perfcast validate bench --against likwid` runs beside).
 # Installed with apt-get where we may; elsewhere the tests that need them are skipped, and say so.
-SYSTEM_PACKAGES := gcc libgomp1 pocl-opencl-icd ocl-icd-libopencl1
+SYSTEM_PACKAGES := gcc libgomp1 pocl-opencl-icd ocl-icd-libopencl1 likwid
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 system:
 	@if command -v apt-get >/dev/null 2>&1; then \

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -29,6 +30,11 @@ from perfcast.units import Dimension, Precision, format_quantity
 
 validate_app = typer.Typer(help="Measured validations of the models on this machine.", no_args_is_help=True)
 app.add_typer(validate_app, name="validate")
+
+
+def _advance(bar: Any, task: Any, done: int) -> None:
+    """Move a progress bar's task to `done` completed rounds."""
+    bar.update(task, completed=done)
 
 
 def _complexities(quick: bool) -> Callable[[Any], Any]:
@@ -194,9 +200,10 @@ def validate_bench_command(
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Side-by-side rounds (each runs both, alternating order).")] = 7,
     quick: Annotated[bool, typer.Option("--quick", help="Small arrays and 2 rounds (seconds, for tests).")] = False,
     markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    against: Annotated[list[str] | None, typer.Option("--against", help="Also run beside these installed peer programs, comma-separated: likwid (likwid-bench).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C."""
+    """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C, and peers."""
     import shlex
     import sys
 
@@ -209,13 +216,19 @@ def validate_bench_command(
     )
 
     from perfcast.bench.detect import detect_cpu
+    from perfcast.bench.peers import PEERS, compare_with_peers, peers_markdown
     from perfcast.bench.reference import compare_with_references, comparison_markdown
     from perfcast.kernels.native import NativeBuildError
 
     check_writable(markdown, "--markdown")
+    peer_names = [name.strip() for value in against or [] for name in value.split(",") if name.strip()]
+    unknown = [name for name in peer_names if name not in PEERS]
+    if unknown:
+        raise fail(f"--against {', '.join(unknown)}: unknown; peers: {', '.join(PEERS)}")
     try:
         with console.status("detecting this machine…"):
             host = detect_cpu(probe_bytes=64 * 2**20, repetitions=3)
+        peer_figures = {name: PEERS[name][1](host) for name in peer_names}  # a missing peer is said before timing
     except (ValueError, NativeBuildError) as error:
         raise fail(str(error)) from None
     largest = max((lvl.size.value for lvl in host.memory if lvl.size is not None and lvl.level != "DRAM"),
@@ -230,10 +243,21 @@ def validate_bench_command(
                                               progress=lambda done: bar.update(task, completed=done))
         except (NativeBuildError, RuntimeError) as error:
             raise fail(str(error)) from None
+    peer_results = {}
+    for name, figures in peer_figures.items():
+        with Progress(TextColumn(f"rounds beside {name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=errors, transient=True) as bar:
+            task = bar.add_task(name, total=rounds)
+            try:
+                peer_results[name] = compare_with_peers(figures, rounds, progress=partial(_advance, bar, task))
+            except RuntimeError as error:
+                raise fail(str(error)) from None
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
-                                      "reference": c.reference, "ratio": c.ratio} for c in results]})
+                                      "reference": c.reference, "ratio": c.ratio} for c in results],
+                     "peers": {name: [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast, "peer": c.reference,
+                                       "ratio": c.ratio} for c in found] for name, found in peer_results.items()}})
     else:
         import numpy as np
 
@@ -246,10 +270,20 @@ def validate_bench_command(
             table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
                           format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
         console.print(table)
+        for name, found in peer_results.items():
+            table = Table(box=box.SIMPLE_HEAD, title=f"perfcast beside {name}", title_justify="left")
+            for column in ("figure", "perfcast (median)", f"{name} (median)", "ratio"):
+                table.add_column(column, justify="left" if column == "figure" else "right")
+            for c in found:
+                dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+                table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
+                              format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
+            console.print(table)
     if markdown is not None:
         command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else None
         text = comparison_markdown(results, host, elements, largest, rounds,
                                    command or "perfcast validate bench --markdown docs/validation/bench-cpu.md")
+        text += "".join(peers_markdown(name, peer_figures[name], found, rounds) for name, found in peer_results.items())
         markdown.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)

@@ -1,0 +1,176 @@
+"""perfcast's CPU figures side by side with the peer programs users trust (likwid-bench), alternating rounds.
+
+Each peer is an entry of PEERS: its name, what it is, and a function that returns the figures it can be held
+to on this machine (or the reason it cannot run here). A figure pairs perfcast's measurement with the peer's
+measurement of the same thing: the same kernel kind, the same working set, the same threads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcast.bench.cpu import _D, SOURCE, _declare, _ptr, register_blocks
+from perfcast.bench.reference import Comparison
+from perfcast.bench.suite import calibrated_rate
+from perfcast.devices.schema import Device
+from perfcast.errors import ToolError
+from perfcast.kernels.native import VectorIsa, build_library, native_flags, vector_isa
+
+__all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "compare_with_peers", "likwid_figures", "peers_markdown"]
+
+CHAIN_LENGTH = 256
+
+
+class PeerUnavailable(ToolError):
+    """A peer program that is not installed here or has no kernel for this CPU."""
+
+
+@dataclass(frozen=True)
+class PeerFigure:
+    """One figure both sides measure: perfcast's measurement, the peer's, and which peer kernel it is."""
+
+    name: str
+    unit: str  # "op/s" or "B/s"
+    ours: Callable[[], float]
+    theirs: Callable[[], float]
+    peer_kernel: str
+
+
+def _likwid_names(isa: VectorIsa, flags: set[str]) -> tuple[str, str, str]:
+    """Return likwid-bench's (fp32 peak, fp64 peak, stream) kernels for the vector ISA -march=native targets."""
+    if isa.name == "AVX-512":
+        return "peakflops_sp_avx512_fma", "peakflops_avx512_fma", "stream_avx512"
+    if isa.name in ("AVX2", "AVX"):
+        fma = "_fma" if "fma" in flags else ""
+        return f"peakflops_sp_avx{fma}", f"peakflops_avx{fma}", "stream_avx"
+    if isa.name == "SSE2":
+        return "peakflops_sp_sse", "peakflops_sse", "stream_sse"
+    raise PeerUnavailable(f"likwid-bench has no kernels here for {isa.name}")
+
+
+def _likwid(test: str, workgroup: str) -> float:
+    """Return what likwid-bench reports for `test` on `workgroup` (MFlops/s or MByte/s, in op/s or B/s)."""
+    done = subprocess.run(["likwid-bench", "-t", test, "-W", workgroup], capture_output=True, text=True,
+                          check=False, timeout=300)
+    if done.returncode != 0:
+        raise RuntimeError(f"likwid-bench -t {test} -W {workgroup} failed: {done.stderr.strip() or done.stdout[-300:]}")
+    key = "MByte/s" if test.startswith("stream") else "MFlops/s"
+    found = re.search(rf"^{re.escape(key)}:\s+([\d.]+)", done.stdout, re.MULTILINE)
+    if not found:
+        raise RuntimeError(f"likwid-bench -t {test}: no '{key}' line in its output")
+    return float(found.group(1)) * 1e6
+
+
+def _peer(test: str, workgroup: str) -> Callable[[], float]:
+    """Return a call of likwid-bench `test` on `workgroup`."""
+    return lambda: _likwid(test, workgroup)
+
+
+def _kib(nbytes: float) -> int:
+    return max(1, int(nbytes // 1024))
+
+
+def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigure]:
+    """Return the figures likwid-bench measures on `host`: fp32/fp64 FMA peaks, 1-thread peak, cache and DRAM triad."""
+    if shutil.which("likwid-bench") is None:
+        raise PeerUnavailable("likwid-bench is not installed (Debian/Ubuntu: apt-get install likwid)")
+    from perfcast.kernels.native import _cpu_flags
+
+    flags = set(_cpu_flags()) if flags is None else flags
+    isa = vector_isa(flags)
+    sp, dp, stream = _likwid_names(isa, flags)
+    threads = host.threads
+    library = _declare(build_library(SOURCE, native_flags()))
+    block = register_blocks()[0].block_bytes
+
+    def peak(function: str, scalar: type, size: int, on: int) -> Callable[[], float]:
+        sink = np.zeros(64, dtype=np.float32 if size == 4 else np.float64)
+        kernel = getattr(library, function)
+        return lambda: calibrated_rate(
+            lambda passes: kernel(passes, CHAIN_LENGTH, on, scalar(0.999), scalar(1e-3),
+                                  _ptr(sink, ctypes.POINTER(scalar))),
+            on * (block // size) * CHAIN_LENGTH * 2, 5, 0.05,
+        ).value
+
+    def triad(working_set: float) -> Callable[[], float]:
+        n = max(threads * 64, int(working_set) // 24)
+        a, b, c = (np.full(n, value) for value in (1.0, 2.0, 0.5))
+        return lambda: calibrated_rate(
+            lambda passes: library.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, threads),
+            24 * n, 5, 0.02,
+        ).value
+
+    figures = [
+        PeerFigure(f"fp32 FMA peak, {threads} threads", "op/s", peak("peak_f32_fma", ctypes.c_float, 4, threads),
+                   lambda: _likwid(sp, f"N:24kB:{threads}"), f"{sp} -W N:24kB:{threads}"),
+        PeerFigure(f"fp64 FMA peak, {threads} threads", "op/s", peak("peak_f64_fma", ctypes.c_double, 8, threads),
+                   lambda: _likwid(dp, f"N:24kB:{threads}"), f"{dp} -W N:24kB:{threads}"),
+        PeerFigure("fp32 FMA peak, 1 thread", "op/s", peak("peak_f32_fma", ctypes.c_float, 4, 1),
+                   lambda: _likwid(sp, "S0:24kB:1"), f"{sp} -W S0:24kB:1"),
+    ]
+    capacities = sorted(
+        (level.size.value * (host.compute_units if level.scope == "per_core" else 1), level.level)
+        for level in host.memory if level.level in ("L1", "L2", "L3") and level.size is not None
+    )
+    for capacity, level in capacities:
+        size = _kib(capacity / 2)  # well inside the level, as the suite's plateaus are taken
+        workgroup = f"N:{size}kB:{threads}"
+        figures.append(PeerFigure(f"{level} triad bandwidth ({size} KiB)", "B/s", triad(size * 1024),
+                                  _peer(stream, workgroup), f"{stream} -W {workgroup}"))
+    largest = capacities[-1][0] if capacities else 32 * 2**20
+    dram = _kib(max(8 * largest, 256 * 2**20))
+    figures.append(PeerFigure(f"DRAM triad bandwidth ({dram // 1024} MiB)", "B/s", triad(dram * 1024),
+                              lambda: _likwid(stream, f"N:{dram}kB:{threads}"), f"{stream} -W N:{dram}kB:{threads}"))
+    return figures
+
+
+# The registry of peers: name -> (what it is, the figures it measures on a host).
+PEERS: dict[str, tuple[str, Callable[[Device], list[PeerFigure]]]] = {
+    "likwid": ("likwid-bench: peakflops and stream kernels in assembly", likwid_figures),
+}
+
+
+def compare_with_peers(
+    figures: list[PeerFigure], rounds: int, progress: Callable[[int], None] = lambda _: None
+) -> list[Comparison]:
+    """Return every figure measured by both sides in `rounds` rounds, alternating which side goes first."""
+    ours: list[list[float]] = [[] for _ in figures]
+    theirs: list[list[float]] = [[] for _ in figures]
+    for done in range(rounds):
+        for index, figure in enumerate(figures):
+            order = [(figure.ours, ours[index]), (figure.theirs, theirs[index])]
+            for measure, into in order if done % 2 == 0 else reversed(order):
+                into.append(measure())
+        progress(done + 1)
+    return [Comparison(f.name, f.unit, tuple(o), tuple(t)) for f, o, t in zip(figures, ours, theirs)]
+
+
+def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Comparison], rounds: int) -> str:
+    """Return the Markdown section of one peer: each figure, the peer's kernel, medians, ratio and rounds."""
+    about = PEERS[peer][0]
+    lines = [
+        "",
+        f"## Against {peer} ({about})",
+        "",
+        f"Each round measures every figure on both sides, alternating which goes first; {rounds} rounds. The ratio",
+        "is perfcast / peer; the target is at least 0.95 (and at most 1.10 unless the byte counting explains it).",
+        "",
+        "| figure | peer kernel | perfcast (median) | peer (median) | ratio | per round: perfcast | per round: peer |",
+        "|---|---|---:|---:|---:|---|---|",
+    ]
+    for figure, c in zip(figures, results):
+        scale = 1e9
+        unit = "GB/s" if c.unit == "B/s" else "GFLOP/s"
+        lines.append(
+            f"| {c.figure} | `{figure.peer_kernel}` | {float(np.median(c.perfcast)) / scale:.1f} {unit} | "
+            f"{float(np.median(c.reference)) / scale:.1f} {unit} | **{c.ratio:.3f}** | "
+            f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
+        )
+    return "\n".join(lines) + "\n"
