@@ -53,3 +53,24 @@ def test_selecting_a_device(backend):
     assert OpenClBackend.open(key, 1).device == device
     with pytest.raises(BackendUnavailable, match="no OpenCL device 'no-such-device'"):
         OpenClBackend.open("no-such-device", 1)
+
+
+def test_a_gpu_description_says_which_figures_are_estimates(monkeypatch):
+    """What OpenCL does not report (warp size, thread count) is marked estimated in the profile's notes."""
+    from types import SimpleNamespace
+
+    from perfcast.bench import opencl
+    from perfcast.bench.opencl import OpenClBackend
+
+    monkeypatch.setattr(OpenClBackend, "is_cpu", property(lambda self: False))
+    gpu = SimpleNamespace(
+        name="Radeon Test GPU", vendor="Advanced Micro Devices, Inc.", driver_version="1.0",
+        platform=SimpleNamespace(name="AMD APP"), local_mem_size=65536, global_mem_size=16 * 2**30,
+        global_mem_cache_size=4 * 2**20, max_compute_units=60, max_work_group_size=256, max_clock_frequency=1500,
+    )
+    base = OpenClBackend(gpu).base_device()
+    assert base.known is None
+    assert base.structure["warp_size"] == 64 and base.structure["threads"] == 60 * 256
+    assert "Estimated, not reported by OpenCL: warp size 64" in base.structure["notes"]
+    assert base.structure["name"] == "opencl-radeon-test-gpu"
+    assert opencl is not None

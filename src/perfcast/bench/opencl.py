@@ -109,6 +109,9 @@ class OpenClBackend:
             "warp_size": warp,
             "clock": {"boost": {"value": d.max_clock_frequency * 1e6, **queried}},
             "memory": memory,
+            # OpenCL reports neither: say that they are estimates, and how they were made.
+            "notes": (f"Estimated, not reported by OpenCL: warp size {warp} (64 on AMD, else 32); threads "
+                      f"{d.max_compute_units * d.max_work_group_size} = compute units x max work-group size."),
         })
 
     def run(self, quick: bool, progress: Progress) -> SuiteResult:
