@@ -21,7 +21,7 @@ from perfcast.bench.suite import (
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
-__all__ = ["NativeCpuBackend", "register_blocks", "scalar_flags"]
+__all__ = ["CHAIN_LENGTH", "NativeCpuBackend", "compute_rate", "register_blocks", "scalar_flags", "triad_rate"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
 
@@ -29,7 +29,7 @@ _D = ctypes.POINTER(ctypes.c_double)
 _F = ctypes.POINTER(ctypes.c_float)
 _I64 = ctypes.POINTER(ctypes.c_int64)
 _L, _I = ctypes.c_long, ctypes.c_int
-
+CHAIN_LENGTH = 256  # operations on each register-resident value per pass of a compute kernel
 
 
 def register_blocks() -> tuple[VectorIsa, VectorIsa]:
@@ -51,6 +51,37 @@ _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, op
     ("int32", "fma"): ("peak_i32_fma", ctypes.c_uint32, np.uint32, 2),
     ("int32", "add_mul"): ("peak_i32_add", ctypes.c_uint32, np.uint32, 2),  # (v + b) ^ a
 }
+
+
+def compute_rate(
+    lib: ctypes.CDLL, function: str, scalar: type, threads: int, block_bytes: int, repetitions: int, min_seconds: float,
+    *, ops: int = 2, operands: tuple[float, float] = (0.999, 1e-3),
+) -> Sample:
+    """Return the rate (op/s) of compute kernel `function` on `threads` threads.
+
+    Each thread chains `ops`-op steps over `block_bytes` of register-resident values: the block the library
+    was built with.
+    """
+    sink = ctypes.create_string_buffer(ctypes.sizeof(scalar) * max(64, threads))  # one result per thread
+    kernel = getattr(lib, function)
+    x, y = scalar(operands[0]), scalar(operands[1])
+    per_pass = threads * (block_bytes // ctypes.sizeof(scalar)) * CHAIN_LENGTH * ops
+    return calibrated_rate(
+        lambda passes: kernel(passes, CHAIN_LENGTH, threads, x, y, ctypes.cast(sink, ctypes.POINTER(scalar))),
+        per_pass, repetitions, min_seconds,
+    )
+
+
+def triad_rate(
+    lib: ctypes.CDLL, arrays: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, threads: int, repetitions: int,
+    min_seconds: float,
+) -> Sample:
+    """Return the triad bandwidth (B/s, STREAM counting: 24 B per element) over the first `n` of `arrays`."""
+    a, b, c = arrays
+    return calibrated_rate(
+        lambda passes: lib.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, threads),
+        24 * n, repetitions, min_seconds,
+    )
 
 
 def _declare(library: NativeLibrary) -> ctypes.CDLL:
@@ -133,8 +164,7 @@ class NativeCpuBackend:
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
             n = max(threads * 64, int(size) // 24)
-            run, moved = kernel_run("triad", n, threads)
-            suite.sweep.append(SweepPoint("triad", 24 * n, calibrated_rate(run, moved, reps, min_seconds)))
+            suite.sweep.append(SweepPoint("triad", 24 * n, triad_rate(lib, (a, b, c), n, threads, reps, min_seconds)))
         suite.levels = cache_plateaus(suite.sweep, capacities)
         # 2. DRAM: the four STREAM kernels far past the caches.
         for kernel in ("read", "write", "copy", "triad"):
@@ -159,27 +189,17 @@ class NativeCpuBackend:
             8 * gathered, reps, min_seconds,
         )
         # 4. Peaks per precision and instruction kind, from registers, every core.
-        k = 256
         for (precision, kind), (function, scalar_type, dtype, ops) in _COMPUTE.items():
             tick(f"peak {precision} {kind}")
-            out = np.zeros(max(64, threads), dtype=dtype)
-            a_value, b_value = (scalar_type(1), scalar_type(3)) if dtype == np.uint32 else (scalar_type(0.999), scalar_type(1e-3))
-            call = getattr(lib, function)
-            suite.compute[(precision, kind)] = calibrated_rate(
-                lambda passes, call=call, out=out, x=a_value, y=b_value, s=scalar_type: call(
-                    passes, k, threads, x, y, _ptr(out, ctypes.POINTER(s))
-                ),
-                threads * (isa.block_bytes // np.dtype(dtype).itemsize) * k * ops, reps, min_seconds,
+            operands = (1, 3) if dtype == np.uint32 else (0.999, 1e-3)
+            suite.compute[(precision, kind)] = compute_rate(
+                lib, function, scalar_type, threads, isa.block_bytes, reps, min_seconds, ops=ops, operands=operands
             )
         # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
-        out32 = np.zeros(max(64, threads), dtype=np.float32)
-        for label, library, t in (("single thread", lib, 1), ("no SIMD", lib_scalar, threads)):
+        for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
             tick(f"fp32 FMA, {label}")
-            suite.compute_ceilings[label] = calibrated_rate(
-                lambda passes, library=library, t=t: library.peak_f32_fma(
-                    passes, k, t, ctypes.c_float(0.999), ctypes.c_float(1e-3), _ptr(out32, _F)
-                ),
-                t * ((isa if library is lib else scalar_isa).block_bytes // 4) * k * 2, reps, min_seconds,
+            suite.compute_ceilings[label] = compute_rate(
+                library, "peak_f32_fma", ctypes.c_float, t, block.block_bytes, reps, min_seconds
             )
         # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store.
         x = np.ones(dram_bytes // 4, dtype=np.float32)
@@ -196,6 +216,6 @@ class NativeCpuBackend:
         tick.finish()
         suite.notes.append(
             f"Memory kernels on {threads} threads over {dram_bytes / 2**20:.0f} MiB of triad working set; "
-            f"cache plateaus from the triad sweep; peaks from register-resident chains of {k} operations."
+            f"cache plateaus from the triad sweep; peaks from register-resident chains of {CHAIN_LENGTH} operations."
         )
         return suite

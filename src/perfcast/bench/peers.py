@@ -16,17 +16,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from perfcast.bench.cpu import _D, SOURCE, _declare, _ptr, register_blocks
+from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, triad_rate
 from perfcast.bench.reference import Comparison
-from perfcast.bench.suite import calibrated_rate
 from perfcast.devices.schema import Device
 from perfcast.errors import ToolError
-from perfcast.kernels.native import VectorIsa, build_library, native_flags, vector_isa
+from perfcast.kernels.native import VectorIsa, build_library, cpu_flags, native_flags, vector_isa
 
 __all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "compare_with_peers", "likwid_figures", "peers_markdown"]
-
-CHAIN_LENGTH = 256
-
 
 class PeerUnavailable(ToolError):
     """A peer program that is not installed here or has no kernel for this CPU."""
@@ -81,39 +77,28 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     """Return the figures likwid-bench measures on `host`: fp32/fp64 FMA peaks, 1-thread peak, cache and DRAM triad."""
     if shutil.which("likwid-bench") is None:
         raise PeerUnavailable("likwid-bench is not installed (Debian/Ubuntu: apt-get install likwid)")
-    from perfcast.kernels.native import _cpu_flags
-
-    flags = set(_cpu_flags()) if flags is None else flags
+    flags = set(cpu_flags()) if flags is None else flags
     isa = vector_isa(flags)
     sp, dp, stream = _likwid_names(isa, flags)
     threads = host.threads
     library = _declare(build_library(SOURCE, native_flags()))
     block = register_blocks()[0].block_bytes
 
-    def peak(function: str, scalar: type, size: int, on: int) -> Callable[[], float]:
-        sink = np.zeros(64, dtype=np.float32 if size == 4 else np.float64)
-        kernel = getattr(library, function)
-        return lambda: calibrated_rate(
-            lambda passes: kernel(passes, CHAIN_LENGTH, on, scalar(0.999), scalar(1e-3),
-                                  _ptr(sink, ctypes.POINTER(scalar))),
-            on * (block // size) * CHAIN_LENGTH * 2, 5, 0.05,
-        ).value
+    def peak(function: str, scalar: type, on: int) -> Callable[[], float]:
+        return lambda: compute_rate(library, function, scalar, on, block, 5, 0.05).value
 
     def triad(working_set: float) -> Callable[[], float]:
         n = max(threads * 64, int(working_set) // 24)
-        a, b, c = (np.full(n, value) for value in (1.0, 2.0, 0.5))
-        return lambda: calibrated_rate(
-            lambda passes: library.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, threads),
-            24 * n, 5, 0.02,
-        ).value
+        arrays = (np.full(n, 1.0), np.full(n, 2.0), np.full(n, 0.5))
+        return lambda: triad_rate(library, arrays, n, threads, 5, 0.02).value
 
     figures = [
-        PeerFigure(f"fp32 FMA peak, {threads} threads", "op/s", peak("peak_f32_fma", ctypes.c_float, 4, threads),
-                   lambda: _likwid(sp, f"N:24kB:{threads}"), f"{sp} -W N:24kB:{threads}"),
-        PeerFigure(f"fp64 FMA peak, {threads} threads", "op/s", peak("peak_f64_fma", ctypes.c_double, 8, threads),
-                   lambda: _likwid(dp, f"N:24kB:{threads}"), f"{dp} -W N:24kB:{threads}"),
-        PeerFigure("fp32 FMA peak, 1 thread", "op/s", peak("peak_f32_fma", ctypes.c_float, 4, 1),
-                   lambda: _likwid(sp, "S0:24kB:1"), f"{sp} -W S0:24kB:1"),
+        PeerFigure(f"fp32 FMA peak, {threads} threads", "op/s", peak("peak_f32_fma", ctypes.c_float, threads),
+                   _peer(sp, f"N:24kB:{threads}"), f"{sp} -W N:24kB:{threads}"),
+        PeerFigure(f"fp64 FMA peak, {threads} threads", "op/s", peak("peak_f64_fma", ctypes.c_double, threads),
+                   _peer(dp, f"N:24kB:{threads}"), f"{dp} -W N:24kB:{threads}"),
+        PeerFigure("fp32 FMA peak, 1 thread", "op/s", peak("peak_f32_fma", ctypes.c_float, 1),
+                   _peer(sp, "S0:24kB:1"), f"{sp} -W S0:24kB:1"),
     ]
     capacities = sorted(
         (level.size.value * (host.compute_units if level.scope == "per_core" else 1), level.level)
@@ -127,7 +112,7 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     largest = capacities[-1][0] if capacities else 32 * 2**20
     dram = _kib(max(8 * largest, 256 * 2**20))
     figures.append(PeerFigure(f"DRAM triad bandwidth ({dram // 1024} MiB)", "B/s", triad(dram * 1024),
-                              lambda: _likwid(stream, f"N:{dram}kB:{threads}"), f"{stream} -W N:{dram}kB:{threads}"))
+                              _peer(stream, f"N:{dram}kB:{threads}"), f"{stream} -W N:{dram}kB:{threads}"))
     return figures
 
 

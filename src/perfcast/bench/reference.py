@@ -12,8 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.cpu import SOURCE, _declare, _ptr, register_blocks
-from perfcast.bench.suite import calibrated_rate
+from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, triad_rate
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import build_executable, build_library, native_flags
 from perfcast.output_files import reproduce_block
@@ -80,24 +79,14 @@ def compare_with_references(
 ) -> list[Comparison]:
     """Return DRAM triad and fp32 FMA peak, perfcast against the references, alternating within each round."""
     lib = _declare(build_library(SOURCE, native_flags()))
-    a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
-    out = np.zeros(max(64, threads), dtype=np.float32)
-    k = 256
-    double = ctypes.POINTER(ctypes.c_double)
+    arrays = (np.full(dram_elements, 1.0), np.full(dram_elements, 2.0), np.full(dram_elements, 0.5))
+    block = register_blocks()[0].block_bytes
 
     def our_triad() -> float:
-        return calibrated_rate(
-            lambda passes: lib.mem_triad(_ptr(a, double), _ptr(b, double), _ptr(c, double), 3.0, dram_elements,
-                                         passes, threads),
-            24 * dram_elements, 10, 0.02,
-        ).value
+        return triad_rate(lib, arrays, dram_elements, threads, 10, 0.02).value
 
     def our_peak() -> float:
-        return calibrated_rate(
-            lambda passes: lib.peak_f32_fma(passes, k, threads, ctypes.c_float(0.999), ctypes.c_float(1e-3),
-                                            _ptr(out, ctypes.POINTER(ctypes.c_float))),
-            threads * (register_blocks()[0].block_bytes // 4) * k * 2, 10, 0.05,
-        ).value
+        return compute_rate(lib, "peak_f32_fma", ctypes.c_float, threads, block, 10, 0.05).value
 
     pairs = [
         (our_triad, lambda: run_stream(dram_elements, 11)["triad"]),

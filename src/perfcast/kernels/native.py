@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import platform
@@ -23,6 +24,7 @@ __all__ = [
     "build_executable",
     "build_library",
     "cache_dir",
+    "cpu_flags",
     "native_flags",
     "vector_isa",
 ]
@@ -76,7 +78,7 @@ class VectorIsa:
 def vector_isa(flags: Iterable[str] | None = None, machine: str | None = None) -> VectorIsa:
     """Return the vector ISA -march=native gives on a CPU with these /proc/cpuinfo `flags` (this CPU's by default)."""
     if flags is None:
-        flags = _cpu_flags()
+        flags = cpu_flags()
     names = set(flags)
     machine = machine or platform.machine()
     if "avx512f" in names:
@@ -88,13 +90,18 @@ def vector_isa(flags: Iterable[str] | None = None, machine: str | None = None) -
     return VectorIsa("SSE2", 16, 16)
 
 
-def _cpu_flags() -> list[str]:
-    """Return this CPU's feature flags from /proc/cpuinfo ('flags' on x86, 'Features' on ARM); empty if unknown."""
+@functools.cache
+def _cpuinfo_lines() -> tuple[str, ...]:
+    """Return the lines of /proc/cpuinfo, read once per process (empty where there is none)."""
     try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        return tuple(Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
-        return []
-    for line in text.splitlines():
+        return ()
+
+
+def cpu_flags() -> list[str]:
+    """Return this CPU's feature flags from /proc/cpuinfo ('flags' on x86, 'Features' on ARM); empty if unknown."""
+    for line in _cpuinfo_lines():
         key, _, value = line.partition(":")
         if key.strip() in ("flags", "Features"):
             return value.split()
@@ -143,14 +150,10 @@ def _check_private(path: Path, what: str) -> None:
 
 
 def _cpu_identity() -> str:
-    """Return what -march=native depends on: the CPU model and its feature flags (empty where unknown)."""
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return platform.processor() or platform.machine()
+    """Return what -march=native depends on: the CPU model and its feature flags (the machine where unknown)."""
     wanted = ("model name", "flags", "Features", "CPU implementer", "CPU part")
-    lines = []
-    for line in text.splitlines():
+    lines: list[str] = []
+    for line in _cpuinfo_lines():
         key = line.split(":", 1)[0].strip()
         if key in wanted and line not in lines:
             lines.append(line)
