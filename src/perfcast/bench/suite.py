@@ -242,9 +242,13 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
 
 
 def measured_device(
-    base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None
+    base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None,
+    warnings: Sequence[str] | None = None,
 ) -> Device:
-    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in."""
+    """Return `base` (its structure: cores, caches, SIMD width) with every measured figure of `suite` put in.
+
+    `warnings` are the suite's self-checks when the caller has run them already; they go into the notes.
+    """
     today = today or _dt.date.today().isoformat()
     if "triad" not in suite.dram:
         raise ValueError("a measured profile needs the DRAM triad bandwidth")
@@ -295,7 +299,9 @@ def measured_device(
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
         data["host_link"] = {"name": "host to device copy", "bandwidth": _figure(suite.host_link, suite.tool, today)}
-    checks = [f"Self-check: {warning}." for warning in self_checks(suite, base.before())]
+    if warnings is None:
+        warnings = self_checks(suite, base.before())
+    checks = [f"Self-check: {warning}." for warning in warnings]
     notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes,
              *checks]
     data["notes"] = " ".join(note for note in notes if note).strip()

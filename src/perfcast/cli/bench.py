@@ -98,13 +98,14 @@ def bench_command(
                   TimeElapsedColumn(), console=errors, transient=True) as bar:
         task = bar.add_task("starting", total=1.0)
         suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction))
-    warnings = self_checks(suite, base.before())
+    before = base.before()  # the description the measurements are compared with
+    warnings = self_checks(suite, before)
     for warning in warnings:
         errors.print(f"[yellow]warning:[/] {printable(warning)}", highlight=False)
     if strict and warnings:
         raise fail(f"--strict: {len(warnings)} self-check(s) failed; no profile written")
     try:
-        profile = measured_device(base, suite)
+        profile = measured_device(base, suite, warnings=warnings)
     except ValueError as error:
         raise fail(f"the measurements do not make a valid profile: {error}") from None
     saved = save_device(profile, PROFILES_DIR / f"{profile.name}.yaml")
@@ -112,7 +113,6 @@ def bench_command(
         save_device(profile, output)
     if csv_path is not None:
         write_suite_csv(suite, csv_path)
-    before = base.before()
     rows = _compare_rows(before, profile, suite.tool)
     if as_json:
         print_json({
