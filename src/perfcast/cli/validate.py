@@ -32,18 +32,43 @@ validate_app = typer.Typer(help="Measured validations of the models on this mach
 app.add_typer(validate_app, name="validate")
 
 
-def _advance(bar: Any, task: Any, done: int) -> None:
-    """Move a progress bar's task to `done` completed rounds."""
-    bar.update(task, completed=done)
-
-
 def _complexities(quick: bool) -> Callable[[Any], Any]:
     """Return which complexities f of a primitive to time: every other one with --quick."""
     return lambda primitive: primitive.complexities[::2] if quick else primitive.complexities
 
 
-def _timing_rounds(repetitions: int, work: Callable[[Callable[[int], None]], Any]) -> Any:
-    """Return work(progress) run under a progress bar of timing rounds; its ValueError is a CLI error."""
+def _command_line(default: str) -> str:
+    """Return the command line this process was run with, for a report's "reproduce with" (else `default`)."""
+    import shlex
+    import sys
+
+    return "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else default
+
+
+def _print_comparisons(title: str, other: str, comparisons: Any) -> None:
+    """Print perfcast's medians beside another program's, and their ratio, one row per figure."""
+    import numpy as np
+
+    table = Table(box=box.SIMPLE_HEAD, title=printable(title), title_justify="left")
+    for column in ("figure", "perfcast (median)", f"{other} (median)", "ratio"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    for c in comparisons:
+        dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
+        table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
+                      format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
+    console.print(table)
+
+
+# Options the validations share.
+CpuDevice = Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")]
+Quick = Annotated[bool, typer.Option("--quick", help="Small arrays and fewer points or rounds (seconds, for tests).")]
+Repetitions = Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")]
+Markdown = Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def _timing_rounds(rounds: int, work: Callable[[Callable[[int], None]], Any], label: str = "timing rounds") -> Any:
+    """Return work(progress) run under a progress bar of `rounds` rounds; a ValueError or a failing tool is a CLI error."""
     from rich.progress import (
         BarColumn,
         MofNCompleteColumn,
@@ -52,27 +77,24 @@ def _timing_rounds(repetitions: int, work: Callable[[Callable[[int], None]], Any
         TimeElapsedColumn,
     )
 
-    with Progress(TextColumn("timing rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=errors, transient=True) as bar:
-        task = bar.add_task("timing", total=repetitions)
+        task = bar.add_task(label, total=rounds)
         try:
             return work(lambda done: bar.update(task, completed=done))
-        except ValueError as error:
+        except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None
 
 
 @validate_app.command("classify")
 def validate_classify_command(
-    device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
-    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and fewer complexities (seconds, for tests).")] = False,
-    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")] = 10,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    device_name: CpuDevice = HOST,
+    quick: Quick = False,
+    repetitions: Repetitions = 10,
+    markdown: Markdown = None,
+    as_json: Json = False,
 ) -> None:
     """Classify perfcast's C primitives from source, predict them with the boat hull, and time them."""
-    import shlex
-    import sys
-
     from perfcast.bench.classify_validation import (
         classified_primitives,
         classify_markdown,
@@ -113,24 +135,21 @@ def validate_classify_command(
                           f"{format_time(p.range_lower)} – {format_time(p.range_upper)}", "yes" if p.in_range else "no")
         console.print(table)
     if markdown is not None:
-        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate classify"
+        command = _command_line("perfcast validate classify")
         write_text_atomic(markdown, classify_markdown(chosen, run, inputs, command))
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
 
 @validate_app.command("boathull")
 def validate_boathull_command(
-    device_name: Annotated[str, typer.Option("--device", "-d", help="Description of this CPU: a YAML file, or 'host' to detect it now.")] = HOST,
-    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and fewer complexities (seconds, for tests).")] = False,
-    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per point.")] = 10,
+    device_name: CpuDevice = HOST,
+    quick: Quick = False,
+    repetitions: Repetitions = 10,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the measured-vs-predicted chart.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    markdown: Markdown = None,
+    as_json: Json = False,
 ) -> None:
     """Time synthetic primitives (elementwise, reduction, 5x5 neighbourhood) and compare with the boat hull prediction."""
-    import shlex
-    import sys
-
     from perfcast.bench.boathull_validation import (
         primitives_for,
         summary,
@@ -187,7 +206,7 @@ def validate_boathull_command(
         save_figure(hull_figure(panels, suptitle=f"Boat hull vs measured — {run.device}"), output)
         (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
     if markdown is not None:
-        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else "perfcast validate boathull"
+        command = _command_line("perfcast validate boathull")
         chart = None
         if output is not None:
             chart = os.path.relpath(output.resolve(), markdown.resolve().parent)
@@ -198,23 +217,12 @@ def validate_boathull_command(
 @validate_app.command("bench")
 def validate_bench_command(
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Side-by-side rounds (each runs both, alternating order).")] = 7,
-    quick: Annotated[bool, typer.Option("--quick", help="Small arrays and 2 rounds (seconds, for tests).")] = False,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write the report (Markdown) to this file.")] = None,
+    quick: Quick = False,
+    markdown: Markdown = None,
     against: Annotated[list[str] | None, typer.Option("--against", help="Also run beside these installed peer programs, comma-separated: likwid (likwid-bench).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_json: Json = False,
 ) -> None:
     """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C, and peers."""
-    import shlex
-    import sys
-
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
-
     from perfcast.bench.detect import detect_cpu
     from perfcast.bench.peers import PEERS, compare_with_peers, peers_markdown
     from perfcast.bench.reference import compare_with_references, comparison_markdown
@@ -235,23 +243,12 @@ def validate_bench_command(
                   default=32 * 2**20)
     elements = int((2 if quick else 8) * largest // 8)
     rounds = 2 if quick else rounds
-    with Progress(TextColumn("side-by-side rounds"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as bar:
-        task = bar.add_task("rounds", total=rounds)
-        try:
-            results = compare_with_references(host.threads, elements, rounds,
-                                              progress=lambda done: bar.update(task, completed=done))
-        except (NativeBuildError, RuntimeError) as error:
-            raise fail(str(error)) from None
-    peer_results = {}
-    for name, figures in peer_figures.items():
-        with Progress(TextColumn(f"rounds beside {name}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=errors, transient=True) as bar:
-            task = bar.add_task(name, total=rounds)
-            try:
-                peer_results[name] = compare_with_peers(figures, rounds, progress=partial(_advance, bar, task))
-            except RuntimeError as error:
-                raise fail(str(error)) from None
+    results = _timing_rounds(rounds, partial(compare_with_references, host.threads, elements, rounds),
+                             "side-by-side rounds")
+    peer_results = {
+        name: _timing_rounds(rounds, partial(compare_with_peers, figures, rounds), f"rounds beside {name}")
+        for name, figures in peer_figures.items()
+    }
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
@@ -259,31 +256,12 @@ def validate_bench_command(
                      "peers": {name: [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast, "peer": c.reference,
                                        "ratio": c.ratio} for c in found] for name, found in peer_results.items()}})
     else:
-        import numpy as np
-
-        table = Table(box=box.SIMPLE_HEAD, title=f"perfcast against the references on {host.full_name}",
-                      title_justify="left")
-        for column in ("figure", "perfcast (median)", "reference (median)", "ratio"):
-            table.add_column(column, justify="left" if column == "figure" else "right")
-        for c in results:
-            dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
-            table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
-                          format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
-        console.print(table)
+        _print_comparisons(f"perfcast against the references on {host.full_name}", "reference", results)
         for name, found in peer_results.items():
-            table = Table(box=box.SIMPLE_HEAD, title=f"perfcast beside {name}", title_justify="left")
-            for column in ("figure", "perfcast (median)", f"{name} (median)", "ratio"):
-                table.add_column(column, justify="left" if column == "figure" else "right")
-            for c in found:
-                dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
-                table.add_row(c.figure, format_quantity(float(np.median(c.perfcast)), dimension),
-                              format_quantity(float(np.median(c.reference)), dimension), f"{c.ratio:.3f}")
-            console.print(table)
+            _print_comparisons(f"perfcast beside {name}", name, found)
     if markdown is not None:
-        command = "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else None
-        text = comparison_markdown(results, host, elements, largest, rounds,
-                                   command or "perfcast validate bench --markdown docs/validation/bench-cpu.md")
+        command = _command_line("perfcast validate bench --markdown docs/validation/bench-cpu.md")
+        text = comparison_markdown(results, host, elements, largest, rounds, command)
         text += "".join(peers_markdown(name, peer_figures[name], found, rounds) for name, found in peer_results.items())
-        markdown.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
