@@ -19,6 +19,16 @@ from perfcast.errors import InputError
 __all__ = ["UnwritablePath", "check_writable", "replaced", "reproduce_block", "write_text_atomic"]
 
 
+def _read_umask() -> int:
+    """Return the process's umask (reading it means setting it: done once, at import, before any thread starts)."""
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+_UMASK = _read_umask()  # mkstemp makes files 0600; a written result gets 0644 less the umask
+
+
 class UnwritablePath(InputError):
     """An output path perfcast cannot write, named with the option that gave it."""
 
@@ -52,7 +62,7 @@ def replaced(path: str | Path) -> Iterator[Path]:
     partial = Path(name)
     try:
         yield partial
-        partial.chmod(0o644 & ~_umask())
+        partial.chmod(0o644 & ~_UMASK)
         partial.replace(path)
     finally:
         partial.unlink(missing_ok=True)
@@ -63,12 +73,6 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     with replaced(path) as partial:
         partial.write_text(text, encoding="utf-8")
     return Path(path)
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 def reproduce_block(command: str) -> list[str]:

@@ -51,7 +51,7 @@ def _sizes(primitive: SyntheticPrimitive) -> dict[str, int]:
     if primitive.name == "neighbourhood":
         hood = species.inputs[0].pattern.size or (1,)
         return {"rows": dims[0], "cols": dims[1], "size": int(hood[0])}
-    return {"n": int(parse_species(primitive.species).inputs[0].size[0])}
+    return {"n": int(species.inputs[0].size[0])}
 
 
 def classified_primitives(quick: bool) -> list[ClassifiedPrimitive]:

@@ -54,9 +54,10 @@ def _check_bind(species: str, bound: dict[str, int]) -> None:
     """Raise ValueError for bound names the species does not use (a typo would otherwise go unnoticed)."""
     from perfcast.species.grammar import parse_species
 
-    unused = sorted(set(bound) - parse_species(species).symbols)
+    symbols = parse_species(species).symbols
+    unused = sorted(set(bound) - symbols)
     if unused:
-        used = ", ".join(sorted(parse_species(species).symbols)) or "none"
+        used = ", ".join(sorted(symbols)) or "none"
         raise ValueError(f"--bind {', '.join(unused)}: not a symbol of {species!r} (its symbols: {used})")
 
 
