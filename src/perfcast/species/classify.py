@@ -262,10 +262,9 @@ def _int_literal(text: str) -> int | None:
 class _NestAnalysis:
     """Walks one outermost loop nest and collects loops, accesses, op terms and doubts."""
 
-    def __init__(self, unit: _Unit, function: str, scope: dict[str, _Var], substitutions: dict[str, Poly],
+    def __init__(self, unit: _Unit, scope: dict[str, _Var], substitutions: dict[str, Poly],
                  aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], call_stack: tuple[str, ...]):
         self.unit = unit
-        self.function = function
         self.scope = dict(scope)
         self.subst = dict(substitutions)
         self.aliases = dict(aliases)
@@ -282,7 +281,6 @@ class _NestAnalysis:
         self.subscript_ops = Poly()  # data ops inside data-dependent subscripts, taken by the next access
         self.opaque: dict[str, str] = {}  # integer locals whose value the analysis cannot follow, and why
         self.guard_depth = 0
-        self.callee_refs_ok = True
 
     # -- helpers
     def doubt(self, message: str) -> None:
@@ -776,7 +774,7 @@ class _NestAnalysis:
                     self.doubt(f"line {line}: argument '{var.name}' of '{name}' is not an index expression")
             else:
                 scope[var.name] = _Var(var.name, "scalar", True, (), "nest")
-        callee = _NestAnalysis(self.unit, name, scope, subst, {}, self.call_costs, (*self.call_stack, name))
+        callee = _NestAnalysis(self.unit, scope, subst, {}, self.call_costs, (*self.call_stack, name))
         callee.data_locals = {v.name for v in scope.values() if v.scope == "nest" and v.is_float}
         try:
             callee.statement(definition.body)
@@ -1570,7 +1568,7 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
                 return
             scope[var.name] = var
             if node.init is not None and assigned.get(var.name, 0) == 0:
-                probe = _NestAnalysis(unit, name, scope, subst, aliases, call_costs, (name,))
+                probe = _NestAnalysis(unit, scope, subst, aliases, call_costs, (name,))
                 if var.kind == "pointer":
                     target = probe.resolve_pointer(node.init)
                     if target is not None:
@@ -1610,7 +1608,7 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
 def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str, _Var], subst: dict[str, Poly],
                    aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], pragmas: list[str],
                    symbols: dict[str, str]) -> LoopNestSpecies:
-    nest = _NestAnalysis(unit, function, scope, subst, aliases, call_costs, (function,))
+    nest = _NestAnalysis(unit, scope, subst, aliases, call_costs, (function,))
     for pragma in pragmas:
         if pragma.startswith("omp"):
             nest.note(f"#pragma {pragma}")
