@@ -22,6 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "kernels": BASE,
     "tune": {"kernels", "models"} | BASE,
     "plots": {"models", "tune"} | BASE,
+    "profiles": {"models"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
 }
 

@@ -1,0 +1,199 @@
+"""`perfcast profile` (kernel metrics from a profiler) and `perfcast predict` (the quantitative roofline, §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich import box
+from rich.table import Table
+
+from perfcast.cli.common import (
+    app,
+    check_chart_path,
+    console,
+    errors,
+    format_time,
+    print_json,
+    printable,
+    resolve_device,
+)
+from perfcast.output_files import check_writable
+
+if TYPE_CHECKING:
+    from perfcast.models.quantitative import QuantitativePrediction
+    from perfcast.profiles.profile import ProfileSet
+
+_TOOL_HELP = "ncu (Nsight Compute), nvprof, or oclgrind (any OpenCL program, no GPU needed)"
+
+
+def _count(value: float | None) -> str:
+    """Return a count in a short form (1.23e+09), or '—'."""
+    if value is None:
+        return "—"
+    return f"{value:.4g}" if value < 1e5 else f"{value:.3e}"
+
+
+def _print_profile(profile: ProfileSet) -> None:
+    """Print the kernels of a profile: launches, time, and the counts the models read."""
+    table = Table(box=box.SIMPLE_HEAVY, title=printable(profile.source.describe()))
+    for column in ("kernel", "launches", "time", "M_fp32", "M_fma32", "M_fp64", "M_int", "M_ldst", "M_inst",
+                   "DRAM B"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    for kernel in profile.kernels:
+        m = kernel.metrics
+        dram = (m["dram_read"] + m["dram_write"]) * 32 if "dram_read" in m and "dram_write" in m else None
+        table.add_row(printable(kernel.name), str(kernel.launches),
+                      format_time(kernel.duration) if kernel.duration else "—",
+                      *(_count(m.get(name)) for name in ("fp32", "fma_fp32", "fp64", "int", "ldst", "inst_warp")),
+                      _count(dram))
+    console.print(table)
+    for note in profile.notes:
+        console.print(f"note: {printable(note)}")
+    for kernel in profile.kernels:
+        for note in kernel.notes:
+            console.print(f"note ({printable(kernel.name)}): {printable(note)}")
+
+
+@app.command("profile")
+def profile_command(
+    command: Annotated[list[str] | None, typer.Argument(help="The program to profile and its arguments, after --.")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="The profile to write (YAML).")] = Path("profile.yaml"),
+    tool: Annotated[str | None, typer.Option("--tool", "-t", help=f"Profiler: {_TOOL_HELP}. Default: the first installed of ncu, oclgrind, nvprof.")] = None,
+    from_file: Annotated[Path | None, typer.Option("--from", help="Read this profiler output (ncu or nvprof CSV, Oclgrind histograms) instead of running a program.")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", help="Stop the profiled program after this many seconds.")] = None,
+) -> None:
+    """Kernel metrics for the models: run a program under a profiler (or read its output) and write a profile."""
+    from perfcast.profiles import READERS, read_profile
+    from perfcast.profiles.capture import TOOLS, capture, default_tool
+
+    check_writable(output, "--output", (".yaml", ".yml"))
+    if from_file is not None:
+        if command:
+            raise typer.BadParameter("give either --from FILE or a program to run, not both")
+        if tool is not None and tool not in READERS:
+            raise typer.BadParameter(f"--tool {tool!r}: choose one of {', '.join(READERS)}")
+        profile = read_profile(from_file, tool)
+        profile.save(output)
+    else:
+        if not command:
+            raise typer.BadParameter("give the program to profile after --, or --from FILE")
+        chosen = tool or default_tool()
+        if chosen not in TOOLS:
+            raise typer.BadParameter(f"--tool {chosen!r}: choose one of {', '.join(TOOLS)}")
+        errors.print(f"profiling with {chosen}: {printable(' '.join(command))}", highlight=False)
+        result = capture(chosen, command, output, timeout)
+        profile = result.profile
+        errors.print(f"raw output kept in {printable(result.raw)}"
+                     + (f" and {len(result.extra)} IR file(s) beside it" if result.extra else ""), highlight=False)
+    _print_profile(profile)
+    console.print(f"wrote {printable(output)}")
+
+
+def _prediction_row(prediction: QuantitativePrediction) -> dict[str, Any]:
+    """Return a prediction as JSON-ready numbers."""
+    p = prediction
+    return {
+        "time_s": p.time, "bound": p.bound, "reason": p.reason, "performance_op_s": p.performance,
+        "k_type": p.kernel.k_type, "w_comp_op": p.kernel.w_comp, "w_traf_b": p.kernel.w_traf,
+        "e_mix": p.kernel.e_mix, "e_instr": p.e_instr, "d_ops": p.kernel.d_ops, "d_ldst": p.kernel.d_ldst,
+        "d_other": p.kernel.d_other, "t_op": p.t_op, "t_op_adjusted": p.t_op_adjusted,
+        "o_krn": None if p.o_krn == float("inf") else p.o_krn, "o_dev": p.o_dev,
+        "w_op": p.w_op, "w_ldst": p.w_ldst, "w_other": p.w_other,
+    }
+
+
+@app.command("predict")
+def predict_command(
+    profile_path: Annotated[Path, typer.Argument(help="A profile (perfcast profile), or ncu/nvprof/Oclgrind output.")],
+    device_names: Annotated[list[str], typer.Option("--device", "-d", help="Target: catalog name, device YAML (perfcast bench) or 'host'. Repeatable.")],
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Predict this kernel only (repeatable; default: every kernel with the metrics).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Quadrant-split chart (.png/.svg/.pdf); one file per kernel when there are several.")] = None,
+    log: Annotated[bool, typer.Option("--log", help="Log axes on the chart.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Time of each profiled kernel on each device, by the quantitative roofline (§3), with its bound and why."""
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.models.quantitative import kernel_parameters, predict
+    from perfcast.profiles import read_profile
+    from perfcast.profiles.profile import ProfileError
+
+    check_chart_path(output)
+    profile = read_profile(profile_path)
+    chosen = profile.select(kernels or [])
+    devices = [resolve_device(name) for name in device_names]
+    inputs = [quantitative_inputs(device) for device in devices]
+    results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
+    skipped: list[str] = []
+    for kernel in chosen:
+        try:
+            parameters = kernel_parameters(kernel.counts())
+        except (ProfileError, ValueError) as error:
+            if kernels:
+                raise ProfileError(str(error) if isinstance(error, ProfileError)
+                                   else f"kernel {kernel.name!r}: {error}") from None
+            skipped.append(f"{kernel.name}: {error}")
+            continue
+        rows = []
+        for info in inputs:
+            try:
+                rows.append((info.device.name, predict(parameters, info.rates)))
+            except ValueError as error:
+                raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None
+        results.append((kernel.name, rows))
+    if not results:
+        raise ProfileError("no kernel of the profile has the metrics the quantitative model needs: "
+                           + "; ".join(skipped[:5]))
+    if as_json:
+        print_json({
+            "profile": str(profile_path), "source": vars(profile.source),
+            "devices": {info.device.name: info.sources for info in inputs},
+            "kernels": [{"kernel": name, "predictions": {device: _prediction_row(p) for device, p in rows}}
+                        for name, rows in results],
+            "skipped": skipped,
+        })
+    else:
+        _print_predictions(profile, results, inputs)
+        for line in skipped:
+            errors.print(f"skipped {printable(line)}", highlight=False)
+    if output is not None:
+        _save_charts(output, results, log)
+
+
+def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
+                       inputs: list[Any]) -> None:
+    """Print one table row per kernel and device, the explanation of each, and where the device figures come from."""
+    table = Table(box=box.SIMPLE_HEAVY, title=f"quantitative roofline (§3), profile: {printable(profile.source.describe())}")
+    for column in ("kernel", "device", "type", "time", "bound", "T_pred", "O_krn", "O_dev", "E_mix", "E_instr"):
+        table.add_column(column, justify="left" if column in ("kernel", "device", "bound") else "right")
+    for name, rows in results:
+        for device, p in rows:
+            unit = "GOP/s" if p.kernel.k_type == "int" else "GFLOP/s"
+            table.add_row(printable(name), printable(device), p.kernel.k_type, format_time(p.time), p.bound,
+                          f"{p.performance / 1e9:.4g} {unit}", "∞" if p.o_krn == float("inf") else f"{p.o_krn:.3g}",
+                          f"{p.o_dev:.3g}", f"{p.kernel.e_mix:.2f}", f"{p.e_instr:.2f}")
+    console.print(table)
+    for name, rows in results:
+        for device, p in rows:
+            console.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}")
+    for info in inputs:
+        console.print(f"[bold]{printable(info.device.name)}[/]: " + "; ".join(
+            f"{symbol} {printable(text)}" for symbol, text in info.sources.items()))
+
+
+def _save_charts(output: Path, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
+                 log: bool) -> None:
+    """Write the quadrant-split chart of each kernel."""
+    import re
+
+    from perfcast.plots.files import save_figure
+    from perfcast.plots.quadrant import quadrant_figure
+
+    for name, rows in results:
+        path = output
+        if len(results) > 1:
+            slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name.split("(")[0]).strip("-")[:60] or "kernel"
+            path = output.with_name(f"{output.stem}-{slug}{output.suffix}")
+        save_figure(quadrant_figure(name, rows, log=log), path)
+        console.print(f"wrote {printable(path)}")

@@ -1,0 +1,83 @@
+"""The six rates the quantitative roofline (spec §3) reads of a device, each with where it comes from.
+
+T_SP and T_DP are the fp32/fp64 FMA peaks, T_int the int32 multiply-add peak and T_add the int32 add peak
+(`peak.int32.add_mul` in a device file), B_mem the DRAM bandwidth. T_ldst, local/shared-memory load-store
+instructions per second, is the shared-memory bandwidth divided by 4 B (the width of the accesses the bench
+suite's local-memory kernel makes); a CPU has no shared memory, so its L1 bandwidth stands in, said so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcast.devices.schema import Device, Figure, InstructionKind, Precision
+from perfcast.errors import NotFound
+from perfcast.models.quantitative import DeviceRates
+from perfcast.units import Dimension, format_quantity
+
+__all__ = ["LDST_BYTES", "QuantitativeInputs", "quantitative_inputs"]
+
+LDST_BYTES = 4  # bytes per local/shared-memory access when T_ldst is read off a bandwidth
+
+
+@dataclass(frozen=True)
+class QuantitativeInputs:
+    """The §3 rates of one device and, per symbol, a line saying where the figure comes from."""
+
+    device: Device
+    rates: DeviceRates
+    sources: dict[str, str]
+
+
+def _describe(figure: Figure, dimension: Dimension, unit: str = "", divided: str = "") -> str:
+    """Return a figure with its unit and provenance, e.g. '15.67 TB/s (estimated: 80 SMs x ...)'."""
+    text = format_quantity(figure.value, dimension)
+    if unit:
+        text = text.replace("FLOP/s", unit)
+    return f"{text}{divided} ({figure.provenance.source}: {figure.provenance.describe()})"
+
+
+def _peak(device: Device, precision: Precision, kind: InstructionKind, symbol: str) -> Figure:
+    """Return the peak figure `symbol` reads, or raise NotFound saying how to get it."""
+    figure = device.peak.get(precision, {}).get(kind)
+    if figure is None:
+        raise NotFound(
+            f"{device.name} has no {precision.value} {kind.value} peak, which the quantitative model reads as "
+            f"{symbol}: measure the device with `perfcast bench` (every backend measures it), or add "
+            f"peak.{precision.value}.{kind.value} to its device file"
+        )
+    return figure
+
+
+def quantitative_inputs(device: Device) -> QuantitativeInputs:
+    """Return T_SP, T_DP, T_int, T_add (op/s), T_ldst (instructions/s) and B_mem (B/s) of `device`, with sources."""
+    figures = {
+        "T_SP": _peak(device, Precision.FP32, InstructionKind.FMA, "T_SP"),
+        "T_int": _peak(device, Precision.INT32, InstructionKind.FMA, "T_int (integer multiply-add)"),
+        "T_add": _peak(device, Precision.INT32, InstructionKind.ADD_MUL, "T_add (integer add)"),
+    }
+    units = {"T_SP": "FLOP/s", "T_int": "OP/s", "T_add": "inst/s"}
+    sources = {symbol: _describe(figure, Dimension.COMPUTE, units[symbol]) for symbol, figure in figures.items()}
+    fp64 = device.peak.get(Precision.FP64, {}).get(InstructionKind.FMA)
+    sources["T_DP"] = _describe(fp64, Dimension.COMPUTE) if fp64 else "none: the device has no fp64 peak"
+    local = next((level for level in device.memory if level.level == "shared" and level.bandwidth), None)
+    stand_in = ""
+    if local is None and device.kind == "cpu":
+        local = next((level for level in device.memory if level.level == "L1" and level.bandwidth), None)
+        stand_in = ", the L1 bandwidth standing in for a CPU's missing shared memory"
+    if local is None or local.bandwidth is None:
+        raise NotFound(
+            f"{device.name} has no shared-memory bandwidth, from which the quantitative model reads T_ldst "
+            "(load-store instructions/s = bandwidth / 4 B): measure the device with `perfcast bench`, or give its "
+            "shared level a bandwidth in its device file"
+        )
+    t_ldst = local.bandwidth.value / LDST_BYTES
+    sources["T_ldst"] = (f"{format_quantity(t_ldst, Dimension.COMPUTE).replace('FLOP/s', 'inst/s')} = "
+                         f"{local.level} " + _describe(local.bandwidth, Dimension.BANDWIDTH, divided=f" / {LDST_BYTES} B")
+                         + stand_in)
+    dram = device.memory_level("DRAM").bandwidth
+    assert dram is not None  # the schema requires it
+    sources["B_mem"] = _describe(dram, Dimension.BANDWIDTH)
+    rates = DeviceRates(figures["T_SP"].value, fp64.value if fp64 else None, figures["T_int"].value,
+                        figures["T_add"].value, t_ldst, dram.value)
+    return QuantitativeInputs(device, rates, sources)

@@ -1,0 +1,217 @@
+"""The quantitative GPU roofline with black-box profiling (Konstantinidis & Cotronis 2017): spec §3.
+
+Pure functions. A kernel is described by nine profiler counts (`KernelCounts`,
+spec symbols M_*), a device by six micro-benchmarked rates (`DeviceRates`,
+T_* and B_mem). `kernel_parameters` derives K_type, W_comp, W_traf, E_mix
+and the instruction densities; `predict` adds the device and returns every
+intermediate of the bound, so that a prediction can be explained. Units: op,
+instructions, B, op/s, instructions/s, B/s, s.
+
+No NaN comes out: a kernel without DRAM traffic is compute bound and one
+without compute work is memory bound (both stated in `reason`); counts that
+make D_other negative, no instructions at all, or neither work nor traffic
+raise ValueError naming the counts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "SECTOR_BYTES",
+    "DeviceRates",
+    "KernelCounts",
+    "KernelParameters",
+    "QuantitativePrediction",
+    "kernel_parameters",
+    "predict",
+    "predict_counts",
+]
+
+SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
+KernelType = Literal["fp32", "fp64", "int"]
+Bound = Literal["compute", "memory"]
+
+
+def _count(name: str, value: float) -> float:
+    """Return `value` if it is a finite count >= 0, else raise ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{name} must not be negative, got {value:g}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class KernelCounts:
+    """The profiler counts of one kernel (all launches summed), in the spec's symbols.
+
+    fma32/fma64: FMA instructions (M_fma32, M_fma64); fp32/fp64/int: thread-level instructions of each kind
+    (M_fp32, M_fp64, M_int, FMA included once); ldst: thread-level load/store instructions (M_ldst);
+    inst_warp: warp-level instructions (M_inst); dram_read/dram_write: 32-byte DRAM transactions (M_rd, M_wr).
+    """
+
+    fma32: float
+    fma64: float
+    ldst: float
+    inst_warp: float
+    fp32: float
+    fp64: float
+    int: float
+    dram_read: float
+    dram_write: float
+
+    def __post_init__(self) -> None:
+        for name, symbol in _SYMBOLS.items():
+            _count(symbol, getattr(self, name))
+        if self.fma32 > self.fp32:
+            raise ValueError(f"M_fma32 ({self.fma32:g}) exceeds M_fp32 ({self.fp32:g}): FMAs are fp32 instructions")
+        if self.fma64 > self.fp64:
+            raise ValueError(f"M_fma64 ({self.fma64:g}) exceeds M_fp64 ({self.fp64:g}): FMAs are fp64 instructions")
+
+
+_SYMBOLS = {
+    "fma32": "M_fma32", "fma64": "M_fma64", "ldst": "M_ldst", "inst_warp": "M_inst", "fp32": "M_fp32",
+    "fp64": "M_fp64", "int": "M_int", "dram_read": "M_rd", "dram_write": "M_wr",
+}
+
+
+@dataclass(frozen=True)
+class DeviceRates:
+    """The target device's micro-benchmarked rates: T_SP, T_DP, T_int (op/s, a multiply-add is 2 ops), T_add
+    (integer add instructions/s), T_ldst (local/shared-memory load-store instructions/s) and B_mem (B/s).
+
+    T_DP is None on a device without double precision; predicting an fp64 kernel there is an error.
+    """
+
+    t_sp: float
+    t_dp: float | None
+    t_int: float
+    t_add: float
+    t_ldst: float
+    b_mem: float
+
+    def __post_init__(self) -> None:
+        for name in ("t_sp", "t_dp", "t_int", "t_add", "t_ldst", "b_mem"):
+            if name == "t_dp" and self.t_dp is None:
+                continue
+            value = _count(name, getattr(self, name))
+            if value == 0:
+                raise ValueError(f"{name} must be positive")
+
+
+@dataclass(frozen=True)
+class KernelParameters:
+    """What §3 derives from the counts alone: kernel type, work (op), traffic (B), mix efficiency, densities."""
+
+    k_type: KernelType
+    w_comp: float  # op
+    w_traf: float  # B
+    e_mix: float
+    i_total: float  # thread-level instructions
+    i_ops: float
+    d_ops: float
+    d_ldst: float
+    d_other: float
+
+
+def kernel_parameters(counts: KernelCounts) -> KernelParameters:
+    """Return K_type, W_comp (op), W_traf (B), E_mix and the densities D_ops, D_ldst, D_other of a kernel."""
+    if counts.fp64 > 0:
+        k_type: KernelType = "fp64"
+        w_comp, i_ops = counts.fp64 + counts.fma64, counts.fp64
+        e_mix = (counts.fp64 + counts.fma64) / (2 * counts.fp64)
+    elif counts.fp32 > 0:
+        k_type = "fp32"
+        w_comp, i_ops = counts.fp32 + counts.fma32, counts.fp32
+        e_mix = (counts.fp32 + counts.fma32) / (2 * counts.fp32)
+    else:
+        k_type, w_comp, i_ops, e_mix = "int", counts.int, counts.int, 0.5
+    w_traf = SECTOR_BYTES * (counts.dram_read + counts.dram_write)
+    if w_comp == 0 and w_traf == 0:
+        raise ValueError("the kernel has neither compute work (M_fp64, M_fp32 and M_int are 0) nor DRAM traffic "
+                         "(M_rd and M_wr are 0): nothing to predict")
+    i_total = 32 * counts.inst_warp
+    if i_total == 0:
+        raise ValueError("M_inst (warp-level instructions executed) is 0: the counts are not a kernel's")
+    d_ops, d_ldst = i_ops / i_total, counts.ldst / i_total
+    d_other = 1 - d_ops - d_ldst
+    if d_other < -1e-9:
+        symbol = {"fp64": "M_fp64", "fp32": "M_fp32", "int": "M_int"}[k_type]
+        raise ValueError(
+            f"inconsistent counts: {symbol} ({i_ops:g}) + M_ldst ({counts.ldst:g}) exceed 32 x M_inst "
+            f"({i_total:g} thread instructions), so D_other = {d_other:.4g} < 0; were M_inst and the "
+            "thread-level counts taken from the same launches?"
+        )
+    return KernelParameters(k_type, w_comp, w_traf, e_mix, i_total, i_ops, d_ops, d_ldst, max(0.0, d_other))
+
+
+@dataclass(frozen=True)
+class QuantitativePrediction:
+    """A §3 prediction with every intermediate: weights, E_instr, T'_op (op/s), O_krn, O_dev (op/B), bound, time (s)."""
+
+    kernel: KernelParameters
+    rates: DeviceRates
+    t_op: float  # op/s
+    w_op: float
+    w_ldst: float
+    w_other: float
+    c_op: float
+    c_ldst: float
+    c_other: float
+    e_instr: float
+    t_op_adjusted: float  # T'_op, op/s
+    o_krn: float  # op/B; inf without DRAM traffic
+    o_dev: float  # op/B
+    bound: Bound
+    performance: float  # T_pred, op/s
+    time: float  # s
+    reason: str
+
+    def explain(self) -> str:
+        """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
+        o_krn = "inf" if math.isinf(self.o_krn) else f"{self.o_krn:.3g}"
+        return (f"{self.bound} bound ({self.reason}): O_krn {o_krn} vs O_dev {self.o_dev:.3g} op/B; "
+                f"E_mix {self.kernel.e_mix:.2f}, E_instr {self.e_instr:.2f}")
+
+
+def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate."""
+    t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
+    if t_op is None:
+        raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
+    w_op = rates.t_sp / t_op
+    w_ldst = (rates.t_sp / 2) / rates.t_ldst
+    w_other = (rates.t_sp / 2) / rates.t_add
+    c_op, c_ldst, c_other = kernel.d_ops * w_op, kernel.d_ldst * w_ldst, kernel.d_other * w_other
+    if c_op + c_ldst + c_other == 0:
+        # Only possible without compute instructions: then the work is 0 and the kernel is memory bound anyway.
+        e_instr = 0.0
+    else:
+        e_instr = c_op / (c_op + c_ldst + c_other)
+    t_adjusted = kernel.e_mix * e_instr * t_op
+    o_dev = t_adjusted / rates.b_mem
+    if kernel.w_traf == 0:
+        o_krn, bound, reason = math.inf, "compute", "no DRAM traffic"
+        performance, time = t_adjusted, kernel.w_comp / t_adjusted
+    elif kernel.w_comp == 0:
+        o_krn, bound, reason = 0.0, "memory", "no compute instructions"
+        performance, time = 0.0, kernel.w_traf / rates.b_mem
+    else:
+        o_krn = kernel.w_comp / kernel.w_traf
+        if o_krn > o_dev:
+            bound, reason, performance = "compute", "O_krn > O_dev", t_adjusted
+        else:
+            bound, reason, performance = "memory", "O_krn <= O_dev", o_krn * rates.b_mem
+        time = kernel.w_comp / performance
+    return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
+                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason)
+
+
+def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:
+    """Return the §3 prediction (time in s) of a kernel given by its counts on a device given by its rates."""
+    return predict(kernel_parameters(counts), rates)

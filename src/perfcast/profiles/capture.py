@@ -1,0 +1,166 @@
+"""Running a profiler around a program: exactly the metrics the models need, the tool's raw output kept.
+
+One entry per tool in TOOLS (the registry `perfcast profile --tool` offers): how to find it, the command line
+around the user's program, and how its output becomes a ProfileSet.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from perfcast.errors import ToolError
+from perfcast.profiles.metrics import ncu_metric_names, nvprof_metric_names
+from perfcast.profiles.ncu import read_ncu
+from perfcast.profiles.nvprof import read_nvprof
+from perfcast.profiles.oclgrind import read_oclgrind
+from perfcast.profiles.profile import ProfileSet
+
+__all__ = ["TOOLS", "Capture", "capture", "default_tool", "ncu_arguments"]
+
+OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a profiling run leaves: the profile, the raw output file and the IR files kept beside it."""
+
+    profile: ProfileSet
+    raw: Path
+    extra: tuple[Path, ...] = ()
+
+
+def ncu_arguments(raw: Path) -> list[str]:
+    """Return the Nsight Compute options perfcast profiles with (one CSV row per launch, base units)."""
+    return ["--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
+            "--metrics", ",".join(ncu_metric_names()), "--target-processes", "all", "--log-file", str(raw)]
+
+
+def _version(executable: str) -> str | None:
+    """Return the version a tool prints of itself, or None."""
+    try:
+        done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"(?:Version|release|Oclgrind)\s+([\w.\-]+)", done.stdout + done.stderr)
+    return match[1] if match else None
+
+
+def _gpu_name() -> str | None:
+    """Return the first NVIDIA GPU's name from nvidia-smi, or None."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        done = subprocess.run([smi, "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True,
+                              timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip().splitlines()[0] if done.returncode == 0 and done.stdout.strip() else None
+
+
+def _run(arguments: list[str], env: dict[str, str] | None, timeout: float | None, stdout: Path | None) -> None:
+    """Run a profiler command; stdout to a file when given (else to the terminal); raise ToolError on failure."""
+    try:
+        if stdout is None:
+            done = subprocess.run(arguments, env=env, timeout=timeout)
+        else:
+            with stdout.open("w", encoding="utf-8") as handle:
+                done = subprocess.run(arguments, env=env, timeout=timeout, stdout=handle)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"the profiled program ran past {timeout:g} s: {shlex.join(arguments)}") from None
+    except OSError as error:
+        raise ToolError(f"cannot run {arguments[0]}: {error.strerror or error}") from None
+    if done.returncode != 0:
+        raise ToolError(f"{shlex.join(arguments)} exited with status {done.returncode}; its output is kept in "
+                        f"{stdout or 'the terminal above'}")
+
+
+def _capture_ncu(executable: str, command: Sequence[str], raw: Path, timeout: float | None) -> Capture:
+    _run([executable, *ncu_arguments(raw), *command], None, timeout, None)
+    profile = read_ncu(raw.read_text(encoding="utf-8", errors="replace"), command=shlex.join(command), raw=raw.name)
+    source = replace(profile.source, version=_version(executable), device=_gpu_name() or profile.source.device)
+    return Capture(replace(profile, source=source), raw)
+
+
+def _capture_nvprof(executable: str, command: Sequence[str], raw: Path, timeout: float | None) -> Capture:
+    arguments = [executable, "--csv", "--metrics", ",".join(nvprof_metric_names()), "--log-file", str(raw), *command]
+    _run(arguments, None, timeout, None)
+    profile = read_nvprof(raw.read_text(encoding="utf-8", errors="replace"), command=shlex.join(command),
+                          raw=raw.name)
+    return Capture(replace(profile, source=replace(profile.source, version=_version(executable))), raw)
+
+
+def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None) -> Capture:
+    # pyopencl caches built programs and would hand Oclgrind a binary, leaving no IR to dump: turn its cache off.
+    env = {**os.environ, "PYOPENCL_NO_CACHE": "1"}
+    started = time.time() - 1
+    before = set(OCLGRIND_IR_DIR.glob("oclgrind_*"))
+    try:
+        _run([executable, "--inst-counts", "--dump-spir", *command], env, timeout, raw)
+    finally:
+        dumped = [p for p in set(OCLGRIND_IR_DIR.glob("oclgrind_*")) - before
+                  if _ours(p) and p.stat().st_mtime >= started]
+        kept = []
+        ir_dir = raw.with_name(raw.name.removesuffix(".txt") + ".ir")
+        for path in sorted(dumped):
+            if path.suffix == ".ll":
+                ir_dir.mkdir(exist_ok=True)
+                kept.append(Path(shutil.move(str(path), ir_dir / path.name)))
+            else:
+                path.unlink(missing_ok=True)
+    ir = [path.read_text(encoding="utf-8", errors="replace") for path in kept]
+    profile = read_oclgrind(raw.read_text(encoding="utf-8", errors="replace"), ir=ir, command=shlex.join(command),
+                            raw=raw.name)
+    return Capture(replace(profile, source=replace(profile.source, version=_version(executable))), raw, tuple(kept))
+
+
+def _ours(path: Path) -> bool:
+    """Return True for a plain file this user owns (another user's file in /tmp is never read or moved)."""
+    try:
+        stat = path.lstat()
+    except OSError:
+        return False
+    return path.is_file() and not path.is_symlink() and stat.st_uid == os.getuid()
+
+
+Runner = Callable[[str, Sequence[str], Path, float | None], Capture]
+TOOLS: dict[str, tuple[str, Runner]] = {
+    "ncu": ("NVIDIA Nsight Compute (CUDA programs on NVIDIA GPUs)", _capture_ncu),
+    "nvprof": ("NVIDIA nvprof (CUDA programs on GPUs before Volta)", _capture_nvprof),
+    "oclgrind": ("Oclgrind (any OpenCL program, simulated: no GPU needed)", _capture_oclgrind),
+}
+
+
+def default_tool() -> str:
+    """Return the first profiler installed here, in the order ncu, oclgrind, nvprof."""
+    for name in ("ncu", "oclgrind", "nvprof"):
+        if shutil.which(name):
+            return name
+    raise ToolError("no profiler found on PATH: install Nsight Compute (ncu), Oclgrind (apt-get install oclgrind) "
+                    "or nvprof")
+
+
+def capture(tool: str, command: Sequence[str], output: Path, timeout: float | None = None) -> Capture:
+    """Run `command` under `tool`, keep its raw output beside `output` and save the profile to `output`."""
+    if tool not in TOOLS:
+        raise ToolError(f"unknown profiler {tool!r}; choose one of {', '.join(TOOLS)}")
+    if not command:
+        raise ToolError("give the program to profile after --, e.g. perfcast profile -o p.yaml -- ./app 1024")
+    executable = shutil.which(tool)
+    if executable is None:
+        raise ToolError(f"{tool} is not on PATH ({TOOLS[tool][0]})")
+    raw = output.with_name(output.name.removesuffix(output.suffix) + f".{tool}.txt")
+    result = TOOLS[tool][1](executable, command, raw, timeout)
+    today = _dt.date.today().isoformat()
+    profile = replace(result.profile, source=replace(result.profile.source, date=today))
+    profile.save(output)
+    return replace(result, profile=profile)

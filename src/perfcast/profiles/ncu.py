@@ -1,0 +1,204 @@
+"""Reader of Nsight Compute CSV output, both layouts.
+
+- raw page (`ncu --csv --page raw`): a header with one column per metric, usually a units row under it, then
+  one row per launch;
+- details page (`ncu --csv`, the default): one row per launch x metric, with "Metric Name", "Metric Unit"
+  and "Metric Value" columns, rule rows whose metric fields are empty, values with thousands separators.
+
+Lines before the header (`==PROF==`, the program's own output) and `==...==` lines after it are skipped.
+Launches of one kernel are summed; a launch whose value of a model metric is `nan` or `n/a` (a failed or
+skipped launch) is left out of every sum, with a note.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from perfcast.profiles.metrics import METRICS, NCU_DURATION
+from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
+
+__all__ = ["looks_like_ncu", "parse_ncu_value", "read_ncu"]
+
+_KERNEL_COLUMNS = ("Kernel Name", "Function Name")
+_PREFIX = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_COUNT_UNITS = {"", "inst", "instruction", "sector", "warp", "thread", "request", "cycle", "wavefront", "transaction",
+                "block", "count"}
+_BYTE_UNITS = {"byte", "B"}
+_TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
+               "second": 1.0, "s": 1.0}
+_WANTED = {name for spec in METRICS for name, _ in spec.ncu} | {NCU_DURATION}
+_UNIT = re.compile(r"^(?P<prefix>[KMGT]?)(?P<base>[A-Za-z]*)$")
+
+
+def unit_factor(unit: str, kernel: str, metric: str) -> tuple[float, str]:
+    """Return (factor to base units, kind: count, byte or second) of an Nsight Compute unit, or raise."""
+    unit = unit.strip()
+    if unit in _TIME_UNITS:
+        return _TIME_UNITS[unit], "second"
+    match = _UNIT.match(unit)
+    if match:
+        prefix, base = match["prefix"], match["base"]
+        if base in _BYTE_UNITS:
+            return _PREFIX[prefix], "byte"
+        if base in _COUNT_UNITS:
+            return _PREFIX[prefix], "count"
+        if prefix and base == "":
+            return _PREFIX[prefix], "count"
+    raise ProfileError(f"kernel {kernel!r}, metric {metric}: unknown unit {unit!r}")
+
+
+def parse_ncu_value(text: str, kernel: str, metric: str) -> float | None:
+    """Return a metric value as a float: thousands separators dropped; None for 'nan' / 'n/a' (a failed launch)."""
+    cleaned = text.strip().replace(",", "")
+    if cleaned.lower() in ("nan", "n/a", "-nan", ""):
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise ProfileError(f"kernel {kernel!r}, metric {metric}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        return None
+    return value
+
+
+def looks_like_ncu(text: str) -> bool:
+    """Return True when `text` holds an Nsight Compute CSV header."""
+    return any(line.startswith('"ID",') and any(f'"{c}"' in line for c in _KERNEL_COLUMNS)
+               for line in text.splitlines()[:400])
+
+
+def _table(text: str) -> list[list[str]]:
+    """Return the CSV rows from the header on, without `==...==` tool lines."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith('"ID",')), None)
+    if start is None:
+        raise ProfileError("no Nsight Compute CSV header (a line starting with \"ID\",) in the output: was it "
+                           "written with --csv? (ncu's own messages: "
+                           + "; ".join([line for line in lines if line.startswith("==")][:3]) + ")")
+    kept = [lines[start]] + [line for line in lines[start + 1:] if line.strip() and not line.startswith("==")]
+    return [row for row in csv.reader(io.StringIO("\n".join(kept)))]
+
+
+@dataclass
+class _Launch:
+    kernel: str
+    device: str | None
+    values: dict[str, float | None] = field(default_factory=dict)  # metric -> base-unit value
+    kinds: dict[str, str] = field(default_factory=dict)
+
+
+def _launches_details(header: list[str], rows: list[list[str]]) -> list[_Launch]:
+    """Return the launches of a details-page table (one row per launch x metric)."""
+    col = {name: header.index(name) for name in header}
+    kernel_col = next(col[c] for c in _KERNEL_COLUMNS if c in col)
+    launches: dict[str, _Launch] = {}
+    for row in rows:
+        if len(row) <= col["Metric Value"] or not row[col["Metric Name"]].strip():
+            continue  # a rule row, or a trailing fragment
+        launch_id, kernel, metric = row[col["ID"]], row[kernel_col], row[col["Metric Name"]].strip()
+        device = row[col["Device"]] if "Device" in col else None
+        launch = launches.setdefault(launch_id, _Launch(kernel, device))
+        if metric in _WANTED:  # other metrics may carry units (Mbyte/second, inst/cycle) the models never read
+            unit = row[col["Metric Unit"]] if "Metric Unit" in col else ""
+            _store(launch, metric, unit, row[col["Metric Value"]])
+    return list(launches.values())
+
+
+def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) -> list[_Launch]:
+    """Return the launches of a raw-page table (one column per metric, an optional units row)."""
+    col = {name: header.index(name) for name in header}
+    kernel_col = next(col[c] for c in _KERNEL_COLUMNS if c in col)
+    units = [""] * len(header)
+    if rows and not rows[0][col["ID"]].strip():
+        units, rows = rows[0] + [""] * (len(header) - len(rows[0])), rows[1:]
+    else:
+        notes.append("no units row under the header: values taken in base units (write with --print-units base)")
+    launches = []
+    for row in rows:
+        if len(row) < len(header):
+            continue
+        device = row[col["Device"]] if "Device" in col else None
+        launch = _Launch(row[kernel_col], device)
+        for name in _WANTED & set(col):
+            _store(launch, name, units[col[name]], row[col[name]])
+        launches.append(launch)
+    return launches
+
+
+def _store(launch: _Launch, metric: str, unit: str, text: str) -> None:
+    """Put one metric's value of a launch, converted to base units, into the launch."""
+    value = parse_ncu_value(text, launch.kernel, metric)
+    factor, kind = unit_factor(unit, launch.kernel, metric) if unit.strip() not in ("%", "") else (1.0, "count")
+    launch.values[metric] = None if value is None else value * factor
+    launch.kinds[metric] = kind
+
+
+def _model_metrics(launch: _Launch) -> tuple[dict[str, float], float | None, list[str]]:
+    """Return the canonical metrics of one launch, its duration (s), and the metrics whose value is missing."""
+    metrics: dict[str, float] = {}
+    missing: list[str] = []
+    for spec in METRICS:
+        for name, factor in spec.ncu:
+            if name not in launch.values:
+                continue
+            value = launch.values[name]
+            if value is None:
+                missing.append(name)
+            else:
+                if launch.kinds[name] == "second":
+                    raise ProfileError(f"kernel {launch.kernel!r}, metric {name}: a time unit on a count")
+                metrics[spec.name] = value * factor
+            break
+    duration = launch.values.get(NCU_DURATION)
+    if NCU_DURATION in launch.values and duration is None:
+        missing.append(NCU_DURATION)
+    elif duration is not None and launch.kinds.get(NCU_DURATION) != "second":
+        # --print-units base writes nanoseconds as 'nsecond'; a bare number is taken as ncu's base unit, ns.
+        duration *= 1e-9
+    return metrics, duration, missing
+
+
+def read_ncu(text: str, *, command: str | None = None, raw: str | None = None) -> ProfileSet:
+    """Return the kernels of an Nsight Compute CSV (raw or details page), launches summed."""
+    table = _table(text)
+    header, rows = table[0], table[1:]
+    if not any(c in header for c in _KERNEL_COLUMNS):
+        raise ProfileError("the Nsight Compute CSV has no 'Kernel Name' column")
+    notes: list[str] = []
+    launches = _launches_details(header, rows) if "Metric Name" in header else _launches_raw(header, rows, notes)
+    if not launches:
+        raise ProfileError("the Nsight Compute CSV lists no kernel launch (were kernels filtered out, or did the "
+                           "program fail before launching one?)")
+    sums: dict[str, dict[str, float]] = defaultdict(dict)
+    durations: dict[str, float] = defaultdict(float)
+    counted: dict[str, int] = defaultdict(int)
+    dropped: dict[str, list[str]] = defaultdict(list)
+    devices = {launch.device for launch in launches if launch.device}
+    order: list[str] = []
+    for number, launch in enumerate(launches):
+        if launch.kernel not in order:
+            order.append(launch.kernel)
+        metrics, duration, missing = _model_metrics(launch)
+        if missing:
+            dropped[launch.kernel].append(f"launch {number} ({', '.join(missing)} = nan)")
+            continue
+        counted[launch.kernel] += 1
+        for name, value in metrics.items():
+            sums[launch.kernel][name] = sums[launch.kernel].get(name, 0.0) + value
+        if duration is not None:
+            durations[launch.kernel] += duration
+    kernels = []
+    for name in order:
+        if not counted[name]:
+            notes.append(f"kernel {name!r}: every launch lacks a value ({'; '.join(dropped[name][:3])}); left out")
+            continue
+        kernel_notes = tuple(f"left out {d}" for d in dropped[name])
+        kernels.append(KernelProfile(name, counted[name], sums[name], durations.get(name) or None,
+                                     notes=kernel_notes))
+    source = ProfileSource("Nsight Compute", device=", ".join(sorted(devices)) or None, command=command, raw=raw)
+    return ProfileSet(source, tuple(kernels), tuple(notes))

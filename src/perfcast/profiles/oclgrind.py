@@ -1,0 +1,280 @@
+"""Reader of Oclgrind's instruction histograms (`oclgrind --inst-counts`): a black-box profiler of any OpenCL program.
+
+Oclgrind simulates each work-item and prints, per kernel launch, how often each LLVM instruction ran, with
+the bytes of global and local loads and stores. This module maps them onto the model's metrics (the table is
+in docs/metrics.md). Oclgrind names instructions without their types, so `fadd` does not say float or double:
+with the LLVM IR Oclgrind dumps (`--dump-spir`, which `perfcast profile --tool oclgrind` asks for), each
+opcode's precision and vector width are read off the kernel's code; an opcode used with several types is split
+in proportion to its static uses, with a note. Without the IR, the kernel's builtins (mangled with their
+types) decide, else fp32, with a note.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
+
+__all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind"]
+
+_BLOCK = re.compile(r"^Instructions executed for kernel '(?P<name>[^']+)':\s*$")
+_LINE = re.compile(r"^\s*(?P<count>\d+) - (?P<what>.+?)\s*$")
+_MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d+) bytes\)$")
+_CALL = re.compile(r"^call (?P<callee>[\w.$]+)\(\)$")
+_MANGLED = re.compile(r"^_Z(?P<length>\d+)(?P<rest>\w+)$")
+_INTRINSIC = re.compile(r"^llvm\.(?P<name>fmuladd|fma)\.(?:v(?P<lanes>\d+))?(?P<type>f16|f32|f64)$")
+
+FP_OPCODES = ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "fcmp")
+INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor", "icmp",
+               "getelementptr")
+NOT_INSTRUCTIONS = ("phi",)  # SSA bookkeeping, no machine instruction
+ELEMENTARY_COST = 8  # instructions per elementary-function call, the value `perfcast classify` uses
+_ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
+               "atan", "atan2", "sinh", "cosh", "tanh", "pow", "pown", "powr", "rootn", "cbrt", "erf", "erfc",
+               "hypot", "tgamma", "lgamma", "sincos", "sinpi", "cospi", "tanpi", "asinh", "acosh", "atanh")
+_SINGLE = ("sqrt", "rsqrt", "fabs", "fmin", "fmax", "floor", "ceil", "round", "trunc", "rint", "copysign", "fmod",
+           "native_exp", "native_log", "native_sin", "native_cos", "native_sqrt", "native_rsqrt", "native_recip",
+           "native_divide", "native_powr", "native_exp2", "native_log2", "half_exp", "half_log", "half_sqrt",
+           "half_rsqrt", "half_recip", "half_divide", "mix", "clamp", "step", "sign", "degrees", "radians")
+BUILTIN_COSTS: dict[str, int] = {**{name: ELEMENTARY_COST for name in _ELEMENTARY}, **{name: 1 for name in _SINGLE},
+                                 "mad": 1, "fma": 1}
+_FMA_BUILTINS = ("mad", "fma")
+_PRECISION = {"f": "fp32", "d": "fp64", "Dh": "fp16", "f16": "fp16", "f32": "fp32", "f64": "fp64",
+              "half": "fp16", "float": "fp32", "double": "fp64"}
+
+
+def looks_like_oclgrind(text: str) -> bool:
+    """Return True when `text` holds Oclgrind instruction histograms."""
+    return any(_BLOCK.match(line) for line in text.splitlines())
+
+
+def _demangle(symbol: str) -> tuple[str, str | None, int] | None:
+    """Return (builtin name, precision or None, lanes) of an Itanium-mangled OpenCL builtin, else None."""
+    match = _MANGLED.match(symbol)
+    if match is None:
+        return None
+    length, rest = int(match["length"]), match["rest"]
+    name, params = rest[:length], rest[length:]
+    vector = re.match(r"^Dv(\d+)_(Dh|[fd])", params)
+    if vector:
+        return name, _PRECISION[vector[2]], int(vector[1])
+    scalar = re.match(r"^(Dh|[fd])", params)
+    return name, _PRECISION[scalar[1]] if scalar else None, 1
+
+
+# ------------------------------------------------------------------ the IR: types and widths of each opcode
+
+_FLAGS = r"(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc|nuw|nsw|exact|inbounds|disjoint)\s+)*"
+_TYPE = r"(?:<(?P<lanes>\d+) x (?P<vtype>half|float|double|i\d+)>|(?P<type>half|float|double|i\d+))"
+_OP_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(FP_OPCODES[:-1] + INT_OPCODES[:-2])})\s+{_FLAGS}{_TYPE}")
+_CMP_IN_IR = re.compile(rf"=\s*(?P<op>fcmp|icmp)\s+{_FLAGS}\w+\s+{_TYPE}")
+_DEFINE = re.compile(r"^define\b[^@]*@(?P<name>[\w.$]+)\(")
+_CALLS = re.compile(r"call\b[^@]*@(?P<name>[\w.$]+)\(")
+
+
+@dataclass(frozen=True)
+class _Variant:
+    precision: str | None  # fp16/fp32/fp64 for float ops, None for integers
+    lanes: int
+
+
+def _functions(ir_texts: Iterable[str]) -> dict[str, list[str]]:
+    """Return the body lines of every function defined in the LLVM IR modules."""
+    functions: dict[str, list[str]] = {}
+    for text in ir_texts:
+        current: list[str] | None = None
+        for line in text.splitlines():
+            define = _DEFINE.match(line)
+            if define:
+                current = functions.setdefault(define["name"], [])
+            elif line.startswith("}"):
+                current = None
+            elif current is not None:
+                current.append(line)
+    return functions
+
+
+def _variants(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, Counter[_Variant]] | None:
+    """Return, per opcode, how often each (precision, lanes) appears in a kernel's code and its callees."""
+    if kernel not in functions:
+        return None
+    seen, todo = {kernel}, [kernel]
+    found: dict[str, Counter[_Variant]] = defaultdict(Counter)
+    while todo:
+        for line in functions[todo.pop()]:
+            for pattern in (_OP_IN_IR, _CMP_IN_IR):
+                match = pattern.search(line)
+                if match:
+                    kind = match["vtype"] or match["type"]
+                    precision = None if kind.startswith("i") else _PRECISION[kind]
+                    found[match["op"]][_Variant(precision, int(match["lanes"] or 1))] += 1
+            for call in _CALLS.finditer(line):
+                if call["name"] in functions and call["name"] not in seen:
+                    seen.add(call["name"])
+                    todo.append(call["name"])
+    return found
+
+
+# ------------------------------------------------------------------ counts -> metrics
+
+@dataclass
+class _Launch:
+    kernel: str
+    counts: Counter[str]
+    bytes: Counter[str]  # "load global" -> bytes
+
+
+def _launches(text: str) -> list[_Launch]:
+    """Return every histogram block of Oclgrind's output, in order (one per launch)."""
+    launches: list[_Launch] = []
+    current: _Launch | None = None
+    for line in text.splitlines():
+        block = _BLOCK.match(line)
+        if block:
+            current = _Launch(block["name"], Counter(), Counter())
+            launches.append(current)
+            continue
+        if current is None:
+            continue
+        entry = _LINE.match(line)
+        if entry is None:
+            current = None  # the block ends at its first line that is not a count (a blank, program output)
+            continue
+        what, count = entry["what"], int(entry["count"])
+        memory = _MEMORY.match(what)
+        if memory:
+            key = f"{memory['op']} {memory['space']}"
+            current.counts[key] += count
+            current.bytes[key] += int(memory["bytes"])
+        else:
+            current.counts[what] += count
+    return launches
+
+
+def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Counter[_Variant]] | None,
+             notes: list[str]) -> dict[str, float]:
+    """Return the canonical metrics of one kernel's summed histogram."""
+    fp = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
+    fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
+    integer = ldst = total = 0.0
+    builtin_precisions: set[str] = set()
+    for what in launch:
+        call = _CALL.match(what)
+        demangled = _demangle(call["callee"]) if call else None
+        if demangled and demangled[1]:
+            builtin_precisions.add(demangled[1])
+        intrinsic = _INTRINSIC.match(call["callee"]) if call else None
+        if intrinsic:
+            builtin_precisions.add(_PRECISION[intrinsic["type"]])
+    guess = "fp64" if "fp64" in builtin_precisions else "fp32"
+    guessed: list[str] = []
+    for what, count in launch.items():
+        call = _CALL.match(what)
+        opcode = what.split()[0]
+        if opcode in NOT_INSTRUCTIONS or (call and call["callee"].startswith(("llvm.dbg.", "llvm.lifetime."))):
+            continue
+        if call:
+            intrinsic = _INTRINSIC.match(call["callee"])
+            demangled = _demangle(call["callee"])
+            if intrinsic:
+                precision, lanes = _PRECISION[intrinsic["type"]], int(intrinsic["lanes"] or 1)
+                fp[precision] += count * lanes
+                fma[precision] += count * lanes
+                total += count * lanes
+                continue
+            if demangled and demangled[0] in BUILTIN_COSTS and demangled[1]:
+                name, precision, lanes = demangled[0], demangled[1], demangled[2]
+                cost = BUILTIN_COSTS[name]
+                fp[precision] += count * lanes * cost
+                if name in _FMA_BUILTINS:
+                    fma[precision] += count * lanes
+                total += count * lanes * cost
+                continue
+            total += count  # work-item queries, barriers, other builtins: one instruction each
+            continue
+        if what.startswith(("load ", "store ")):
+            ldst += count
+            total += count
+            continue
+        if opcode in FP_OPCODES:
+            shares = _shares(opcode, variants, guess, "fp")
+            if variants is None or opcode not in variants:
+                guessed.append(opcode)
+            for variant, share in shares:
+                fp[variant.precision or guess] += count * share * variant.lanes
+                total += count * share * variant.lanes
+            continue
+        if opcode in INT_OPCODES:
+            for variant, share in _shares(opcode, variants, None, "int"):
+                integer += count * share * variant.lanes
+                total += count * share * variant.lanes
+            continue
+        total += count  # conversions, casts, selects, branches, returns: instructions of no class of §3
+    if guessed and any(fp.values()):
+        source = "no LLVM IR of the kernel" if variants is None else "the opcode is not in the kernel's IR"
+        notes.append(f"precision of {', '.join(sorted(set(guessed)))} taken as {guess} ({source}; "
+                     f"profile with `perfcast profile --tool oclgrind`, which dumps the IR)")
+    if fp["fp16"]:
+        notes.append(f"{fp['fp16']:.0f} fp16 instructions counted as fp32 (§3 has no fp16 class)")
+    metrics = {
+        "fp32": fp["fp32"] + fp["fp16"], "fp64": fp["fp64"], "fma_fp32": fma["fp32"] + fma["fp16"],
+        "fma_fp64": fma["fp64"], "int": integer, "ldst": ldst, "inst_warp": total / 32,
+        "dram_read": nbytes["load global"] / 32, "dram_write": nbytes["store global"] / 32,
+        "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
+        "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),
+        "local_ldst": float(launch["load local"] + launch["store local"]),
+    }
+    return metrics
+
+
+def _shares(opcode: str, variants: dict[str, Counter[_Variant]] | None, guess: str | None,
+            kind: str) -> list[tuple[_Variant, float]]:
+    """Return how one dynamic count of `opcode` splits over the (precision, lanes) variants the IR shows."""
+    if variants is None or not variants.get(opcode):
+        return [(_Variant(guess, 1), 1.0)]
+    seen = variants[opcode]
+    if kind == "fp":
+        seen = Counter({v: n for v, n in seen.items() if v.precision is not None}) or seen
+    total = sum(seen.values())
+    return [(variant, n / total) for variant, n in seen.items()]
+
+
+def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = None, command: str | None = None,
+                  raw: str | None = None, work_items: Mapping[str, int] | None = None) -> ProfileSet:
+    """Return the kernels of Oclgrind's `--inst-counts` output, launches summed; `ir` holds dumped LLVM IR texts.
+
+    `work_items` gives the NDRange size per launch of each kernel when the caller knows it (for scaling).
+    """
+    launches = _launches(text)
+    if not launches:
+        raise ProfileError("no Oclgrind instruction histogram (\"Instructions executed for kernel '...':\") in the "
+                           "output: was the program run under `oclgrind --inst-counts`, and did it launch a kernel?")
+    functions = _functions(ir)
+    by_kernel: dict[str, list[_Launch]] = defaultdict(list)
+    for launch in launches:
+        by_kernel[launch.kernel].append(launch)
+    kernels = []
+    for name, runs in by_kernel.items():
+        counts: Counter[str] = Counter()
+        nbytes: Counter[str] = Counter()
+        for run in runs:
+            counts.update(run.counts)
+            nbytes.update(run.bytes)
+        notes: list[str] = []
+        variants = _variants(name, functions) if functions else None
+        if functions and variants is None:
+            notes.append("the dumped IR does not define this kernel (built from a cached binary?)")
+        splits = [op for op in FP_OPCODES if variants and len({v for v in variants.get(op, {})
+                                                               if v.precision}) > 1]
+        if splits:
+            notes.append(f"{', '.join(splits)} used with several types: split in proportion to static uses")
+        metrics = _metrics(counts, nbytes, variants, notes)
+        kernels.append(KernelProfile(name, len(runs), metrics, work_items=(work_items or {}).get(name),
+                                     notes=tuple(notes)))
+    source = ProfileSource("Oclgrind", device=device or "Oclgrind simulator", command=command, raw=raw)
+    notes = ("Oclgrind counts are per work-item and simulated: M_inst assumes full, converged warps, and DRAM "
+             "sectors are global bytes / 32, with no cache",)
+    return ProfileSet(source, tuple(kernels), notes)

@@ -1,0 +1,216 @@
+"""Kernel profiles: per kernel, the metrics a profiler counted (all launches summed), with where they come from.
+
+A profile file is YAML with `format: perfcast-profile` and a `version`; readers of other versions refuse it
+with a message rather than guess.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from perfcast.errors import InputError, NotFound
+from perfcast.models.quantitative import KernelCounts
+from perfcast.output_files import write_text_atomic
+from perfcast.profiles.metrics import METRICS
+
+__all__ = [
+    "PROFILE_FORMAT",
+    "PROFILE_VERSION",
+    "KernelProfile",
+    "ProfileError",
+    "ProfileSet",
+    "ProfileSource",
+    "load_profile",
+    "scaling_differences",
+]
+
+PROFILE_FORMAT = "perfcast-profile"
+PROFILE_VERSION = 1
+_SYMBOL = {spec.name: spec.symbol for spec in METRICS}
+
+
+class ProfileError(InputError):
+    """A profile or profiler output that cannot be used: missing metric, unknown unit, negative count, bad file."""
+
+
+@dataclass(frozen=True)
+class ProfileSource:
+    """Where a profile comes from: tool and version, device, date, and the command that was profiled."""
+
+    tool: str
+    version: str | None = None
+    device: str | None = None
+    date: str | None = None
+    command: str | None = None
+    raw: str | None = None  # the file holding the tool's own output
+
+    def describe(self) -> str:
+        """Return the source in one line."""
+        parts = [self.tool + (f" {self.version}" if self.version else "")]
+        parts += [f"on {self.device}" if self.device else "", self.date or "",
+                  f"command: {self.command}" if self.command else ""]
+        return ", ".join(part for part in parts if part)
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    """One kernel's metrics (canonical names, base units: inst, sector, B), launches, summed duration (s)."""
+
+    name: str
+    launches: int
+    metrics: Mapping[str, float]
+    duration: float | None = None  # s, all launches
+    work_items: int | None = None  # per launch, where the profiler knows it
+    notes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.launches < 1:
+            raise ProfileError(f"kernel {self.name!r}: {self.launches} launches")
+        for metric, value in self.metrics.items():
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+                raise ProfileError(f"kernel {self.name!r}, metric {metric}: {value!r} is not a finite number")
+            if value < 0:
+                raise ProfileError(f"kernel {self.name!r}, metric {metric}: negative count {value:g}")
+        if self.duration is not None and not (math.isfinite(self.duration) and self.duration > 0):
+            raise ProfileError(f"kernel {self.name!r}: duration {self.duration!r} s is not a positive number")
+
+    def counts(self) -> KernelCounts:
+        """Return the §3 counts of this kernel, or raise ProfileError naming the kernel and every missing metric."""
+        missing = [f"{spec.name} ({spec.symbol}; nvprof {spec.nvprof}, ncu {spec.ncu[0][0]})"
+                   for spec in METRICS if spec.name not in self.metrics]
+        if missing:
+            raise ProfileError(f"kernel {self.name!r} lacks the metric(s) the quantitative model needs: "
+                               + "; ".join(missing))
+        m = self.metrics
+        try:
+            return KernelCounts(m["fma_fp32"], m["fma_fp64"], m["ldst"], m["inst_warp"], m["fp32"], m["fp64"],
+                                m["int"], m["dram_read"], m["dram_write"])
+        except ValueError as error:
+            raise ProfileError(f"kernel {self.name!r}: {error}") from None
+
+    def scaled(self, factor: float, work_items: int | None = None) -> KernelProfile:
+        """Return this profile with every count (and the duration) multiplied by `factor` (e.g. work-item ratio)."""
+        if not (math.isfinite(factor) and factor > 0):
+            raise ProfileError(f"scaling factor {factor!r} must be positive")
+        note = f"counts scaled by {factor:g} from {self.work_items or 'the profiled'} work-items"
+        return replace(self, metrics={k: v * factor for k, v in self.metrics.items()},
+                       duration=None if self.duration is None else self.duration * factor,
+                       work_items=work_items, notes=(*self.notes, note))
+
+    def with_metrics(self, note: str, **values: float) -> KernelProfile:
+        """Return this profile with some metrics replaced, and a note saying why."""
+        return replace(self, metrics={**self.metrics, **values}, notes=(*self.notes, note))
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Return the kernel as a profile file writes it."""
+        data: dict[str, Any] = {"name": self.name, "launches": self.launches}
+        if self.duration is not None:
+            data["duration_s"] = self.duration
+        if self.work_items is not None:
+            data["work_items"] = self.work_items
+        data["metrics"] = {k: float(v) for k, v in sorted(self.metrics.items())}
+        if self.notes:
+            data["notes"] = list(self.notes)
+        return data
+
+
+def scaling_differences(small: KernelProfile, large: KernelProfile) -> dict[str, float]:
+    """Return, per metric, the relative difference of the per-work-item counts of two profiles of one kernel.
+
+    The basis of profiling at a reduced NDRange: counts that grow with the work-items agree per work-item.
+    """
+    if not small.work_items or not large.work_items:
+        raise ProfileError("both profiles need their work-item counts to compare them per work-item")
+    differences = {}
+    for metric in sorted(set(small.metrics) & set(large.metrics)):
+        a = small.metrics[metric] / (small.work_items * small.launches)
+        b = large.metrics[metric] / (large.work_items * large.launches)
+        differences[metric] = 0.0 if a == b else abs(a - b) / max(abs(a), abs(b))
+    return differences
+
+
+@dataclass(frozen=True)
+class ProfileSet:
+    """The kernels of one profiled program, with their source."""
+
+    source: ProfileSource
+    kernels: tuple[KernelProfile, ...]
+    notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        if not self.kernels:
+            raise ProfileError(f"no kernel in the {self.source.tool} output")
+        names = [k.name for k in self.kernels]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ProfileError(f"kernel(s) listed twice in one profile: {', '.join(twice)}")
+
+    def kernel(self, name: str) -> KernelProfile:
+        """Return the kernel called `name`: exact, else by the name before its argument list, else a unique part."""
+        for rule in (lambda k: k.name == name, lambda k: k.name.split("(")[0].split()[-1] == name,
+                     lambda k: name in k.name):
+            found = [k for k in self.kernels if rule(k)]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise NotFound(f"kernel {name!r} matches several: " + "; ".join(k.name for k in found))
+        raise NotFound(f"no kernel {name!r} in the profile; it has: " + "; ".join(k.name for k in self.kernels))
+
+    def select(self, names: Iterable[str]) -> list[KernelProfile]:
+        """Return the kernels named (every kernel when `names` is empty)."""
+        chosen = list(names)
+        return [self.kernel(n) for n in chosen] if chosen else list(self.kernels)
+
+    def to_mapping(self) -> dict[str, Any]:
+        """Return the profile as its file holds it."""
+        source = {k: v for k, v in vars(self.source).items() if v is not None}
+        data: dict[str, Any] = {"format": PROFILE_FORMAT, "version": PROFILE_VERSION, "source": source}
+        if self.notes:
+            data["notes"] = list(self.notes)
+        data["kernels"] = [k.to_mapping() for k in self.kernels]
+        return data
+
+    def save(self, path: str | Path) -> Path:
+        """Write the profile to `path` as YAML, atomically."""
+        import yaml
+
+        return write_text_atomic(path, yaml.safe_dump(self.to_mapping(), sort_keys=False, allow_unicode=True))
+
+    @classmethod
+    def from_mapping(cls, data: Any, origin: str = "profile") -> ProfileSet:
+        """Return a profile from its file's mapping, refusing other formats and versions."""
+        if not isinstance(data, dict) or data.get("format") != PROFILE_FORMAT:
+            raise ProfileError(f"{origin}: not a perfcast profile (no 'format: {PROFILE_FORMAT}')")
+        if data.get("version") != PROFILE_VERSION:
+            raise ProfileError(f"{origin}: profile version {data.get('version')!r}; this perfcast reads version "
+                               f"{PROFILE_VERSION}")
+        try:
+            source = ProfileSource(**{k: None if v is None else str(v) for k, v in data["source"].items()})
+            kernels = tuple(
+                KernelProfile(str(k["name"]), int(k["launches"]), {str(m): float(v) for m, v in k["metrics"].items()},
+                              None if k.get("duration_s") is None else float(k["duration_s"]),
+                              None if k.get("work_items") is None else int(k["work_items"]),
+                              tuple(str(n) for n in k.get("notes", [])))
+                for k in data["kernels"]
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            if isinstance(error, ProfileError):
+                raise
+            raise ProfileError(f"{origin}: malformed profile ({type(error).__name__}: {error})") from None
+        return cls(source, kernels, tuple(str(n) for n in data.get("notes", [])))
+
+
+def load_profile(path: str | Path) -> ProfileSet:
+    """Return the profile saved at `path` (a perfcast profile YAML file)."""
+    from perfcast.safe_yaml import load_yaml_file
+
+    return ProfileSet.from_mapping(load_yaml_file(path), str(path))
+
+
+def symbol(metric: str) -> str:
+    """Return the spec symbol of a canonical metric name (the name itself when it has none)."""
+    return _SYMBOL.get(metric, metric)
