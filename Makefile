@@ -10,10 +10,11 @@ OUT    := out
 
 venv: $(STAMP)
 
-# System packages: a C compiler with OpenMP (native kernels), PoCL (OpenCL on the CPU) and likwid (the peer
+# System packages: a C compiler with OpenMP (native kernels), PoCL (OpenCL on the CPU), Oclgrind (the OpenCL
+# profiler `perfcast profile --tool oclgrind` runs) and likwid and clpeak (the peers
 # `perfcast validate bench --against likwid` runs beside).
 # Installed with apt-get where we may; elsewhere the tests that need them are skipped, and say so.
-SYSTEM_PACKAGES := gcc libgomp1 pocl-opencl-icd ocl-icd-libopencl1 likwid
+SYSTEM_PACKAGES := gcc libgomp1 pocl-opencl-icd ocl-icd-libopencl1 likwid clpeak oclgrind
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 system:
 	@if command -v apt-get >/dev/null 2>&1; then \

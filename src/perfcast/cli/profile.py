@@ -176,10 +176,10 @@ def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[
     console.print(table)
     for name, rows in results:
         for device, p in rows:
-            console.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}")
+            console.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}", soft_wrap=True)
     for info in inputs:
         console.print(f"[bold]{printable(info.device.name)}[/]: " + "; ".join(
-            f"{symbol} {printable(text)}" for symbol, text in info.sources.items()))
+            f"{symbol} {printable(text)}" for symbol, text in info.sources.items()), soft_wrap=True)
 
 
 def _save_charts(output: Path, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],

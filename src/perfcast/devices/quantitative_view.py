@@ -38,8 +38,16 @@ def _describe(figure: Figure, dimension: Dimension, unit: str = "", divided: str
 
 
 def _peak(device: Device, precision: Precision, kind: InstructionKind, symbol: str) -> Figure:
-    """Return the peak figure `symbol` reads, or raise NotFound saying how to get it."""
-    figure = device.peak.get(precision, {}).get(kind)
+    """Return the peak figure `symbol` reads, or raise NotFound saying how to get it.
+
+    A floating-point multiply-add rate falls back to the best non-tensor figure: a CPU without FMA issues its
+    multiplies and adds on separate pipes, and that combined rate is its multiply-add throughput.
+    """
+    kinds = device.peak.get(precision, {})
+    figure = kinds.get(kind)
+    if figure is None and precision.value.startswith("fp") and kind is InstructionKind.FMA:
+        usable = [f for k, f in kinds.items() if k is not InstructionKind.TENSOR]
+        figure = max(usable, key=lambda f: f.value) if usable else None
     if figure is None:
         raise NotFound(
             f"{device.name} has no {precision.value} {kind.value} peak, which the quantitative model reads as "
@@ -58,7 +66,7 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     }
     units = {"T_SP": "FLOP/s", "T_int": "OP/s", "T_add": "inst/s"}
     sources = {symbol: _describe(figure, Dimension.COMPUTE, units[symbol]) for symbol, figure in figures.items()}
-    fp64 = device.peak.get(Precision.FP64, {}).get(InstructionKind.FMA)
+    fp64 = _peak(device, Precision.FP64, InstructionKind.FMA, "T_DP") if Precision.FP64 in device.peak else None
     sources["T_DP"] = _describe(fp64, Dimension.COMPUTE) if fp64 else "none: the device has no fp64 peak"
     local = next((level for level in device.memory if level.level == "shared" and level.bandwidth), None)
     stand_in = ""

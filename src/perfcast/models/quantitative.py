@@ -82,10 +82,11 @@ _SYMBOLS = {
 
 @dataclass(frozen=True)
 class DeviceRates:
-    """The target device's micro-benchmarked rates: T_SP, T_DP, T_int (op/s, a multiply-add is 2 ops), T_add
-    (integer add instructions/s), T_ldst (local/shared-memory load-store instructions/s) and B_mem (B/s).
+    """The target device's micro-benchmarked rates: T_SP, T_DP, T_int, T_add, T_ldst and B_mem.
 
-    T_DP is None on a device without double precision; predicting an fp64 kernel there is an error.
+    T_SP, T_DP and T_int are op/s (a multiply-add is 2 ops), T_add integer add instructions/s, T_ldst
+    local/shared-memory load-store instructions/s, B_mem B/s. T_DP is None on a device without double
+    precision; predicting an fp64 kernel there is an error.
     """
 
     t_sp: float
@@ -195,6 +196,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePredict
         e_instr = c_op / (c_op + c_ldst + c_other)
     t_adjusted = kernel.e_mix * e_instr * t_op
     o_dev = t_adjusted / rates.b_mem
+    bound: Bound
     if kernel.w_traf == 0:
         o_krn, bound, reason = math.inf, "compute", "no DRAM traffic"
         performance, time = t_adjusted, kernel.w_comp / t_adjusted
@@ -205,9 +207,10 @@ def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePredict
         o_krn = kernel.w_comp / kernel.w_traf
         if o_krn > o_dev:
             bound, reason, performance = "compute", "O_krn > O_dev", t_adjusted
+            time = kernel.w_comp / performance
         else:
             bound, reason, performance = "memory", "O_krn <= O_dev", o_krn * rates.b_mem
-        time = kernel.w_comp / performance
+            time = kernel.w_traf / rates.b_mem  # = W_comp / (O_krn B_mem), without the rounding of the detour
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason)
 

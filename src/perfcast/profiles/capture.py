@@ -50,7 +50,7 @@ def _version(executable: str) -> str | None:
         done = subprocess.run([executable, "--version"], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
         return None
-    match = re.search(r"(?:Version|release|Oclgrind)\s+([\w.\-]+)", done.stdout + done.stderr)
+    match = re.search(r"(?:version|release|oclgrind)\s+(\d[\w.\-]*)", done.stdout + done.stderr, re.IGNORECASE)
     return match[1] if match else None
 
 

@@ -275,6 +275,6 @@ def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = Non
         kernels.append(KernelProfile(name, len(runs), metrics, work_items=(work_items or {}).get(name),
                                      notes=tuple(notes)))
     source = ProfileSource("Oclgrind", device=device or "Oclgrind simulator", command=command, raw=raw)
-    notes = ("Oclgrind counts are per work-item and simulated: M_inst assumes full, converged warps, and DRAM "
-             "sectors are global bytes / 32, with no cache",)
-    return ProfileSet(source, tuple(kernels), notes)
+    note = ("Oclgrind counts are per work-item and simulated: M_inst assumes full, converged warps, and DRAM "
+            "sectors are global bytes / 32, with no cache")
+    return ProfileSet(source, tuple(kernels), (note,))

@@ -189,7 +189,8 @@ class ProfileSet:
             raise ProfileError(f"{origin}: profile version {data.get('version')!r}; this perfcast reads version "
                                f"{PROFILE_VERSION}")
         try:
-            source = ProfileSource(**{k: None if v is None else str(v) for k, v in data["source"].items()})
+            fields = {str(k): None if v is None else str(v) for k, v in data["source"].items()}
+            source = ProfileSource(**fields)  # type: ignore[arg-type]  # a missing or unknown key is a TypeError
             kernels = tuple(
                 KernelProfile(str(k["name"]), int(k["launches"]), {str(m): float(v) for m, v in k["metrics"].items()},
                               None if k.get("duration_s") is None else float(k["duration_s"]),

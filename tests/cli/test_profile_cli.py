@@ -1,0 +1,73 @@
+"""`perfcast profile` and `perfcast predict` through typer's runner."""
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcast.cli import app
+
+DATA = Path(__file__).parent.parent / "data" / "profiles"
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_profile_from_a_file_then_predict(tmp_path):
+    out = tmp_path / "p.yaml"
+    result = run("profile", "--from", DATA / "ncu-raw-constructed.csv", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "triad" in result.stdout and "left out launch 3" in result.stdout
+    result = run("predict", out, "-d", "v100", "-d", "h100-sxm5", "-o", tmp_path / "q.png")
+    assert result.exit_code == 0, result.output
+    assert "memory bound (O_krn <= O_dev)" in result.stdout
+    assert (tmp_path / "q-triad.png").exists() and (tmp_path / "q-dgemm_naive.png").exists()
+
+
+def test_predict_json_one_kernel():
+    result = run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", "v100", "-k", "saxpy", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    p = data["kernels"][0]["predictions"]["v100"]
+    assert p["bound"] == "memory"
+    assert p["time_s"] == pytest.approx(32 * 2 * (4_194_402 + 2_097_152) / 900e9)
+    assert data["devices"]["v100"]["B_mem"].startswith("900 GB/s")
+
+
+def test_predict_skips_kernels_without_metrics_but_fails_when_asked_for_one():
+    result = run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", "v100")
+    assert result.exit_code == 0 and "skipped init" in result.output
+    result = run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", "v100", "-k", "init")
+    assert result.exit_code == 2 and "kernel 'init(float*, int)' lacks the metric(s)" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_predict_errors_are_clear():
+    assert "no kernel 'nope'" in run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", "v100", "-k", "nope").output
+    result = run("predict", DATA / "ncu-details-a100-bert.csv", "-d", "v100")
+    assert result.exit_code == 2 and "no kernel of the profile has the metrics" in result.output
+    result = run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", "core-i7-930")
+    assert result.exit_code == 2 and "no int32 fma peak" in result.output
+
+
+def test_profile_needs_a_program_or_a_file(tmp_path):
+    result = run("profile", "-o", tmp_path / "p.yaml")
+    assert result.exit_code != 0 and "give the program to profile" in result.output
+    result = run("profile", "-o", tmp_path / "p.txt", "--from", DATA / "ncu-raw-constructed.csv")
+    assert result.exit_code == 2 and ".yaml" in result.output
+
+
+@pytest.mark.skipif(shutil.which("oclgrind") is None, reason="oclgrind not installed")
+def test_profile_runs_oclgrind(tmp_path):
+    out = tmp_path / "ocl.yaml"
+    result = run("profile", "--tool", "oclgrind", "-o", out, "--", sys.executable, DATA / "opencl_program.py", "64")
+    assert result.exit_code == 0, result.output
+    assert "dexp" in result.stdout and (tmp_path / "ocl.oclgrind.txt").exists()
+    result = run("predict", out, "-d", "r9-nano", "--json")
+    kinds = {k["kernel"]: k["predictions"]["r9-nano"]["k_type"] for k in json.loads(result.stdout)["kernels"]}
+    assert kinds == {"saxpy": "fp32", "dexp": "fp64", "hash": "int"}

@@ -1,0 +1,34 @@
+"""The §3 rates of a device: catalog GPUs (estimated int and shared-memory figures), measured CPU profiles."""
+
+import pytest
+
+from perfcast.devices.catalog import catalog, get_device
+from perfcast.devices.quantitative_view import quantitative_inputs
+from perfcast.errors import NotFound
+
+
+def test_v100_rates_and_sources():
+    info = quantitative_inputs(get_device("v100"))
+    r = info.rates
+    assert (r.t_sp, r.t_dp, r.b_mem) == (15.67e12, 7.834e12, 900e9)
+    assert r.t_int == 15.67e12  # 80 SMs x 64 IMAD x 2 ops x 1530 MHz
+    assert r.t_add == 7.834e12
+    assert r.t_ldst == pytest.approx(15.67e12 / 4)  # shared 128 B/clock/SM over 4-byte accesses
+    assert "estimated" in info.sources["T_int"] and "IMAD" in info.sources["T_int"]
+    assert info.sources["T_ldst"].startswith("3.917 Tinst/s = shared 15.67 TB/s / 4 B")
+
+
+@pytest.mark.parametrize("name", [n for n, d in catalog().items() if d.kind == "gpu"])
+def test_every_catalog_gpu_has_the_rates(name):
+    rates = quantitative_inputs(get_device(name)).rates
+    assert rates.t_int > 0 and rates.t_add > 0 and rates.t_ldst > 0
+
+
+def test_gpu_without_fp64_has_no_t_dp():
+    info = quantitative_inputs(get_device("gts250"))
+    assert info.rates.t_dp is None and info.sources["T_DP"].startswith("none")
+
+
+def test_catalog_cpu_without_integer_peaks_says_how_to_get_them():
+    with pytest.raises(NotFound, match=r"core-i7-930 has no int32 fma peak.*perfcast bench"):
+        quantitative_inputs(get_device("core-i7-930"))

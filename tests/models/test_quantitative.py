@@ -1,0 +1,159 @@
+"""Quantitative roofline (spec §3): every formula against values computed by hand, edge cases, properties."""
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from perfcast.models.quantitative import DeviceRates, KernelCounts, kernel_parameters, predict, predict_counts
+
+# T_SP 1 TFLOP/s, T_DP 0.5, T_int 0.4 TOP/s, T_add 0.5 Tinst/s, T_ldst 0.25 Tinst/s, B_mem 100 GB/s.
+RATES = DeviceRates(t_sp=1000e9, t_dp=500e9, t_int=400e9, t_add=500e9, t_ldst=250e9, b_mem=100e9)
+
+
+def counts(**given: float) -> KernelCounts:
+    values = dict(fma32=0, fma64=0, ldst=0, inst_warp=100, fp32=0, fp64=0, int=0, dram_read=0, dram_write=0)
+    values.update(given)
+    return KernelCounts(**values)
+
+
+FP32 = counts(fp32=1000, fma32=400, int=300, ldst=200, inst_warp=100, dram_read=50, dram_write=25)
+
+
+class TestKernelParameters:
+    def test_fp32_by_hand(self):
+        k = kernel_parameters(FP32)
+        assert k.k_type == "fp32"
+        assert k.w_comp == 1400  # M_fp32 + M_fma32
+        assert k.w_traf == 32 * 75
+        assert k.e_mix == pytest.approx(1400 / 2000)
+        assert k.i_total == 3200
+        assert (k.d_ops, k.d_ldst, k.d_other) == pytest.approx((1000 / 3200, 200 / 3200, 1 - 1200 / 3200))
+
+    def test_fp64_wins_over_fp32(self):
+        k = kernel_parameters(counts(fp64=800, fma64=800, fp32=100, inst_warp=50, dram_read=100))
+        assert k.k_type == "fp64"
+        assert k.w_comp == 1600
+        assert k.e_mix == 1.0  # every fp64 instruction an FMA
+        assert k.d_ops == pytest.approx(0.5)
+
+    def test_integer_kernel(self):
+        k = kernel_parameters(counts(int=640, ldst=320, inst_warp=40))
+        assert (k.k_type, k.w_comp, k.e_mix) == ("int", 640, 0.5)
+        assert (k.d_ops, k.d_ldst, k.d_other) == pytest.approx((0.5, 0.25, 0.25))
+
+    def test_no_fma_gives_half_mix_efficiency(self):
+        assert kernel_parameters(counts(fp32=100, inst_warp=10)).e_mix == 0.5
+
+
+class TestPrediction:
+    def test_memory_bound_fp32_by_hand(self):
+        p = predict_counts(FP32, RATES)
+        assert (p.t_op, p.w_op, p.w_ldst, p.w_other) == pytest.approx((1000e9, 1.0, 2.0, 1.0))
+        assert (p.c_op, p.c_ldst, p.c_other) == pytest.approx((0.3125, 0.125, 0.625))
+        assert p.e_instr == pytest.approx(0.3125 / 1.0625)
+        assert p.t_op_adjusted == pytest.approx(0.7 * 0.3125 / 1.0625 * 1000e9)
+        assert p.o_krn == pytest.approx(1400 / 2400)
+        assert p.o_dev == pytest.approx(p.t_op_adjusted / 100e9)
+        assert p.bound == "memory"
+        assert p.performance == pytest.approx(1400 / 2400 * 100e9)
+        assert p.time == pytest.approx(2400 / 100e9)  # memory bound: traffic over bandwidth
+
+    def test_compute_bound_fp32_by_hand(self):
+        p = predict_counts(counts(fp32=1000, fma32=400, int=300, ldst=200, inst_warp=100, dram_read=1), RATES)
+        assert p.o_krn == pytest.approx(1400 / 32)
+        assert p.bound == "compute"
+        assert p.performance == pytest.approx(205.88235294e9)
+        assert p.time == pytest.approx(1400 / 205.88235294e9)
+
+    def test_fp64_by_hand(self):
+        p = predict_counts(counts(fp64=800, fma64=800, fp32=100, inst_warp=50, dram_read=100), RATES)
+        assert p.t_op == 500e9
+        assert p.w_op == 2.0  # T_SP / T_DP
+        assert p.e_instr == pytest.approx(2 / 3)
+        assert p.t_op_adjusted == pytest.approx(500e9 * 2 / 3)
+        assert p.bound == "memory"
+        assert p.time == pytest.approx(3200 / 100e9)
+
+    def test_integer_without_traffic_is_compute_bound_and_stated(self):
+        p = predict_counts(counts(int=640, ldst=320, inst_warp=40), RATES)
+        assert p.w_op == 2.5 and p.e_instr == pytest.approx(0.625)
+        assert p.t_op_adjusted == pytest.approx(125e9)
+        assert (p.bound, p.reason, p.o_krn) == ("compute", "no DRAM traffic", math.inf)
+        assert p.time == pytest.approx(640 / 125e9)
+        assert "compute bound (no DRAM traffic)" in p.explain()
+
+    def test_no_compute_is_memory_bound_and_stated(self):
+        p = predict_counts(counts(ldst=100, inst_warp=10, dram_read=10, dram_write=10), RATES)
+        assert (p.bound, p.reason, p.o_krn, p.performance) == ("memory", "no compute instructions", 0.0, 0.0)
+        assert p.time == pytest.approx(640 / 100e9)
+
+    def test_explanation_names_the_deciding_numbers(self):
+        text = predict_counts(FP32, RATES).explain()
+        assert text.startswith("memory bound (O_krn <= O_dev): O_krn 0.583 vs O_dev 2.06")
+        assert "E_mix 0.70, E_instr 0.29" in text
+
+
+class TestErrors:
+    def test_negative_d_other_names_the_counts(self):
+        with pytest.raises(ValueError, match=r"M_fp32 \(4000\) \+ M_ldst \(0\) exceed 32 x M_inst \(3200"):
+            kernel_parameters(counts(fp32=4000, inst_warp=100))
+
+    def test_no_instructions(self):
+        with pytest.raises(ValueError, match="M_inst"):
+            kernel_parameters(counts(fp32=10, inst_warp=0))
+
+    def test_nothing_to_predict(self):
+        with pytest.raises(ValueError, match="nothing to predict"):
+            kernel_parameters(counts(ldst=10))
+
+    @pytest.mark.parametrize("field", ["fp32", "ldst", "dram_read", "inst_warp"])
+    @pytest.mark.parametrize("bad", [-1, math.nan, math.inf])
+    def test_bad_counts(self, field, bad):
+        with pytest.raises(ValueError):
+            counts(**{field: bad})
+
+    def test_more_fma_than_fp_instructions(self):
+        with pytest.raises(ValueError, match="M_fma32"):
+            counts(fp32=10, fma32=11)
+
+    def test_fp64_kernel_on_a_device_without_fp64(self):
+        rates = DeviceRates(1e12, None, 1e12, 1e12, 1e12, 1e11)
+        with pytest.raises(ValueError, match="without double precision"):
+            predict_counts(counts(fp64=10, inst_warp=1, dram_read=1), rates)
+        assert predict_counts(FP32, rates).time > 0  # fp32 still predicted
+
+    def test_rates_must_be_positive(self):
+        with pytest.raises(ValueError, match="b_mem"):
+            DeviceRates(1e12, 1e12, 1e12, 1e12, 1e12, 0)
+
+
+counts_strategy = st.floats(min_value=0, max_value=1e12, allow_nan=False)
+
+
+@given(fp=counts_strategy, fma=st.floats(0, 1), ldst=counts_strategy, traffic=counts_strategy,
+       bandwidth=st.floats(1e9, 1e13))
+def test_never_nan_and_never_faster_than_either_roof(fp, fma, ldst, traffic, bandwidth):
+    inst = (fp + ldst) / 32 + 1
+    kernel = counts(fp32=fp, fma32=fp * fma, ldst=ldst, inst_warp=inst, dram_read=traffic)
+    rates = DeviceRates(1e12, 5e11, 4e11, 5e11, 2.5e11, bandwidth)
+    if fp == 0 and traffic == 0:
+        with pytest.raises(ValueError):
+            predict_counts(kernel, rates)
+        return
+    p = predict_counts(kernel, rates)
+    assert math.isfinite(p.time) and p.time >= 0
+    k = p.kernel
+    # The time is at least the traffic over the bandwidth and at least the work over the adjusted roof.
+    assert p.time >= k.w_traf / bandwidth * (1 - 1e-9)
+    if k.w_comp:
+        assert p.time >= k.w_comp / p.t_op_adjusted * (1 - 1e-9)
+    assert 0 <= p.e_instr <= 1 and 0.5 <= k.e_mix <= 1
+
+
+def test_more_bandwidth_never_slows_a_kernel():
+    times = [predict(kernel_parameters(FP32), DeviceRates(1e12, 5e11, 4e11, 5e11, 2.5e11, b)).time
+             for b in (1e9, 1e10, 1e11, 1e12, 1e13)]
+    assert times == sorted(times, reverse=True)
+    assert times[-1] == times[-2]  # past the ridge, compute bound: bandwidth no longer matters

@@ -1,0 +1,205 @@
+"""The profile readers on real and real-format files (tests/data/profiles/README.md says where each comes from)."""
+
+from pathlib import Path
+
+import pytest
+
+from perfcast.profiles import READERS, ProfileError, read_profile
+from perfcast.profiles.ncu import parse_ncu_value, read_ncu, unit_factor
+from perfcast.profiles.nvprof import read_nvprof
+from perfcast.profiles.oclgrind import read_oclgrind
+
+DATA = Path(__file__).parent.parent / "data" / "profiles"
+SAMPLES = {
+    "ncu": [DATA / "ncu-details-a100-bert.csv", DATA / "ncu-raw-constructed.csv"],
+    "nvprof": [DATA / "nvprof-metrics-constructed.csv"],
+    "oclgrind": [DATA / "oclgrind-opencl_program-256.txt"],
+}
+
+
+@pytest.mark.parametrize("tool", list(READERS))
+def test_every_registered_reader_has_samples_and_is_sniffed(tool):
+    assert SAMPLES[tool], f"no sample file for the {tool} reader"
+    for path in SAMPLES[tool]:
+        text = path.read_text()
+        detected = [name for name, (_, looks_like, _) in READERS.items() if looks_like(text)]
+        assert detected == [tool], path.name
+        profile = read_profile(path)
+        assert profile.kernels and all(k.launches >= 1 for k in profile.kernels)
+
+
+class TestNcuDetails:
+    """A real A100 capture: sgemm launched three times, an elementwise kernel once."""
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def profile(cls):
+        return read_profile(DATA / "ncu-details-a100-bert.csv")
+
+    def test_launches_of_one_kernel_are_summed(self, profile):
+        sgemm = profile.kernel("ampere_sgemm_32x32_sliced1x4_tn")
+        assert sgemm.launches == 3
+        assert sgemm.metrics["fma_fp32"] == 3 * 4_194_304  # "4,194,304" in each launch
+        assert sgemm.metrics["fma_fp64"] == 0
+
+    def test_kernel_found_by_part_of_its_name(self, profile):
+        add = profile.kernel("CUDAFunctor_add")
+        assert add.launches == 1 and add.metrics["fma_fp32"] == 10_240
+
+    def test_missing_model_metrics_are_named(self, profile):
+        # The capture has ffma/dfma counts but not the fp32/fp64 totals, warp instructions or DRAM sectors.
+        with pytest.raises(ProfileError, match=r"lacks the metric.*fp32 \(M_fp32; nvprof inst_fp_32, ncu "
+                                                r"smsp__sass_thread_inst_executed_op_fp32_pred_on.sum\)"):
+            profile.kernel("ampere_sgemm_32x32_sliced1x4_tn").counts()
+
+    def test_preamble_and_program_output_are_skipped(self):
+        text = "==PROF== Connected to process 35412\nsome program output, with, commas\n"
+        text += (DATA / "ncu-details-a100-bert.csv").read_text() + "==PROF== Disconnected from process 35412\n"
+        assert read_ncu(text).kernel("ampere_sgemm").launches == 3
+
+
+class TestNcuRaw:
+    @pytest.fixture(scope="class")
+    @classmethod
+    def profile(cls):
+        return read_profile(DATA / "ncu-raw-constructed.csv")
+
+    def test_counts_and_duration_in_base_units(self, profile):
+        triad = profile.kernel("triad")
+        assert triad.launches == 2  # the third launch is nan: left out
+        assert triad.metrics["dram_read"] == 4_194_304 + 4_194_310
+        assert triad.duration == pytest.approx((27_168 + 26_944) * 1e-9)
+        assert any("left out launch 3" in note for note in triad.notes)
+        counts = triad.counts()
+        assert (counts.fp32, counts.fma32, counts.ldst) == (2 * 16_777_216, 2 * 16_777_216, 2 * 50_331_648)
+
+    def test_the_dgemm_predicts_on_a_catalog_gpu(self, profile):
+        from perfcast.devices.catalog import get_device
+        from perfcast.devices.quantitative_view import quantitative_inputs
+        from perfcast.models.quantitative import predict_counts
+
+        p = predict_counts(profile.kernel("dgemm_naive").counts(), quantitative_inputs(get_device("h100-sxm5")).rates)
+        assert p.kernel.k_type == "fp64" and p.time > 0
+
+    def test_bytes_metrics_stand_in_for_sectors(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text()
+        text = text.replace('"dram__sectors_read.sum"', '"dram__bytes_read.sum"', 1).replace('"sector","sector"',
+                                                                                                '"Mbyte","sector"', 1)
+        triad = read_ncu(text).kernel("triad")
+        assert triad.metrics["dram_read"] == pytest.approx((4_194_304 + 4_194_310) * 1e6 / 32)
+
+    def test_unknown_unit_names_kernel_and_metric(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text().replace('"nsecond"', '"fortnight"')
+        with pytest.raises(ProfileError, match=r"kernel 'triad.*metric gpu__time_duration.sum: unknown unit 'fortnight'"):
+            read_ncu(text)
+
+    def test_negative_count_names_kernel_and_metric(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text().replace('"4194310"', '"-4194310"')
+        with pytest.raises(ProfileError, match=r"triad.*dram_read: negative count"):
+            read_ncu(text)
+
+    def test_no_header(self):
+        with pytest.raises(ProfileError, match="no Nsight Compute CSV header.*ERR_NVGPUCTRPERM"):
+            read_ncu("==PROF== Connected\n==ERROR== ERR_NVGPUCTRPERM - no permission\n")
+
+    def test_no_units_row_is_noted(self):
+        lines = (DATA / "ncu-raw-constructed.csv").read_text().splitlines()
+        without = "\n".join(line for line in lines if not line.startswith('"",'))
+        profile = read_ncu(without)
+        assert any("no units row" in note for note in profile.notes)
+        assert profile.kernel("triad").duration == pytest.approx((27_168 + 26_944) * 1e-9)
+
+    @pytest.mark.parametrize(("text", "value"), [("1,215,000,000.00", 1.215e9), ("6,400", 6400.0), ("0.5", 0.5),
+                                                 ("nan", None), ("n/a", None)])
+    def test_values(self, text, value):
+        assert parse_ncu_value(text, "k", "m") == value
+
+    @pytest.mark.parametrize(("unit", "factor"), [("byte", 1.0), ("Kbyte", 1e3), ("Mbyte", 1e6), ("inst", 1.0),
+                                                  ("Minst", 1e6), ("usecond", 1e-6), ("sector", 1.0)])
+    def test_units(self, unit, factor):
+        assert unit_factor(unit, "k", "m")[0] == factor
+
+
+class TestNvprof:
+    @pytest.fixture(scope="class")
+    @classmethod
+    def profile(cls):
+        return read_profile(DATA / "nvprof-metrics-constructed.csv")
+
+    def test_counts_are_avg_times_invocations(self, profile):
+        saxpy = profile.kernel("saxpy")
+        assert saxpy.launches == 2
+        assert saxpy.metrics["dram_read"] == 2 * 4_194_402
+        assert saxpy.metrics["inst_warp"] == 2 * 7_340_032
+        assert profile.source.device == "Tesla V100-SXM2-16GB (0)"
+
+    def test_metrics_the_models_do_not_read_are_skipped_whatever_their_format(self, profile):
+        assert "achieved_occupancy" not in profile.kernel("saxpy").metrics
+        assert profile.kernel("init").metrics == {"fp32": 0.0}
+
+    def test_predicts(self, profile):
+        from perfcast.models.quantitative import DeviceRates, predict_counts
+
+        p = predict_counts(profile.kernel("saxpy").counts(), DeviceRates(15.7e12, 7.8e12, 15.7e12, 7.8e12, 3.9e12, 900e9))
+        assert p.bound == "memory"
+        assert p.time == pytest.approx(32 * 2 * (4_194_402 + 2_097_152) / 900e9)
+
+    def test_a_unit_in_a_count_is_an_error(self):
+        text = (DATA / "nvprof-metrics-constructed.csv").read_text().replace(",2097152,2097152,2097152",
+                                                                             ",2097152,2097152,2.1M")
+        with pytest.raises(ProfileError, match=r"saxpy.*dram_write_transactions: '2.1M' is not a count"):
+            read_nvprof(text)
+
+    def test_no_table(self):
+        with pytest.raises(ProfileError, match="no nvprof metric table"):
+            read_nvprof("==1== NVPROF is profiling process 1\n==1== Profiling result:\nNo kernels were profiled.\n")
+
+
+class TestOclgrindRecorded:
+    @pytest.fixture(scope="class")
+    @classmethod
+    def profile(cls):
+        text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
+        return read_oclgrind(text, ir=[(DATA / "oclgrind-opencl_program-256.ll").read_text()],
+                             work_items={"saxpy": 256, "dexp": 256, "hash": 256})
+
+    def test_saxpy(self, profile):
+        saxpy = profile.kernel("saxpy")
+        assert saxpy.launches == 2
+        m = saxpy.metrics
+        assert (m["fp32"], m["fma_fp32"], m["fp64"]) == (512, 512, 0)  # one llvm.fmuladd.f32 per work-item
+        assert m["ldst"] == 2 * 3 * 256 and m["int"] == 2 * 2 * 256  # loads + store; getelementptr
+        assert m["dram_read"] == 2 * 2048 / 32 and m["dram_write"] == 2 * 1024 / 32
+        assert m["inst_warp"] == 2 * 8 * 256 / 32  # 2 gep, 2 loads, get_global_id, fmuladd, ret, store
+
+    def test_fp64_from_the_ir_and_the_builtin(self, profile):
+        dexp = profile.kernel("dexp")
+        m = dexp.metrics
+        # fadd + fdiv on double (the IR says), exp(double) at 8 instructions.
+        assert (m["fp64"], m["fp32"]) == (256 * (1 + 1 + 8), 0)
+        assert m["local_ldst"] == 512 and m["local_load_bytes"] == 2048
+        assert not dexp.notes
+        assert dexp.counts().fp64 == m["fp64"]
+
+    def test_integer_kernel(self, profile):
+        m = profile.kernel("hash").metrics
+        assert (m["fp32"], m["fp64"]) == (0, 0)
+        assert m["int"] == 4096 + 2304 + 2048 + 2048 + 2048 + 256  # add, icmp, lshr, mul, xor, gep
+        assert m["inst_warp"] * 32 == 4608 + 4096 + 2304 + 2048 * 3 + 256 * 5  # phi left out
+
+    def test_without_ir_the_precision_is_guessed_and_said(self):
+        profile = read_oclgrind((DATA / "oclgrind-opencl_program-256.txt").read_text())
+        dexp = profile.kernel("dexp")
+        assert dexp.metrics["fp64"] == 256 * 10  # exp(double) tells fp64
+        assert any("taken as fp64" in note for note in dexp.notes)
+
+    def test_no_histogram(self):
+        with pytest.raises(ProfileError, match="no Oclgrind instruction histogram"):
+            read_oclgrind("hello\n")
+
+
+def test_unknown_file(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("nothing to see\n")
+    with pytest.raises(ProfileError, match="not a perfcast profile nor the output of ncu, nvprof, oclgrind"):
+        read_profile(path)
