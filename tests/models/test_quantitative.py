@@ -129,7 +129,7 @@ class TestErrors:
             DeviceRates(1e12, 1e12, 1e12, 1e12, 1e12, 0)
 
 
-counts_strategy = st.floats(min_value=0, max_value=1e12, allow_nan=False)
+counts_strategy = st.one_of(st.just(0.0), st.floats(min_value=1e-3, max_value=1e12))
 
 
 @given(fp=counts_strategy, fma=st.floats(0, 1), ldst=counts_strategy, traffic=counts_strategy,

@@ -195,6 +195,9 @@ def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePredict
     else:
         e_instr = c_op / (c_op + c_ldst + c_other)
     t_adjusted = kernel.e_mix * e_instr * t_op
+    if kernel.w_comp > 0 and not t_adjusted > 0:
+        raise ValueError(f"the adjusted compute roof underflows to {t_adjusted!r} op/s: counts this small "
+                         f"(W_comp = {kernel.w_comp!r}) are not a kernel's")
     o_dev = t_adjusted / rates.b_mem
     bound: Bound
     if kernel.w_traf == 0:
