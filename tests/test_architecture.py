@@ -23,6 +23,7 @@ ALLOWED: dict[str, set[str]] = {
     "tune": {"kernels", "models"} | BASE,
     "plots": {"models", "tune"} | BASE,
     "profiles": {"models"} | BASE,
+    "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
 }
 

@@ -1,0 +1,125 @@
+"""A campaign archive: one compressed file holding everything a run measured, readable by `campaign report`.
+
+While a run goes on it writes into a working folder beside the archive (`ARCHIVE.partial/`), saving the
+manifest after every kernel, so that an interrupted run keeps what it measured and the next run with the same
+output resumes there. A finished run packs the folder into ARCHIVE (a zip file, deflated) and removes it.
+
+Layout (inside the zip and the folder alike):
+  manifest.json   format, version, command, environment, and per kernel its size, times, check and profile notes
+  device.yaml     the device's measured profile (perfcast bench)
+  profile.yaml    the kernels' profiles (perfcast-profile), scaled to the run's sizes
+  raw/            the profiler's own outputs
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfcast.errors import InputError
+from perfcast.output_files import replaced, write_text_atomic
+
+__all__ = ["ARCHIVE_FORMAT", "ARCHIVE_VERSION", "MAX_ARCHIVE_BYTES", "Archive", "ArchiveError", "WorkingFolder"]
+
+ARCHIVE_FORMAT = "perfcast-campaign"
+ARCHIVE_VERSION = 1
+MAX_ARCHIVE_BYTES = 16 * 2**20
+
+
+class ArchiveError(InputError):
+    """A campaign archive that cannot be read: not one, another version, or damaged."""
+
+
+@dataclass
+class WorkingFolder:
+    """The folder a run writes into before it is packed: resumable."""
+
+    path: Path
+
+    @classmethod
+    def for_archive(cls, archive: Path) -> WorkingFolder:
+        """Return the working folder of `archive` (ARCHIVE.partial beside it)."""
+        return cls(archive.with_name(archive.name + ".partial"))
+
+    def exists(self) -> bool:
+        """Return True when an earlier run left a working folder."""
+        return (self.path / "manifest.json").exists()
+
+    def manifest(self) -> dict[str, Any]:
+        """Return the manifest saved so far."""
+        return _manifest(json.loads((self.path / "manifest.json").read_text(encoding="utf-8")), str(self.path))
+
+    def save_manifest(self, manifest: dict[str, Any]) -> None:
+        """Save the manifest (atomically: an interruption leaves the previous one)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(self.path / "manifest.json", json.dumps(manifest, indent=1, default=str))
+
+    def file(self, name: str) -> Path:
+        """Return the path of a member file, its folder made."""
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def pack(self, archive: Path) -> Path:
+        """Write the folder into `archive` (zip, deflated), check its size, and remove the folder."""
+        with replaced(archive) as partial, zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+            for member in sorted(self.path.rglob("*")):
+                if member.is_file() and not member.name.startswith("."):
+                    z.write(member, member.relative_to(self.path).as_posix())
+        size = archive.stat().st_size
+        if size > MAX_ARCHIVE_BYTES:
+            raise ArchiveError(f"{archive}: {size / 2**20:.1f} MiB, above the {MAX_ARCHIVE_BYTES // 2**20} MiB an "
+                               "archive may take; the working folder is kept")
+        shutil.rmtree(self.path)
+        return archive
+
+    def discard(self) -> None:
+        """Remove the working folder (a fresh start)."""
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _manifest(data: Any, origin: str) -> dict[str, Any]:
+    """Return a manifest after checking its format and version."""
+    if not isinstance(data, dict) or data.get("format") != ARCHIVE_FORMAT:
+        raise ArchiveError(f"{origin}: not a perfcast campaign archive (no 'format: {ARCHIVE_FORMAT}')")
+    if data.get("version") != ARCHIVE_VERSION:
+        raise ArchiveError(f"{origin}: campaign archive version {data.get('version')!r}; this perfcast reads "
+                           f"version {ARCHIVE_VERSION}")
+    return data
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A finished campaign, as read back: manifest, device file text and profile file text."""
+
+    path: Path
+    manifest: dict[str, Any]
+    device_yaml: str
+    profile_yaml: str | None
+
+    @classmethod
+    def read(cls, path: str | Path) -> Archive:
+        """Return the campaign archive at `path` (a zip file, or a working folder of an unfinished run)."""
+        path = Path(path)
+        try:
+            if path.is_dir():
+                folder = WorkingFolder(path)
+                device = folder.path / "device.yaml"
+                profile = folder.path / "profile.yaml"
+                return cls(path, folder.manifest(), device.read_text(encoding="utf-8"),
+                           profile.read_text(encoding="utf-8") if profile.exists() else None)
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+                if "manifest.json" not in names:
+                    raise ArchiveError(f"{path}: not a perfcast campaign archive (no manifest.json)")
+                manifest = _manifest(json.loads(z.read("manifest.json")), str(path))
+                if "device.yaml" not in names:
+                    raise ArchiveError(f"{path}: the archive has no device.yaml")
+                profile = z.read("profile.yaml").decode() if "profile.yaml" in names else None
+                return cls(path, manifest, z.read("device.yaml").decode(), profile)
+        except (OSError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ArchiveError(f"{path}: cannot read the campaign archive ({error})") from None

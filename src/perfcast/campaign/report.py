@@ -1,0 +1,134 @@
+"""`perfcast campaign report`: every model scored on each campaign archive, as Markdown with a chart."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfcast.campaign.archive import Archive
+from perfcast.campaign.score import MODELS, KernelScore, ModelSummary, score_kernel, summarise
+from perfcast.devices.catalog import parse_device_text
+from perfcast.devices.schema import Device
+from perfcast.kernels.campaign import kernel_named
+from perfcast.output_files import reproduce_block, write_text_atomic
+from perfcast.profiles.profile import ProfileSet
+from perfcast.safe_yaml import load_yaml_text
+
+__all__ = ["CampaignScores", "score_archive", "write_report"]
+
+
+@dataclass(frozen=True)
+class CampaignScores:
+    """One archive scored: its device, the kernels' scores, each model's summary, kernels not scored."""
+
+    archive: Archive
+    device: Device
+    scores: list[KernelScore]
+    summaries: dict[str, ModelSummary]
+    not_scored: dict[str, str]
+
+
+def score_archive(archive: Archive) -> CampaignScores:
+    """Return every model's scores on the kernels of one campaign archive."""
+    device = parse_device_text(archive.device_yaml, f"{archive.path}:device.yaml")
+    profiles = (ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{archive.path}:profile.yaml")
+                if archive.profile_yaml else None)
+    scores, not_scored = [], {}
+    for name, record in archive.manifest["kernels"].items():
+        if "skipped" in record:
+            not_scored[name] = record["skipped"]
+            continue
+        if record.get("check"):
+            not_scored[name] = f"wrong result: {record['check']}"
+            continue
+        profile = None
+        if profiles is not None and any(k.name == name for k in profiles.kernels):
+            profile = profiles.kernel(name)
+        scores.append(score_kernel(kernel_named(name), record, device, profile))
+    summaries = {model: summarise(scores, model) for model in MODELS}
+    return CampaignScores(archive, device, scores, summaries, not_scored)
+
+
+def _time(seconds: float | None) -> str:
+    if seconds is None or not math.isfinite(seconds):
+        return "—"
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= factor:
+            return f"{seconds / factor:.3g} {unit}"
+    return f"{seconds * 1e9:.3g} ns"
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
+
+
+def _section(result: CampaignScores, chart: str) -> list[str]:
+    """Return the Markdown of one archive's results."""
+    m = result.archive.manifest
+    env = m.get("environment") or {}
+    lines = [
+        f"## {result.device.full_name} ({m['backend']}{', quick' if m['quick'] else ''})", "",
+        f"- archive: `{result.archive.path.name}`, made {m['created']} by perfcast {m['perfcast']}",
+        f"- device: {env.get('device', '?')}; platform: {env.get('platform', '?')}; host: {m['host']['platform']}",
+        f"- device profile: `{result.device.name}` ({result.device.provenance.describe()})",
+        f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
+        f"- profiles: {(m.get('profiling') or {}).get('tool') or 'none'}", "",
+        "| model | n | MAPE | median APE | worst kernel | in range / violations |",
+        "|---|---|---|---|---|---|",
+    ]
+    for model, s in result.summaries.items():
+        worst = f"{s.worst[0]} ({s.worst[1]:.0%})" if s.worst else "—"
+        extra = (f"{s.contained[0]} of {s.contained[1]} in range" if s.contained
+                 else f"{len(s.violations)} violation(s)" + (f": {', '.join(s.violations)}" if s.violations else ""))
+        if model != "roofline" and not s.contained:
+            extra = "—"
+        lines.append(f"| {model} | {s.n} | {_pct(s.mape)} | {_pct(s.median_ape)} | {worst} | {extra} |")
+    lines += ["", "(The roofline is a lower bound on time: its APE says how far below the measurement it lies; a "
+              "violation is a measured time below the bound by more than the spread.)", "",
+              f"![predicted against measured]({chart})", "",
+              "| kernel | measured | spread | roofline bound | eff. | boat hull range | in | quantitative | APE |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for s in result.scores:
+        r, h, q = (s.predictions.get(model) for model in MODELS)
+        lines.append(
+            f"| {s.kernel} | {_time(s.measured)} | {s.spread:.1%} | {_time(r.time) if r else '—'} | "
+            f"{f'{r.efficiency:.2f}' if r and r.efficiency is not None else '—'} | "
+            f"{f'{_time(h.lower)} – {_time(h.upper)}' if h else '—'} | {('yes' if h.contained else '**no**') if h else '—'} | "
+            f"{_time(q.time) if q else '—'} | {_pct(q.ape) if q else '—'} |")
+    lines.append("")
+    left = [(s.kernel, model, why) for s in result.scores for model, why in s.left_out.items()]
+    if left or result.not_scored:
+        lines += ["Left out, with the reason:", ""]
+        lines += [f"- {kernel}, {model}: {why}" for kernel, model, why in left]
+        lines += [f"- {kernel}, every model: {why}" for kernel, why in result.not_scored.items()]
+        lines.append("")
+    lines += ["Why each prediction is what it is:", ""]
+    for s in result.scores:
+        for model, p in s.predictions.items():
+            lines.append(f"- {s.kernel}, {model}: {p.detail}")
+    lines.append("")
+    return lines
+
+
+def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, list[CampaignScores]]:
+    """Score each archive, write DIR/report.md and one chart per archive; return its path and the scores."""
+    from perfcast.plots.campaign import PredictedPoint, predicted_vs_measured_figure
+    from perfcast.plots.files import save_figure
+
+    output.mkdir(parents=True, exist_ok=True)
+    lines = ["# Campaign report: every model against measured kernel times", "", *reproduce_block(command),
+             "Scoring as `shared/spec/models.md` §6 states it: APE = |t_pred − t_meas| / t_meas for points and range "
+             "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
+             "when t_bound / t_meas > 1 + s. Cross-device projection rows appear once projection exists.", ""]
+    results = []
+    for index, path in enumerate(paths):
+        result = score_archive(Archive.read(path))
+        results.append(result)
+        chart = f"predicted-vs-measured-{index + 1}.png" if len(paths) > 1 else "predicted-vs-measured.png"
+        points = [PredictedPoint(s.kernel, model, s.measured, p.time, p.lower, p.upper)
+                  for s in result.scores for model, p in s.predictions.items()]
+        if points:
+            save_figure(predicted_vs_measured_figure(points, result.device.full_name), output / chart)
+        lines += _section(result, chart)
+    return write_text_atomic(output / "report.md", "\n".join(lines)), results

@@ -1,0 +1,287 @@
+"""`perfcast campaign run`: measure the device, time every kernel of the suite, profile each, keep it all.
+
+Steps, each saved as soon as it is done (an interrupted run resumes at the first missing one):
+1. the device's measured profile (`perfcast bench` on the same backend), unless one is given;
+2. each kernel timed for real with device events: one checked launch, one warm-up, then `repetitions` timed
+   launches (median and spread kept);
+3. each kernel profiled: OpenCL kernels under Oclgrind at two reduced NDRanges (1 and 2 work-groups), the
+   counts checked to agree per work-item and scaled to the run's NDRange; DRAM sectors replaced by the
+   kernel's compulsory footprint (Oclgrind has no cache).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import shutil
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcast import __version__
+from perfcast.campaign.archive import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError, WorkingFolder
+from perfcast.errors import BackendUnavailable, InputError, ToolError
+from perfcast.kernels.campaign import KERNELS, OPENCL_SOURCE, TILE, CampaignKernel, kernel_named
+from perfcast.profiles.profile import KernelProfile, ProfileSet, load_profile, scaling_differences
+
+__all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "run_campaign"]
+
+Progress = Callable[[str, float], None]
+SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
+MODEL_METRICS = ("fp32", "fp64", "fma_fp32", "fma_fp64", "int", "ldst", "inst_warp")
+
+
+@dataclass(frozen=True)
+class CampaignOptions:
+    """What `campaign run` was asked to do."""
+
+    backend: str
+    output: Path
+    device: str | None = None
+    quick: bool = False
+    kernels: tuple[str, ...] = ()
+    repetitions: int = 10
+    device_profile: Path | None = None  # a measured profile to use instead of measuring now
+    fresh: bool = False
+    command: str = ""
+
+
+@dataclass
+class _OpenClTimer:
+    """Times the suite's kernels on one OpenCL device with profiling events."""
+
+    cl: Any
+    device: Any
+    context: Any
+    queue: Any
+    program: Any
+
+    @classmethod
+    def open(cls, selector: str | None) -> _OpenClTimer:
+        from perfcast.bench.opencl import OpenClBackend
+        from perfcast.kernels.opencl import build_program, profiling_queue
+
+        device = OpenClBackend.open(selector, 1).device
+        cl, device, context, queue = profiling_queue(device)
+        options = [f"-DTILE={TILE}"] + (["-DUSE_FP64"] if device.double_fp_config else [])
+        try:
+            program = build_program(cl, context, OPENCL_SOURCE.read_text(), options)
+        except cl.RuntimeError as error:
+            raise BackendUnavailable(f"the campaign suite did not build on {device.name}: {error}") from None
+        return cls(cl, device, context, queue, program)
+
+    def supports(self, kernel: CampaignKernel) -> str | None:
+        """Return why `kernel` cannot run on this device, or None."""
+        if kernel.precision == "fp64" and not self.device.double_fp_config:
+            return "the device has no double precision"
+        return None
+
+    def time(self, kernel: CampaignKernel, n: int, repetitions: int) -> dict[str, Any]:
+        """Return the kernel's checked result and the times (s) of `repetitions` launches after a warm-up."""
+        cl = self.cl
+        arrays = kernel.arrays(n, np.random.default_rng(0))
+        inputs = {name: array.copy() for name, array in arrays.items()}
+        flags = cl.mem_flags
+        buffers = {name: cl.Buffer(self.context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=array)
+                   for name, array in arrays.items()}
+        scalars = kernel.scalars(n)
+        handle = cl.Kernel(self.program, kernel.name)
+        handle.set_args(*[buffers[a] if a in buffers else scalars[a] for a in kernel.arguments])
+        launch = kernel.launch(n)
+
+        def once() -> float:
+            event = cl.enqueue_nd_range_kernel(self.queue, handle, launch.global_size, launch.local_size)
+            event.wait()
+            return (event.profile.end - event.profile.start) * 1e-9
+
+        once()
+        outputs = {name: np.empty_like(array) for name, array in arrays.items()}
+        for name, buffer in buffers.items():
+            cl.enqueue_copy(self.queue, outputs[name], buffer)
+        self.queue.finish()
+        problem = kernel.check(n, inputs, outputs)
+        once()  # warm-up
+        times = [once() for _ in range(repetitions)]
+        return {"times_s": times, "check": problem, "work_items": launch.items}
+
+    def environment(self) -> dict[str, Any]:
+        """Return the platform, device and driver the times were taken with."""
+        from perfcast.kernels.opencl import opencl_environment
+
+        return opencl_environment(self.device, f"OpenCL -DTILE={TILE}")
+
+
+def _open_opencl(selector: str | None) -> _OpenClTimer:
+    return _OpenClTimer.open(selector)
+
+
+def _unavailable_cuda(selector: str | None) -> Any:
+    raise BackendUnavailable("the campaign's CUDA backend runs only on a machine with an NVIDIA GPU and CuPy; "
+                             "see docs/gpu.md")
+
+
+# The registry of campaign backends: the CLI's --backend choices come from it.
+CAMPAIGN_BACKENDS: dict[str, tuple[str, Callable[[str | None], Any]]] = {
+    "opencl": ("the suite's OpenCL C on an OpenCL device (PoCL on CPUs), profiled with Oclgrind", _open_opencl),
+    "cuda": ("the suite's CUDA C through CuPy, profiled with ncu", _unavailable_cuda),
+}
+
+
+def _selected(names: Sequence[str]) -> list[CampaignKernel]:
+    """Return the kernels named (all when none), in suite order."""
+    if not names:
+        return list(KERNELS)
+    wanted = {kernel_named(name).name for name in names}
+    return [kernel for kernel in KERNELS if kernel.name in wanted]
+
+
+def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
+    return {
+        "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "command": options.command,
+        "backend": options.backend, "device_selector": options.device, "quick": options.quick,
+        "repetitions": options.repetitions, "host": {"machine": platform.machine(), "python": sys.version.split()[0],
+                                                      "platform": platform.platform()},
+        "device": None, "environment": None, "kernels": {}, "profiling": None, "notes": [],
+    }
+
+
+def _measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:
+    """Save the device's measured profile into the folder; return its name."""
+    from perfcast.bench.backends import open_backend
+    from perfcast.bench.suite import measured_device
+    from perfcast.devices.catalog import load_device_file, save_device
+
+    target = folder.file("device.yaml")
+    if options.device_profile is not None:
+        device = load_device_file(options.device_profile)
+        shutil.copyfile(options.device_profile, target)
+        return device.name
+    backend, base = open_backend(options.backend, options.device, 5)
+    suite = backend.run(options.quick, lambda label, done: progress(f"bench: {label}", 0.4 * done))
+    device = measured_device(base, suite)
+    save_device(device, target)
+    return device.name
+
+
+def _time_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any], timer: Any,
+                  kernels: list[CampaignKernel], progress: Progress) -> None:
+    """Time every kernel not timed yet; the manifest is saved after each."""
+    for index, kernel in enumerate(kernels):
+        if kernel.name in manifest["kernels"]:
+            continue
+        n = kernel.sizes[1] if options.quick else kernel.sizes[0]
+        progress(f"timing {kernel.name} (n = {n})", 0.4 + 0.3 * index / len(kernels))
+        why_not = timer.supports(kernel)
+        record: dict[str, Any] = {"n": n, "precision": kernel.precision}
+        if why_not:
+            record["skipped"] = why_not
+        else:
+            started = time.perf_counter()
+            result = timer.time(kernel, n, options.repetitions)
+            times = result["times_s"]
+            median = statistics.median(times)
+            record.update(result)
+            record["median_s"] = median
+            record["spread"] = statistics.pstdev(times) / median  # sigma / t, as spec §6 writes it
+            record["range_spread"] = (max(times) - min(times)) / median
+            record["wall_s"] = time.perf_counter() - started
+        manifest["kernels"][kernel.name] = record
+        folder.save_manifest(manifest)
+
+
+def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                     kernels: list[CampaignKernel], progress: Progress) -> None:
+    """Profile every timed kernel under Oclgrind at 1 and 2 work-groups and save the scaled profiles."""
+    from perfcast.profiles.capture import capture
+
+    if shutil.which("oclgrind") is None:
+        manifest["profiling"] = {"tool": None, "note": "oclgrind is not installed (apt-get install oclgrind): "
+                                                       "no profiles, so no quantitative predictions"}
+        folder.save_manifest(manifest)
+        return
+    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
+    sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
+    listing = ",".join(f"{name}={n}" for name, n in sizes.items())
+    captured: dict[int, ProfileSet] = {}
+    for step, groups in enumerate((1, 2)):
+        progress(f"profiling with Oclgrind ({groups} work-group{'s' if groups > 1 else ''} per kernel)",
+                 0.7 + 0.15 * step)
+        path = folder.file(f"raw/oclgrind-{groups}.yaml")
+        if path.exists():
+            captured[groups] = load_profile(path)
+            continue
+        command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", str(groups), listing]
+        try:
+            captured[groups] = capture("oclgrind", command, path, timeout=1800).profile
+        except ToolError as error:
+            raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
+    profiles, notes = [], {}
+    for kernel in timed:
+        record = manifest["kernels"][kernel.name]
+        n_profile = sizes[kernel.name]
+        small = captured[1].kernel(kernel.name)
+        large = captured[2].kernel(kernel.name)
+        items = {g: kernel.profile_launch(n_profile, g).items for g in (1, 2)}
+        small = KernelProfile(small.name, small.launches, small.metrics, work_items=items[1], notes=small.notes)
+        large = KernelProfile(large.name, large.launches, large.metrics, work_items=items[2], notes=large.notes)
+        differences = {m: d for m, d in scaling_differences(small, large).items() if m in MODEL_METRICS}
+        worst = max(differences.items(), key=lambda item: item[1])
+        scaled = large.scaled(record["work_items"] / items[2], work_items=record["work_items"])
+        read, written = kernel.footprint(record["n"])
+        scaled = scaled.with_metrics(
+            f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written, not Oclgrind's global "
+            "bytes", dram_read=read / 32, dram_write=written / 32)
+        if worst[1] > SCALING_TOLERANCE:
+            scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
+                                         "work-groups: the scaling is approximate")
+        notes[kernel.name] = {"profile_n": n_profile, "profiled_items": items, "scaling_worst": worst,
+                              "scaled_by": record["work_items"] / items[2]}
+        record["profile"] = notes[kernel.name]
+        profiles.append(scaled)
+    source = captured[2].source
+    ProfileSet(source, tuple(profiles), captured[2].notes).save(folder.file("profile.yaml"))
+    manifest["profiling"] = {"tool": f"Oclgrind {source.version or ''}".strip(), "tolerance": SCALING_TOLERANCE}
+    folder.save_manifest(manifest)
+
+
+def run_campaign(options: CampaignOptions, progress: Progress = lambda label, done: None) -> Path:
+    """Run (or resume) a campaign and return the archive it packed."""
+    if options.backend not in CAMPAIGN_BACKENDS:
+        raise InputError(f"unknown campaign backend {options.backend!r}; choose one of {', '.join(CAMPAIGN_BACKENDS)}")
+    if options.repetitions < 10:
+        raise InputError(f"--repetitions {options.repetitions}: a campaign times each kernel at least 10 times")
+    kernels = _selected(options.kernels)
+    folder = WorkingFolder.for_archive(options.output)
+    if options.fresh:
+        folder.discard()
+    if folder.exists():
+        manifest = folder.manifest()
+        if (manifest["backend"], manifest["quick"]) != (options.backend, options.quick):
+            raise ArchiveError(f"{folder.path} holds an unfinished {manifest['backend']} run"
+                               f"{' (quick)' if manifest['quick'] else ''}; finish it with the same options or "
+                               "start again with --fresh")
+        manifest["notes"].append(f"resumed {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}")
+    else:
+        manifest = _fresh_manifest(options)
+        folder.save_manifest(manifest)
+    timer = CAMPAIGN_BACKENDS[options.backend][1](options.device)
+    if manifest["environment"] is None:
+        manifest["environment"] = timer.environment()
+    if manifest["device"] is None or not (folder.path / "device.yaml").exists():
+        progress("measuring the device (perfcast bench)", 0.0)
+        manifest["device"] = _measure_device(options, folder, progress)
+        folder.save_manifest(manifest)
+    _time_kernels(options, folder, manifest, timer, kernels, progress)
+    if not (folder.path / "profile.yaml").exists():
+        _profile_kernels(options, folder, manifest, kernels, progress)
+    progress("packing the archive", 0.98)
+    archive = folder.pack(options.output)
+    progress("done", 1.0)
+    return archive

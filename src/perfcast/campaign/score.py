@@ -1,0 +1,142 @@
+"""Scoring predictions against measurements (spec §6): per kernel and model, then per model over the suite.
+
+Each kernel of a campaign is predicted by every model that applies: the roofline (a lower bound on time),
+the boat hull (a range) and the quantitative roofline (a point). A kernel left out of a model's mean is
+listed with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfcast.devices.hull_view import hull_inputs
+from perfcast.devices.quantitative_view import quantitative_inputs
+from perfcast.devices.schema import Device
+from perfcast.kernels.campaign import CampaignKernel
+from perfcast.models.quantitative import kernel_parameters, predict
+from perfcast.models.roofline import hierarchical_roofline
+from perfcast.profiles.profile import KernelProfile
+from perfcast.species.application import predict_primitive
+
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "score_kernel", "summarise"]
+
+MODELS = ("roofline", "boat hull", "quantitative")
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model's prediction of one kernel's time (s): a point, a range, or a lower bound, with its score."""
+
+    model: str
+    kind: str  # "bound", "range" or "point"
+    time: float  # the bound, the range's middle, or the point
+    lower: float | None = None
+    upper: float | None = None
+    ape: float | None = None
+    contained: bool | None = None  # ranges: inside [lower (1 - s), upper (1 + s)]
+    efficiency: float | None = None  # bounds: t_bound / t_meas
+    violation: bool | None = None  # bounds: beaten by more than the spread
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class KernelScore:
+    """A kernel's measurement and the prediction of each model (or why a model was left out)."""
+
+    kernel: str
+    measured: float  # s, median
+    spread: float  # sigma / t
+    predictions: dict[str, Prediction] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+
+
+def _ape(predicted: float, measured: float) -> float:
+    return abs(predicted - measured) / measured
+
+
+def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
+    peak = device.peak_compute(kernel.precision)
+    bandwidths = device.level_bandwidths()
+    traffic = {level: q for level, q in kernel.traffic(n).items() if level in bandwidths}
+    missing = sorted(set(kernel.traffic(n)) - set(traffic))
+    bound = hierarchical_roofline(kernel.work(n), traffic, peak, bandwidths)
+    time = float(bound.time)
+    efficiency = time / measured
+    detail = f"bound by {bound.binding}" + (f"; no bandwidth for {', '.join(missing)}" if missing else "")
+    return Prediction("roofline", "bound", time, efficiency=efficiency, violation=efficiency > 1 + spread,
+                      ape=_ape(time, measured), detail=detail)
+
+
+def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
+    figures = hull_inputs(device, kernel.precision, kernel.element_bytes).figures
+    result = predict_primitive(kernel.species, figures, kernel.f, bind=kernel.bind(n),
+                               element_bytes=kernel.element_bytes)
+    lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
+    geometric = upper > 2 * lower
+    middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
+    contained = lower * (1 - spread) <= measured <= upper * (1 + spread)
+    detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
+              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}")
+    return Prediction("boat hull", "range", middle, lower, upper, _ape(middle, measured), contained, detail=detail)
+
+
+def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
+    p = predict(kernel_parameters(profile.counts()), quantitative_inputs(device).rates)
+    return Prediction("quantitative", "point", p.time, ape=_ape(p.time, measured), detail=p.explain())
+
+
+def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
+                 profile: KernelProfile | None) -> KernelScore:
+    """Return every model's prediction of one timed kernel, scored against its measurement."""
+    measured, spread, n = record["median_s"], record["spread"], record["n"]
+    score = KernelScore(kernel.name, measured, spread)
+    steps = {
+        "roofline": lambda: _roofline(kernel, n, device, measured, spread),
+        "boat hull": lambda: _hull(kernel, n, device, measured, spread),
+        "quantitative": lambda: _quantitative(profile, device, measured) if profile is not None else None,
+    }
+    for model, step in steps.items():
+        try:
+            prediction = step()
+        except (ValueError, LookupError) as error:  # InputError and NotFound are both
+            score.left_out[model] = str(error)
+            continue
+        if prediction is None:
+            score.left_out[model] = "no profile of this kernel in the archive"
+        else:
+            score.predictions[model] = prediction
+    return score
+
+
+@dataclass(frozen=True)
+class ModelSummary:
+    """A model over the suite: n, MAPE, median APE, worst kernel, containment or violations, kernels left out."""
+
+    model: str
+    n: int
+    mape: float | None
+    median_ape: float | None
+    worst: tuple[str, float] | None
+    contained: tuple[int, int] | None  # ranges: (inside, n)
+    violations: tuple[str, ...]  # bounds beaten by more than the spread
+    left_out: dict[str, str]
+
+
+def summarise(scores: list[KernelScore], model: str) -> ModelSummary:
+    """Return the summary of `model` over the scored kernels."""
+    predictions = [(s.kernel, s.predictions[model]) for s in scores if model in s.predictions]
+    apes = [(name, p.ape) for name, p in predictions if p.ape is not None]
+    values = [ape for _, ape in apes]
+    ranges = [p for _, p in predictions if p.kind == "range"]
+    return ModelSummary(
+        model, len(predictions),
+        statistics.fmean(values) if values else None,
+        statistics.median(values) if values else None,
+        max(apes, key=lambda item: item[1]) if apes else None,
+        (sum(1 for p in ranges if p.contained), len(ranges)) if ranges else None,
+        tuple(name for name, p in predictions if p.violation),
+        {s.kernel: s.left_out[model] for s in scores if model in s.left_out},
+    )

@@ -1,0 +1,64 @@
+"""`perfcast campaign run` and `perfcast campaign report`: measure a kernel suite on a device, score every model."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from perfcast.cli.common import app, console, errors, printable
+from perfcast.output_files import check_writable
+
+campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
+                           no_args_is_help=True)
+app.add_typer(campaign_app, name="campaign")
+
+
+@campaign_app.command("run")
+def run_command(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The archive to write (one compressed file).")],
+    backend: Annotated[str, typer.Option("--backend", "-b", help="opencl (PoCL on CPUs, profiled with Oclgrind) or cuda (CuPy, profiled with ncu).")] = "opencl",
+    device: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Smaller sizes and the quick bench (about a minute; what the tests run).")] = False,
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Run only this kernel (repeatable).")] = None,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=10, help="Timed launches per kernel (at least 10).")] = 10,
+    device_profile: Annotated[Path | None, typer.Option("--device-profile", help="Use this measured profile (perfcast bench -o) instead of measuring the device now.")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Discard what an interrupted run left and start again.")] = False,
+) -> None:
+    """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from perfcast.campaign.run import CampaignOptions, run_campaign
+
+    check_writable(output, "--output")
+    command = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
+    options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
+                              fresh, command or f"perfcast campaign run --backend {backend} -o {output}")
+    with Progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                  TimeElapsedColumn(), console=errors, transient=True) as bar:
+        task = bar.add_task("starting", total=1.0)
+        archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done))
+    console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
+
+
+@campaign_app.command("report")
+def report_command(
+    archives: Annotated[list[Path], typer.Argument(help="Campaign archives (campaign run -o), one per device.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Folder for report.md and the charts.")] = Path("campaign-report"),
+) -> None:
+    """Score every model on the archives' kernels: predicted against measured, APE, MAPE, ranges, violations."""
+    from perfcast.campaign.report import write_report
+
+    command = shlex.join(["perfcast", "campaign", "report", *[str(a) for a in archives], "-o", str(output)])
+    path, results = write_report(list(archives), output, command)
+    for archive, result in zip(archives, results):
+        console.print(f"[bold]{printable(result.device.full_name)}[/] ({printable(archive)}):")
+        for model, s in result.summaries.items():
+            mape = "—" if s.mape is None else f"{s.mape:.1%}"
+            extra = f", {s.contained[0]} of {s.contained[1]} in range" if s.contained else ""
+            extra += f", {len(s.violations)} bound violation(s)" if model == "roofline" else ""
+            console.print(f"  {model}: n = {s.n}, MAPE {mape}{extra}")
+    console.print(f"wrote {printable(path)}")

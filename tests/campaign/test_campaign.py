@@ -1,0 +1,150 @@
+"""The campaign for real on PoCL (--quick), its archive, resuming, and the scoring rules of spec §6."""
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcast.campaign.archive import Archive, ArchiveError, WorkingFolder
+from perfcast.campaign.report import score_archive
+from perfcast.campaign.score import KernelScore, Prediction, summarise
+from perfcast.cli import app
+from perfcast.kernels.campaign import KERNELS
+
+runner = CliRunner()
+DEVICE_PROFILE = Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml"
+
+
+def _have_pocl() -> bool:
+    try:
+        from perfcast.bench.opencl import list_devices
+
+        return bool(list_devices())
+    except Exception:  # noqa: BLE001 - any failure means no OpenCL here
+        return False
+
+
+needs_opencl = pytest.mark.skipif(not _have_pocl(), reason="no OpenCL device (apt-get install pocl-opencl-icd)")
+needs_oclgrind = pytest.mark.skipif(shutil.which("oclgrind") is None, reason="oclgrind not installed")
+
+
+def test_the_suite():
+    names = [k.name for k in KERNELS]
+    assert len(names) >= 12 and len(set(names)) == len(names)
+    assert {"triad", "stencil7", "sor_redblack", "sgemm_naive", "sgemm_tiled", "histogram256", "reduce_sum",
+            "transcendental", "nbody", "spmv_csr", "hash_int", "horner_fp64"} <= set(names)
+    cuda = (Path(__file__).parents[2] / "src/perfcast/kernels/campaign/suite.cu").read_text()
+    for kernel in KERNELS:
+        n = kernel.sizes[0]
+        assert kernel.work(n) > 0 and kernel.dram_bytes(n) > 0
+        assert f"void {kernel.name}(" in cuda, f"{kernel.name} has no CUDA version"
+        if kernel.precision != "fp64" and kernel.name not in ("nbody", "histogram256"):
+            # Sizes well past a 32 MiB last-level cache, except where the kernel is compute bound by design.
+            assert kernel.dram_bytes(n) > 64 * 2**20 or kernel.name.startswith("sgemm"), kernel.name
+
+
+@needs_opencl
+@needs_oclgrind
+def test_quick_campaign_end_to_end(tmp_path):
+    archive = tmp_path / "pocl.zip"
+    result = runner.invoke(app, ["campaign", "run", "--backend", "opencl", "--quick", "-o", str(archive),
+                                 "--device-profile", str(DEVICE_PROFILE)])
+    assert result.exit_code == 0, result.output
+    assert archive.stat().st_size < 16 * 2**20
+    assert not WorkingFolder.for_archive(archive).exists()
+    read = Archive.read(archive)
+    kernels = read.manifest["kernels"]
+    assert set(kernels) == {k.name for k in KERNELS}
+    for name, record in kernels.items():
+        assert record.get("check") is None, (name, record.get("check"))  # every result is right
+        assert len(record["times_s"]) >= 10 and record["median_s"] > 0
+        worst = record["profile"]["scaling_worst"]
+        assert worst[1] <= 0.01, (name, worst)  # counts scale with the work-items
+    scores = score_archive(read)
+    assert {s.kernel for s in scores.scores} == set(kernels)
+    assert scores.summaries["quantitative"].n == len(KERNELS)
+    report = runner.invoke(app, ["campaign", "report", str(archive), "-o", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert "perfcast campaign report" in text and "| quantitative |" in text
+    assert (tmp_path / "report" / "predicted-vs-measured.png").stat().st_size > 10_000
+
+
+@needs_opencl
+def test_an_interrupted_run_keeps_what_it_measured_and_resumes(tmp_path):
+    from perfcast.campaign.run import CampaignOptions, run_campaign
+
+    archive = tmp_path / "r.zip"
+    options = CampaignOptions("opencl", archive, quick=True, kernels=("triad", "histogram256"),
+                              device_profile=DEVICE_PROFILE)
+
+    def stop_at_histogram(label, done):
+        if "histogram256" in label:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_campaign(options, stop_at_histogram)
+    folder = WorkingFolder.for_archive(archive)
+    assert folder.exists() and set(folder.manifest()["kernels"]) == {"triad"}
+    first = folder.manifest()["kernels"]["triad"]["times_s"]
+    unfinished = Archive.read(folder.path)  # an unfinished run can be read too
+    assert unfinished.manifest["device"]
+    if shutil.which("oclgrind") is None:
+        return
+    run_campaign(options)
+    done = Archive.read(archive).manifest
+    assert done["kernels"]["triad"]["times_s"] == first  # kept, not measured again
+    assert "histogram256" in done["kernels"] and any(note.startswith("resumed") for note in done["notes"])
+
+
+def test_archive_format_and_version_are_checked(tmp_path):
+    path = tmp_path / "a.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("manifest.json", json.dumps({"format": "perfcast-campaign", "version": 9}))
+    with pytest.raises(ArchiveError, match="version 9; this perfcast reads version 1"):
+        Archive.read(path)
+    path.write_text("not a zip")
+    with pytest.raises(ArchiveError, match="cannot read"):
+        Archive.read(path)
+
+
+def test_scoring_rules():
+    scores = [
+        KernelScore("a", 1.0, 0.05, {"quantitative": Prediction("quantitative", "point", 1.2, ape=0.2),
+                                     "boat hull": Prediction("boat hull", "range", 1.0, 0.5, 0.96, 0.0, True),
+                                     "roofline": Prediction("roofline", "bound", 1.04, efficiency=1.04,
+                                                            violation=False)}),
+        KernelScore("b", 2.0, 0.0, {"quantitative": Prediction("quantitative", "point", 1.0, ape=0.5),
+                                    "boat hull": Prediction("boat hull", "range", 3.0, 2.5, 4.0, 0.5, False),
+                                    "roofline": Prediction("roofline", "bound", 2.2, efficiency=1.1, violation=True)},
+                    left_out={}),
+        KernelScore("c", 1.0, 0.0, {}, {"quantitative": "no profile"}),
+    ]
+    q = summarise(scores, "quantitative")
+    assert (q.n, q.mape, q.median_ape, q.worst) == (2, pytest.approx(0.35), pytest.approx(0.35), ("b", 0.5))
+    assert q.left_out == {"c": "no profile"}
+    assert summarise(scores, "boat hull").contained == (1, 2)
+    assert summarise(scores, "roofline").violations == ("b",)
+
+
+def test_score_kernel_on_a_catalog_gpu():
+    """Containment and violations come from the real models: a time below the roofline bound is a violation."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.kernels.campaign import kernel_named
+
+    triad, device = kernel_named("triad"), get_device("v100")
+    n = triad.sizes[0]
+    bound = triad.dram_bytes(n) / 900e9  # DRAM bound at 900 GB/s
+    fast = score_kernel(triad, {"median_s": bound / 2, "spread": 0.05, "n": n}, device, None)
+    assert fast.predictions["roofline"].time == pytest.approx(bound)
+    assert fast.predictions["roofline"].violation is True
+    assert fast.left_out["quantitative"] == "no profile of this kernel in the archive"
+    hull = fast.predictions["boat hull"]
+    slow = score_kernel(triad, {"median_s": (hull.lower + hull.upper) / 2, "spread": 0.0, "n": n}, device, None)
+    assert slow.predictions["boat hull"].contained is True and slow.predictions["roofline"].violation is False
+    assert score_kernel(triad, {"median_s": hull.upper * 1.2, "spread": 0.1, "n": n}, device,
+                        None).predictions["boat hull"].contained is False
