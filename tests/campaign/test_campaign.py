@@ -148,3 +148,43 @@ def test_score_kernel_on_a_catalog_gpu():
     assert slow.predictions["boat hull"].contained is True and slow.predictions["roofline"].violation is False
     assert score_kernel(triad, {"median_s": hull.upper * 1.2, "spread": 0.1, "n": n}, device,
                         None).predictions["boat hull"].contained is False
+
+
+@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+def test_every_campaign_backend_opens_or_says_why(backend):
+    from perfcast.campaign.run import CAMPAIGN_BACKENDS
+    from perfcast.errors import BackendUnavailable
+
+    assert set(CAMPAIGN_BACKENDS) == {"opencl", "cuda"}
+    try:
+        timer = CAMPAIGN_BACKENDS[backend][1](None)
+    except BackendUnavailable as error:
+        assert str(error)
+        return
+    assert timer.environment()["device"]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
+@pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])
+def test_the_cuda_suite_compiles(tmp_path, arch):
+    import subprocess
+
+    from perfcast.kernels.campaign import CUDA_SOURCE, TILE
+
+    done = subprocess.run(["nvcc", "-cubin", f"-arch={arch}", f"-DTILE={TILE}", "-o", str(tmp_path / "s.cubin"),
+                           str(CUDA_SOURCE)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    listing = subprocess.run(["cuobjdump", "-symbols", str(tmp_path / "s.cubin")], capture_output=True, text=True)
+    if listing.returncode == 0:
+        for kernel in KERNELS:
+            assert kernel.name in listing.stdout  # extern "C": the names ncu and CuPy see
+
+
+def test_cuda_launch_shapes_match_the_opencl_ones():
+    from perfcast.campaign.cuda import _grid
+
+    for kernel in KERNELS:
+        launch = kernel.launch(kernel.sizes[1])
+        grid, block = _grid(launch)
+        assert block == launch.local_size
+        assert tuple(g * b for g, b in zip(grid, block)) == launch.global_size

@@ -121,15 +121,16 @@ def _open_opencl(selector: str | None) -> _OpenClTimer:
     return _OpenClTimer.open(selector)
 
 
-def _unavailable_cuda(selector: str | None) -> Any:
-    raise BackendUnavailable("the campaign's CUDA backend runs only on a machine with an NVIDIA GPU and CuPy; "
-                             "see docs/gpu.md")
+def _open_cuda(selector: str | None) -> Any:
+    from perfcast.campaign.cuda import CudaTimer
+
+    return CudaTimer.open(selector)
 
 
 # The registry of campaign backends: the CLI's --backend choices come from it.
 CAMPAIGN_BACKENDS: dict[str, tuple[str, Callable[[str | None], Any]]] = {
     "opencl": ("the suite's OpenCL C on an OpenCL device (PoCL on CPUs), profiled with Oclgrind", _open_opencl),
-    "cuda": ("the suite's CUDA C through CuPy, profiled with ncu", _unavailable_cuda),
+    "cuda": ("the suite's CUDA C through CuPy, profiled with ncu", _open_cuda),
 }
 
 
@@ -198,15 +199,45 @@ def _time_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dic
 
 def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
                      kernels: list[CampaignKernel], progress: Progress) -> None:
-    """Profile every timed kernel under Oclgrind at 1 and 2 work-groups and save the scaled profiles."""
-    from perfcast.profiles.capture import capture
-
-    if shutil.which("oclgrind") is None:
-        manifest["profiling"] = {"tool": None, "note": "oclgrind is not installed (apt-get install oclgrind): "
-                                                       "no profiles, so no quantitative predictions"}
+    """Profile every timed kernel (Oclgrind for OpenCL, Nsight Compute for CUDA) and save the profiles."""
+    tool = "oclgrind" if options.backend == "opencl" else "ncu"
+    if shutil.which(tool) is None:
+        manifest["profiling"] = {"tool": None, "note": f"{tool} is not installed: no profiles, so no quantitative "
+                                                       "predictions"}
         folder.save_manifest(manifest)
         return
     timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
+    if tool == "ncu":
+        _profile_with_ncu(folder, manifest, timed, progress)
+    else:
+        _profile_with_oclgrind(folder, manifest, timed, progress)
+
+
+def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
+                      progress: Progress) -> None:
+    """Profile each kernel once at its run's size under Nsight Compute (real DRAM sectors, no scaling)."""
+    from perfcast.profiles.capture import capture
+
+    progress("profiling with Nsight Compute", 0.7)
+    listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}" for k in timed)
+    command = [sys.executable, "-m", "perfcast.campaign.cuda", listing]
+    captured = capture("ncu", command, folder.file("raw/ncu.yaml"), timeout=1800).profile
+    profiles = []
+    for kernel in timed:
+        profile = captured.kernel(kernel.name)
+        profiles.append(profile)
+        manifest["kernels"][kernel.name]["profile"] = {"profile_n": manifest["kernels"][kernel.name]["n"],
+                                                       "profiled_duration_s": profile.duration}
+    ProfileSet(captured.source, tuple(profiles), captured.notes).save(folder.file("profile.yaml"))
+    manifest["profiling"] = {"tool": f"Nsight Compute {captured.source.version or ''}".strip()}
+    folder.save_manifest(manifest)
+
+
+def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
+                           progress: Progress) -> None:
+    """Profile each kernel under Oclgrind at 1 and 2 work-groups, check the scaling, scale to the run's NDRange."""
+    from perfcast.profiles.capture import capture
+
     sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
     listing = ",".join(f"{name}={n}" for name, n in sizes.items())
     captured: dict[int, ProfileSet] = {}
@@ -222,13 +253,12 @@ def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: 
             captured[groups] = capture("oclgrind", command, path, timeout=1800).profile
         except ToolError as error:
             raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
-    profiles, notes = [], {}
+    profiles = []
     for kernel in timed:
         record = manifest["kernels"][kernel.name]
         n_profile = sizes[kernel.name]
-        small = captured[1].kernel(kernel.name)
-        large = captured[2].kernel(kernel.name)
         items = {g: kernel.profile_launch(n_profile, g).items for g in (1, 2)}
+        small, large = (captured[g].kernel(kernel.name) for g in (1, 2))
         small = KernelProfile(small.name, small.launches, small.metrics, work_items=items[1], notes=small.notes)
         large = KernelProfile(large.name, large.launches, large.metrics, work_items=items[2], notes=large.notes)
         differences = {m: d for m, d in scaling_differences(small, large).items() if m in MODEL_METRICS}
@@ -241,9 +271,8 @@ def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: 
         if worst[1] > SCALING_TOLERANCE:
             scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
                                          "work-groups: the scaling is approximate")
-        notes[kernel.name] = {"profile_n": n_profile, "profiled_items": items, "scaling_worst": worst,
-                              "scaled_by": record["work_items"] / items[2]}
-        record["profile"] = notes[kernel.name]
+        record["profile"] = {"profile_n": n_profile, "profiled_items": items, "scaling_worst": worst,
+                             "scaled_by": record["work_items"] / items[2]}
         profiles.append(scaled)
     source = captured[2].source
     ProfileSet(source, tuple(profiles), captured[2].notes).save(folder.file("profile.yaml"))
