@@ -31,7 +31,8 @@ ALLOWED: dict[str, set[str]] = {
 def _part(module: str) -> str:
     """Return the top-level part of perfcast a dotted module name belongs to ('perfcast.devices.x' -> 'devices')."""
     pieces = module.split(".")
-    return pieces[1] if len(pieces) > 1 else ""
+    # perfcast.__version__ and its kind are attributes of the package itself, not a part.
+    return pieces[1] if len(pieces) > 1 and not pieces[1].startswith("__") else ""
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:

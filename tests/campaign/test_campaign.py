@@ -165,7 +165,7 @@ def test_every_campaign_backend_opens_or_says_why(backend):
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")
-@pytest.mark.parametrize("arch", ["sm_70", "sm_80", "sm_90"])
+@pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])  # CUDA 13 builds no sm_70
 def test_the_cuda_suite_compiles(tmp_path, arch):
     import subprocess
 
@@ -174,6 +174,8 @@ def test_the_cuda_suite_compiles(tmp_path, arch):
     done = subprocess.run(["nvcc", "-cubin", f"-arch={arch}", f"-DTILE={TILE}", "-o", str(tmp_path / "s.cubin"),
                            str(CUDA_SOURCE)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    if shutil.which("cuobjdump") is None:
+        return
     listing = subprocess.run(["cuobjdump", "-symbols", str(tmp_path / "s.cubin")], capture_output=True, text=True)
     if listing.returncode == 0:
         for kernel in KERNELS:

@@ -103,3 +103,14 @@ def test_unordered_derived_species_has_the_scatter_floor():
 def test_sizes_that_disagree_are_named(text, message):
     with pytest.raises(SpeciesBindingError, match=message):
         class_variables(parse_species(text))
+
+
+def test_matrix_product_has_one_work_unit_per_output():
+    """Rows of A combined with columns of B: N*M work units, each applying the operator K times."""
+    from perfcast.species.classes import class_variables
+    from perfcast.species.grammar import parse_species
+
+    bound = parse_species("NxK|tile(1xK) ^ KxM|tile(Kx1) -> NxM|element").bind({"N": 64, "K": 32, "M": 16})
+    v = class_variables(bound)
+    assert (v.w, v.m) == (64 * 16, 32)
+    assert v.d == 64 * 32 + 32 * 16 + 64 * 16

@@ -108,10 +108,9 @@ class Archive:
         try:
             if path.is_dir():
                 folder = WorkingFolder(path)
-                device = folder.path / "device.yaml"
-                profile = folder.path / "profile.yaml"
-                return cls(path, folder.manifest(), device.read_text(encoding="utf-8"),
-                           profile.read_text(encoding="utf-8") if profile.exists() else None)
+                profile_path = folder.path / "profile.yaml"
+                return cls(path, folder.manifest(), (folder.path / "device.yaml").read_text(encoding="utf-8"),
+                           profile_path.read_text(encoding="utf-8") if profile_path.exists() else None)
             with zipfile.ZipFile(path) as z:
                 names = set(z.namelist())
                 if "manifest.json" not in names:

@@ -1,5 +1,6 @@
-"""The campaign on an NVIDIA GPU: the suite's CUDA C (suite.cu) compiled by NVRTC through CuPy, timed with CUDA
-events, profiled under Nsight Compute by running this module as a program (`python -m perfcast.campaign.cuda`).
+"""The campaign on an NVIDIA GPU: the suite's CUDA C compiled by NVRTC through CuPy, timed with CUDA events.
+
+Nsight Compute profiles the suite by running this module as a program (`python -m perfcast.campaign.cuda`).
 
 As a program it launches each named kernel once at the given size: `python -m perfcast.campaign.cuda
 triad=16777216,nbody=32768`; ncu, run around it, counts each launch.

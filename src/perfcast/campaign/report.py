@@ -77,13 +77,15 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
         "| model | n | MAPE | median APE | worst kernel | in range / violations |",
         "|---|---|---|---|---|---|",
     ]
-    for model, s in result.summaries.items():
-        worst = f"{s.worst[0]} ({s.worst[1]:.0%})" if s.worst else "—"
-        extra = (f"{s.contained[0]} of {s.contained[1]} in range" if s.contained
-                 else f"{len(s.violations)} violation(s)" + (f": {', '.join(s.violations)}" if s.violations else ""))
-        if model != "roofline" and not s.contained:
+    for model, summary in result.summaries.items():
+        worst = f"{summary.worst[0]} ({summary.worst[1]:.0%})" if summary.worst else "—"
+        violations = summary.violations
+        extra = (f"{summary.contained[0]} of {summary.contained[1]} in range" if summary.contained
+                 else f"{len(violations)} violation(s)" + (f": {', '.join(violations)}" if violations else ""))
+        if model != "roofline" and not summary.contained:
             extra = "—"
-        lines.append(f"| {model} | {s.n} | {_pct(s.mape)} | {_pct(s.median_ape)} | {worst} | {extra} |")
+        lines.append(f"| {model} | {summary.n} | {_pct(summary.mape)} | {_pct(summary.median_ape)} | {worst} | "
+                     f"{extra} |")
     lines += ["", "(The roofline is a lower bound on time: its APE says how far below the measurement it lies; a "
               "violation is a measured time below the bound by more than the spread.)", "",
               f"![predicted against measured]({chart})", "",
@@ -117,15 +119,18 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
     from perfcast.plots.files import save_figure
 
     output.mkdir(parents=True, exist_ok=True)
-    lines = ["# Campaign report: every model against measured kernel times", "", *reproduce_block(command),
+    archives = [Archive.read(path) for path in paths]
+    runs = [a.manifest.get("command") or f"# {a.path.name}: made by an unrecorded command" for a in archives]
+    lines = ["# Campaign report: every model against measured kernel times", "",
+             *reproduce_block("\n".join([*runs, command])),
              "Scoring as `shared/spec/models.md` §6 states it: APE = |t_pred − t_meas| / t_meas for points and range "
              "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
              "when t_bound / t_meas > 1 + s. Cross-device projection rows appear once projection exists.", ""]
     results = []
-    for index, path in enumerate(paths):
-        result = score_archive(Archive.read(path))
+    for index, archive in enumerate(archives):
+        result = score_archive(archive)
         results.append(result)
-        chart = f"predicted-vs-measured-{index + 1}.png" if len(paths) > 1 else "predicted-vs-measured.png"
+        chart = f"predicted-vs-measured-{index + 1}.png" if len(archives) > 1 else "predicted-vs-measured.png"
         points = [PredictedPoint(s.kernel, model, s.measured, p.time, p.lower, p.upper)
                   for s in result.scores for model, p in s.predictions.items()]
         if points:

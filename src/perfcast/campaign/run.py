@@ -145,7 +145,7 @@ def _selected(names: Sequence[str]) -> list[CampaignKernel]:
 def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
     return {
         "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "command": options.command,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": options.command,
         "backend": options.backend, "device_selector": options.device, "quick": options.quick,
         "repetitions": options.repetitions, "host": {"machine": platform.machine(), "python": sys.version.split()[0],
                                                       "platform": platform.platform()},
@@ -296,7 +296,7 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
             raise ArchiveError(f"{folder.path} holds an unfinished {manifest['backend']} run"
                                f"{' (quick)' if manifest['quick'] else ''}; finish it with the same options or "
                                "start again with --fresh")
-        manifest["notes"].append(f"resumed {_dt.datetime.now(_dt.timezone.utc).isoformat(timespec='seconds')}")
+        manifest["notes"].append(f"resumed {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}")
     else:
         manifest = _fresh_manifest(options)
         folder.save_manifest(manifest)

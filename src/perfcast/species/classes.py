@@ -87,7 +87,15 @@ def _units(access: Access) -> int:
 
 
 def _work_units(species: Species) -> int:
-    """Return w: the tiles of a tiled input, else the units of tile/element outputs, else the largest input's."""
+    """Return w: the tiles of a tiled input, else the units of tile/element outputs, else the largest input's.
+
+    Several tiled inputs whose tile counts multiply to the element outputs' size combine every tile of one with
+    every tile of the other (rows of A with columns of B in a matrix product): each output is a work unit.
+    """
+    tiled = [_units(a) for a in species.inputs if a.pattern.kind == "tile"]
+    outputs = [_units(a) for a in species.outputs if a.pattern.kind == "element"]
+    if len(tiled) > 1 and outputs and max(outputs) == math.prod(tiled) and max(outputs) > max(tiled):
+        return max(outputs)
     for side in (species.inputs, species.outputs):
         tiles = [_units(a) for a in side if a.pattern.kind == "tile"]
         if tiles:
@@ -220,6 +228,8 @@ _REFERENCE: tuple[Matcher, ...] = (
 def _derive(s: Species, tile: HaloTile) -> ClassVariables:
     """Return class variables from the principles of §2.2 for a species outside the reference table."""
     w = _work_units(s)
+    # Outputs that combine tiles of several inputs (a matrix product) have more work units than any input tiles.
+    combined = w > max((_units(a) for a in s.inputs if a.pattern.kind == "tile"), default=w)
     m = 1.0
     d = c = u = 0.0
     overhead = 16.0 * len(s.inputs)
@@ -235,7 +245,8 @@ def _derive(s: Species, tile: HaloTile) -> ClassVariables:
             overhead = max(overhead, 64.0)
         elif kind == "tile":
             pattern = _pattern_shape(access, len(shape))
-            m = max(m, _count(pattern) * _units(access) / w)
+            # Each work unit reads its share of the tiles, or, combining tiles of several inputs, one whole tile of each.
+            m = max(m, _count(pattern) * (1 if combined else _units(access) / w))
             c += n
             overhead = max(overhead, 4 * m)
             # A work unit walking whole contiguous rows: neighbours are a row apart.

@@ -282,11 +282,12 @@ HASH_ROUNDS = 16
 def _hash() -> CampaignKernel:
     def check(n: int, i: Arrays, o: Arrays) -> str | None:
         v = i["in"][:4096].astype(np.uint64)
+        mask = np.uint64(0xFFFFFFFF)
         for r in range(HASH_ROUNDS):
-            v ^= v >> 16
-            v = (v * 0x7FEB352D) & 0xFFFFFFFF
-            v ^= v >> 15
-            v = (v + r) & 0xFFFFFFFF
+            v ^= v >> np.uint64(16)
+            v = (v * np.uint64(0x7FEB352D)) & mask
+            v ^= v >> np.uint64(15)
+            v = (v + np.uint64(r)) & mask
         return None if np.array_equal(v.astype(np.uint32), o["out"][:4096]) else "hash_int: outputs differ"
 
     # per round: shift, xor, multiply, shift, xor, add = 6 integer ops
