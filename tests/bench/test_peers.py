@@ -109,3 +109,49 @@ def test_the_cli_refuses_an_unknown_peer():
 
     result = CliRunner().invoke(app, ["validate", "bench", "--quick", "--against", "clpeak9"])
     assert result.exit_code == 2 and "unknown; peers: likwid" in " ".join(result.stderr.split())
+
+
+FAKE_CLPEAK = """#!/bin/sh
+# A stand-in for clpeak: writes the XML dump the real one writes (clpeak 1.1.2's layout), numbers made up.
+echo "$@" >> "$(dirname "$0")/clpeak-calls.txt"
+while [ $# -gt 0 ]; do if [ "$1" = "-f" ]; then out="$2"; fi; shift; done
+cat > "$out" <<XML
+<?xml version="1.0" encoding="utf-8"?>
+<clpeak os="Linux x64">
+  <platform name="Portable Computing Language">
+    <device name="pthread-haswell" driver_version="3.1" compute_units="2" clock_frequency="2445" clock_frequency_unit="MHz">
+      <global_memory_bandwidth unit="gbps"><float>5.9</float><float8>18.35</float8><float16>17.3</float16></global_memory_bandwidth>
+      <single_precision_compute unit="gflops"><float>2.0</float><float16>34.7</float16></single_precision_compute>
+      <double_precision_compute unit="gflops"><double>1.97</double><double16>32.27</double16></double_precision_compute>
+      <integer_compute unit="gops"><int>3.05</int><int16>54.15</int16></integer_compute>
+      <transfer_bandwidth unit="gbps"><enqueuewritebuffer>3.14</enqueuewritebuffer><enqueuewritebuffer_nonblocking>3.31</enqueuewritebuffer_nonblocking></transfer_bandwidth>
+      <kernel_launch_latency unit="us">12.44</kernel_launch_latency>
+    </device>
+  </platform>
+</clpeak>
+XML
+"""
+
+
+def test_clpeak_xml_is_read_once_per_round(tmp_path, monkeypatch):
+    program = tmp_path / "clpeak"
+    program.write_text(FAKE_CLPEAK)
+    program.chmod(program.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    runs = peers._ClpeakRuns(0, 0, ["--compute-sp", "--kernel-latency"])
+    assert runs.value("global_memory_bandwidth", 1e9) == 18.35e9  # the best vector width
+    assert runs.value("single_precision_compute", 1e9) == 34.7e9
+    assert runs.value("transfer_bandwidth/enqueuewritebuffer_nonblocking", 1e9) == 3.31e9
+    assert runs.value("kernel_launch_latency", 1.0) == 12.44
+    assert len((tmp_path / "clpeak-calls.txt").read_text().splitlines()) == 1  # one run for a round's figures
+    runs.value("single_precision_compute", 1e9)  # asked again: the next round runs clpeak again
+    calls = (tmp_path / "clpeak-calls.txt").read_text().splitlines()
+    assert len(calls) == 2 and calls[0].startswith("-p 0 -d 0 --compute-sp --kernel-latency --enable-xml-dump -f ")
+    with pytest.raises(RuntimeError, match="no half_precision_compute"):
+        runs.value("half_precision_compute", 1e9)
+
+
+def test_clpeak_missing_is_said(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(PeerUnavailable, match="apt-get install clpeak"):
+        peers.clpeak_figures(catalog()["core-i7-930"])

@@ -21,6 +21,7 @@ from perfcast.bench.suite import (
     cache_plateaus,
     calibrated_rate,
 )
+from perfcast.bench.timing import median_and_spread
 
 __all__ = ["KernelRuntime", "SuiteShape", "ProgressSteps", "run_accelerator_suite"]
 
@@ -49,6 +50,10 @@ class KernelRuntime(Protocol):
         """Return run(passes) -> seconds for host-to-device copies of `host` into `target`."""
         ...
 
+    def launch_latencies(self, sink: Any, launches: int) -> list[float]:
+        """Return the latency (s) of each of `launches` launches of the empty kernel, one at a time."""
+        ...
+
 
 @dataclass(frozen=True)
 class SuiteShape:
@@ -64,6 +69,7 @@ class SuiteShape:
     mix_steps: Sequence[int]
     cache_levels: Sequence[tuple[str, float]]  # (level, bytes) for the plateaus of the sweep
     has_fp64: bool
+    read_widths: tuple[int, ...] = ()  # vector widths of mem_read_vN kernels to try beside mem_read (OpenCL)
 
 
 class ProgressSteps:
@@ -88,12 +94,12 @@ def run_accelerator_suite(
     """Fill `suite` with the sweep, global-memory kernels, strided/random reads, host link, peaks, local memory, mix."""
     reps = suite.repetitions
     group = runtime.group
-    chunk = group * PER_ITEM
+    chunk = group * PER_ITEM * max(shape.read_widths, default=1)  # whole work-groups in every kernel over n floats
     n = max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
     a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 1 + len(shape.mix_steps))
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + len(shape.mix_steps))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
@@ -112,6 +118,15 @@ def run_accelerator_suite(
     for label, (name, items, args, moved) in stream.items():
         tick(f"global memory {label}")
         suite.dram[label] = measure(runtime.timed(name, items, *args), moved)
+    # Vector loads per work-item: try each width the runtime offers and keep the best read, saying which.
+    tried = {1: suite.dram["read"]}
+    for width in shape.read_widths:
+        tried[width] = measure(runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink), 4 * n)
+    best = max(tried, key=lambda width: tried[width].value)
+    suite.dram["read"] = tried[best]
+    if len(tried) > 1:
+        suite.notes.append("Global read: " + ", ".join(f"{w}-wide {s.value / 1e9:.3g} GB/s" for w, s in tried.items())
+                           + f"; kept {best}-wide.")
     tick("strided reads")
     strided = max(group, n // shape.stride // PER_ITEM // group * group)
     suite.bandwidth_ceilings["strided"] = measure(
@@ -122,6 +137,11 @@ def run_accelerator_suite(
     suite.bandwidth_ceilings["uncoalesced"] = measure(runtime.timed("mem_random", n // PER_ITEM, a, index, sink), 4 * n)
     tick("host to device copy")
     suite.host_link = measure(runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
+    tick("kernel launch latency")
+    runtime.launch_latencies(sink, 5)  # warm-up: the first launches build and page in
+    latencies = runtime.launch_latencies(sink, 40 if reps > 3 else 20)
+    median, spread = median_and_spread(latencies)
+    suite.launch_latency = Sample(median, spread, len(latencies)) if median > 0 else None
     kernels = [("fp32", "fma", "peak_f32_fma", np.float32, 2), ("fp32", "add_mul", "peak_f32_add", np.float32, 1),
                ("int32", "fma", "peak_i32_fma", np.uint32, 2), ("int32", "add_mul", "peak_i32_add", np.uint32, 2)]
     if shape.has_fp64:

@@ -162,6 +162,15 @@ class _CudaRuntime:
     def timed_local(self, items: int, k: int, sink: Any) -> Callable[[int], float]:
         return self.timed("local_ldst", items, np.int32(k), np.int32(self.group - 1), sink, shared=4 * self.group)
 
+    def launch_latencies(self, sink: Any, launches: int) -> list[float]:
+        # CUDA events cannot see a launch's queued time: this is the span between two events around one empty
+        # kernel of one block, the GPU-side cost of a launch.
+        kernel = self.module.get_function("empty")
+        latencies = []
+        for _ in range(launches):
+            latencies.append(self._span(lambda: kernel((1,), (self.group,), (sink,)), 1))
+        return latencies
+
     def timed_upload(self, target: Any, host: np.ndarray) -> Callable[[int], float]:
         pinned = self.cupy.cuda.alloc_pinned_memory(host.nbytes)
         staged = np.frombuffer(pinned, dtype=host.dtype, count=host.size)

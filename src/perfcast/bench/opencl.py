@@ -15,16 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
-from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
+from perfcast.bench.accelerator import PER_ITEM, SuiteShape, run_accelerator_suite
+from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibrated_rate
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.errors import BackendUnavailable
 from perfcast.kernels.opencl import build_program, profiling_queue
 
-__all__ = ["OpenClBackend", "list_devices"]
+__all__ = ["OpenClBackend", "OpenClProbe", "list_devices"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.cl"
 LANES_PER_ITEM = 8 * 16  # independent lanes per work-item in the compute kernels: 8 chains of 16-wide vectors
+READ_WIDTHS = (4, 8, 16)  # the mem_read_vN kernels of bench.cl
 
 
 def _import_opencl() -> Any:
@@ -114,8 +115,8 @@ class OpenClBackend:
                       f"{d.max_compute_units * d.max_work_group_size} = compute units x max work-group size."),
         })
 
-    def run(self, quick: bool, progress: Progress) -> SuiteResult:
-        """Return the OpenCL suite: memory sweep, DRAM kernels, strided/random, peaks, local memory, host link, sweep."""
+    def _prepared(self, quick: bool) -> tuple[_OpenClRuntime, SuiteShape]:
+        """Return the built runtime and the suite's sizes on this device."""
         _import_opencl()
         cl, _, context, queue = profiling_queue(self.device)
         options = ["-cl-mad-enable"] + (["-DUSE_FP64"] if self.has_fp64 else [])
@@ -141,7 +142,13 @@ class OpenClBackend:
             mix_steps=(1, 4, 16, 64) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256),
             cache_levels=() if self.is_cpu else (("L2", float(cache)),),
             has_fp64=self.has_fp64,
+            read_widths=READ_WIDTHS,
         )
+        return runtime, shape
+
+    def run(self, quick: bool, progress: Progress) -> SuiteResult:
+        """Return the OpenCL suite: memory sweep, DRAM kernels, strided/random, peaks, local memory, host link, sweep."""
+        runtime, shape = self._prepared(quick)
         platform = self.device.platform
         tool = f"perfcast bench (opencl backend, {platform.name.strip()} {platform.version.strip()})"
         suite = SuiteResult(backend="opencl", tool=tool, repetitions=3 if quick else self.repetitions)
@@ -150,6 +157,63 @@ class OpenClBackend:
         if self.is_cpu:
             suite.notes.append("The host link of a CPU device is a memory copy.")
         return suite
+
+    def probe(self) -> OpenClProbe:
+        """Return single figures of the suite, measured one at a time (for the peers run side by side)."""
+        runtime, shape = self._prepared(quick=False)
+        return OpenClProbe(runtime, shape, self.repetitions)
+
+
+_PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
+    ("fp32", "fma"): ("peak_f32_fma", np.float32, 2), ("fp64", "fma"): ("peak_f64_fma", np.float64, 2),
+    ("int32", "fma"): ("peak_i32_fma", np.uint32, 2)}
+
+
+@dataclass
+class OpenClProbe:
+    """The OpenCL suite's kernels one figure at a time: the same kernels, sizes and timing as `perfcast bench`."""
+
+    runtime: _OpenClRuntime
+    shape: SuiteShape
+    repetitions: int
+
+    def _rate(self, run: Callable[[int], float], work: float) -> float:
+        return calibrated_rate(run, work, self.repetitions, 0.02).value
+
+    def peak(self, precision: str, kind: str = "fma") -> float:
+        """Return the measured peak in op/s (a multiply-add counts 2)."""
+        name, dtype, ops = _PEAK_KERNELS[(precision, kind)]
+        x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
+        items = self.shape.compute_items
+        results = self.runtime.buffer(np.zeros(items, np.float64))
+        run = self.runtime.timed(name, items, np.int32(self.shape.chain), x, y, results)
+        return self._rate(run, items * self.shape.lanes_per_item * self.shape.chain * ops)
+
+    def _arrays(self) -> tuple[Any, Any, int]:
+        chunk = self.runtime.group * PER_ITEM * max(self.shape.read_widths, default=1)
+        n = max(chunk, (self.shape.dram_bytes // 4 // 3) // chunk * chunk)
+        return self.runtime.buffer(np.ones(n, np.float32)), self.runtime.buffer(np.zeros(n, np.float32)), n
+
+    def read_bandwidth(self) -> float:
+        """Return the best global-memory read bandwidth in B/s far past the caches, over the suite's load widths."""
+        a, sink, n = self._arrays()
+        rates = [self._rate(self.runtime.timed("mem_read", n // PER_ITEM, a, sink), 4 * n)]
+        for width in self.shape.read_widths:
+            run = self.runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink)
+            rates.append(self._rate(run, 4 * n))
+        return max(rates)
+
+    def upload_bandwidth(self) -> float:
+        """Return the host-to-device copy bandwidth in B/s."""
+        a, _, n = self._arrays()
+        return self._rate(self.runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
+
+    def launch_rate(self) -> float:
+        """Return 1 / the median kernel launch latency (launches/s), latency as clpeak counts it."""
+        sink = self.runtime.buffer(np.zeros(self.runtime.group, np.float32))
+        self.runtime.launch_latencies(sink, 5)
+        latencies = self.runtime.launch_latencies(sink, 40)
+        return 1.0 / float(np.median(latencies))
 
 
 @dataclass
@@ -186,3 +250,15 @@ class _OpenClRuntime:
 
     def timed_upload(self, target: Any, host: np.ndarray) -> Callable[[int], float]:
         return lambda passes: self._span(lambda: self.cl.enqueue_copy(self.queue, target, host, is_blocking=False), passes)
+
+    def launch_latencies(self, sink: Any, launches: int) -> list[float]:
+        # As clpeak counts it: from the command's queued time to its start; one work-item, the queue finished
+        # after each launch.
+        kernel = self.kernels["empty"]
+        kernel.set_args(sink)
+        latencies = []
+        for _ in range(launches):
+            event = self.cl.enqueue_nd_range_kernel(self.queue, kernel, (1,), (1,))
+            self.queue.finish()
+            latencies.append((event.profile.start - event.profile.queued) * 1e-9)
+        return latencies

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -22,7 +23,8 @@ from perfcast.devices.schema import Device
 from perfcast.errors import ToolError
 from perfcast.kernels.native import VectorIsa, build_library, cpu_flags, native_flags, vector_isa
 
-__all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "compare_with_peers", "likwid_figures", "peers_markdown"]
+__all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "clpeak_figures", "compare_with_peers", "likwid_figures",
+           "peers_markdown"]
 
 class PeerUnavailable(ToolError):
     """A peer program that is not installed here or has no kernel for this CPU."""
@@ -116,9 +118,90 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     return figures
 
 
+class _ClpeakRuns:
+    """clpeak run once per round for every test asked of it: a value asked for again starts a new run."""
+
+    def __init__(self, platform: int, device: int, tests: list[str]) -> None:
+        self.arguments = ["clpeak", "-p", str(platform), "-d", str(device), *tests, "--enable-xml-dump"]
+        self.results: dict[str, float] = {}
+        self.used: set[str] = set()
+
+    def _run(self) -> None:
+        import tempfile
+        import xml.etree.ElementTree as ElementTree
+
+        with tempfile.TemporaryDirectory() as folder:
+            dump = Path(folder) / "clpeak.xml"
+            done = subprocess.run([*self.arguments, "-f", str(dump)], capture_output=True, text=True, check=False,
+                                  timeout=900)
+            if done.returncode != 0 or not dump.exists():
+                raise RuntimeError(f"{' '.join(self.arguments)} failed: {done.stderr.strip()[-300:]}")
+            root = ElementTree.parse(dump).getroot()
+        device = root.find("./platform/device")
+        if device is None:
+            raise RuntimeError("clpeak's XML names no device")
+        results: dict[str, float] = {}
+        for section in device:
+            values = [float(child.text) for child in section if child.text and child.text.strip()]
+            if section.tag == "transfer_bandwidth":
+                for child in section:
+                    results[f"transfer_bandwidth/{child.tag}"] = float(child.text or "nan")
+            elif section.tag == "kernel_launch_latency" and section.text:
+                results[section.tag] = float(section.text)
+            elif values:
+                results[section.tag] = max(values)  # the best vector width, as clpeak users read it
+        self.results, self.used = results, set()
+
+    def value(self, tag: str, scale: float) -> float:
+        """Return clpeak's figure `tag` times `scale`, running clpeak when this round has used it already."""
+        if tag in self.used or not self.results:
+            self._run()
+        self.used.add(tag)
+        if tag not in self.results:
+            raise RuntimeError(f"clpeak reported no {tag}")
+        return self.results[tag] * scale
+
+
+def clpeak_figures(host: Device) -> list[PeerFigure]:
+    """Return the OpenCL figures clpeak measures: fp32/fp64/int32 compute, global read, host transfer, launch latency."""
+    from perfcast.bench.opencl import OpenClBackend, list_devices
+
+    if shutil.which("clpeak") is None:
+        raise PeerUnavailable("clpeak is not installed (Debian/Ubuntu: apt-get install clpeak)")
+    key, device = list_devices()[0]
+    platform_index, device_index = (int(part) for part in key.split(":"))
+    backend = OpenClBackend(device, 5)
+    probe = backend.probe()
+    tests = ["--compute-sp", "--compute-integer", "--global-bandwidth", "--transfer-bandwidth", "--kernel-latency"]
+    if backend.has_fp64:
+        tests.insert(1, "--compute-dp")
+    runs = _ClpeakRuns(platform_index, device_index, tests)
+    name = device.name.strip()
+    figures = [
+        PeerFigure(f"fp32 compute ({name})", "op/s", lambda: probe.peak("fp32"),
+                   lambda: runs.value("single_precision_compute", 1e9), "--compute-sp, best vector width"),
+        PeerFigure("int32 multiply-add", "op/s", lambda: probe.peak("int32"),
+                   lambda: runs.value("integer_compute", 1e9), "--compute-integer, best vector width"),
+        PeerFigure("global memory read bandwidth", "B/s", probe.read_bandwidth,
+                   lambda: runs.value("global_memory_bandwidth", 1e9), "--global-bandwidth, best vector width"),
+        PeerFigure("host to device transfer", "B/s", probe.upload_bandwidth,
+                   lambda: runs.value("transfer_bandwidth/enqueuewritebuffer_nonblocking", 1e9),
+                   "--transfer-bandwidth, enqueueWriteBuffer non-blocking"),
+        PeerFigure("kernel launches per second (1 / latency)", "launch/s", probe.launch_rate,
+                   lambda: 1e6 / runs.value("kernel_launch_latency", 1.0), "--kernel-latency"),
+    ]
+    if backend.has_fp64:
+        figures.insert(1, PeerFigure("fp64 compute", "op/s", lambda: probe.peak("fp64"),
+                                     lambda: runs.value("double_precision_compute", 1e9),
+                                     "--compute-dp, best vector width"))
+    return figures
+
+
 # The registry of peers: name -> (what it is, the figures it measures on a host).
 PEERS: dict[str, tuple[str, Callable[[Device], list[PeerFigure]]]] = {
     "likwid": ("likwid-bench: peakflops and stream kernels in assembly", likwid_figures),
+    "clpeak": ("clpeak: OpenCL compute, bandwidth, transfer and launch latency on the first OpenCL device",
+               clpeak_figures),
 }
 
 
@@ -151,8 +234,7 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
         "|---|---|---:|---:|---:|---|---|",
     ]
     for figure, c in zip(figures, results):
-        scale = 1e9
-        unit = "GB/s" if c.unit == "B/s" else "GFLOP/s"
+        scale, unit = {"B/s": (1e9, "GB/s"), "launch/s": (1e3, "k launch/s")}.get(c.unit, (1e9, "GOP/s"))
         lines.append(
             f"| {c.figure} | `{figure.peer_kernel}` | {float(np.median(c.perfcast)) / scale:.1f} {unit} | "
             f"{float(np.median(c.reference)) / scale:.1f} {unit} | **{c.ratio:.3f}** | "

@@ -88,6 +88,7 @@ class SuiteResult:
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
+    launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
     mix: list[MixPoint] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -241,6 +242,15 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     return named
 
 
+def latency_note(suite: SuiteResult) -> str | None:
+    """Return the launch latency as a line for a profile's notes, or None when the backend has none."""
+    sample = suite.launch_latency
+    if sample is None:
+        return None
+    return (f"Kernel launch latency {sample.value * 1e6:.3g} µs (median of {sample.repetitions} launches, one at a "
+            f"time; (max - min) / median {sample.spread:.0%}).")
+
+
 def measured_device(
     base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None,
     warnings: Sequence[str] | None = None,
@@ -303,7 +313,7 @@ def measured_device(
         warnings = self_checks(suite, base.before())
     checks = [f"Self-check: {warning}." for warning in warnings]
     notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes,
-             *checks]
+             latency_note(suite) or "", *checks]
     data["notes"] = " ".join(note for note in notes if note).strip()
     return Device.from_mapping(data)
 
@@ -329,6 +339,9 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])
+        if suite.launch_latency is not None:
+            s = suite.launch_latency
+            writer.writerow(["kernel launch latency", "", "", s.value, "s", s.spread, s.repetitions])
         for mix in suite.mix:
             writer.writerow(["intensity sweep", mix.intensity, "op/B", mix.performance.value, "op/s",
                              mix.performance.spread, mix.performance.repetitions])

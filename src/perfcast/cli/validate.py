@@ -219,7 +219,7 @@ def validate_bench_command(
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Side-by-side rounds (each runs both, alternating order).")] = 7,
     quick: Quick = False,
     markdown: Markdown = None,
-    against: Annotated[list[str] | None, typer.Option("--against", help="Also run beside these installed peer programs, comma-separated: likwid (likwid-bench).")] = None,
+    against: Annotated[list[str] | None, typer.Option("--against", help="Also run beside these installed peer programs, comma-separated: likwid (likwid-bench), clpeak (OpenCL).")] = None,
     as_json: Json = False,
 ) -> None:
     """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C, and peers."""

@@ -21,6 +21,21 @@ __kernel void mem_read(__global const float *a, __global float *sink)
     sink[i] = s;
 }
 
+/* The same read with N-wide vectors, each work-group reading one contiguous block (a CPU core streams it; a
+ * GPU's group still coalesces): the backend tries the widths and keeps the best, as clpeak reports its best. */
+#define MEM_READ_VEC(N)                                                                         \
+    __kernel void mem_read_v##N(__global const float##N *a, __global float##N *sink)            \
+    {                                                                                           \
+        size_t size = get_local_size(0);                                                        \
+        size_t i = get_group_id(0) * size * PER_ITEM + get_local_id(0);                         \
+        float##N s = (float##N)(0.0f);                                                          \
+        for (int r = 0; r < PER_ITEM; r++) s += a[i + r * size];                                \
+        sink[get_global_id(0)] = s;                                                             \
+    }
+MEM_READ_VEC(4)
+MEM_READ_VEC(8)
+MEM_READ_VEC(16)
+
 __kernel void mem_write(__global float *a, float value)
 {
     a[get_global_id(0)] = value;
@@ -108,6 +123,13 @@ __kernel void local_ldst(int k, int mask, __global float *sink, __local float *l
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     sink[get_global_id(0)] = lm[(lid + 1) & mask];
+}
+
+/* ---------------------------------------------------------------- launch latency: a kernel doing nothing */
+
+__kernel void empty(__global float *sink)
+{
+    if (get_global_id(0) == (size_t)-1) sink[0] = 0.0f;  /* never true: keeps the argument used */
 }
 
 /* ---------------------------------------------------------------- intensity sweep */
