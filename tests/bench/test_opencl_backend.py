@@ -41,6 +41,15 @@ def test_quick_suite(quick_suite):
     assert len(quick_suite.mix) == 4
 
 
+def test_launch_latency_and_the_read_widths(quick_suite):
+    """Launch latency as clpeak counts it (queued to start), and the widest read kept of those tried."""
+    latency = quick_suite.launch_latency
+    assert latency is not None and 1e-7 < latency.value < 1e-2  # between 0.1 us and 10 ms a launch
+    assert latency.repetitions == 20
+    note = next(n for n in quick_suite.notes if n.startswith("Global read:"))
+    assert "1-wide" in note and "16-wide" in note and "kept" in note
+
+
 def test_profile(backend, quick_suite):
     profile = measured_device(backend.base_device(), quick_suite)
     assert profile.name.endswith("-opencl")

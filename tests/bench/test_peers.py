@@ -120,11 +120,16 @@ cat > "$out" <<XML
 <clpeak os="Linux x64">
   <platform name="Portable Computing Language">
     <device name="pthread-haswell" driver_version="3.1" compute_units="2" clock_frequency="2445" clock_frequency_unit="MHz">
-      <global_memory_bandwidth unit="gbps"><float>5.9</float><float8>18.35</float8><float16>17.3</float16></global_memory_bandwidth>
+      <global_memory_bandwidth unit="gbps">
+        <float>5.9</float><float8>18.35</float8><float16>17.3</float16>
+      </global_memory_bandwidth>
       <single_precision_compute unit="gflops"><float>2.0</float><float16>34.7</float16></single_precision_compute>
       <double_precision_compute unit="gflops"><double>1.97</double><double16>32.27</double16></double_precision_compute>
       <integer_compute unit="gops"><int>3.05</int><int16>54.15</int16></integer_compute>
-      <transfer_bandwidth unit="gbps"><enqueuewritebuffer>3.14</enqueuewritebuffer><enqueuewritebuffer_nonblocking>3.31</enqueuewritebuffer_nonblocking></transfer_bandwidth>
+      <transfer_bandwidth unit="gbps">
+        <enqueuewritebuffer>3.14</enqueuewritebuffer>
+        <enqueuewritebuffer_nonblocking>3.31</enqueuewritebuffer_nonblocking>
+      </transfer_bandwidth>
       <kernel_launch_latency unit="us">12.44</kernel_launch_latency>
     </device>
   </platform>

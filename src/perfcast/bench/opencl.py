@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import PER_ITEM, SuiteShape, run_accelerator_suite
+from perfcast.bench.accelerator import PER_ITEM, SuiteShape, launch_latency, run_accelerator_suite
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibrated_rate
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.errors import BackendUnavailable
@@ -210,10 +210,10 @@ class OpenClProbe:
 
     def launch_rate(self) -> float:
         """Return 1 / the median kernel launch latency (launches/s), latency as clpeak counts it."""
-        sink = self.runtime.buffer(np.zeros(self.runtime.group, np.float32))
-        self.runtime.launch_latencies(sink, 5)
-        latencies = self.runtime.launch_latencies(sink, 40)
-        return 1.0 / float(np.median(latencies))
+        sample = launch_latency(self.runtime, 40)
+        if sample is None:
+            raise RuntimeError("the OpenCL runtime reports no time between queueing and starting a kernel")
+        return 1.0 / sample.value
 
 
 @dataclass

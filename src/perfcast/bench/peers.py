@@ -234,7 +234,8 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
         "|---|---|---:|---:|---:|---|---|",
     ]
     for figure, c in zip(figures, results):
-        scale, unit = {"B/s": (1e9, "GB/s"), "launch/s": (1e3, "k launch/s")}.get(c.unit, (1e9, "GOP/s"))
+        compute = "GOP/s" if "int" in c.figure else "GFLOP/s"
+        scale, unit = {"B/s": (1e9, "GB/s"), "launch/s": (1e3, "k launch/s")}.get(c.unit, (1e9, compute))
         lines.append(
             f"| {c.figure} | `{figure.peer_kernel}` | {float(np.median(c.perfcast)) / scale:.1f} {unit} | "
             f"{float(np.median(c.reference)) / scale:.1f} {unit} | **{c.ratio:.3f}** | "

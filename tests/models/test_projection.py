@@ -1,0 +1,89 @@
+"""Cross-GPU projection (spec §4): every intermediate against values computed by hand, edge cases, properties."""
+
+import pytest
+
+from perfcast.models.projection import GpuMaxima, ProjectedKernel, kernel_ceilings, project, target_maxima
+
+SOURCE = GpuMaxima(fma=10e12, add_mul=5e12, l1=20e12, l2=5e12, dram=1e12, shared=20e12)
+TARGET = GpuMaxima(fma=20e12, add_mul=10e12, l1=40e12, l2=8e12, dram=2e12, shared=40e12)
+
+
+def kernel(**changes):
+    values = dict(n_fma=600, n_add=200, n_mul=200, active_threads=24, hits={"L1": 4000, "L2": 2000, "DRAM": 1000},
+                  shared_bytes=1000, shared_efficiency=0.5, flop=1600, time=1e-9)
+    values.update(changes)
+    return ProjectedKernel(**values)
+
+
+def test_ceilings_by_hand():
+    c = kernel_ceilings(kernel(), SOURCE)
+    assert c.perf_mix == pytest.approx(10e12 * 0.6 + 5e12 * 0.4)
+    assert c.perf_ceil == pytest.approx(0.75 * 8e12)  # 24 of 32 threads active
+    assert c.times == pytest.approx({"L1": 2e-10, "L2": 4e-10, "DRAM": 1e-9, "shared": 1e-10})
+    assert c.bandwidth_ceilings == pytest.approx({"L1": 8000 / 1.7e-9, "L2": 3000 / 1.4e-9, "DRAM": 1e12})
+    assert c.intensities == pytest.approx({"L1": 0.2, "L2": 1600 / 3000, "DRAM": 1.6})
+    assert c.rooflines == pytest.approx({"L1": 8000 / 1.7e-9 * 0.2, "L2": 3000 / 1.4e-9 * 1600 / 3000, "DRAM": 1.6e12})
+
+
+def test_projection_by_hand():
+    p = project(kernel(), SOURCE, TARGET)
+    assert p.measured_performance == pytest.approx(1.6e12)
+    assert p.per_level == pytest.approx({"L1": 1.7 * 8000 / 9e-10 * 0.2, "L2": 1.4 * 4e12 * 1600 / 3000,
+                                         "DRAM": 3.2e12})
+    assert (p.lower, p.upper) == pytest.approx((1.4 * 4e12 * 1600 / 3000, 3.2e12))
+    assert p.middle == pytest.approx((p.lower + p.upper) / 2)
+    assert p.time == pytest.approx(1600 / p.middle)
+    assert p.time_range == pytest.approx((1600 / 3.2e12, 1600 / p.lower))
+    assert not p.left_out
+
+
+def test_compute_bound_kernel_scales_with_the_compute_ceilings():
+    heavy = kernel(flop=1e9, time=1e9 / 5e12)  # intensity far above every ridge
+    p = project(heavy, SOURCE, TARGET)
+    assert p.lower == pytest.approx(p.upper) == pytest.approx(5e12 * 12e12 / 6e12)
+
+
+def test_untouched_levels_are_left_out_and_said():
+    only_l1 = kernel(hits={"L1": 4000}, shared_bytes=0)
+    c = kernel_ceilings(only_l1, SOURCE)
+    assert set(c.rooflines) == {"L1"}
+    assert c.left_out == {"L2": "no bytes traverse this level", "DRAM": "no bytes traverse this level"}
+    p = project(only_l1, SOURCE, TARGET)
+    assert set(p.per_level) == {"L1"} and p.lower == p.upper
+    with pytest.raises(ValueError, match="moves no bytes"):
+        kernel_ceilings(kernel(hits={}, shared_bytes=0), SOURCE)
+
+
+def test_flop_ratio_from_the_sass_comparison():
+    p = project(kernel(), SOURCE, TARGET, flop_ratio=1.5)
+    assert p.flop_target == 2400
+    assert p.target.intensities["DRAM"] == pytest.approx(2.4)
+    assert p.time == pytest.approx(2400 / p.middle)
+
+
+def test_target_maxima_keep_the_source_efficiency():
+    peaks_s = GpuMaxima(20e12, 10e12, 40e12, 10e12, 2e12, 40e12)
+    peaks_t = GpuMaxima(40e12, 20e12, 80e12, 16e12, 3e12, 80e12)
+    estimated = target_maxima(SOURCE, peaks_s, peaks_t)
+    assert estimated.fma == pytest.approx(20e12) and estimated.dram == pytest.approx(1.5e12)
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"n_fma": 0, "n_add": 0, "n_mul": 0}, "needs floating point"),
+    ({"active_threads": 33}, "active threads"),
+    ({"shared_efficiency": 0}, "shared_efficiency"),
+    ({"hits": {"L3": 5}}, "unknown memory level"),
+    ({"time": 0}, "time must be positive"),
+    ({"n_add": float("nan")}, "n_add"),
+])
+def test_bad_input(change, message):
+    with pytest.raises(ValueError, match=message):
+        kernel(**change)
+
+
+def test_faster_target_never_projects_slower():
+    """Every maximum of the target at least the source's: every level's projection at least the measurement."""
+    p = project(kernel(), SOURCE, TARGET)
+    assert all(value >= p.measured_performance for value in p.per_level.values())
+    same = project(kernel(), SOURCE, SOURCE)
+    assert same.lower == pytest.approx(same.upper) == pytest.approx(same.measured_performance)
