@@ -30,7 +30,6 @@ __all__ = [
 
 PROFILE_FORMAT = "perfcast-profile"
 PROFILE_VERSION = 1
-_SYMBOL = {spec.name: spec.symbol for spec in METRICS}
 
 
 class ProfileError(InputError):
@@ -211,7 +210,3 @@ def load_profile(path: str | Path) -> ProfileSet:
 
     return ProfileSet.from_mapping(load_yaml_file(path), str(path))
 
-
-def symbol(metric: str) -> str:
-    """Return the spec symbol of a canonical metric name (the name itself when it has none)."""
-    return _SYMBOL.get(metric, metric)
