@@ -11,7 +11,7 @@ import pytest
 from perfcast.errors import NotFound, ToolError
 from perfcast.profiles import ProfileError, read_profile
 from perfcast.profiles.capture import TOOLS, capture, ncu_arguments
-from perfcast.profiles.metrics import METRICS, ncu_metric_names, nvprof_metric_names
+from perfcast.profiles.metrics import ALL_METRICS, METRICS, ncu_metric_names, nvprof_metric_names
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource, load_profile, scaling_differences
 
 DATA = Path(__file__).parent.parent / "data" / "profiles"
@@ -73,12 +73,12 @@ def test_scaling_compares_per_work_item():
 
 
 def test_metric_lists_cover_the_model():
-    assert len(ncu_metric_names()) == len(METRICS) + 1
+    assert len(ncu_metric_names()) == len(ALL_METRICS) + 1
     assert "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum" in ncu_metric_names()
     assert "gpu__time_duration.sum" in ncu_metric_names()
-    assert set(nvprof_metric_names()) == {"flop_count_sp_fma", "flop_count_dp_fma", "inst_compute_ld_st",
-                                          "inst_executed", "inst_fp_32", "inst_fp_64", "inst_integer",
-                                          "dram_read_transactions", "dram_write_transactions"}
+    assert {"flop_count_sp_fma", "flop_count_dp_fma", "inst_compute_ld_st", "inst_executed", "inst_fp_32",
+            "inst_fp_64", "inst_integer", "dram_read_transactions", "dram_write_transactions",
+            "flop_count_sp_add", "flop_count_dp_mul"} <= set(nvprof_metric_names())
     arguments = ncu_arguments(Path("raw.csv"))
     assert arguments[:8] == ["--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none", "--metrics"]
 
@@ -88,6 +88,8 @@ def test_docs_metrics_names_every_metric():
     for spec in METRICS:
         for name in (spec.symbol, spec.nvprof, spec.ncu[0][0]):
             assert name in doc, name
+    for spec in ALL_METRICS:
+        assert spec.ncu[0][0] in doc and f"`{spec.name}`" in doc, spec.name
 
 
 # ------------------------------------------------------------------ running the tools

@@ -203,3 +203,33 @@ def test_unknown_file(tmp_path):
     path.write_text("nothing to see\n")
     with pytest.raises(ProfileError, match="not a perfcast profile nor the output of ncu, nvprof, oclgrind"):
         read_profile(path)
+
+
+def test_projection_view_of_the_real_a100_capture():
+    """The §4 metrics of the A100 capture: FP by kind, bytes per level, shared wavefronts and bank conflicts."""
+    from perfcast.profiles.projection_input import projected_kernel
+
+    sgemm = read_profile(DATA / "ncu-details-a100-bert.csv").kernel("ampere_sgemm_32x32_sliced1x4_tn")
+    m = sgemm.metrics
+    assert (m["add_fp32"], m["mul_fp32"]) == (3 * 196_608, 3 * 262_144)
+    assert m["clock_hz"] == pytest.approx(998_252_314.81, rel=0.2)  # averaged over the launches, not summed
+    kernel, notes = projected_kernel(sgemm, time=3 * 20e-6)
+    assert kernel.flop == 2 * 3 * 4_194_304 + 3 * (196_608 + 262_144)
+    assert kernel.hits["DRAM"] == m["dram_bytes"]
+    assert kernel.hits["L1"] == 0  # L2 carries more than L1 asked for: clamped, and said
+    assert any("L1 carries" in note for note in notes) and "no active-threads metric: full warps assumed" in notes
+    wavefronts = m["shared_wavefronts_ld"] + m["shared_wavefronts_st"]
+    conflicts = m["shared_conflicts_ld"] + m["shared_conflicts_st"]
+    assert kernel.shared_efficiency == pytest.approx((wavefronts - conflicts) / wavefronts)
+    assert kernel.shared_bytes == (wavefronts - conflicts) * 128
+    with pytest.raises(ProfileError, match="no measured duration"):
+        projected_kernel(sgemm)
+
+
+def test_oclgrind_gives_the_projection_its_fp_kinds_and_bytes():
+    text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
+    profile = read_oclgrind(text, ir=[(DATA / "oclgrind-opencl_program-256.ll").read_text()])
+    dexp = profile.kernel("dexp").metrics
+    assert (dexp["add_fp64"], dexp["mul_fp64"], dexp["add_fp32"]) == (256, 0, 0)  # one fadd; fdiv is neither
+    saxpy = profile.kernel("saxpy").metrics
+    assert saxpy["l1_bytes"] == 2 * (2048 + 1024) == saxpy["dram_bytes"]

@@ -267,7 +267,7 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         read, written = kernel.footprint(record["n"])
         scaled = scaled.with_metrics(
             f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written, not Oclgrind's global "
-            "bytes", dram_read=read / 32, dram_write=written / 32)
+            "bytes", dram_read=read / 32, dram_write=written / 32, dram_bytes=read + written)
         if worst[1] > SCALING_TOLERANCE:
             scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
                                          "work-groups: the scaling is approximate")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["METRICS", "NCU_DURATION", "MetricSpec", "ncu_metric_names", "nvprof_metric_names"]
+__all__ = ["ALL_METRICS", "HIERARCHICAL", "METRICS", "NCU_DURATION", "MetricSpec", "ncu_metric_names",
+           "nvprof_metric_names"]
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class MetricSpec:
     ncu: tuple[tuple[str, float], ...]
     oclgrind: str
     caveat: str = ""
+    model: str = "§3"  # the model that needs it: §3 (quantitative roofline) or §4 (projection)
+    aggregate: str = "sum"  # over launches: "sum" for counts, "mean" for ratios and clocks
 
 
 def _sass(op: str) -> tuple[tuple[str, float], ...]:
@@ -63,14 +66,55 @@ METRICS: tuple[MetricSpec, ...] = (
                "global store bytes / 32", "as for M_rd"),
 )
 
+def _flop(op: str, kind: str, precision: str, letter: str, nvprof: str) -> MetricSpec:
+    return MetricSpec(f"{kind}_{precision}", f"N_{kind.upper()} ({precision})", "inst", nvprof, _sass(f"{letter}{op}"),
+                      f"{'fadd, fsub' if kind == 'add' else 'fmul'} on {precision} (x lanes)" if precision != "fp16"
+                      else "counted as fp32 (no fp16 class in Oclgrind's mapping)", model="§4")
+
+
+# The hierarchical metrics of the projection (spec §4). FMA counts are the §3 ones above.
+HIERARCHICAL: tuple[MetricSpec, ...] = (
+    _flop("add", "add", "fp32", "f", "flop_count_sp_add"), _flop("mul", "mul", "fp32", "f", "flop_count_sp_mul"),
+    _flop("add", "add", "fp64", "d", "flop_count_dp_add"), _flop("mul", "mul", "fp64", "d", "flop_count_dp_mul"),
+    _flop("add", "add", "fp16", "h", "flop_count_hp_add"), _flop("mul", "mul", "fp16", "h", "flop_count_hp_mul"),
+    MetricSpec("fma_fp16", "N_FMA (fp16)", "inst", "flop_count_hp_fma", _sass("hfma"), "counted as fp32", model="§4"),
+    MetricSpec("l1_bytes", "N+_L1", "B", "", (("l1tex__t_bytes.sum", 1.0),),
+               "global load + store bytes", "every byte through L1/tex; hits in L1 = L1 - L2 bytes", model="§4"),
+    MetricSpec("l2_bytes", "N+_L2", "B", "", (("lts__t_bytes.sum", 1.0),), "(no cache: not given)",
+               "hits in L2 = L2 - DRAM bytes (0 where L2 carries more than L1 asked for, with a note)", model="§4"),
+    MetricSpec("dram_bytes", "N_DRAM", "B", "", (("dram__bytes.sum", 1.0),), "global load + store bytes (no cache); in the campaign, the compulsory footprint",
+               model="§4"),
+    MetricSpec("shared_wavefronts_ld", "wavefronts (ld)", "wavefront", "",
+               (("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 1.0),), "local loads (no banks)", model="§4"),
+    MetricSpec("shared_wavefronts_st", "wavefronts (st)", "wavefront", "",
+               (("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", 1.0),), "local stores (no banks)",
+               model="§4"),
+    MetricSpec("shared_conflicts_ld", "bank conflicts (ld)", "count", "shared_load_transactions (minus requests)",
+               (("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", 1.0),), "0 (no banks)", model="§4"),
+    MetricSpec("shared_conflicts_st", "bank conflicts (st)", "count", "", (
+        ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", 1.0),), "0 (no banks)", model="§4"),
+    MetricSpec("shared_inst_ld", "shared ld (warp)", "inst", "", (("smsp__inst_executed_op_shared_ld.sum", 1.0),),
+               "local loads / 32", model="§4"),
+    MetricSpec("shared_inst_st", "shared st (warp)", "inst", "", (("smsp__inst_executed_op_shared_st.sum", 1.0),),
+               "local stores / 32", model="§4"),
+    MetricSpec("threads_per_inst", "active threads / warp instruction", "thread", "warp_execution_efficiency x 32",
+               (("smsp__thread_inst_executed_per_inst_executed.ratio", 1.0),), "none: Oclgrind has no warps",
+               "a ratio: launches are averaged, not summed", model="§4", aggregate="mean"),
+    MetricSpec("clock_hz", "SM clock", "Hz", "", (("sm__cycles_elapsed.avg.per_second", 1.0),), "none",
+               "averaged over launches", model="§4", aggregate="mean"),
+)
+
 NCU_DURATION = "gpu__time_duration.sum"
 
 
+ALL_METRICS = METRICS + HIERARCHICAL
+
+
 def ncu_metric_names() -> list[str]:
-    """Return the Nsight Compute metrics `perfcast profile --tool ncu` asks for: the model's set and the duration."""
-    return [spec.ncu[0][0] for spec in METRICS] + [NCU_DURATION]
+    """Return the Nsight Compute metrics `perfcast profile --tool ncu` asks for: §3's, §4's and the duration."""
+    return [spec.ncu[0][0] for spec in ALL_METRICS] + [NCU_DURATION]
 
 
 def nvprof_metric_names() -> list[str]:
-    """Return the nvprof metrics `perfcast profile --tool nvprof` asks for."""
-    return [spec.nvprof for spec in METRICS]
+    """Return the nvprof metrics `perfcast profile --tool nvprof` asks for (§3's, and §4's FLOP by kind)."""
+    return [spec.nvprof for spec in ALL_METRICS if spec.nvprof.replace("_", "").isalnum()]

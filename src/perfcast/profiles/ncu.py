@@ -19,7 +19,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from perfcast.profiles.metrics import METRICS, NCU_DURATION
+from perfcast.profiles.metrics import ALL_METRICS, NCU_DURATION
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
 
 __all__ = ["looks_like_ncu", "parse_ncu_value", "read_ncu"]
@@ -31,7 +31,8 @@ _COUNT_UNITS = {"", "inst", "instruction", "sector", "warp", "thread", "request"
 _BYTE_UNITS = {"byte", "B"}
 _TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
                "second": 1.0, "s": 1.0}
-_WANTED = {name for spec in METRICS for name, _ in spec.ncu} | {NCU_DURATION}
+_WANTED = {name for spec in ALL_METRICS for name, _ in spec.ncu} | {NCU_DURATION}
+_MEANS = {spec.name for spec in ALL_METRICS if spec.aggregate == "mean"}
 _UNIT = re.compile(r"^(?P<prefix>[KMGT]?)(?P<base>[A-Za-z]*)$")
 
 
@@ -40,6 +41,10 @@ def unit_factor(unit: str, kernel: str, metric: str) -> tuple[float, str]:
     unit = unit.strip()
     if unit in _TIME_UNITS:
         return _TIME_UNITS[unit], "second"
+    if unit.count("/") == 1 and unit.split("/")[1] in _TIME_UNITS:  # a rate: cycle/second, byte/nsecond
+        numerator, per = unit.split("/")
+        factor, _ = unit_factor(numerator, kernel, metric)
+        return factor / _TIME_UNITS[per], "rate"
     match = _UNIT.match(unit)
     if match:
         prefix, base = match["prefix"], match["base"]
@@ -142,7 +147,7 @@ def _model_metrics(launch: _Launch) -> tuple[dict[str, float], float | None, lis
     """Return the canonical metrics of one launch, its duration (s), and the metrics whose value is missing."""
     metrics: dict[str, float] = {}
     missing: list[str] = []
-    for spec in METRICS:
+    for spec in ALL_METRICS:
         for name, factor in spec.ncu:
             if name not in launch.values:
                 continue
@@ -198,7 +203,8 @@ def read_ncu(text: str, *, command: str | None = None, raw: str | None = None) -
             notes.append(f"kernel {name!r}: every launch lacks a value ({'; '.join(dropped[name][:3])}); left out")
             continue
         kernel_notes = tuple(f"left out {d}" for d in dropped[name])
-        kernels.append(KernelProfile(name, counted[name], sums[name], durations.get(name) or None,
-                                     notes=kernel_notes))
+        # Ratios and clocks are averaged over the launches, counts summed.
+        metrics = {m: v / counted[name] if m in _MEANS else v for m, v in sums[name].items()}
+        kernels.append(KernelProfile(name, counted[name], metrics, durations.get(name) or None, notes=kernel_notes))
     source = ProfileSource("Nsight Compute", device=", ".join(sorted(devices)) or None, command=command, raw=raw)
     return ProfileSet(source, tuple(kernels), tuple(notes))

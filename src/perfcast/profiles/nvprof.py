@@ -11,13 +11,13 @@ import csv
 import io
 import re
 
-from perfcast.profiles.metrics import METRICS
+from perfcast.profiles.metrics import ALL_METRICS
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
 
 __all__ = ["looks_like_nvprof", "read_nvprof"]
 
 _HEADER = '"Device","Kernel","Invocations","Metric Name"'
-_BY_NVPROF = {spec.nvprof: spec.name for spec in METRICS}
+_BY_NVPROF = {spec.nvprof: spec.name for spec in ALL_METRICS if spec.nvprof.replace("_", "").isalnum()}
 _VERSION = re.compile(r"nvprof.*?release (\S+)", re.IGNORECASE)
 
 

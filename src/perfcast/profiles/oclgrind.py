@@ -159,6 +159,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     """Return the canonical metrics of one kernel's summed histogram."""
     fp = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
+    by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
     integer = ldst = total = 0.0
     builtin_precisions: set[str] = set()
     for what in launch:
@@ -206,6 +207,9 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
             for variant, share in shares:
                 fp[variant.precision or guess] += count * share * variant.lanes
                 total += count * share * variant.lanes
+                kind = {"fadd": "add", "fsub": "add", "fmul": "mul"}.get(opcode)
+                if kind:
+                    by_kind[(kind, variant.precision or guess)] += count * share * variant.lanes
             continue
         if opcode in INT_OPCODES:
             for variant, share in _shares(opcode, variants, None, "int"):
@@ -226,6 +230,11 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
         "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
         "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),
         "local_ldst": float(launch["load local"] + launch["store local"]),
+        # §4: FP instructions by kind (fp16 folded into fp32, as above), and the bytes through L1 and DRAM.
+        "add_fp32": by_kind[("add", "fp32")] + by_kind[("add", "fp16")], "add_fp64": by_kind[("add", "fp64")],
+        "mul_fp32": by_kind[("mul", "fp32")] + by_kind[("mul", "fp16")], "mul_fp64": by_kind[("mul", "fp64")],
+        "l1_bytes": float(nbytes["load global"] + nbytes["store global"]),
+        "dram_bytes": float(nbytes["load global"] + nbytes["store global"]),
     }
     return metrics
 

@@ -1,0 +1,72 @@
+"""A profiled kernel as the projection (spec §4) reads it: FP instructions by kind, hits per level, shared memory.
+
+Hits per level are derived from the bytes each level carries: hits in L1 = L1 bytes - L2 bytes, hits in L2 =
+L2 bytes - DRAM bytes, hits in DRAM = DRAM bytes. Where a level below carries more than the one above asked
+for (L2 also serves writes back and the texture path), the difference is set to 0 and said. Shared memory:
+useful bytes = (wavefronts - bank conflicts) x 128 B, efficiency = (wavefronts - conflicts) / wavefronts.
+"""
+
+from __future__ import annotations
+
+from perfcast.models.projection import SHARED_BYTES_PER_CLOCK, ProjectedKernel
+from perfcast.profiles.profile import KernelProfile, ProfileError
+
+__all__ = ["projected_kernel"]
+
+
+def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: float | None = None,
+                     active_threads: float | None = None, warp_size: int = 32) -> tuple[ProjectedKernel, list[str]]:
+    """Return the §4 view of a profiled kernel (FLOP of `precision`) and notes on what was derived or assumed.
+
+    `time` (s, all launches) defaults to the profile's duration; `active_threads` to the profile's active
+    threads per warp instruction, else a full warp (said in the notes).
+    """
+    m, notes = profile.metrics, []
+    names = [f"fma_{precision}", f"add_{precision}", f"mul_{precision}"]
+    missing = [n for n in names if n not in m]
+    if missing:
+        raise ProfileError(f"kernel {profile.name!r} lacks {', '.join(missing)}: profile with `perfcast profile "
+                           "--tool ncu`, which asks for the FP instructions by kind")
+    n_fma, n_add, n_mul = (m[n] for n in names)
+    flop = 2 * n_fma + n_add + n_mul
+    if flop == 0:
+        raise ProfileError(f"kernel {profile.name!r} executes no {precision} FMA, ADD or MUL: nothing to project")
+    time = time if time is not None else profile.duration
+    if time is None:
+        raise ProfileError(f"kernel {profile.name!r} has no measured duration; give the time measured on the source")
+    if active_threads is None:
+        if "threads_per_inst" in m:
+            active_threads = m["threads_per_inst"]
+        else:
+            active_threads = float(warp_size)
+            notes.append("no active-threads metric: full warps assumed")
+    l1, l2 = m.get("l1_bytes"), m.get("l2_bytes")
+    dram = m.get("dram_bytes")
+    if dram is None and "dram_read" in m and "dram_write" in m:
+        dram = 32 * (m["dram_read"] + m["dram_write"])
+        notes.append("DRAM bytes from the 32-byte sectors of the §3 metrics")
+    hits: dict[str, float] = {}
+    below = 0.0
+    for level, carried in (("DRAM", dram), ("L2", l2), ("L1", l1)):
+        if carried is None:
+            notes.append(f"no {level} byte count: the level is left out")
+            continue
+        hit = carried - below
+        if hit < 0:
+            notes.append(f"{level} carries {carried:.4g} B, less than the {below:.4g} B below it: its hits set to 0")
+            hit = 0.0
+        hits[level] = hit
+        below = max(below, carried)
+    wavefronts = m.get("shared_wavefronts_ld", 0.0) + m.get("shared_wavefronts_st", 0.0)
+    conflicts = m.get("shared_conflicts_ld", 0.0) + m.get("shared_conflicts_st", 0.0)
+    shared_bytes, efficiency = 0.0, 1.0
+    if wavefronts > 0:
+        useful = max(wavefronts - conflicts, 0.0)
+        shared_bytes = useful * SHARED_BYTES_PER_CLOCK
+        efficiency = useful / wavefronts
+    try:
+        kernel = ProjectedKernel(n_fma, n_add, n_mul, active_threads, hits, shared_bytes, efficiency, flop, time,
+                                 warp_size)
+    except ValueError as error:
+        raise ProfileError(f"kernel {profile.name!r}: {error}") from None
+    return kernel, notes
