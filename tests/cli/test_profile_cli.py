@@ -71,3 +71,15 @@ def test_profile_runs_oclgrind(tmp_path):
     result = run("predict", out, "-d", "r9-nano", "--json")
     kinds = {k["kernel"]: k["predictions"]["r9-nano"]["k_type"] for k in json.loads(result.stdout)["kernels"]}
     assert kinds == {"saxpy": "fp32", "dexp": "fp64", "hash": "int"}
+
+
+def test_profile_keeps_the_kernels_asked_for(tmp_path):
+    out = tmp_path / "p.yaml"
+    result = run("profile", "--from", DATA / "ncu-raw-constructed.csv", "-o", out, "-k", "dgemm_naive")
+    assert result.exit_code == 0, result.output
+    from perfcast.profiles.profile import load_profile
+
+    assert [k.name for k in load_profile(out).kernels] == ["dgemm_naive(int, const double*, const double*, double*)"]
+    result = run("profile", "--from", DATA / "ncu-raw-constructed.csv", "-o", tmp_path / "q.yaml", "-k", "sgemm")
+    assert result.exit_code == 2 and "no kernel 'sgemm'" in result.output and "it has: triad" in result.output
+    assert not (tmp_path / "q.yaml").exists()

@@ -63,8 +63,11 @@ def profile_command(
     tool: Annotated[str | None, typer.Option("--tool", "-t", help=f"Profiler: {_TOOL_HELP}. Default: the first installed of ncu, oclgrind, nvprof.")] = None,
     from_file: Annotated[Path | None, typer.Option("--from", help="Read this profiler output (ncu or nvprof CSV, Oclgrind histograms) instead of running a program.")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Stop the profiled program after this many seconds.")] = None,
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Keep only this kernel (repeatable; exact name, name before its arguments, or a unique part).")] = None,
 ) -> None:
     """Kernel metrics for the models: run a program under a profiler (or read its output) and write a profile."""
+    from dataclasses import replace
+
     from perfcast.profiles import READERS, read_profile
     from perfcast.profiles.capture import TOOLS, capture, default_tool
 
@@ -75,7 +78,6 @@ def profile_command(
         if tool is not None and tool not in READERS:
             raise typer.BadParameter(f"--tool {tool!r}: choose one of {', '.join(READERS)}")
         profile = read_profile(from_file, tool)
-        profile.save(output)
     else:
         if not command:
             raise typer.BadParameter("give the program to profile after --, or --from FILE")
@@ -87,6 +89,9 @@ def profile_command(
         profile = result.profile
         errors.print(f"raw output kept in {printable(result.raw)}"
                      + (f" and {len(result.extra)} IR file(s) beside it" if result.extra else ""), highlight=False)
+    if kernels:  # a name that matches nothing, or several kernels, is an error naming the kernels there are
+        profile = replace(profile, kernels=tuple(profile.select(kernels)))
+    profile.save(output)
     _print_profile(profile)
     console.print(f"wrote {printable(output)}")
 
