@@ -14,7 +14,8 @@ from enum import Enum
 
 from perfcast.errors import InputError
 
-__all__ = ["Dimension", "InstructionKind", "Precision", "UnitError", "exact_quantity", "format_quantity", "parse_quantity"]
+__all__ = ["Dimension", "InstructionKind", "Precision", "UnitError", "exact_quantity", "format_duration",
+           "format_quantity", "parse_quantity"]
 
 
 class Dimension(str, Enum):
@@ -130,6 +131,14 @@ def exact_quantity(value: float, dimension: Dimension) -> str:
                 return text
             break
     return repr(value)
+
+
+def format_duration(seconds: float, digits: int = 4) -> str:
+    """Return a duration (s) in s, ms, µs or ns, with `digits` significant digits."""
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= factor:
+            return f"{seconds / factor:.{digits}g} {unit}"
+    return f"{seconds / 1e-9:.{digits}g} ns"
 
 
 # Number formats and instruction kinds of arithmetic peaks. They live here, with the units, so that the command

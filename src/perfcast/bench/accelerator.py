@@ -102,6 +102,36 @@ def launch_latency(runtime: KernelRuntime, launches: int) -> Sample | None:
     return Sample(median, spread, len(latencies)) if median > 0 else None
 
 
+# The peak kernels of bench.cl / bench.cu: (precision, kind) -> (kernel, element type, ops per lane and step).
+PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
+    ("fp32", "fma"): ("peak_f32_fma", np.float32, 2), ("fp32", "add_mul"): ("peak_f32_add", np.float32, 1),
+    ("int32", "fma"): ("peak_i32_fma", np.uint32, 2), ("int32", "add_mul"): ("peak_i32_add", np.uint32, 2),
+    ("fp64", "fma"): ("peak_f64_fma", np.float64, 2), ("fp64", "add_mul"): ("peak_f64_add", np.float64, 1),
+}
+
+
+def suite_elements(shape: SuiteShape, group: int) -> int:
+    """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
+    chunk = group * PER_ITEM * max(shape.read_widths, default=1)
+    return max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
+
+
+def peak_run(runtime: KernelRuntime, shape: SuiteShape, precision: str, kind: str, results: Any) -> tuple[Timed, float]:
+    """Return run(passes) of the (precision, kind) peak kernel and the work (op) of one pass."""
+    name, dtype, ops = PEAK_KERNELS[(precision, kind)]
+    x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
+    run = runtime.timed(name, shape.compute_items, np.int32(shape.chain), x, y, results)
+    return run, shape.compute_items * shape.lanes_per_item * shape.chain * ops
+
+
+def read_runs(runtime: KernelRuntime, shape: SuiteShape, n: int, a: Any, sink: Any) -> dict[int, Timed]:
+    """Return run(passes) of the global read over `n` floats per load width (1: mem_read; more: mem_read_vN)."""
+    runs = {1: runtime.timed("mem_read", n // PER_ITEM, a, sink)}
+    for width in shape.read_widths:
+        runs[width] = runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink)
+    return runs
+
+
 def run_accelerator_suite(
     runtime: KernelRuntime, shape: SuiteShape, suite: SuiteResult, progress: Progress, min_seconds: float
 ) -> None:
@@ -109,8 +139,7 @@ def run_accelerator_suite(
     reps = suite.repetitions
     group = runtime.group
     suite.launch_latency = launch_latency(runtime, 40 if reps > 3 else 20)
-    chunk = group * PER_ITEM * max(shape.read_widths, default=1)  # whole work-groups in every kernel over n floats
-    n = max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
+    n = suite_elements(shape, group)
     a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
@@ -125,20 +154,18 @@ def run_accelerator_suite(
         suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)), 12 * m)))
     suite.levels.update(cache_plateaus(suite.sweep, shape.cache_levels))
     stream = {
-        "read": ("mem_read", n // PER_ITEM, (a, sink), 4 * n),
         "write": ("mem_write", n, (a, np.float32(1)), 4 * n),
         "copy": ("mem_copy", n, (c, a), 8 * n),
         "triad": ("mem_triad", n, (a, b, c, np.float32(3)), 12 * n),
     }
+    # Reads, with vector loads per work-item too: each width the runtime offers is tried, the best kept and said.
+    tick("global memory read")
+    tried = {width: measure(run, 4 * n) for width, run in read_runs(runtime, shape, n, a, sink).items()}
+    best = max(tried, key=lambda width: tried[width].value)
+    suite.dram["read"] = tried[best]
     for label, (name, items, args, moved) in stream.items():
         tick(f"global memory {label}")
         suite.dram[label] = measure(runtime.timed(name, items, *args), moved)
-    # Vector loads per work-item: try each width the runtime offers and keep the best read, saying which.
-    tried = {1: suite.dram["read"]}
-    for width in shape.read_widths:
-        tried[width] = measure(runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink), 4 * n)
-    best = max(tried, key=lambda width: tried[width].value)
-    suite.dram["read"] = tried[best]
     if len(tried) > 1:
         suite.notes.append("Global read: " + ", ".join(f"{w}-wide {s.value / 1e9:.3g} GB/s" for w, s in tried.items())
                            + f"; kept {best}-wide.")
@@ -152,25 +179,19 @@ def run_accelerator_suite(
     suite.bandwidth_ceilings["uncoalesced"] = measure(runtime.timed("mem_random", n // PER_ITEM, a, index, sink), 4 * n)
     tick("host to device copy")
     suite.host_link = measure(runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
-    kernels = [("fp32", "fma", "peak_f32_fma", np.float32, 2), ("fp32", "add_mul", "peak_f32_add", np.float32, 1),
-               ("int32", "fma", "peak_i32_fma", np.uint32, 2), ("int32", "add_mul", "peak_i32_add", np.uint32, 2)]
-    if shape.has_fp64:
-        kernels += [("fp64", "fma", "peak_f64_fma", np.float64, 2), ("fp64", "add_mul", "peak_f64_add", np.float64, 1)]
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
-    for precision, kind, name, dtype, ops in kernels:
+    for precision, kind in PEAK_KERNELS:
+        if precision == "fp64" and not shape.has_fp64:
+            continue
         tick(f"peak {precision} {kind}")
-        x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
-        suite.compute[(precision, kind)] = measure(
-            runtime.timed(name, shape.compute_items, np.int32(shape.chain), x, y, results),
-            shape.compute_items * shape.lanes_per_item * shape.chain * ops,
-        )
+        suite.compute[(precision, kind)] = measure(*peak_run(runtime, shape, precision, kind, results))
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),
                                      shape.compute_items * 2 * k_local * 4)
     # Past the ridge a point is compute bound wherever its data lives (in cache it is only more so): beyond twice
     # the ridge the array shrinks so that a pass does the work of the point at twice the ridge (the sweep took 70
-    # of 81 s on PoCL before).
+    # of 81 s on PoCL 3.1 on the developers' 2-core AVX2 VM before).
     far = 2 * suite.compute[("fp32", "fma")].value / suite.dram["triad"].value  # op/B
     for k_mix in shape.mix_steps:
         tick(f"intensity sweep k={k_mix}")

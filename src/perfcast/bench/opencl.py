@@ -15,7 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import PER_ITEM, SuiteShape, launch_latency, run_accelerator_suite
+from perfcast.bench.accelerator import (
+    SuiteShape,
+    launch_latency,
+    peak_run,
+    read_runs,
+    run_accelerator_suite,
+    suite_elements,
+)
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibrated_rate
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.errors import BackendUnavailable
@@ -164,11 +171,6 @@ class OpenClBackend:
         return OpenClProbe(runtime, shape, self.repetitions)
 
 
-_PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
-    ("fp32", "fma"): ("peak_f32_fma", np.float32, 2), ("fp64", "fma"): ("peak_f64_fma", np.float64, 2),
-    ("int32", "fma"): ("peak_i32_fma", np.uint32, 2)}
-
-
 @dataclass
 class OpenClProbe:
     """The OpenCL suite's kernels one figure at a time: the same kernels, sizes and timing as `perfcast bench`."""
@@ -182,26 +184,17 @@ class OpenClProbe:
 
     def peak(self, precision: str, kind: str = "fma") -> float:
         """Return the measured peak in op/s (a multiply-add counts 2)."""
-        name, dtype, ops = _PEAK_KERNELS[(precision, kind)]
-        x, y = (dtype(1), dtype(3)) if dtype == np.uint32 else (dtype(0.999), dtype(1e-3))
-        items = self.shape.compute_items
-        results = self.runtime.buffer(np.zeros(items, np.float64))
-        run = self.runtime.timed(name, items, np.int32(self.shape.chain), x, y, results)
-        return self._rate(run, items * self.shape.lanes_per_item * self.shape.chain * ops)
+        results = self.runtime.buffer(np.zeros(self.shape.compute_items, np.float64))
+        return self._rate(*peak_run(self.runtime, self.shape, precision, kind, results))
 
     def _arrays(self) -> tuple[Any, Any, int]:
-        chunk = self.runtime.group * PER_ITEM * max(self.shape.read_widths, default=1)
-        n = max(chunk, (self.shape.dram_bytes // 4 // 3) // chunk * chunk)
+        n = suite_elements(self.shape, self.runtime.group)
         return self.runtime.buffer(np.ones(n, np.float32)), self.runtime.buffer(np.zeros(n, np.float32)), n
 
     def read_bandwidth(self) -> float:
         """Return the best global-memory read bandwidth in B/s far past the caches, over the suite's load widths."""
         a, sink, n = self._arrays()
-        rates = [self._rate(self.runtime.timed("mem_read", n // PER_ITEM, a, sink), 4 * n)]
-        for width in self.shape.read_widths:
-            run = self.runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink)
-            rates.append(self._rate(run, 4 * n))
-        return max(rates)
+        return max(self._rate(run, 4 * n) for run in read_runs(self.runtime, self.shape, n, a, sink).values())
 
     def upload_bandwidth(self) -> float:
         """Return the host-to-device copy bandwidth in B/s."""

@@ -20,6 +20,11 @@ from perfcast.kernels.campaign import CUDA_SOURCE, KERNELS, TILE, CampaignKernel
 __all__ = ["CudaTimer", "main"]
 
 
+def _module(cupy: Any) -> Any:
+    """Return suite.cu as a CuPy module (compiled by NVRTC at its first use)."""
+    return cupy.RawModule(code=CUDA_SOURCE.read_text(), options=(f"-DTILE={TILE}",))
+
+
 def _grid(launch: Launch) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Return CUDA (grid, block) of an NDRange (global sizes are whole multiples of the group)."""
     block = launch.local_size
@@ -45,7 +50,7 @@ class CudaTimer:
 
         cupy.cuda.Device(backend.index).use()
         try:
-            module = cupy.RawModule(code=CUDA_SOURCE.read_text(), options=(f"-DTILE={TILE}",))
+            module = _module(cupy)
             module.compile()
         except Exception as error:  # noqa: BLE001 - CuPy's compile errors have no common base
             raise BackendUnavailable(f"the campaign suite did not compile for CUDA: {error}") from None
@@ -55,16 +60,12 @@ class CudaTimer:
         """Return why `kernel` cannot run here, or None (every NVIDIA GPU CuPy supports has fp64)."""
         return None
 
-    def _arguments(self, kernel: CampaignKernel, n: int, arrays: dict[str, np.ndarray]) -> tuple[dict[str, Any], list[Any]]:
-        device_arrays = {name: self.cupy.asarray(array) for name, array in arrays.items()}
-        scalars = kernel.scalars(n)
-        return device_arrays, [device_arrays[a] if a in device_arrays else scalars[a] for a in kernel.arguments]
-
     def time(self, kernel: CampaignKernel, n: int, repetitions: int) -> dict[str, Any]:
         """Return the kernel's checked result and the times (s) of `repetitions` launches after a warm-up."""
         cupy = self.cupy
         arrays = kernel.arrays(n, np.random.default_rng(0))
-        device_arrays, arguments = self._arguments(kernel, n, arrays)
+        device_arrays = {name: self.cupy.asarray(array) for name, array in arrays.items()}
+        arguments = kernel.ordered_arguments(n, device_arrays)
         function = self.module.get_function(kernel.name)
         launch = kernel.launch(n)
         grid, block = _grid(launch)
@@ -98,16 +99,14 @@ def main(argv: list[str]) -> int:
     import cupy
 
     sizes = {name: int(n) for name, n in (item.split("=") for item in argv[0].split(","))}
-    module = cupy.RawModule(code=CUDA_SOURCE.read_text(), options=(f"-DTILE={TILE}",))
+    module = _module(cupy)
     for kernel in KERNELS:
         if kernel.name not in sizes:
             continue
         n = sizes[kernel.name]
         arrays = {name: cupy.asarray(a) for name, a in kernel.arrays(n, np.random.default_rng(1)).items()}
-        scalars = kernel.scalars(n)
         grid, block = _grid(kernel.launch(n))
-        module.get_function(kernel.name)(grid, block, tuple(arrays[a] if a in arrays else scalars[a]
-                                                            for a in kernel.arguments))
+        module.get_function(kernel.name)(grid, block, tuple(kernel.ordered_arguments(n, arrays)))
         cupy.cuda.Device().synchronize()
     return 0
 

@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-from perfcast.kernels.campaign import KERNELS, OPENCL_SOURCE, TILE, kernel_named
+from perfcast.kernels.campaign import KERNELS, OPENCL_SOURCE, opencl_options
 
 
 def main(argv: list[str]) -> int:
@@ -23,21 +23,17 @@ def main(argv: list[str]) -> int:
     context = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(context)
     device = context.devices[0]
-    options = [f"-DTILE={TILE}"] + (["-DUSE_FP64"] if device.double_fp_config else [])
-    program = cl.Program(context, OPENCL_SOURCE.read_text()).build(options=options)
+    program = cl.Program(context, OPENCL_SOURCE.read_text()).build(options=opencl_options(bool(device.double_fp_config)))
     flags = cl.mem_flags
     for kernel in KERNELS:
         if kernel.name not in sizes:
             continue
-        spec, n = kernel_named(kernel.name), sizes[kernel.name]
-        arrays = spec.arrays(n, np.random.default_rng(1))
+        n = sizes[kernel.name]
         buffers = {name: cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=array)
-                   for name, array in arrays.items()}
-        scalars = spec.scalars(n)
-        arguments = [buffers[a] if a in buffers else scalars[a] for a in spec.arguments]
-        launch = spec.profile_launch(n, groups)
-        handle = cl.Kernel(program, spec.name)
-        handle.set_args(*arguments)
+                   for name, array in kernel.arrays(n, np.random.default_rng(1)).items()}
+        launch = kernel.profile_launch(n, groups)
+        handle = cl.Kernel(program, kernel.name)
+        handle.set_args(*kernel.ordered_arguments(n, buffers))
         # The offset goes by position: pyopencl's stubs and its runtime spell the keyword differently.
         cl.enqueue_nd_range_kernel(queue, handle, launch.global_size, launch.local_size, launch.offset)
         queue.finish()

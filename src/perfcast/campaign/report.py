@@ -14,6 +14,7 @@ from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
 from perfcast.profiles.profile import ProfileSet
 from perfcast.safe_yaml import load_yaml_text
+from perfcast.units import format_duration
 
 __all__ = ["CampaignScores", "score_archive", "write_report"]
 
@@ -51,12 +52,7 @@ def score_archive(archive: Archive) -> CampaignScores:
 
 
 def _time(seconds: float | None) -> str:
-    if seconds is None or not math.isfinite(seconds):
-        return "—"
-    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if seconds >= factor:
-            return f"{seconds / factor:.3g} {unit}"
-    return f"{seconds * 1e9:.3g} ns"
+    return "—" if seconds is None or not math.isfinite(seconds) else format_duration(seconds, digits=3)
 
 
 def _pct(value: float | None) -> str:

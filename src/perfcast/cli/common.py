@@ -16,6 +16,7 @@ from perfcast import __version__
 from perfcast.errors import PerfcastError
 from perfcast.output_files import check_writable
 from perfcast.plots.files import SAVE_FORMATS
+from perfcast.units import format_duration
 
 if TYPE_CHECKING:  # the schema (pydantic) and catalog load when a device is looked up, not for --help
     from perfcast.devices.schema import Device
@@ -112,8 +113,5 @@ def _main(
     """perfcast: how fast will this kernel run on that processor, and why."""
 
 def format_time(seconds: float) -> str:
-    """Return a duration in s, ms, µs or ns."""
-    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
-        if seconds >= factor or unit == "ns":
-            return f"{seconds / factor:.4g} {unit}"
-    raise AssertionError("unreachable")
+    """Return a duration in s, ms, µs or ns (4 significant digits)."""
+    return format_duration(seconds)

@@ -184,17 +184,8 @@ def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[
             console.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}", soft_wrap=True)
     for info in inputs:
         console.print(f"[bold]{printable(info.device.name)}[/]: " + ", ".join(
-            f"{symbol} {printable(_short_source(text))}" for symbol, text in info.sources.items()), soft_wrap=True)
+            f"{symbol} {printable(text)}" for symbol, text in info.summaries.items()), soft_wrap=True)
     console.print("(where each device figure comes from: --json)")
-
-
-def _short_source(text: str) -> str:
-    """Return '15.67 TFLOP/s (spec)' of '15.67 TFLOP/s (spec: NVIDIA ... whitepaper)'."""
-    value, _, rest = text.partition(" (")
-    kind = rest.split(":", 1)[0] if rest else ""
-    if " = " in value:  # T_ldst: '3.917 Tinst/s = shared 15.67 TB/s / 4 B'
-        value = value.split(" = ")[0] + " (from " + value.split(" = ")[1].split()[0] + ")"
-    return f"{value} ({kind})" if kind in ("spec", "measured", "estimated") else value
 
 
 def _save_charts(output: Path, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],

@@ -26,15 +26,19 @@ class QuantitativeInputs:
 
     device: Device
     rates: DeviceRates
-    sources: dict[str, str]
+    sources: dict[str, str]  # '15.67 TFLOP/s (spec: NVIDIA Tesla V100 ... whitepaper)'
+    summaries: dict[str, str]  # the same in short: '15.67 TFLOP/s (spec)'
+
+
+def _value(value: float, dimension: Dimension, unit: str = "") -> str:
+    """Return a rate with its unit, FLOP/s renamed to `unit` for integer and instruction rates."""
+    text = format_quantity(value, dimension)
+    return text.replace("FLOP/s", unit) if unit else text
 
 
 def _describe(figure: Figure, dimension: Dimension, unit: str = "", divided: str = "") -> str:
     """Return a figure with its unit and provenance, e.g. '15.67 TB/s (estimated: 80 SMs x ...)'."""
-    text = format_quantity(figure.value, dimension)
-    if unit:
-        text = text.replace("FLOP/s", unit)
-    return f"{text}{divided} ({figure.provenance.source}: {figure.provenance.describe()})"
+    return f"{_value(figure.value, dimension, unit)}{divided} ({figure.provenance.source}: {figure.provenance.describe()})"
 
 
 def _peak(device: Device, precision: Precision, kind: InstructionKind, symbol: str) -> Figure:
@@ -66,8 +70,11 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     }
     units = {"T_SP": "FLOP/s", "T_int": "OP/s", "T_add": "inst/s"}
     sources = {symbol: _describe(figure, Dimension.COMPUTE, units[symbol]) for symbol, figure in figures.items()}
+    summaries = {symbol: f"{_value(figure.value, Dimension.COMPUTE, units[symbol])} ({figure.provenance.source})"
+                 for symbol, figure in figures.items()}
     fp64 = _peak(device, Precision.FP64, InstructionKind.FMA, "T_DP") if Precision.FP64 in device.peak else None
     sources["T_DP"] = _describe(fp64, Dimension.COMPUTE) if fp64 else "none: the device has no fp64 peak"
+    summaries["T_DP"] = f"{_value(fp64.value, Dimension.COMPUTE)} ({fp64.provenance.source})" if fp64 else "none"
     local = next((level for level in device.memory if level.level == "shared" and level.bandwidth), None)
     stand_in = ""
     if local is None and device.kind == "cpu":
@@ -80,12 +87,14 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
             "shared level a bandwidth in its device file"
         )
     t_ldst = local.bandwidth.value / LDST_BYTES
-    sources["T_ldst"] = (f"{format_quantity(t_ldst, Dimension.COMPUTE).replace('FLOP/s', 'inst/s')} = "
-                         f"{local.level} " + _describe(local.bandwidth, Dimension.BANDWIDTH, divided=f" / {LDST_BYTES} B")
-                         + stand_in)
+    ldst = _value(t_ldst, Dimension.COMPUTE, "inst/s")
+    sources["T_ldst"] = (f"{ldst} = {local.level} "
+                         + _describe(local.bandwidth, Dimension.BANDWIDTH, divided=f" / {LDST_BYTES} B") + stand_in)
+    summaries["T_ldst"] = f"{ldst} (from {local.level}) ({local.bandwidth.provenance.source})"
     dram = device.memory_level("DRAM").bandwidth
     assert dram is not None  # the schema requires it
     sources["B_mem"] = _describe(dram, Dimension.BANDWIDTH)
+    summaries["B_mem"] = f"{_value(dram.value, Dimension.BANDWIDTH)} ({dram.provenance.source})"
     rates = DeviceRates(figures["T_SP"].value, fp64.value if fp64 else None, figures["T_int"].value,
                         figures["T_add"].value, t_ldst, dram.value)
-    return QuantitativeInputs(device, rates, sources)
+    return QuantitativeInputs(device, rates, sources, summaries)

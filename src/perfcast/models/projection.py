@@ -11,26 +11,15 @@ op/s, B/s, s. A level the kernel never touches is left out, named in `left_out`,
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
+
+from perfcast.models.numbers import non_negative, positive
 
 __all__ = ["LEVELS", "GpuMaxima", "KernelCeilings", "Projection", "ProjectedKernel", "kernel_ceilings", "project",
            "target_maxima"]
 
 LEVELS = ("L1", "L2", "DRAM")  # the roofline levels of §4; shared memory folds into the L1 ceiling
 SHARED_BYTES_PER_CLOCK = 128  # N_max^ShM_pc: 32 banks x 4 B
-
-
-def _non_negative(name: str, value: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return float(value)
-
-
-def _positive(name: str, value: float) -> float:
-    if _non_negative(name, value) == 0:
-        raise ValueError(f"{name} must be positive")
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -46,7 +35,7 @@ class GpuMaxima:
 
     def __post_init__(self) -> None:
         for name in ("fma", "add_mul", "l1", "l2", "dram", "shared"):
-            _positive(name, getattr(self, name))
+            positive(name, getattr(self, name))
 
     def bandwidth(self, level: str) -> float:
         """Return the bandwidth (B/s) of L1, L2, DRAM or shared."""
@@ -81,10 +70,10 @@ class ProjectedKernel:
 
     def __post_init__(self) -> None:
         for name in ("n_fma", "n_add", "n_mul", "shared_bytes"):
-            _non_negative(name, getattr(self, name))
-        _positive("flop", self.flop)
-        _positive("time", self.time)
-        _positive("warp_size", self.warp_size)
+            non_negative(name, getattr(self, name))
+        positive("flop", self.flop)
+        positive("time", self.time)
+        positive("warp_size", self.warp_size)
         if not 0 < self.active_threads <= self.warp_size:
             raise ValueError(f"active threads per warp instruction must be in (0, {self.warp_size}], "
                              f"got {self.active_threads!r}")
@@ -94,7 +83,7 @@ class ProjectedKernel:
         if unknown:
             raise ValueError(f"unknown memory level(s) {sorted(unknown)}; the levels are {', '.join(LEVELS)}")
         for level, value in self.hits.items():
-            _non_negative(f"bytes hitting {level}", value)
+            non_negative(f"bytes hitting {level}", value)
         if self.n_fma + self.n_add + self.n_mul == 0:
             raise ValueError("the kernel has no FMA, ADD or MUL instruction: the projection needs floating point")
 
@@ -114,7 +103,7 @@ class KernelCeilings:
 
 def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None = None) -> KernelCeilings:
     """Return Perf_mix, Perf_ceil, per-level times, bandwidth ceilings, intensities and rooflines (§4) on `gpu`."""
-    flop = kernel.flop if flop is None else _positive("flop", flop)
+    flop = kernel.flop if flop is None else positive("flop", flop)
     n_fp = kernel.n_fma + kernel.n_add + kernel.n_mul
     perf_mix = gpu.fma * kernel.n_fma / n_fp + gpu.add_mul * (kernel.n_add + kernel.n_mul) / n_fp
     perf_ceil = kernel.active_threads / kernel.warp_size * perf_mix
@@ -162,7 +151,7 @@ def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_
 
     `flop_ratio` is FLOP_t / FLOP_s from the SASS comparison of special functions (1 when they compile alike).
     """
-    _positive("flop_ratio", flop_ratio)
+    positive("flop_ratio", flop_ratio)
     measured = kernel.flop / kernel.time
     flop_target = kernel.flop * flop_ratio
     on_source = kernel_ceilings(kernel, source)

@@ -19,6 +19,8 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
+from perfcast.models.numbers import non_negative, positive
+
 __all__ = [
     "SECTOR_BYTES",
     "DeviceRates",
@@ -33,17 +35,6 @@ __all__ = [
 SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 KernelType = Literal["fp32", "fp64", "int"]
 Bound = Literal["compute", "memory"]
-
-
-def _count(name: str, value: float) -> float:
-    """Return `value` if it is a finite count >= 0, else raise ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must not be negative, got {value:g}")
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -67,7 +58,7 @@ class KernelCounts:
 
     def __post_init__(self) -> None:
         for name, symbol in _SYMBOLS.items():
-            _count(symbol, getattr(self, name))
+            non_negative(symbol, getattr(self, name))
         if self.fma32 > self.fp32:
             raise ValueError(f"M_fma32 ({self.fma32:g}) exceeds M_fp32 ({self.fp32:g}): FMAs are fp32 instructions")
         if self.fma64 > self.fp64:
@@ -100,9 +91,7 @@ class DeviceRates:
         for name in ("t_sp", "t_dp", "t_int", "t_add", "t_ldst", "b_mem"):
             if name == "t_dp" and self.t_dp is None:
                 continue
-            value = _count(name, getattr(self, name))
-            if value == 0:
-                raise ValueError(f"{name} must be positive")
+            positive(name, getattr(self, name))
 
 
 @dataclass(frozen=True)

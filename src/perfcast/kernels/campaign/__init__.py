@@ -16,7 +16,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CUDA_SOURCE", "KERNELS", "OPENCL_SOURCE", "TILE", "CampaignKernel", "Launch", "kernel_named"]
+from perfcast.errors import NotFound
+
+__all__ = ["CUDA_SOURCE", "KERNELS", "OPENCL_SOURCE", "TILE", "CampaignKernel", "Launch", "kernel_named", "opencl_options"]
 
 OPENCL_SOURCE = Path(__file__).parent / "suite.cl"
 CUDA_SOURCE = Path(__file__).parent / "suite.cu"
@@ -69,6 +71,11 @@ class CampaignKernel:
     def profile_size(self, n: int) -> int:
         """Return the problem size the Oclgrind profile of a run at size `n` uses."""
         return n if self.item_work_grows_with_n else min(n, self.sizes[2])
+
+    def ordered_arguments(self, n: int, buffers: dict[str, Any]) -> list[Any]:
+        """Return the launch arguments in order: the device `buffers` by name, the scalars for size `n`."""
+        scalars = self.scalars(n)
+        return [buffers[a] if a in buffers else scalars[a] for a in self.arguments]
 
     def dram_bytes(self, n: int) -> float:
         """Return the compulsory DRAM traffic in B."""
@@ -326,11 +333,14 @@ KERNELS: tuple[CampaignKernel, ...] = (
 )
 
 
+def opencl_options(has_fp64: bool) -> list[str]:
+    """Return the build options of suite.cl on a device with or without double precision."""
+    return [f"-DTILE={TILE}"] + (["-DUSE_FP64"] if has_fp64 else [])
+
+
 def kernel_named(name: str) -> CampaignKernel:
     """Return the suite's kernel called `name`."""
     for kernel in KERNELS:
         if kernel.name == name:
             return kernel
-    from perfcast.errors import NotFound
-
     raise NotFound(f"no campaign kernel {name!r}; the suite has: {', '.join(k.name for k in KERNELS)}")
