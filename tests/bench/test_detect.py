@@ -109,6 +109,19 @@ def test_detect_this_machine():
     assert parse_device_text(device_to_yaml(device)) == device
 
 
+def test_detection_confined_to_one_core():
+    """What PoCL with POCL_MAX_PTHREAD_COUNT=1 runs on: one core's estimates, probes and name."""
+    whole = detect_cpu(probe_bytes=16 * 2**20, repetitions=3, probe_clock=False)
+    if whole.compute_units < 2:
+        pytest.skip("a one-core machine has nothing to confine")
+    one = detect_cpu(probe_bytes=16 * 2**20, repetitions=3, probe_clock=False, cores=1)
+    assert one.compute_units == one.threads == 1
+    assert one.name == f"{whole.name}-1-core" and f"(1 of {whole.compute_units} cores" in one.full_name
+    assert one.peak_compute("fp32") == pytest.approx(whole.peak_compute("fp32") / whole.compute_units)
+    assert "1 threads" in one.memory_level("DRAM").bandwidth.provenance.tool
+    assert detect_cpu(probe_bytes=16 * 2**20, repetitions=3, probe_clock=False, cores=64).name == whole.name
+
+
 def test_loaded_clock_drives_the_peaks():
     from perfcast.bench.clock_probe import ClockSample
 

@@ -71,6 +71,21 @@ def test_quick_campaign_end_to_end(tmp_path):
     text = (tmp_path / "report" / "report.md").read_text()
     assert "perfcast campaign report" in text and "| quantitative |" in text
     assert (tmp_path / "report" / "predicted-vs-measured.png").stat().st_size > 10_000
+    # Projected onto its own device, each kernel returns its measurement (spec §4); the integer ones are left out.
+    projected = runner.invoke(app, ["project", str(archive), "--to", str(archive), "--json"])
+    assert projected.exit_code == 0, projected.output
+    data = json.loads(projected.stdout)
+    floating = {k.name for k in KERNELS if k.precision.startswith("fp")}
+    assert {row["kernel"] for row in data["kernels"]} == floating
+    assert set(data["left_out"]) == set(kernels) - floating
+    for row in data["kernels"]:
+        assert row["ape"] == pytest.approx(0, abs=1e-9) and row["contained"], row["kernel"]
+        assert set(row["per_level_op_s"]) == {"L1", "DRAM"}  # Oclgrind counts no L2
+    both = runner.invoke(app, ["campaign", "report", str(archive), str(archive), "-o", str(tmp_path / "both")])
+    assert both.exit_code == 0, both.output
+    text = (tmp_path / "both" / "report.md").read_text()
+    assert text.count("## Projection (§4)") == 2 and f"| {len(floating)} | 0.0% | 0.0% |" in text
+    assert (tmp_path / "both" / "projection-1-to-2.png").stat().st_size > 10_000
 
 
 @needs_opencl

@@ -44,7 +44,7 @@ def test_compute_bound_kernel_scales_with_the_compute_ceilings():
 
 
 def test_untouched_levels_are_left_out_and_said():
-    only_l1 = kernel(hits={"L1": 4000}, shared_bytes=0)
+    only_l1 = kernel(hits={"L1": 4000, "L2": 0, "DRAM": 0}, shared_bytes=0)
     c = kernel_ceilings(only_l1, SOURCE)
     assert set(c.rooflines) == {"L1"}
     assert c.left_out == {"L2": "no bytes traverse this level", "DRAM": "no bytes traverse this level"}
@@ -52,6 +52,45 @@ def test_untouched_levels_are_left_out_and_said():
     assert set(p.per_level) == {"L1"} and p.lower == p.upper
     with pytest.raises(ValueError, match="moves no bytes"):
         kernel_ceilings(kernel(hits={}, shared_bytes=0), SOURCE)
+
+
+def test_a_level_the_profile_did_not_count_is_left_out_not_taken_as_zero():
+    """Oclgrind counts L1 and DRAM bytes, not L2: the L2 roofline is left out, not drawn from DRAM's bytes."""
+    counted = kernel(hits={"L1": 4000, "DRAM": 1000})
+    c = kernel_ceilings(counted, SOURCE)
+    assert set(c.rooflines) == {"L1", "DRAM"}
+    assert c.left_out == {"L2": "the profile has no byte count for this level"}
+    assert c.bandwidth_ceilings["L1"] == pytest.approx(6000 / (2e-10 + 1e-10 + 1e-9))
+
+
+def test_an_unknown_bandwidth_is_refused_only_where_bytes_hit():
+    no_l2 = GpuMaxima(fma=10e12, add_mul=5e12, l1=20e12, l2=None, dram=1e12, shared=None)
+    with pytest.raises(ValueError, match="bytes through L2, whose bandwidth the device does not give"):
+        kernel_ceilings(kernel(), no_l2)
+    fine = kernel_ceilings(kernel(hits={"L1": 4000, "DRAM": 1000}, shared_bytes=0), no_l2)
+    assert set(fine.rooflines) == {"L1", "DRAM"}
+
+
+@pytest.mark.parametrize("factor", [0.5, 2.0, 3.7])
+def test_scaling_every_bandwidth_of_a_memory_bound_target_scales_its_projection(factor):
+    streaming = kernel(flop=100, n_fma=0, n_add=100, n_mul=0, time=1e-9)  # intensity far below every ridge
+    base = project(streaming, SOURCE, TARGET)
+    assert all(r < c.perf_ceil for c in (base.target,) for r in c.rooflines.values())  # memory bound everywhere
+    scaled = GpuMaxima(TARGET.fma, TARGET.add_mul, TARGET.l1 * factor, TARGET.l2 * factor, TARGET.dram * factor,
+                       TARGET.shared * factor)
+    faster = project(streaming, SOURCE, scaled)
+    for level in base.per_level:
+        assert faster.per_level[level] == pytest.approx(base.per_level[level] * factor)
+    assert faster.time == pytest.approx(base.time / factor)
+
+
+def test_an_unused_level_changes_nothing():
+    """No shared memory: the shared bandwidth of either device is irrelevant, even unknown."""
+    plain = kernel(shared_bytes=0)
+    base = project(plain, SOURCE, TARGET)
+    for shared in (1e9, 1e15, None):
+        other = GpuMaxima(TARGET.fma, TARGET.add_mul, TARGET.l1, TARGET.l2, TARGET.dram, shared)
+        assert project(plain, SOURCE, other).per_level == pytest.approx(base.per_level)
 
 
 def test_flop_ratio_from_the_sass_comparison():
@@ -66,6 +105,8 @@ def test_target_maxima_keep_the_source_efficiency():
     peaks_t = GpuMaxima(40e12, 20e12, 80e12, 16e12, 3e12, 80e12)
     estimated = target_maxima(SOURCE, peaks_s, peaks_t)
     assert estimated.fma == pytest.approx(20e12) and estimated.dram == pytest.approx(1.5e12)
+    unknown = target_maxima(SOURCE, peaks_s, GpuMaxima(40e12, 20e12, 80e12, None, 3e12, 80e12))
+    assert unknown.l2 is None and unknown.l1 == pytest.approx(40e12)
 
 
 @pytest.mark.parametrize(("change", "message"), [

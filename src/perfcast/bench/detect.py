@@ -10,7 +10,7 @@ import datetime as _dt
 import os
 import platform
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from perfcast.bench.clock_probe import ClockSample, measure_clock
@@ -225,7 +225,7 @@ def describe_cpu(
     return Device.from_mapping(
         {
             "name": device_slug(info.model_name or "cpu", "host"),
-            "full_name": f"{info.model_name} ({cores} cores, this machine)",
+            "full_name": f"{info.model_name} ({cores} core{'s' if cores > 1 else ''}, this machine)",
             "kind": "cpu",
             "vendor": info.vendor,
             "architecture": platform.machine() or None,
@@ -243,11 +243,14 @@ def describe_cpu(
 
 
 def detect_cpu(
-    *, probe_bytes: int = 256 * 2**20, repetitions: int = 7, root: Path = Path("/"), probe_clock: bool = True
+    *, probe_bytes: int = 256 * 2**20, repetitions: int = 7, root: Path = Path("/"), probe_clock: bool = True,
+    cores: int | None = None,
 ) -> Device:
     """Return this machine's CPU as a Device: identified from /proc and sysfs, clock and DRAM bandwidth probed.
 
     The clock probe needs a C compiler; without one the peaks use the clock the operating system reports.
+    `cores` confines the description to that many cores (an OpenCL runtime told to use fewer threads, e.g.
+    PoCL with POCL_MAX_PTHREAD_COUNT): its estimates, probes, name and count are those of the part it uses.
     """
     cpuinfo = root / "proc" / "cpuinfo"
     try:
@@ -266,6 +269,11 @@ def detect_cpu(
         clock_hz=clock,
         caches=read_caches(cpu_dir),
     )
+    total_cores = info.physical_cores
+    confined = cores is not None and 0 < cores < info.physical_cores
+    if confined:
+        assert cores is not None
+        info = replace(info, physical_cores=cores, logical_cpus=cores)
     # The probe needs arrays well past the last-level cache to see DRAM.
     largest_cache = max((cache.size for cache in info.caches), default=0)
     probe_bytes = max(probe_bytes, 4 * largest_cache)
@@ -277,6 +285,11 @@ def detect_cpu(
             loaded_clock = None
     all_threads = measure_copy_bandwidth(probe_bytes, threads=info.logical_cpus, repetitions=repetitions)
     device = describe_cpu(info, all_threads, loaded_clock=loaded_clock)
+    if confined:
+        device = device.model_copy(update={
+            "name": f"{device.name}-{info.physical_cores}-core"[:60],
+            "full_name": f"{info.model_name} ({info.physical_cores} of {total_cores} cores, this machine)",
+        })
     if info.logical_cpus > 1:
         single = measure_copy_bandwidth(probe_bytes, threads=1, repetitions=repetitions)
         if single.median < all_threads.median:

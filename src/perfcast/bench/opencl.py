@@ -94,7 +94,9 @@ class OpenClBackend:
         if self.is_cpu:
             from perfcast.bench.detect import detect_cpu
 
-            return BaseDescription.of(detect_cpu(probe_bytes=64 * 2**20, repetitions=3))
+            # PoCL runs on as many cores as it reports compute units (POCL_MAX_PTHREAD_COUNT lowers it).
+            return BaseDescription.of(detect_cpu(probe_bytes=64 * 2**20, repetitions=3,
+                                                 cores=self.device.max_compute_units))
         d = self.device
         today = _dt.date.today().isoformat()
         queried = Provenance.measured(f"OpenCL device query ({d.platform.name}, driver {d.driver_version})",

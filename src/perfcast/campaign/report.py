@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfcast.campaign.archive import Archive
+from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import MODELS, KernelScore, ModelSummary, score_kernel, summarise
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.schema import Device
@@ -16,7 +17,7 @@ from perfcast.profiles.profile import ProfileSet
 from perfcast.safe_yaml import load_yaml_text
 from perfcast.units import format_duration
 
-__all__ = ["CampaignScores", "score_archive", "write_report"]
+__all__ = ["CampaignScores", "projection_summary", "score_archive", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -109,10 +110,60 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
     return lines
 
 
+def projection_summary(result: ArchiveProjection) -> ModelSummary:
+    """Return the §6 summary of one archive projected onto another (n, MAPE, containment, worst kernel)."""
+    scores = []
+    for p in result.projections:
+        prediction = p.scored()
+        if prediction is not None and p.measured is not None:
+            scores.append(KernelScore(p.kernel, p.measured, p.spread, {"projection": prediction}))
+    scores += [KernelScore(name, math.nan, 0.0, left_out={"projection": why}) for name, why in result.left_out.items()]
+    return summarise(scores, "projection")
+
+
+def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
+    """Return the Markdown of one archive projected onto another, scored against the other's measurements."""
+    summary = projection_summary(result)
+    s_name, t_name = result.source.device.full_name, result.target_device.full_name
+    worst = f"{summary.worst[0]} ({summary.worst[1]:.0%})" if summary.worst else "—"
+    inside = f"{summary.contained[0]} of {summary.contained[1]}" if summary.contained else "—"
+    lines = [
+        f"## Projection (§4): {s_name} → {t_name}", "",
+        f"Every kernel profiled in `{result.source.archive.path.name}` and timed there, projected onto the device "
+        f"of `{result.target.archive.path.name}` and compared with its time measured there. Interval: the per-level "
+        "projections' extremes; time: FLOP over the interval's middle performance.", "",
+        "| n | MAPE | median APE | worst kernel | intervals containing the measurement |", "|---|---|---|---|---|",
+        f"| {summary.n} | {_pct(summary.mape)} | {_pct(summary.median_ape)} | {worst} | {inside} |", "",
+        f"![projected intervals against measured times]({chart})", "",
+        "| kernel | prec. | measured on source | projected interval | projected | measured on target | spread | APE | in |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for p in result.projections:
+        scored = p.scored()
+        fast, slow = p.projection.time_range
+        lines.append(f"| {p.kernel} | {p.precision} | {_time(p.projection.source_time)} | {_time(fast)} – "
+                     f"{_time(slow)} | {_time(p.projection.time)} | {_time(p.measured)} | {p.spread:.1%} | "
+                     f"{_pct(scored.ape if scored else None)} | "
+                     f"{('yes' if scored.contained else '**no**') if scored else '—'} |")
+    lines.append("")
+    figures = {c.device.name: c for p in result.projections for c in (p.source, p.target)
+               if c.precision.value == "fp32"}
+    if figures:
+        lines += ["Device figures read (fp32; how each was obtained in brackets):", ""]
+        lines += [f"- `{name}`: {c.summary()}" for name, c in figures.items()]
+        lines.append("")
+    if result.left_out:
+        lines += ["Left out, with the reason:", ""]
+        lines += [f"- {kernel}: {why}" for kernel, why in result.left_out.items()]
+        lines.append("")
+    return lines
+
+
 def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, list[CampaignScores]]:
     """Score each archive, write DIR/report.md and one chart per archive; return its path and the scores."""
     from perfcast.plots.campaign import PredictedPoint, predicted_vs_measured_figure
     from perfcast.plots.files import save_figure
+    from perfcast.plots.projection import projection_intervals_figure
 
     output.mkdir(parents=True, exist_ok=True)
     archives = [Archive.read(path) for path in paths]
@@ -121,7 +172,8 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
              *reproduce_block("\n".join([*runs, command])),
              "Scoring as `shared/spec/models.md` §6 states it: APE = |t_pred − t_meas| / t_meas for points and range "
              "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
-             "when t_bound / t_meas > 1 + s. Cross-device projection rows appear once projection exists.", ""]
+             "when t_bound / t_meas > 1 + s. Given archives of two or more devices, each is projected onto every other "
+             "(§4) and scored the way a range is.", ""]
     results = []
     for index, archive in enumerate(archives):
         result = score_archive(archive)
@@ -132,4 +184,14 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
         if points:
             save_figure(predicted_vs_measured_figure(points, result.device.full_name), output / chart)
         lines += _section(result, chart)
+    measured_runs = [ArchiveRun.of(archive) for archive in archives] if len(archives) > 1 else []
+    pairs = [(i, j) for i in range(len(measured_runs)) for j in range(len(measured_runs)) if i != j]
+    for i, j in pairs:
+        projected = project_archive(measured_runs[i], measured_runs[j])
+        chart = f"projection-{i + 1}-to-{j + 1}.png"
+        rows = [p.interval_row() for p in projected.projections]
+        if rows:
+            save_figure(projection_intervals_figure(
+                rows, f"{projected.source.device.full_name} -> {projected.target_device.full_name}"), output / chart)
+        lines += _projection_section(projected, chart)
     return write_text_atomic(output / "report.md", "\n".join(lines)), results

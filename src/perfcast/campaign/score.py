@@ -21,7 +21,7 @@ from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "score_kernel", "summarise"]
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "percentage_error", "score_kernel", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 
@@ -53,7 +53,8 @@ class KernelScore:
     left_out: dict[str, str] = field(default_factory=dict)
 
 
-def _ape(predicted: float, measured: float) -> float:
+def percentage_error(predicted: float, measured: float) -> float:
+    """Return the absolute percentage error |predicted - measured| / measured (a fraction; spec §6)."""
     return abs(predicted - measured) / measured
 
 
@@ -67,7 +68,7 @@ def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, s
     efficiency = time / measured
     detail = f"bound by {bound.binding}" + (f"; no bandwidth for {', '.join(missing)}" if missing else "")
     return Prediction("roofline", "bound", time, efficiency=efficiency, violation=efficiency > 1 + spread,
-                      ape=_ape(time, measured), detail=detail)
+                      ape=percentage_error(time, measured), detail=detail)
 
 
 def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
@@ -80,12 +81,12 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     contained = lower * (1 - spread) <= measured <= upper * (1 + spread)
     detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
               f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}")
-    return Prediction("boat hull", "range", middle, lower, upper, _ape(middle, measured), contained, detail=detail)
+    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
     p = predict(kernel_parameters(profile.counts()), quantitative_inputs(device).rates)
-    return Prediction("quantitative", "point", p.time, ape=_ape(p.time, measured), detail=p.explain())
+    return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=p.explain())
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,

@@ -191,6 +191,7 @@ def get_device(name_or_path: str) -> Device:
 
 _DIMENSION_OF_FIELD = {
     "peak": Dimension.COMPUTE,
+    "compute": Dimension.COMPUTE,
     "bandwidth": Dimension.BANDWIDTH,
     "bandwidth_ceilings": Dimension.BANDWIDTH,
     "size": Dimension.BYTES,

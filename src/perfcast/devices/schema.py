@@ -32,6 +32,7 @@ __all__ = [
     "Figure",
     "HostLink",
     "InstructionKind",
+    "Maxima",
     "MemoryLevel",
     "Precision",
     "Provenance",
@@ -47,7 +48,9 @@ class Provenance(BaseModel):
     source: Literal["spec", "measured", "estimated"]
     reference: str | None = Field(default=None, description="spec: the document the figure is taken from")
     tool: str | None = Field(default=None, description="measured: the program that measured it")
-    date: _dt.date | None = Field(default=None, description="measured: the day it was measured")
+    date: _dt.date | None = Field(
+        default=None, description="measured: the day it was measured (a published measurement gives its reference)"
+    )
     repetitions: PositiveInt | None = Field(default=None, description="measured: number of timed repetitions")
     spread: float | None = Field(
         default=None, ge=0, description="measured: (max - min) / median of the timed repetitions"
@@ -81,14 +84,16 @@ class Provenance(BaseModel):
         if self.source == "measured":
             repeated = f", {self.repetitions} reps" if self.repetitions else ""
             spread = f", spread {self.spread:.1%}" if self.spread is not None else ""
-            return f"{self.tool}, {self.date}{repeated}{spread}"
+            when = ", ".join(str(part) for part in (self.date, self.reference) if part)
+            return f"{self.tool}, {when}{repeated}{spread}"
         return self.method or ""
 
     @model_validator(mode="after")
     def _required_details(self) -> Provenance:
+        # A published measurement (someone else's benchmark run) is dated by its reference instead.
         needed: dict[str, list[tuple[str, object]]] = {
             "spec": [("reference", self.reference)],
-            "measured": [("tool", self.tool), ("date", self.date)],
+            "measured": [("tool", self.tool), ("date", self.date or self.reference)],
             "estimated": [("method", self.method)],
         }
         missing = needed[self.source]
@@ -208,6 +213,36 @@ class HostLink(BaseModel):
     bandwidth: BandwidthFigure
 
 
+MAXIMA_TOLERANCE = 1.05  # a measured maximum may pass an estimated peak by this much (an estimate's rounding)
+
+
+class Maxima(BaseModel):
+    """Measured maxima (spec §4): the best rates benchmarks reach on the device, each figure measured.
+
+    compute: op/s per precision and instruction kind (fp64 FMA from HPL, ...); bandwidth: B/s per memory level
+    (from STREAM-like kernels that run in that level). A measurement someone published names its reference.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    compute: dict[Precision, dict[InstructionKind, ComputeFigure]] = Field(default_factory=dict)
+    bandwidth: dict[Literal["L1", "L2", "L3", "shared", "DRAM"], BandwidthFigure] = Field(default_factory=dict)
+
+    def figures(self) -> dict[str, Figure]:
+        """Return every maximum by its path: 'compute.fp64.fma', 'bandwidth.DRAM'."""
+        found = {f"compute.{p.value}.{k.value}": f for p, kinds in self.compute.items() for k, f in kinds.items()}
+        found.update({f"bandwidth.{level}": f for level, f in self.bandwidth.items()})
+        return found
+
+    @model_validator(mode="after")
+    def _measured(self) -> Maxima:
+        for path, figure in self.figures().items():
+            if figure.provenance.source != "measured":
+                raise ValueError(f"maxima.{path} is {figure.provenance.source!r}: maxima are measured figures "
+                                 "(give tool and date, or tool and the reference that published it)")
+        return self
+
+
 class Device(BaseModel):
     """A processor as perfcast's models see it."""
 
@@ -227,6 +262,9 @@ class Device(BaseModel):
     threads: PositiveInt = Field(description="CPU: hardware threads; GPU: maximum resident threads")
     simd_width_bits: PositiveInt | None = Field(default=None, description="CPU: widest vector register")
     warp_size: PositiveInt | None = Field(default=None, description="GPU: threads per warp / wavefront")
+    compute_capability: str | None = Field(
+        default=None, pattern=r"^\d+\.\d+$", description="NVIDIA GPU: CUDA compute capability, '9.0' for sm_90"
+    )
     clock: Clock
     peak: dict[Precision, dict[InstructionKind, ComputeFigure]]
     memory: list[MemoryLevel]
@@ -237,6 +275,7 @@ class Device(BaseModel):
         default_factory=dict, description="measured fp32 rates below the peak, e.g. 'no SIMD', 'single thread'"
     )
     host_link: HostLink | None = None
+    maxima: Maxima = Field(default_factory=Maxima, description="measured maxima, below the peaks (spec §4)")
     notes: str | None = None
 
     @model_validator(mode="after")
@@ -275,7 +314,21 @@ class Device(BaseModel):
         for name, ceiling in self.compute_ceilings.items():
             if ceiling.value > top * (1 + 1e-9):
                 raise ValueError(f"compute ceiling {name!r} exceeds every peak")
+        self._maxima_below_peaks()
         return self
+
+    def _maxima_below_peaks(self) -> None:
+        """Raise ValueError where a measured maximum passes the peak it is measured against."""
+        pairs: list[tuple[str, Figure, Figure | None]] = [
+            (f"compute.{p.value}.{k.value}", f, self.peak.get(p, {}).get(k))
+            for p, kinds in self.maxima.compute.items() for k, f in kinds.items()
+        ]
+        bandwidths = {level.level: level.bandwidth for level in self.memory}
+        pairs += [(f"bandwidth.{level}", f, bandwidths.get(level)) for level, f in self.maxima.bandwidth.items()]
+        for path, measured, peak in pairs:
+            if peak is not None and measured.value > peak.value * MAXIMA_TOLERANCE:
+                raise ValueError(f"maxima.{path} ({measured.value:g}) exceeds the peak ({peak.value:g}) by more "
+                                 f"than {MAXIMA_TOLERANCE - 1:.0%}")
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any]) -> Device:
@@ -297,6 +350,14 @@ class Device(BaseModel):
         if not usable:
             raise NotFound(f"{self.name} has only a tensor peak for {Precision(precision).value}")
         return max(usable)
+
+    @property
+    def sm_architecture(self) -> str:
+        """Return the architecture nvcc builds for, 'sm_90' for compute capability 9.0; NotFound without one."""
+        if self.compute_capability is None:
+            raise NotFound(f"{self.name} has no compute_capability: it is not an NVIDIA GPU, or its device file "
+                           "lacks one (add e.g. compute_capability: '9.0')")
+        return "sm_" + self.compute_capability.replace(".", "")
 
     def memory_level(self, name: str) -> MemoryLevel:
         """Return the memory level called `name` (L1, L2, L3, shared, DRAM)."""

@@ -6,7 +6,8 @@ moved, FLOP, measured time) gets, on each GPU (`GpuMaxima`: measured FMA-only an
 per-level bandwidths), its kernel-specific compute ceiling and bandwidth ceilings (`kernel_ceilings`). The
 projection (`project`) scales the measured performance on the source by the ratio of the target's roofline to
 the source's at each level and reports the interval, its middle and the times. Units: instructions, B, FLOP,
-op/s, B/s, s. A level the kernel never touches is left out, named in `left_out`, never divided by.
+op/s, B/s, s. A level the kernel never touches, or one the profile has no byte count for (`hits` lacks it), is
+left out, named in `left_out`, never divided by.
 """
 
 from __future__ import annotations
@@ -24,28 +25,42 @@ SHARED_BYTES_PER_CLOCK = 128  # N_max^ShM_pc: 32 banks x 4 B
 
 @dataclass(frozen=True)
 class GpuMaxima:
-    """A GPU's measured maxima: FMA-only and ADD/MUL-only rates (op/s), and bandwidths (B/s) of L1, L2, DRAM, shared."""
+    """A GPU's measured maxima: FMA-only and ADD/MUL-only rates (op/s), and bandwidths (B/s) of L1, L2, DRAM, shared.
+
+    A cache or shared-memory bandwidth may be unknown (None): a kernel whose bytes hit that level cannot be
+    projected on the device, and says so; a kernel that never touches it needs none.
+    """
 
     fma: float
     add_mul: float
-    l1: float
-    l2: float
+    l1: float | None
+    l2: float | None
     dram: float
-    shared: float
+    shared: float | None
 
     def __post_init__(self) -> None:
         for name in ("fma", "add_mul", "l1", "l2", "dram", "shared"):
-            positive(name, getattr(self, name))
+            if getattr(self, name) is not None or name in ("fma", "add_mul", "dram"):
+                positive(name, getattr(self, name))
 
     def bandwidth(self, level: str) -> float:
-        """Return the bandwidth (B/s) of L1, L2, DRAM or shared."""
-        return {"L1": self.l1, "L2": self.l2, "DRAM": self.dram, "shared": self.shared}[level]
+        """Return the bandwidth (B/s) of L1, L2, DRAM or shared; ValueError when it is unknown."""
+        value = {"L1": self.l1, "L2": self.l2, "DRAM": self.dram, "shared": self.shared}[level]
+        if value is None:
+            raise ValueError(f"the kernel moves bytes through {level}, whose bandwidth the device does not give")
+        return value
 
 
 def target_maxima(source_maxima: GpuMaxima, source_peaks: GpuMaxima, target_peaks: GpuMaxima) -> GpuMaxima:
-    """Return a target's maxima estimated from its peaks at the source's efficiency: Max_t = Peak_t Max_s / Peak_s."""
-    names = ("fma", "add_mul", "l1", "l2", "dram", "shared")
-    return GpuMaxima(*(getattr(target_peaks, n) * getattr(source_maxima, n) / getattr(source_peaks, n) for n in names))
+    """Return a target's maxima estimated from its peaks at the source's efficiency: Max_t = Peak_t Max_s / Peak_s.
+
+    A figure unknown on any of the three stays unknown.
+    """
+    def scaled(name: str) -> float | None:
+        t, m, p = (getattr(g, name) for g in (target_peaks, source_maxima, source_peaks))
+        return None if None in (t, m, p) else t * m / p
+
+    return GpuMaxima(*(scaled(n) for n in ("fma", "add_mul", "l1", "l2", "dram", "shared")))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -110,7 +125,7 @@ def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None 
     n = {level: kernel.hits.get(level, 0.0) for level in LEVELS}
     times = {level: n[level] / gpu.bandwidth(level) for level in LEVELS if n[level] > 0}
     if kernel.shared_bytes > 0:
-        times["shared"] = kernel.shared_bytes / (kernel.shared_efficiency * gpu.shared)
+        times["shared"] = kernel.shared_bytes / (kernel.shared_efficiency * gpu.bandwidth("shared"))
     # Bytes and time at and below each level: L1 takes everything (shared memory included), L2 what reaches it.
     below = {"L1": ("L1", "shared", "L2", "DRAM"), "L2": ("L2", "DRAM"), "DRAM": ("DRAM",)}
     traversing = {"L1": n["L1"] + kernel.shared_bytes + n["L2"] + n["DRAM"], "L2": n["L2"] + n["DRAM"],
@@ -118,6 +133,9 @@ def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None 
     ceilings, intensities, rooflines, left_out = {}, {}, {}, {}
     for level in LEVELS:
         spent = sum(times.get(part, 0.0) for part in below[level])
+        if level not in kernel.hits:
+            left_out[level] = "the profile has no byte count for this level"
+            continue
         if traversing[level] == 0 or spent == 0:
             left_out[level] = "no bytes traverse this level"
             continue
@@ -136,6 +154,7 @@ class Projection:
     source: KernelCeilings
     target: KernelCeilings
     measured_performance: float  # op/s on the source
+    source_time: float  # s, measured on the source
     flop_target: float
     per_level: dict[str, float]  # op/s on the target per level
     lower: float  # op/s
@@ -161,5 +180,5 @@ def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_
     left_out = {**on_source.left_out, **on_target.left_out}
     lower, upper = min(per_level.values()), max(per_level.values())
     middle = (lower + upper) / 2
-    return Projection(on_source, on_target, measured, flop_target, per_level, lower, upper, middle,
+    return Projection(on_source, on_target, measured, kernel.time, flop_target, per_level, lower, upper, middle,
                       flop_target / middle, (flop_target / upper, flop_target / lower), left_out)

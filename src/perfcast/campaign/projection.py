@@ -1,0 +1,199 @@
+"""Cross-device projection (spec §4) of profiled kernels: from a profile and two devices, or from two campaign archives.
+
+A kernel is projected in its dominant precision (the one with more FLOP, or the campaign's), with the source's
+and the target's figures as `devices.projection_view` takes them, and its FLOP scaled on the target by the SASS
+comparison of its special functions when one is given. Projecting one campaign archive onto another scores the
+projection against the target's own measurement as §6 scores a range (contained within the spread) and its
+middle (APE).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from perfcast.campaign.archive import Archive
+from perfcast.campaign.score import Prediction, percentage_error
+from perfcast.devices.catalog import parse_device_text
+from perfcast.devices.projection_view import ProjectionCapabilities, projection_capabilities
+from perfcast.devices.schema import Device, Precision
+from perfcast.errors import InputError
+from perfcast.models.projection import Projection, project
+from perfcast.plots.projection import IntervalRow
+from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
+from perfcast.profiles.projection_input import projected_kernel
+from perfcast.safe_yaml import load_yaml_text
+
+__all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision",
+           "kernel_base_name", "project_archive", "project_profiles"]
+
+
+@dataclass(frozen=True)
+class KernelProjection:
+    """One kernel projected from a source device onto a target, with what the projection read and assumed."""
+
+    kernel: str
+    source: ProjectionCapabilities
+    target: ProjectionCapabilities
+    projection: Projection
+    flop_ratio: float
+    notes: tuple[str, ...]
+    measured: float | None = None  # s on the target, when an archive of it is given
+    spread: float = 0.0  # the target measurement's sigma / t
+
+    @property
+    def precision(self) -> str:
+        """Return the precision projected in ('fp32', 'fp64')."""
+        return self.source.precision.value
+
+    def interval_row(self) -> IntervalRow:
+        """Return the kernel's bar on the interval chart: projected times (s) and the target's measurement."""
+        fast, slow = self.projection.time_range
+        return IntervalRow(self.kernel, self.target.device.name, fast, slow, self.projection.time, self.measured)
+
+    def scored(self) -> Prediction | None:
+        """Return the projection as a §6 range prediction scored against the target's measurement, if known."""
+        if self.measured is None:
+            return None
+        fast, slow = self.projection.time_range
+        contained = fast * (1 - self.spread) <= self.measured <= slow * (1 + self.spread)
+        detail = (f"{self.precision}; levels " + ", ".join(f"{level} {value / 1e9:.4g} GFLOP/s" for level, value
+                                                          in self.projection.per_level.items())
+                  + "; middle = arithmetic mean of the performance interval, time = FLOP_t / middle")
+        return Prediction("projection", "range", self.projection.time, fast, slow,
+                          percentage_error(self.projection.time, self.measured), contained, detail=detail)
+
+
+def kernel_base_name(name: str) -> str:
+    """Return a kernel's bare name from a profiler's or a disassembler's: '_Z5triadPfS_' or 'void triad(float*)' -> 'triad'."""
+    mangled = re.match(r"_Z(?:N\d*)?(\d+)(\w+)", name)
+    if mangled:
+        return mangled.group(2)[: int(mangled.group(1))]
+    name = name.split("(")[0].split("<")[0].strip()
+    return name.split()[-1] if name else name
+
+
+def dominant_precision(profile: KernelProfile) -> Precision:
+    """Return the precision in which the kernel executes more FMA/ADD/MUL FLOP (fp32 on a tie)."""
+    def flop(p: str) -> float:
+        m = profile.metrics
+        return 2 * m.get(f"fma_{p}", 0.0) + m.get(f"add_{p}", 0.0) + m.get(f"mul_{p}", 0.0)
+
+    return Precision.FP64 if flop("fp64") > flop("fp32") else Precision.FP32
+
+
+def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device], *,
+                     kernels: list[KernelProfile] | None = None, times: dict[str, float] | None = None,
+                     precisions: dict[str, Precision] | None = None,
+                     flop_ratios: dict[tuple[str, str], float] | None = None,
+                     measured: dict[tuple[str, str], tuple[float, float]] | None = None,
+                     ) -> tuple[list[KernelProjection], dict[str, str]]:
+    """Return each kernel projected onto each target, and the kernels left out with the reason.
+
+    times: s on the source per kernel (default: the profile's durations); precisions: per kernel (default: the
+    dominant one); flop_ratios: FLOP_t / FLOP_s per (kernel base name, target name); measured: (median s,
+    spread) per (kernel, target name).
+    """
+    times, precisions, flop_ratios, measured = times or {}, precisions or {}, flop_ratios or {}, measured or {}
+    oclgrind = profiles.source.tool.lower().startswith("oclgrind")
+    results: list[KernelProjection] = []
+    left_out: dict[str, str] = {}
+    for profile in kernels if kernels is not None else profiles.kernels:
+        precision = precisions.get(profile.name) or dominant_precision(profile)
+        if not precision.value.startswith("fp"):
+            left_out[profile.name] = (f"a {precision.value} kernel: the projection (§4) scales floating-point work "
+                                      "(FMA, ADD, MUL) and has no integer ceilings")
+            continue
+        try:
+            kernel, notes = projected_kernel(profile, precision.value, time=times.get(profile.name))
+            on_source = projection_capabilities(source, precision)
+        except (ProfileError, LookupError) as error:
+            left_out[profile.name] = str(error)
+            continue
+        if oclgrind:
+            notes = [n for n in notes if "active-threads" not in n]
+            notes.append("Oclgrind has no warp: the warp-efficiency ceiling is 1; L1 bytes are all global loads "
+                         "and stores, DRAM bytes the compulsory footprint")
+        for target in targets:
+            try:
+                on_target = projection_capabilities(target, precision, source)
+                ratio = flop_ratios.get((kernel_base_name(profile.name), target.name), 1.0)
+                projection = project(kernel, on_source.maxima(), on_target.maxima(), ratio)
+            except (LookupError, ValueError) as error:
+                left_out[f"{profile.name} -> {target.name}"] = str(error)
+                continue
+            meas, spread = measured.get((profile.name, target.name), (None, 0.0))
+            extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
+            results.append(KernelProjection(profile.name, on_source, on_target, projection, ratio,
+                                            tuple(notes + extra), meas, spread))
+    return results, left_out
+
+
+@dataclass(frozen=True)
+class ArchiveRun:
+    """What a campaign archive gives the projection: its device, its profiles, and its correct kernels' timings."""
+
+    archive: Archive
+    device: Device
+    profiles: ProfileSet | None
+    timings: dict[str, tuple[float, float]]  # kernel -> (median s, spread sigma / t)
+    precisions: dict[str, Precision]
+    sizes: dict[str, int | None]
+
+    @classmethod
+    def of(cls, archive: Archive) -> ArchiveRun:
+        """Return the projection's view of a campaign archive (kernels skipped or wrong are not timed)."""
+        device = parse_device_text(archive.device_yaml, f"{archive.path}:device.yaml")
+        profiles = (ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{archive.path}:profile.yaml")
+                    if archive.profile_yaml else None)
+        timings, precisions, sizes = {}, {}, {}
+        for name, record in archive.manifest["kernels"].items():
+            if "skipped" in record or record.get("check") or "median_s" not in record:
+                continue
+            timings[name] = (record["median_s"], record.get("spread", 0.0))
+            sizes[name] = record.get("n")
+            if record.get("precision"):
+                precisions[name] = Precision(record["precision"])
+        return cls(archive, device, profiles, timings, precisions, sizes)
+
+
+def distinct_target(source: Device, target: Device) -> Device:
+    """Return `target`, renamed '<name>-target' when it bears the source's name (two runs of one device)."""
+    return target.model_copy(update={"name": f"{target.name}-target"}) if target.name == source.name else target
+
+
+@dataclass(frozen=True)
+class ArchiveProjection:
+    """One campaign archive's kernels projected onto another's device and scored against its measurements."""
+
+    source: ArchiveRun
+    target: ArchiveRun
+    target_device: Device  # the target's device, renamed where it bears the source's name
+    projections: list[KernelProjection]
+    left_out: dict[str, str]
+
+
+def project_archive(source: ArchiveRun, target: ArchiveRun) -> ArchiveProjection:
+    """Project every profiled kernel of `source` onto `target`'s device; score against `target`'s times."""
+    if source.profiles is None:
+        raise InputError(f"{source.archive.path}: the archive has no kernel profiles to project (run the campaign "
+                         "with profiling)")
+    target_device = distinct_target(source.device, target.device)
+    times, measured, left_out = {}, {}, {}
+    chosen = []
+    for profile in source.profiles.kernels:
+        name = profile.name
+        if name not in source.timings:
+            left_out[name] = "not timed on the source (skipped, or a wrong result)"
+        elif name not in target.timings:
+            left_out[name] = "not timed on the target (skipped, or a wrong result)"
+        elif source.sizes.get(name) != target.sizes.get(name):
+            left_out[name] = f"sizes differ: n = {source.sizes.get(name)} on the source, {target.sizes.get(name)} there"
+        else:
+            chosen.append(profile)
+            times[name] = source.timings[name][0]
+            measured[(name, target_device.name)] = target.timings[name]
+    projections, refused = project_profiles(source.profiles, source.device, [target_device], kernels=chosen,
+                                            times=times, precisions=source.precisions, measured=measured)
+    left_out.update({name.split(" -> ")[0]: why for name, why in refused.items()})
+    return ArchiveProjection(source, target, target_device, projections, left_out)

@@ -1,0 +1,161 @@
+"""The maxima the cross-device projection (spec §4) reads of a device, each marked with how it was obtained.
+
+Six figures per device and precision: the FMA-only and ADD/MUL-only rates (op/s) and the L1, L2, DRAM and
+shared-memory bandwidths (B/s). Each is taken, in this order:
+
+1. ``measured``: a measured maximum of the device (its ``maxima`` section, or a figure a ``perfcast bench``
+   profile measured in place of the peak);
+2. ``scaled``: the device's peak times the efficiency (maximum / peak) the *source* device reached on the same
+   figure, Max_t = Peak_t * Max_s / Peak_s as §4 says (the source's maximum as taken by these rules);
+3. ``scaled``: the peak times the device's own efficiency on a related figure it has measured (the fp32 rates
+   at the efficiency of its HPL fp64 run), when the source gives none;
+4. ``peak``: the peak itself (a vendor figure or an estimate), an upper bound that overstates the maximum.
+
+A figure the device does not give at all (a cache without a bandwidth) is left out; the projection then
+refuses the kernels whose bytes hit that level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfcast.devices.schema import Device, Figure, InstructionKind, Precision
+from perfcast.errors import NotFound
+from perfcast.models.projection import GpuMaxima
+from perfcast.units import Dimension, format_quantity
+
+__all__ = ["FIGURES", "Capability", "ProjectionCapabilities", "projection_capabilities"]
+
+FIGURES = ("fma", "add_mul", "L1", "L2", "DRAM", "shared")
+_COMPUTE = {"fma": InstructionKind.FMA, "add_mul": InstructionKind.ADD_MUL}
+
+
+@dataclass(frozen=True)
+class Capability:
+    """One figure the projection reads: value (op/s or B/s), how it was obtained, and from what."""
+
+    value: float
+    how: str  # measured | scaled | peak
+    detail: str
+
+
+@dataclass(frozen=True)
+class ProjectionCapabilities:
+    """A device's six §4 figures in one precision, each with how it was obtained."""
+
+    device: Device
+    precision: Precision
+    figures: dict[str, Capability]
+
+    def maxima(self) -> GpuMaxima:
+        """Return the figures as the model reads them (op/s, B/s; None where the device gives none)."""
+        value = {name: (c.value if c else None) for name in FIGURES for c in [self.figures.get(name)]}
+        return GpuMaxima(value["fma"], value["add_mul"], value["L1"], value["L2"], value["DRAM"],  # type: ignore[arg-type]
+                         value["shared"])
+
+    def summary(self) -> str:
+        """Return one line: 'fma 9.5 TFLOP/s (measured), ..., DRAM 1.4 TB/s (measured)'."""
+        return ", ".join(f"{name} {_quantity(name, c.value)} ({c.how})" for name, c in self.figures.items())
+
+
+def _quantity(name: str, value: float) -> str:
+    """Return a figure with its unit."""
+    return format_quantity(value, Dimension.COMPUTE if name in _COMPUTE else Dimension.BANDWIDTH)
+
+
+def _peak(device: Device, precision: Precision, name: str) -> Figure | None:
+    """Return the figure the device gives for `name` in its peaks or memory levels (measured or not)."""
+    if name in _COMPUTE:
+        return device.peak.get(precision, {}).get(_COMPUTE[name])
+    level = next((level for level in device.memory if level.level == name), None)
+    return level.bandwidth if level else None
+
+
+def _maximum(device: Device, precision: Precision, name: str) -> Figure | None:
+    """Return the device's measured maximum for `name`: its maxima section, else a measured peak figure."""
+    if name in _COMPUTE:
+        figure = device.maxima.compute.get(precision, {}).get(_COMPUTE[name])
+    else:
+        figure = device.maxima.bandwidth.get(name)  # type: ignore[call-overload]
+    if figure is None:
+        figure = _peak(device, precision, name)
+        figure = figure if figure is not None and figure.provenance.source == "measured" else None
+    return figure
+
+
+def _efficiency(device: Device, precision: Precision, name: str) -> float | None:
+    """Return measured / peak of `name` on `device` when it has both, as two different figures."""
+    measured, peak = _maximum(device, precision, name), _peak(device, precision, name)
+    if measured is None or peak is None or measured is peak or peak.provenance.source == "measured":
+        return None
+    return measured.value / peak.value
+
+
+def _source_efficiency(source: Device, precision: Precision, name: str) -> float | None:
+    """Return the source's maximum as the projection takes it (measured, or scaled itself) over its peak."""
+    peak = _peak(source, precision, name)
+    taken = _capability(source, precision, name, None)
+    if peak is None or taken is None or taken.how == "peak" or peak.provenance.source == "measured":
+        return None
+    return taken.value / peak.value
+
+
+def _related_efficiency(device: Device, precision: Precision, name: str) -> tuple[float, str] | None:
+    """Return the device's own efficiency on a related measured figure: another compute rate for a compute one."""
+    if name not in _COMPUTE:
+        return None
+    for other in Precision:
+        for kind_name in _COMPUTE:
+            if (other, kind_name) == (precision, name):
+                continue
+            efficiency = _efficiency(device, other, kind_name)
+            if efficiency is not None:
+                return efficiency, f"{other.value} {kind_name}"
+    return None
+
+
+def _capability(device: Device, precision: Precision, name: str, source: Device | None) -> Capability | None:
+    """Return one figure of `device` by the rules of the module docstring, or None where it has none."""
+    measured = _maximum(device, precision, name)
+    if measured is not None:
+        return Capability(measured.value, "measured", f"{measured.provenance.source}: "
+                          f"{measured.provenance.describe()}")
+    peak = _peak(device, precision, name)
+    if peak is None:
+        if name == "add_mul" and _peak(device, precision, "fma") is not None:
+            # One add or one multiply per lane per clock: half the FLOP rate of the fused form.
+            base = _capability(device, precision, "fma", source)
+            assert base is not None
+            return Capability(base.value / 2, base.how, f"half the FMA rate ({base.detail})")
+        if name == "fma" and _peak(device, precision, "add_mul") is not None:
+            base = _capability(device, precision, "add_mul", source)
+            assert base is not None
+            return Capability(base.value, base.how, f"no FMA: the ADD/MUL rate stands in ({base.detail})")
+        return None
+    peak_text = f"peak {_quantity(name, peak.value)} ({peak.provenance.source}: {peak.provenance.describe()})"
+    if source is not None and source.name != device.name:
+        efficiency = _source_efficiency(source, precision, name)
+        if efficiency is not None:
+            return Capability(peak.value * efficiency, "scaled",
+                              f"{peak_text} x {efficiency:.3f}, {source.name}'s measured / peak")
+    related = _related_efficiency(device, precision, name)
+    if related is not None:
+        efficiency, what = related
+        return Capability(peak.value * efficiency, "scaled",
+                          f"{peak_text} x {efficiency:.3f}, this device's measured / peak {what}")
+    return Capability(peak.value, "peak", f"{peak_text}; no measured maximum: an upper bound")
+
+
+def projection_capabilities(device: Device, precision: Precision | str = Precision.FP32,
+                            source: Device | None = None) -> ProjectionCapabilities:
+    """Return the §4 figures (op/s, B/s) of `device` in `precision`; a target names its `source` to borrow efficiency.
+
+    Raises NotFound when the device has no compute rate in that precision.
+    """
+    precision = Precision(precision)
+    figures = {name: c for name in FIGURES if (c := _capability(device, precision, name, source)) is not None}
+    missing = [name for name in ("fma", "add_mul") if name not in figures]
+    if missing:
+        raise NotFound(f"{device.name} has no {precision.value} {' or '.join(missing)} rate, which the projection "
+                       f"reads: add peak.{precision.value} to its device file, or measure it with `perfcast bench`")
+    return ProjectionCapabilities(device, precision, figures)
