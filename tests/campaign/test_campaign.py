@@ -126,6 +126,17 @@ def test_archive_format_and_version_are_checked(tmp_path):
         Archive.read(path)
 
 
+def test_the_variables_that_shape_a_run_are_kept(monkeypatch):
+    from perfcast.campaign.run import runtime_variables
+
+    monkeypatch.setenv("POCL_MAX_PTHREAD_COUNT", "1")
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    monkeypatch.setenv("HOME_OF_SOMETHING_ELSE", "x")
+    found = runtime_variables()
+    assert found["POCL_MAX_PTHREAD_COUNT"] == "1" and found["CUDA_VISIBLE_DEVICES"] == "0"
+    assert "HOME_OF_SOMETHING_ELSE" not in found
+
+
 def test_scoring_rules():
     scores = [
         KernelScore("a", 1.0, 0.05, {"quantitative": Prediction("quantitative", "point", 1.2, ape=0.2),

@@ -69,6 +69,7 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
         f"- archive: `{result.archive.path.name}`, made {m['created']} by perfcast {m['perfcast']}",
         f"- device: {env.get('device', '?')}; platform: {env.get('platform', '?')}; host: {m['host']['platform']}",
         f"- device profile: `{result.device.name}` ({result.device.provenance.describe()})",
+        *([f"- environment: {' '.join(f'{k}={v}' for k, v in m['variables'].items())}"] if m.get("variables") else []),
         f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
         f"- profiles: {(m.get('profiling') or {}).get('tool') or 'none'}", "",
         "| model | n | MAPE | median APE | worst kernel | in range / violations |",

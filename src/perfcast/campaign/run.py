@@ -12,6 +12,7 @@ Steps, each saved as soon as it is done (an interrupted run resumes at the first
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import platform
 import shutil
 import statistics
@@ -142,6 +143,16 @@ def _selected(names: Sequence[str]) -> list[CampaignKernel]:
     return [kernel for kernel in KERNELS if kernel.name in wanted]
 
 
+# Environment variables that change what a run measures: PoCL's threads and devices, the OpenCL loader and
+# platform choice, CUDA's visible devices, OpenMP threads.
+RUNTIME_VARIABLES = ("POCL_", "OCL_ICD_", "PYOPENCL_", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_")
+
+
+def runtime_variables() -> dict[str, str]:
+    """Return the environment variables of this process that change what a campaign measures."""
+    return {name: value for name, value in sorted(os.environ.items()) if name.startswith(RUNTIME_VARIABLES)}
+
+
 def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
     return {
         "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__,
@@ -149,6 +160,7 @@ def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
         "backend": options.backend, "device_selector": options.device, "quick": options.quick,
         "repetitions": options.repetitions, "host": {"machine": platform.machine(), "python": sys.version.split()[0],
                                                       "platform": platform.platform()},
+        "variables": runtime_variables(),
         "device": None, "environment": None, "kernels": {}, "profiling": None, "notes": [],
     }
 

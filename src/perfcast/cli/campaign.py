@@ -31,10 +31,12 @@ def run_command(
     """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from perfcast.campaign.run import CampaignOptions, run_campaign
+    from perfcast.campaign.run import CampaignOptions, run_campaign, runtime_variables
 
     check_writable(output, "--output")
     command = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
+    if command:  # the variables that shaped the run belong to the command that reproduces it
+        command = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
                               fresh, command or f"perfcast campaign run --backend {backend} -o {output}")
     with Progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
