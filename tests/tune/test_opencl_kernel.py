@@ -63,9 +63,14 @@ def test_own_kernel_tunes_with_every_strategy(tmp_path):
         assert result.measurement.metric > 0
 
 
-def test_wrong_results_stop_the_tuning(tmp_path):
+def test_wrong_results_are_stored_and_never_win(tmp_path):
+    """Every configuration of the broken kernel computes a wrong result: each is stored as such, none is timed."""
     kernel = make(broken=True)
     store = ResultsStore(tmp_path / "r.sqlite")
     run_id, _ = store.open_run(kernel.name, "exhaustive", kernel.environment(), kernel.target(), 1)
-    with pytest.raises(RuntimeError, match="wrong result.*differs from the reference"):
+    with pytest.raises(RuntimeError, match="no configuration could run"):
         exhaustive(Session(kernel, store, run_id, repetitions=1))
+    failures = store.failures(run_id)
+    assert failures and {f["status"] for f in failures} == {"wrong"}
+    assert all("differs from the reference" in f["message"] for f in failures)
+    assert store.measurements(run_id) == []

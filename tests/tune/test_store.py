@@ -11,7 +11,29 @@ from perfcast.tune.store import STORE_VERSION, Measurement, ResultsStore, StoreE
 def test_a_new_store_records_its_version(tmp_path):
     ResultsStore(tmp_path / "r.sqlite").close()
     version = sqlite3.connect(tmp_path / "r.sqlite").execute("PRAGMA user_version").fetchone()[0]
-    assert version == STORE_VERSION == 1
+    assert version == STORE_VERSION == 2
+
+
+def test_a_version_1_store_is_read_as_it_is_and_upgraded_when_written(tmp_path):
+    path = tmp_path / "old.sqlite"
+    store = ResultsStore(path)
+    run_id, _ = store.open_run("k", "exhaustive", {"device": "d"}, {"n": 1}, 1)
+    store.record(run_id, Measurement("s", {"a": 1}, {"n": 1}, 1.0, 0.0, (1.0,), 1.0))
+    store.close()
+    db = sqlite3.connect(path)  # what version 1 wrote: no failures table
+    db.execute("DROP TABLE failures")
+    db.execute("PRAGMA user_version = 1")
+    db.commit()
+    db.close()
+    reader = ResultsStore(path, create=False)
+    assert reader.failures(run_id) == [] and reader.distinct_measurements(run_id) == 1
+    reader.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 1  # reading changed nothing
+    writer = ResultsStore(path)
+    writer.record_failure(run_id, {"a": 2}, {"n": 1}, "compile", "no")
+    assert writer.distinct_measurements(run_id) == 2 and writer.find_failure(run_id, {"a": 2}) == ("compile", "no")
+    writer.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
 
 
 @pytest.mark.parametrize("content, message", [

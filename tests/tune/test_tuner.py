@@ -21,6 +21,12 @@ class SyntheticKernel:
     group_parameter: str = "group"
     calls: list = field(default_factory=list)
     fail_after: int | None = None
+    broken_unroll: int | None = None  # this unroll fails to build
+    wrong_block: int | None = None  # this block computes a wrong result
+
+    @property
+    def group_parameters(self):
+        return (self.group_parameter,)
 
     def __post_init__(self):
         self.space = SearchSpace(
@@ -50,6 +56,8 @@ class SyntheticKernel:
         self.calls.append((json.dumps(config, sort_keys=True), size["n"]))
         if self.fail_after is not None and len(self.calls) > self.fail_after:
             raise KeyboardInterrupt
+        if config["unroll"] == self.broken_unroll:
+            raise RuntimeError("clBuildProgram failed: BUILD_PROGRAM_FAILURE")
         groups = size["n"] / (config["block"] * config["group"])
         return size["n"] / self.speed(config) / min(groups, 2) * 1e-6
 
@@ -57,7 +65,7 @@ class SyntheticKernel:
         return size["n"] / seconds
 
     def check(self, config):
-        return None
+        return "off by 1e-2" if config["block"] == self.wrong_block else None
 
     def environment(self):
         return {"device": "synthetic"}
@@ -152,3 +160,65 @@ def test_an_unknown_strategy_names_the_registered_ones(tmp_path):
     store = ResultsStore(tmp_path / "r.sqlite")
     with pytest.raises(ValueError, match="choose one of hierarchical, exhaustive, random"):
         run_strategy(session(SyntheticKernel(), store, "x")[0], "annealing")
+
+
+def test_failures_are_results_stored_and_skipped_on_resume(tmp_path):
+    """A build that fails and a wrong answer are stored with their status; the run goes on, and resumes past them."""
+    store = ResultsStore(tmp_path / "r.sqlite")
+    kernel = SyntheticKernel(broken_unroll=8, wrong_block=16, fail_after=70)
+    s, _ = session(kernel, store, "exhaustive")
+    with pytest.raises(KeyboardInterrupt):
+        exhaustive(s)
+    before = store.failures(s.run_id)
+    assert before and {f["status"] for f in before} <= {"compile", "wrong"}
+    assert all("BUILD_PROGRAM_FAILURE" in f["message"] for f in before if f["status"] == "compile")
+    resumed_kernel = SyntheticKernel(broken_unroll=8, wrong_block=16)
+    s2, resumed = session(resumed_kernel, store, "exhaustive")
+    assert resumed
+    result = exhaustive(s2)
+    failures = store.failures(s2.run_id)
+    statuses = {f["status"] for f in failures}
+    assert statuses == {"compile", "wrong"}
+    failed_configs = {json.dumps(f["config"], sort_keys=True) for f in failures}
+    # nothing that failed before the interruption was built or run again
+    assert not {json.dumps(f["config"], sort_keys=True) for f in before} & {c for c, _ in resumed_kernel.calls}
+    assert all(c["unroll"] != 8 and c["block"] != 16 for c in [result.best])
+    assert result.evaluations == kernel.space.size()  # every configuration evaluated once: measured or failed
+    assert len(failed_configs) == len(failures)
+    assert s2.failed == len(failures) - len(before)
+
+
+def test_failure_statuses():
+    from perfcast.tune.strategies import ConfigurationFailed, failure_of
+
+    assert failure_of(RuntimeError("clBuildProgram failed: BUILD_PROGRAM_FAILURE")).status == "compile"
+    assert failure_of(ValueError("out of resources")).status == "runtime"
+    assert failure_of(ConfigurationFailed("timeout", "ran 60 s")).status == "timeout"
+    store_error = pytest.raises(ValueError, match="failure status")
+    with store_error:
+        ResultsStore.record_failure(None, 1, {}, {}, "exploded", "")  # type: ignore[arg-type]
+
+
+def test_a_run_exported_for_kerneltuner_reads_back(tmp_path):
+    """`tune report --kerneltuner/--t4`: the run's target-size measurements and failures, in both formats."""
+    from typer.testing import CliRunner
+
+    from perfcast.cli import app
+    from perfcast.tune.recorded import read_recorded
+
+    path = tmp_path / "r.sqlite"
+    store = ResultsStore(path)
+    s, _ = session(SyntheticKernel(broken_unroll=8), store, "exhaustive")
+    result = exhaustive(s)
+    store.finish(s.run_id, {"best": result.best, "metric": result.measurement.metric})
+    store.close()
+    kt, t4 = tmp_path / "run.json", tmp_path / "run_T4.json"
+    done = CliRunner().invoke(app, ["tune", "report", str(s.run_id), "--store", str(path), "--kerneltuner", str(kt),
+                                    "--t4", str(t4)])
+    assert done.exit_code == 0, done.output
+    for exported in (kt, t4):
+        space = read_recorded(exported)
+        assert len(space.records) == SyntheticKernel().space.size()
+        assert space.optimum().config == result.best
+        assert {r.status for r in space.records} == {"ok", "compile"}
+    assert read_recorded(kt).problem_size == (TARGET,)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,7 +22,8 @@ from perfcast.output_files import check_writable, replaced
 from perfcast.plots.files import save_figure
 from perfcast.tune.strategies import STRATEGIES
 
-tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study).", no_args_is_help=True)
+tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR case study), and replay of recorded spaces.",
+                       no_args_is_help=True)
 app.add_typer(tune_app, name="tune")
 
 
@@ -72,6 +74,7 @@ def tune_varmc_command(
         device = OpenClBackend.open(device_id, 1).device
         tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
         result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed)
+        failures = store.failures(run_id)
         optimum = None
         if compare and strategy != "exhaustive":
             optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed)
@@ -88,6 +91,7 @@ def tune_varmc_command(
         "run": run_id, "resumed": resumed, "strategy": strategy, "device": device.name.strip(),
         "best": result.best, "mpps": m.metric, "mean_s": m.mean, "std_s": m.std, "evaluations": result.evaluations,
         "space_size": tunable.space.size(), "steps": result.steps, "store": str(store_path),
+        "failures": [{k: f[k] for k in ("config", "status", "message")} for f in failures],
     }
     if optimum is not None:
         summary |= {"exhaustive_best": optimum.best, "exhaustive_mpps": optimum.measurement.metric,
@@ -103,6 +107,10 @@ def tune_varmc_command(
                   highlight=False)
     console.print(f"  evaluations: {result.evaluations} measurements (configuration x problem size); "
                   f"the space has {summary['space_size']} configurations", highlight=False)
+    if failures:
+        statuses = ", ".join(f"{sum(f['status'] == s for f in failures)} {s}" for s in sorted({f["status"] for f in failures}))
+        console.print(f"  {len(failures)} configuration(s) failed and were stored as such ({statuses}); "
+                      "--json lists them", highlight=False)
     if optimum is not None:
         console.print(f"  exhaustive optimum: {printable(optimum.best)}, {optimum.measurement.metric:,.0f} mpps after "
                       f"{optimum.evaluations} evaluations; this run reached "
@@ -117,6 +125,8 @@ def tune_report_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Draw measured vs model per step (.png, .svg, .pdf).")] = None,
     csv_path: Annotated[Path | None, typer.Option("--csv", help="Export the run's measurements to CSV.")] = None,
     parquet_path: Annotated[Path | None, typer.Option("--parquet", help="Export to Parquet (needs pandas + pyarrow).")] = None,
+    kerneltuner_path: Annotated[Path | None, typer.Option("--kerneltuner", help="Export the target-size measurements and failures as a KernelTuner cache (.json).")] = None,
+    t4_path: Annotated[Path | None, typer.Option("--t4", help="Export them in the T4 results format (.json).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Fit the partial models of each step of a hierarchical run, print the constants and draw the step plots."""
@@ -128,10 +138,13 @@ def tune_report_command(
     check_chart_path(output)
     check_writable(csv_path, "--csv")
     check_writable(parquet_path, "--parquet", (".parquet",))
+    check_writable(kerneltuner_path, "--kerneltuner", (".json",))
+    check_writable(t4_path, "--t4", (".json",))
     store = ResultsStore(store_path, create=False)
     try:
         info = store.run_info(run_id)
         measurements = store.measurements(run_id)
+        failures = store.failures(run_id)
         if csv_path is not None:
             store.export_csv(run_id, csv_path)
     except (LookupError, ValueError) as error:
@@ -165,7 +178,17 @@ def tune_report_command(
                           f"over {fit.x.size} points", highlight=False)
         if not fits:
             console.print("  (partial models are fitted to the steps of hierarchical runs)")
-    for path in (csv_path, parquet_path):
+    if kerneltuner_path is not None or t4_path is not None:
+        import json
+
+        from perfcast.output_files import write_text_atomic
+        from perfcast.tune.recorded import space_from_run, to_kerneltuner, to_t4
+
+        recorded = space_from_run(info, measurements, failures)
+        for path, convert in ((kerneltuner_path, to_kerneltuner), (t4_path, to_t4)):
+            if path is not None:
+                write_text_atomic(path, json.dumps(convert(recorded), indent=1))
+    for path in (csv_path, parquet_path, kerneltuner_path, t4_path):
         if path is not None:
             (errors if as_json else console).print(f"wrote {printable(path)}", highlight=False)
     if output is not None and fits:
@@ -173,3 +196,86 @@ def tune_report_command(
 
         save_figure(partial_models_figure(fits, f"Hierarchical tuning run {run_id}: measured vs partial models"), output)
         (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
+
+
+@tune_app.command("replay")
+def tune_replay_command(
+    cache: Annotated[Path, typer.Argument(help="A KernelTuner cache or T4 results file (.json or .json.gz) of measured configurations.")],
+    strategies: Annotated[list[str] | None, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES) + " Repeatable; default: all.")] = None,
+    seeds: Annotated[int, typer.Option("--seeds", min=1, help="Runs per strategy, seeds 0..N-1.")] = 10,
+    item: Annotated[str | None, typer.Option("--item", help="Work-item parameters, comma-separated (default: every parameter not of the work-group).")] = None,
+    group: Annotated[str | None, typer.Option("--group", help="Work-group parameters, comma-separated (default: block_size_*, local/work-group sizes).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to evaluate (default: the whole space).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Replay strategies on recorded measurements: evaluations each needs to reach 90/97/99 % of the space's optimum."""
+    from rich import box
+    from rich.table import Table
+
+    from perfcast.tune.recorded import read_recorded
+    from perfcast.tune.replay import FRACTIONS, default_levels, replay
+
+    recorded = read_recorded(cache)
+    chosen = list(strategies or STRATEGIES)
+
+    def names(text: str | None) -> list[str] | None:
+        return [n.strip() for n in text.split(",") if n.strip()] if text else None
+
+    levels_item, levels_group = names(item), names(group)
+    guessed_item, guessed_group = default_levels(recorded)
+    results = replay(recorded, chosen, seeds, levels_item, levels_group, budget)
+    optimum = recorded.optimum()
+    assert optimum.time is not None  # the optimum ran
+    failed = sum(r.status != "ok" for r in recorded.records)
+    if as_json:
+        print_json({
+            "cache": str(cache), "kernel": recorded.kernel, "device": recorded.device,
+            "configurations": len(recorded.records), "failed": failed, "optimum": optimum.config,
+            "optimum_s": optimum.time, "levels": {"item": levels_item or [p for p in guessed_item if p not in (levels_group or guessed_group)],
+                                                  "group": levels_group or list(guessed_group)},
+            "strategies": [{"strategy": r.strategy, "seeds": r.seeds,
+                            "evaluations_to_reach": {f"{f:.0%}": r.to_reach[f] for f in FRACTIONS},
+                            "chosen_fraction": r.chosen, "evaluations": r.evaluations} for r in results],
+        })
+        return
+    console.print(f"[bold]{printable(recorded.kernel)}[/] on {printable(recorded.device or 'an unnamed device')}: "
+                  f"{len(recorded.records)} configurations recorded ({failed} failed), optimum "
+                  f"{optimum.time * 1e3:.4g} ms at {printable(optimum.config)}", highlight=False, soft_wrap=True)
+    console.print(f"levels: work-item {printable(', '.join(levels_item or [p for p in guessed_item if p not in (levels_group or guessed_group)]))}; "
+                  f"work-group {printable(', '.join(levels_group or guessed_group))}", highlight=False, soft_wrap=True)
+    table = Table(box=box.SIMPLE_HEAVY, title=f"evaluations to reach a fraction of the optimum, over {seeds} seed(s): "
+                  "median [min – max] (runs that reached it)")
+    for column in ("strategy", *(f"{f:.0%}" for f in FRACTIONS), "chosen (median)", "evaluations (median)"):
+        table.add_column(column, justify="left" if column == "strategy" else "right")
+    for r in results:
+        cells = []
+        for fraction in FRACTIONS:
+            median, reached, low, high = r.summary(fraction)
+            cells.append("never" if median is None else
+                         f"{median:.0f} [{low}–{high}]" + (f" ({reached}/{r.seeds})" if reached < r.seeds else ""))
+        table.add_row(r.strategy, *cells, f"{statistics.median(r.chosen):.1%}", f"{statistics.median(r.evaluations):.0f}")
+    console.print(table)
+    console.print("Each distinct configuration evaluated counts once, failed ones too; configurations the space's "
+                  "constraints excluded are not in the record and cost nothing.", highlight=False)
+
+
+@tune_app.command("convert")
+def tune_convert_command(
+    source: Annotated[Path, typer.Argument(help="A KernelTuner cache or T4 results file (.json or .json.gz).")],
+    output: Annotated[Path, typer.Argument(help="The file to write (.json).")],
+    to: Annotated[str, typer.Option("--to", help="kerneltuner or t4.")] = "t4",
+) -> None:
+    """Convert a recorded tuning space between KernelTuner's cache and the T4 results format."""
+    import json
+
+    from perfcast.errors import InputError
+    from perfcast.output_files import write_text_atomic
+    from perfcast.tune.recorded import FORMATS, read_recorded, to_kerneltuner, to_t4
+
+    if to not in FORMATS:
+        raise InputError(f"--to {to!r}: one of {', '.join(FORMATS)}")
+    check_writable(output, "output", (".json",))
+    recorded = read_recorded(source)
+    data = to_kerneltuner(recorded) if to == "kerneltuner" else to_t4(recorded)
+    write_text_atomic(output, json.dumps(data, indent=1))
+    console.print(f"wrote {printable(output)} ({len(recorded.records)} configurations)", highlight=False)

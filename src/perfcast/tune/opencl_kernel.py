@@ -55,6 +55,11 @@ class OpenClTunable:
     _builds: dict[tuple[str, ...], Any] = field(default_factory=dict, repr=False)
     _arguments: dict[str, list[Any]] = field(default_factory=dict, repr=False)
 
+    @property
+    def group_parameters(self) -> tuple[str, ...]:
+        """Return the work-group's parameters (step 2 of the hierarchy): the work-items per work-group."""
+        return (self.group_parameter,)
+
     def __post_init__(self) -> None:
         self.cl, self.device, self.context, self.queue = profiling_queue(self.device)
         self._source_hash = hashlib.sha256(self.source.encode()).hexdigest()

@@ -14,10 +14,14 @@ from typing import Any
 from perfcast.errors import InputError, NotFound
 from perfcast.output_files import replaced
 
-__all__ = ["DEFAULT_STORE", "STORE_VERSION", "Measurement", "ResultsStore", "StoreError"]
+__all__ = ["DEFAULT_STORE", "FAILURE_STATUSES", "STORE_VERSION", "Measurement", "ResultsStore", "StoreError"]
 
 DEFAULT_STORE = Path(".perfcast") / "results.sqlite"
-STORE_VERSION = 1  # PRAGMA user_version; raise it with every change of the tables, and say what changed
+# PRAGMA user_version; raise it with every change of the tables, and say what changed.
+# 2: the failures table (configurations that failed to build, to run, or gave a wrong result). A version-1
+#    store opened for writing gets the table and version 2; its runs and measurements are kept as they are.
+STORE_VERSION = 2
+FAILURE_STATUSES = ("compile", "runtime", "wrong", "timeout")
 
 
 class StoreError(InputError):
@@ -47,6 +51,15 @@ CREATE TABLE IF NOT EXISTS measurements (
     metric REAL NOT NULL,           -- throughput, higher is better
     measured TEXT NOT NULL,
     PRIMARY KEY (run_id, step, config, size)
+);
+CREATE TABLE IF NOT EXISTS failures (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    config TEXT NOT NULL,           -- JSON, keys sorted
+    size TEXT NOT NULL,             -- JSON
+    status TEXT NOT NULL CHECK (status IN ('compile', 'runtime', 'wrong', 'timeout')),
+    message TEXT NOT NULL,
+    measured TEXT NOT NULL,
+    PRIMARY KEY (run_id, config, size)
 );
 """
 
@@ -111,17 +124,20 @@ class ResultsStore:
             self.db.executescript(_SCHEMA)
             self.db.execute(f"PRAGMA user_version = {STORE_VERSION}")
             self.db.commit()
+            self._has_failures = True
             return
         if version > STORE_VERSION:
             raise StoreError(f"{self.path}: written by a newer perfcast (store version {version}); "
                              f"this one reads version {STORE_VERSION}")
         if not {"runs", "measurements"} <= tables:
             raise StoreError(f"{self.path}: not a perfcast results store (it holds {', '.join(sorted(tables))})")
-        if version == 0:
-            # Stores written before versions were recorded have the version-1 tables: mark them, when writing.
-            if create:
-                self.db.execute(f"PRAGMA user_version = {STORE_VERSION}")
-                self.db.commit()
+        if version < STORE_VERSION and create:
+            # Version 0 (before versions were recorded) and 1 have the runs and measurements of today: add what
+            # later versions added (CREATE ... IF NOT EXISTS) and mark the store, when writing.
+            self.db.executescript(_SCHEMA)
+            self.db.execute(f"PRAGMA user_version = {STORE_VERSION}")
+            self.db.commit()
+        self._has_failures = "failures" in tables or create
 
     def lock(self) -> None:
         """Hold this store for one tuning process; a second one is refused instead of mixing its rows in."""
@@ -175,11 +191,45 @@ class ResultsStore:
         return Measurement(row[0], dict(config), dict(size), row[1], row[2], tuple(json.loads(row[3])), row[4])
 
     def distinct_measurements(self, run_id: int) -> int:
-        """Return how many (configuration, size) pairs this run has measured."""
+        """Return how many (configuration, size) pairs this run has evaluated: measured, or failed."""
+        failed = "UNION SELECT config, size FROM failures WHERE run_id = ?" if self._has_failures else ""
         row = self.db.execute(
-            "SELECT COUNT(*) FROM (SELECT DISTINCT config, size FROM measurements WHERE run_id = ?)", (run_id,)
+            f"SELECT COUNT(*) FROM (SELECT config, size FROM measurements WHERE run_id = ? {failed})",
+            (run_id, run_id) if failed else (run_id,),
         ).fetchone()
         return int(row[0])
+
+    def record_failure(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int], status: str,
+                       message: str) -> None:
+        """Store a configuration that failed (compile, runtime, wrong, timeout) at once, with the message."""
+        if status not in FAILURE_STATUSES:
+            raise ValueError(f"failure status {status!r}; one of {', '.join(FAILURE_STATUSES)}")
+        self.db.execute(
+            "INSERT OR REPLACE INTO failures (run_id, config, size, status, message, measured) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, _key(config), _key(size), status, message[:2000], _dt.datetime.now().isoformat(timespec="seconds")),
+        )
+        self.db.commit()
+
+    def find_failure(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int] | None = None
+                     ) -> tuple[str, str] | None:
+        """Return (status, message) where this run found `config` failing (at `size`, or at any size if None)."""
+        if not self._has_failures:
+            return None
+        query = "SELECT status, message FROM failures WHERE run_id = ? AND config = ?"
+        arguments: tuple[Any, ...] = (run_id, _key(config))
+        if size is not None:
+            query += " AND size = ?"
+            arguments += (_key(size),)
+        row = self.db.execute(query + " LIMIT 1", arguments).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def failures(self, run_id: int) -> list[dict[str, Any]]:
+        """Return the run's failed configurations: config, size, status, message, in the order they failed."""
+        if not self._has_failures:
+            return []
+        rows = self.db.execute("SELECT config, size, status, message FROM failures WHERE run_id = ? ORDER BY rowid",
+                               (run_id,)).fetchall()
+        return [{"config": json.loads(r[0]), "size": json.loads(r[1]), "status": r[2], "message": r[3]} for r in rows]
 
     def record(self, run_id: int, measurement: Measurement) -> None:
         """Store one measurement at once (committed: nothing is lost if the run is interrupted)."""

@@ -1,8 +1,10 @@
 """Search strategies behind one interface: exhaustive, random, and the hierarchical method of spec §5.2.
 
-A strategy asks a Session for measurements; the session repeats each run,
-keeps mean and standard deviation, stores it at once and answers from the
-store when a run is resumed, so a configuration is never measured twice.
+A strategy asks an evaluator for measurements. The live one, a Session, repeats each run, keeps mean and
+standard deviation, stores it at once and answers from the store when a run is resumed, so a configuration
+is never measured twice. A configuration that fails to build, to run, or gives a wrong result is a result
+too: stored with its status, skipped on resume, never the end of the run. The replay evaluator
+(`perfcast.tune.replay`) answers from a recorded space instead.
 """
 
 from __future__ import annotations
@@ -13,23 +15,56 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from perfcast.errors import ToolError
 from perfcast.tune.space import Config, SearchSpace
 from perfcast.tune.store import Measurement, ResultsStore
 
 __all__ = [
-    "STRATEGIES", "Session", "Tunable", "TuningResult", "exhaustive", "hierarchical", "random_search", "run_strategy",
+    "STRATEGIES", "ConfigurationFailed", "Evaluator", "Session", "Tunable", "TuningResult", "exhaustive", "failure_of",
+    "hierarchical", "random_search", "run_strategy",
 ]
 
 KEEP_WITHIN = 0.97  # step 1 keeps the smallest value within 97 % of the best (local memory is scarce)
 
 
+class ConfigurationFailed(Exception):
+    """A configuration that cannot give a result: status compile, runtime, wrong or timeout, and why."""
+
+    def __init__(self, status: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def failure_of(error: Exception) -> ConfigurationFailed:
+    """Return `error`, raised by a tunable's build or run, as a failure with its status."""
+    if isinstance(error, ConfigurationFailed):
+        return error
+    text = f"{type(error).__name__}: {error}"
+    # pyopencl names the failing call: a build that fails is a compile failure, anything else a runtime one.
+    build = "clBuildProgram" in text or "BUILD_PROGRAM_FAILURE" in text or "build" in type(error).__name__.lower()
+    return ConfigurationFailed("compile" if build else "runtime", text)
+
+
 class Tunable(Protocol):
-    """What the tuner needs of a kernel (see perfcast.tune.opencl_kernel for an OpenCL one)."""
+    """What the tuner needs of a kernel (see perfcast.tune.opencl_kernel for an OpenCL one).
+
+    The hierarchy (spec §5.2): `item_parameters` shape one work-item's work (step 1), `group_parameters` the
+    work-group (step 2), the number of work-groups the NDRange (step 3, through `size_for`). Problem sizes
+    are not parameters: `target()` names them.
+    """
 
     name: str
     space: SearchSpace
-    item_parameters: Sequence[str]  # tuned on one work-item, in this order (step 1)
-    group_parameter: str  # work-items per work-group (step 2)
+
+    @property
+    def item_parameters(self) -> Sequence[str]:
+        """Return the parameters of one work-item's work (step 1), tuned in this order."""
+        ...
+
+    @property
+    def group_parameters(self) -> Sequence[str]:
+        """Return the parameters of the work-group (step 2), e.g. work-items per work-group."""
+        ...
 
     def target(self) -> dict[str, int]:
         """Return the problem size the tuning is for."""
@@ -64,6 +99,24 @@ class Tunable(Protocol):
         ...
 
 
+class Evaluator(Protocol):
+    """What a strategy asks measurements of: the live Session, or a replay of recorded ones."""
+
+    @property
+    def tunable(self) -> Tunable:
+        """Return the kernel being tuned."""
+        ...
+
+    def evaluate(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
+        """Return the measurement of `config` at `size`, or None where it cannot run or failed."""
+        ...
+
+    @property
+    def evaluations(self) -> int:
+        """Return how many (configuration, size) pairs were evaluated, failures included."""
+        ...
+
+
 @dataclass
 class Session:
     """Measurements for one tuning run: repeated, stored at once, re-used when resumed."""
@@ -75,10 +128,11 @@ class Session:
     progress: Callable[[str], None] = lambda _: None
     measured: int = 0  # new measurements taken in this process
     reused: int = 0  # requests answered from the store (earlier step, or a resumed run)
+    failed: int = 0  # configurations that failed in this process (stored with their status)
     checked: set[str] = field(default_factory=set)
 
     def evaluate(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
-        """Return the measurement of `config` at `size` (None if it cannot run there)."""
+        """Return the measurement of `config` at `size` (None if it cannot run there, or failed: stored)."""
         if self.tunable.space.invalid(config) or self.tunable.invalid(config, size):
             return None
         found = self.store.find(self.run_id, config, size)
@@ -88,11 +142,31 @@ class Session:
                 self.store.file_under(self.run_id, found, step)
                 found = Measurement(step, found.config, found.size, found.mean, found.std, found.samples, found.metric)
             return found
+        # A configuration that built wrong or gave a wrong answer does so at every size; a runtime failure is
+        # tied to its size.
+        failed = self.store.find_failure(self.run_id, config, size) or next(
+            (f for f in [self.store.find_failure(self.run_id, config)] if f and f[0] in ("compile", "wrong")), None)
+        if failed is not None:
+            self.reused += 1
+            return None
+        try:
+            return self._measure(step, config, size)
+        except (KeyboardInterrupt, SystemExit, MemoryError):
+            raise
+        except Exception as error:  # noqa: BLE001 - a failing configuration is a result, not the end of the run
+            failure = failure_of(error)
+            self.store.record_failure(self.run_id, config, size, failure.status, str(failure))
+            self.failed += 1
+            self.progress(f"{step}: {dict(config)} failed ({failure.status})")
+            return None
+
+    def _measure(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement:
+        """Check `config` once, then time it: a warm-up and the repetitions; store the measurement."""
         key = str(sorted(config.items()))
         if key not in self.checked:
             wrong = self.tunable.check(config)
             if wrong:
-                raise RuntimeError(f"configuration {dict(config)} computes a wrong result: {wrong}")
+                raise ConfigurationFailed("wrong", f"computes a wrong result: {wrong}")
             self.checked.add(key)
         self.progress(f"{step}: {dict(config)} {dict(size)}")
         self.tunable.run(config, size)  # warm-up, discarded
@@ -122,11 +196,12 @@ class TuningResult:
 
 def _best(measured: Sequence[Measurement]) -> Measurement:
     if not measured:
-        raise RuntimeError("no configuration could run")
+        raise ToolError("no configuration could run: every one failed or was invalid (the failures are in the "
+                        "results store, with their status)")
     return max(measured, key=lambda m: m.metric)
 
 
-def exhaustive(session: Session) -> TuningResult:
+def exhaustive(session: Evaluator) -> TuningResult:
     """Return the best of every valid configuration, each measured at the target size."""
     tunable = session.tunable
     results = []
@@ -138,14 +213,14 @@ def exhaustive(session: Session) -> TuningResult:
     return TuningResult(best.config, best, session.evaluations, {"exhaustive": best.config})
 
 
-def random_search(session: Session, budget: int, seed: int = 0) -> TuningResult:
+def random_search(session: Evaluator, budget: int, seed: int = 0) -> TuningResult:
     """Return the best of `budget` configurations drawn at random from the valid ones, at the target size."""
     tunable = session.tunable
     candidates = [c for c in tunable.space if tunable.groups_for_target(c)]
     _random.Random(seed).shuffle(candidates)
     results: list[Measurement] = []
     for config in candidates:
-        if len(results) >= budget:
+        if session.evaluations >= budget:  # failed configurations cost an evaluation too
             break
         m = session.evaluate("random", config, tunable.size_for(config, tunable.groups_for_target(config)))
         if m is not None:
@@ -154,7 +229,7 @@ def random_search(session: Session, budget: int, seed: int = 0) -> TuningResult:
     return TuningResult(best.config, best, session.evaluations, {"random": best.config})
 
 
-def _sweep(session: Session, step: str, config: Config, name: str, groups: Callable[[Config], int],
+def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Callable[[Config], int],
            pick_smallest_within: float | None) -> Config:
     """Return `config` with parameter `name` set to the best of its values (others fixed)."""
     tunable = session.tunable
@@ -176,13 +251,14 @@ def _sweep(session: Session, step: str, config: Config, name: str, groups: Calla
     return min(keep, key=lambda m: m.config[name]).config
 
 
-def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
+def hierarchical(session: Evaluator, max_passes: int = 3) -> TuningResult:
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review."""
     tunable = session.tunable
     space = tunable.space
-    group = tunable.group_parameter
+    groups = tuple(tunable.group_parameters)
     config: Config = {name: values[0] for name, values in space.parameters.items()}
-    config[group] = min(space.parameters[group])
+    for group in groups:
+        config[group] = min(space.parameters[group])
     steps: dict[str, Config] = {}
     # Step 1: one work-item (one work-group of one item, or of the smallest size allowed); revisit until stable.
     for _ in range(max_passes):
@@ -192,8 +268,14 @@ def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
         if config == before:
             break
     steps["work-item"] = dict(config)
-    # Step 2: work-items per work-group, one work-group.
-    config = _sweep(session, "2-group", config, group, lambda c: 1, None)
+    # Step 2: the work-group (work-items per work-group, its shape), one work-group; revisit until stable.
+    for _ in range(max_passes):
+        before = dict(config)
+        for group in groups:
+            config = _sweep(session, "2-group" if len(groups) == 1 else f"2-group:{group}", config, group,
+                            lambda c: 1, None)
+        if config == before:
+            break
     steps["work-group"] = dict(config)
     # Step 3: work-groups over the device, up to the target problem.
     target_groups = tunable.groups_for_target(config)
@@ -227,7 +309,7 @@ def hierarchical(session: Session, max_passes: int = 3) -> TuningResult:
 
 # The registry: name -> (what it does, how to run it with a budget and a seed). The CLI's --strategy choices
 # and the tests' parametrisation come from it.
-STRATEGIES: dict[str, tuple[str, Callable[[Session, int, int], TuningResult]]] = {
+STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int, int], TuningResult]]] = {
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2)",
                      lambda session, budget, seed: hierarchical(session)),
     "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
@@ -235,7 +317,7 @@ STRATEGIES: dict[str, tuple[str, Callable[[Session, int, int], TuningResult]]] =
 }
 
 
-def run_strategy(session: Session, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
+def run_strategy(session: Evaluator, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
     """Return the result of the strategy called `strategy` (a key of STRATEGIES); `budget` and `seed` are random's."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")

@@ -39,6 +39,11 @@ class VarmcTunable:
     item_parameters: tuple[str, ...] = ("posbs", "simbs", "vwidth")
     group_parameter: str = "wgsize"
 
+    @property
+    def group_parameters(self) -> tuple[str, ...]:
+        """Return the work-group's parameters (step 2 of the hierarchy): the work-items per work-group."""
+        return (self.group_parameter,)
+
     def __post_init__(self) -> None:
         # Said before any measuring: a target that some configuration's work-groups cannot tile would stop a
         # hierarchical run at its last step, after all the others.
