@@ -71,9 +71,9 @@ class SyntheticKernel:
         return {"device": "synthetic"}
 
 
-def session(kernel, store, strategy="hierarchical", repetitions=2):
+def session(kernel, store, strategy="hierarchical", repetitions=2, racing=False):
     run_id, resumed = store.open_run(kernel.name, strategy, kernel.environment(), kernel.target(), repetitions)
-    return Session(kernel, store, run_id, repetitions), resumed
+    return Session(kernel, store, run_id, repetitions, racing=racing), resumed
 
 
 def test_space_and_constraints():

@@ -92,6 +92,9 @@ def tune_varmc_command(
         "best": result.best, "mpps": m.metric, "mean_s": m.mean, "std_s": m.std, "evaluations": result.evaluations,
         "space_size": tunable.space.size(), "steps": result.steps, "store": str(store_path),
         "failures": [{k: f[k] for k in ("config", "status", "message")} for f in failures],
+        "interval_mpps": list(result.interval) if result.interval else None,
+        "finalists": [{"config": c, "ratio": [r.estimate, r.low, r.high], "round_spread": spread}
+                      for c, r, spread in result.finalists],
     }
     if optimum is not None:
         summary |= {"exhaustive_best": optimum.best, "exhaustive_mpps": optimum.measurement.metric,
@@ -103,8 +106,15 @@ def tune_varmc_command(
     console.print(f"[bold]{strategy}[/] tuning of varmc on {printable(summary['device'])} (run {run_id}"
                   f"{', resumed' if resumed else ''}; nsim={nsim}, npos={npos})", highlight=False)
     console.print(f"  best: {printable(result.best)}", highlight=False)
-    console.print(f"  {m.metric:,.0f} mpps (kernel {m.mean * 1e3:.3f} ± {m.std * 1e3:.3f} ms over {repetitions} runs)",
-                  highlight=False)
+    if result.interval:
+        console.print(f"  {m.metric:,.0f} mpps, 95 % interval {result.interval[0]:,.0f} – {result.interval[1]:,.0f} "
+                      f"(kernel {m.mean * 1e3:.3f} ms, {len(m.samples)} final rounds, raced round-robin)", highlight=False)
+        for config, ratio, spread in result.finalists[1:] if result.finalists[0][0] == result.best else result.finalists:
+            console.print(f"    finalist {printable(config)}: {ratio.estimate:.1%} of the winner "
+                          f"[{ratio.low:.1%} – {ratio.high:.1%}], round spread {spread:.0%}", highlight=False)
+    else:
+        console.print(f"  {m.metric:,.0f} mpps (kernel {m.mean * 1e3:.3f} ± {m.std * 1e3:.3f} ms over {repetitions} runs)",
+                      highlight=False)
     console.print(f"  evaluations: {result.evaluations} measurements (configuration x problem size); "
                   f"the space has {summary['space_size']} configurations", highlight=False)
     if failures:

@@ -9,6 +9,8 @@ too: stored with its status, skipped on resume, never the end of the run. The re
 
 from __future__ import annotations
 
+import json
+import math
 import random as _random
 import statistics
 from collections.abc import Callable, Mapping, Sequence
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from perfcast.errors import ToolError
+from perfcast.tune.racing import RaceResult, Ratio, race
 from perfcast.tune.space import Config, SearchSpace
 from perfcast.tune.store import Measurement, ResultsStore
 
@@ -129,6 +132,10 @@ class Session:
     measured: int = 0  # new measurements taken in this process
     reused: int = 0  # requests answered from the store (earlier step, or a resumed run)
     failed: int = 0  # configurations that failed in this process (stored with their status)
+    races: int = 0  # races run in this process
+    racing: bool = True  # decide by round-robin races (off: by the means of `repetitions` runs, as before)
+    race_rounds: int = 15  # the most rounds a race runs before calling the undecided a tie
+    resolution: float = 0.02  # a ratio known to within this is decided
     checked: set[str] = field(default_factory=set)
 
     def evaluate(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
@@ -183,15 +190,47 @@ class Session:
         """Return how many (configuration, problem size) pairs this run has measured, resumed parts included."""
         return self.store.distinct_measurements(self.run_id)
 
+    def race(self, step: str, contenders: Sequence[Measurement]) -> RaceResult:
+        """Race measured contenders round-robin (spec-free: the noise guard of every decision); store the rounds.
+
+        Contenders may run different problem sizes (step 1 gives each work-item its own work): they are
+        compared per unit of work, 1 / throughput. The rounds are stored as measurements of step 'race:STEP'.
+        """
+        configs, sizes = [dict(m.config) for m in contenders], [dict(m.size) for m in contenders]
+        for config, size in zip(configs, sizes):
+            self.tunable.run(config, size)  # warm-up: the build is cached, the caches are warm
+        self.progress(f"race of {len(configs)} at {step}")
+
+        def per_work(index: int) -> float:
+            return 1 / self.tunable.throughput(sizes[index], self.tunable.run(configs[index], sizes[index]))
+
+        result = race(per_work, len(configs), max_rounds=self.race_rounds, resolution=self.resolution)
+        for config, size, normalised in zip(configs, sizes, result.samples):
+            # Stored as times again: throughput is work / seconds, so the work is the throughput of one second.
+            work = self.tunable.throughput(size, 1.0)
+            seconds = [n * work for n in normalised]
+            mean = statistics.fmean(seconds)
+            self.store.record(self.run_id, Measurement(
+                f"race:{step}", config, size, mean, statistics.stdev(seconds) if len(seconds) > 1 else 0.0,
+                tuple(seconds), self.tunable.throughput(size, mean)))
+        self.races += 1
+        return result
+
 
 @dataclass(frozen=True)
 class TuningResult:
-    """The best configuration at the target size, its measurement, and what the search cost."""
+    """The best configuration at the target size, its measurement, and what the search cost.
+
+    After a live run, `finalists` are the configurations re-measured round-robin at the end, each with its
+    performance relative to the winner (estimate, interval), and `interval` the winner's metric interval.
+    """
 
     best: Config
     measurement: Measurement
     evaluations: int
     steps: dict[str, Config]  # the configuration chosen after each step (hierarchical)
+    finalists: tuple[tuple[Config, Ratio, float], ...] = ()  # (config, ratio to the winner, round spread)
+    interval: tuple[float, float] | None = None  # the winner's metric, 95 % interval over the final rounds
 
 
 def _best(measured: Sequence[Measurement]) -> Measurement:
@@ -244,10 +283,38 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
             measured.append(m)
     if not measured:
         return config
-    top = _best(measured).metric
+    return _decide(session, step, measured, name, pick_smallest_within)
+
+
+CONTEND = 0.6  # a value whose first measurement is within this of the best races for the step (drift is large)
+MAX_CONTENDERS = 5
+
+
+def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name: str,
+            pick_smallest_within: float | None) -> Config:
+    """Return the configuration a sweep keeps: the best, or the smallest value within 97 % of it (step 1).
+
+    Live, the values whose first measurement comes near the best race round-robin and the choice is made on
+    their paired ratios: a value counts as within 97 % when its ratio is, or when it cannot be told from
+    that after the race (a tie goes to the smaller value, which the method prefers). Replayed, the recorded
+    means decide.
+    """
+    best = _best(measured)
+    if not (isinstance(session, Session) and session.racing):
+        if pick_smallest_within is None:
+            return best.config
+        keep = [m for m in measured if m.metric >= pick_smallest_within * best.metric]
+        return min(keep, key=lambda m: m.config[name]).config
+    contenders = sorted((m for m in measured if m.metric >= CONTEND * best.metric), key=lambda m: -m.metric)
+    contenders = contenders[:MAX_CONTENDERS]
+    if len(contenders) == 1:
+        return best.config
+    result = session.race(step, contenders)
+    leader = contenders[result.leader]
     if pick_smallest_within is None:
-        return _best(measured).config
-    keep = [m for m in measured if m.metric >= pick_smallest_within * top]
+        return leader.config
+    keep = [m for m, r, done in zip(contenders, result.ratios, result.decided)
+            if r.estimate >= pick_smallest_within or (not done and r.high >= pick_smallest_within)]
     return min(keep, key=lambda m: m.config[name]).config
 
 
@@ -301,10 +368,18 @@ def hierarchical(session: Evaluator, max_passes: int = 3) -> TuningResult:
             for neighbour in (index - 1, index + 1):
                 if 0 <= neighbour < len(values):
                     m = at_target({**current.config, name: values[neighbour]})
-                    if m is not None and m.metric > current.metric:
+                    if m is not None and m.metric > current.metric and _confirmed(session, m, current):
                         current, improved = m, True
     steps["review"] = dict(current.config)
     return TuningResult(current.config, current, session.evaluations, steps)
+
+
+def _confirmed(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
+    """Return True when `challenger` beats `incumbent`: by its mean replayed, told apart in a race live."""
+    if not (isinstance(session, Session) and session.racing):
+        return True
+    result = session.race("4-review", [incumbent, challenger])
+    return result.leader == 1 and result.ratios[0].separated
 
 
 # The registry: name -> (what it does, how to run it with a budget and a seed). The CLI's --strategy choices
@@ -317,8 +392,45 @@ STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int, int], TuningResult]]]
 }
 
 
+FINALISTS = 3  # the best configurations at the target size re-measured together at the end, beside the chosen one
+
+
 def run_strategy(session: Evaluator, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
-    """Return the result of the strategy called `strategy` (a key of STRATEGIES); `budget` and `seed` are random's."""
+    """Return the result of the strategy called `strategy` (a key of STRATEGIES); `budget` and `seed` are random's.
+
+    A live run ends with a race of its finalists at the target size — the strategy's choice and the best
+    measured there — and returns the winner with its interval, the others' ratios and every round spread.
+    """
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-    return STRATEGIES[strategy][1](session, budget, seed)
+    result = STRATEGIES[strategy][1](session, budget, seed)
+    if not (isinstance(session, Session) and session.racing):
+        return result
+    return _final_race(session, result)
+
+
+def _final_race(session: Session, result: TuningResult) -> TuningResult:
+    """Return `result` decided by a round-robin race of its choice and the best measurements at its size."""
+    target = result.measurement.size
+    at_target = {json.dumps(m.config, sort_keys=True): m for m in session.store.measurements(session.run_id)
+                 if m.size == target and not m.step.startswith("race:")}
+    chosen = json.dumps(result.best, sort_keys=True)
+    others = sorted((m for k, m in at_target.items() if k != chosen), key=lambda m: -m.metric)[:FINALISTS]
+    finalists = [result.measurement, *others]
+    if len(finalists) == 1:
+        return result
+    from scipy import stats  # loaded when a live run ends, not when the CLI lists the strategies
+
+    race_result = session.race("final", finalists)
+    winner = finalists[race_result.leader]
+    per_work = race_result.samples[race_result.leader]
+    work = session.tunable.throughput(target, 1.0)
+    seconds = [n * work for n in per_work]
+    mean = statistics.fmean(seconds)
+    half = stats.t.ppf(0.975, len(seconds) - 1) * statistics.stdev(seconds) / math.sqrt(len(seconds))
+    interval = (session.tunable.throughput(target, mean + half), session.tunable.throughput(target, max(mean - half, 1e-30)))
+    measurement = Measurement("race:final", dict(winner.config), dict(target), mean, statistics.stdev(seconds),
+                              tuple(seconds), session.tunable.throughput(target, mean))
+    finals = tuple((dict(m.config), r, race_result.spread(i)) for i, (m, r) in enumerate(zip(finalists, race_result.ratios)))
+    steps = {**result.steps, "final": dict(winner.config)}
+    return TuningResult(dict(winner.config), measurement, session.evaluations, steps, finals, interval)
