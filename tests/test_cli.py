@@ -307,6 +307,34 @@ def test_tune_varmc_quick_and_report(tmp_path):
     assert again["run"] != data["run"] and not again["resumed"]  # the first run finished: a new one starts
 
 
+def test_tune_varmc_reports_the_final_race(tmp_path):
+    _opencl_or_skip()
+    result = run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "-r", "2", "--store",
+                 str(tmp_path / "r.sqlite"), "--json")
+    data = json.loads(result.stdout)
+    low, high = data["interval_mpps"]
+    assert low <= data["mpps"] <= high
+    assert len(data["finalists"]) >= 2 and data["failures"] == []
+    assert all(f["round_spread"] >= 0 and f["ratio"][1] <= f["ratio"][0] <= f["ratio"][2] for f in data["finalists"])
+
+
+def test_validate_tuning_quick(tmp_path):
+    """Two independent runs, their choices and the exhaustive run's best re-measured together."""
+    _opencl_or_skip()
+    report = tmp_path / "tuning.md"
+    result = run("validate", "tuning", "--quick", "--runs", "2", "--nsim", "1024", "--npos", "1024", "--rounds", "3",
+                 "--stores", str(tmp_path / "stores"), "--markdown", str(report), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["runs"] == 2 and data["exhaustive_evaluations"] == 24
+    assert all(0 < r["fraction"] <= 1 + 1e-9 for r in data["per_run"])  # the best known is the best re-measured
+    assert data["min_fraction"] <= data["median_fraction"]
+    assert {json.dumps(r["config"], sort_keys=True) for r in data["per_run"]} <= {
+        json.dumps(m["config"], sort_keys=True) for m in data["remeasured"]}
+    text = report.read_text()
+    assert "Reproduce with" in text and "| run | chosen configuration |" in text
+
+
 def test_tune_bad_input(tmp_path):
     assert "unknown strategy" in run("tune", "varmc", "--strategy", "annealing").stderr
     assert "no results database" in run("tune", "report", "1", "--store", str(tmp_path / "none.sqlite")).stderr

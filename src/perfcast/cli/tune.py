@@ -109,7 +109,9 @@ def tune_varmc_command(
     if result.interval:
         console.print(f"  {m.metric:,.0f} mpps, 95 % interval {result.interval[0]:,.0f} – {result.interval[1]:,.0f} "
                       f"(kernel {m.mean * 1e3:.3f} ms, {len(m.samples)} final rounds, raced round-robin)", highlight=False)
-        for config, ratio, spread in result.finalists[1:] if result.finalists[0][0] == result.best else result.finalists:
+        for config, ratio, spread in result.finalists:
+            if config == result.best:
+                continue
             console.print(f"    finalist {printable(config)}: {ratio.estimate:.1%} of the winner "
                           f"[{ratio.low:.1%} – {ratio.high:.1%}], round spread {spread:.0%}", highlight=False)
     else:

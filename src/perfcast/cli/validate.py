@@ -268,3 +268,88 @@ def validate_bench_command(
         text += "".join(peers_markdown(name, peer_figures[name], found, rounds) for name, found in peer_results.items())
         write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
+
+
+@validate_app.command("tuning")
+def validate_tuning_command(
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Independent tuning runs.")] = 7,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help="The strategy validated.")] = "hierarchical",
+    nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 8192,
+    npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 8192,
+    rounds: Annotated[int, typer.Option("--rounds", min=2, help="Round-robin rounds of the final re-measurement.")] = 11,
+    device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
+    folder: Annotated[Path, typer.Option("--stores", help="Folder for the runs' results stores.")] = Path(".perfcast/validate-tuning"),
+    quick: Annotated[bool, typer.Option("--quick", help="The small parameter space (seconds, for tests).")] = False,
+    markdown: Markdown = None,
+    as_json: Json = False,
+) -> None:
+    """Tune the VaR kernel in independent runs; re-measure their choices with the best known, round-robin."""
+    import shutil
+    import statistics
+
+    from perfcast.bench.opencl import OpenClBackend
+    from perfcast.kernels.varmc import default_market, reference_portfolio
+    from perfcast.tune.strategies import STRATEGIES
+    from perfcast.tune.validation import validate_tuning
+    from perfcast.tune.varmc import VarmcTunable, default_space
+
+    if strategy not in STRATEGIES:
+        raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    check_writable(markdown, "--markdown", (".md",))
+    device = OpenClBackend.open(device_id, 1).device
+    portfolio, market = reference_portfolio(npos), default_market()
+
+    def make() -> VarmcTunable:
+        return VarmcTunable(portfolio, market, nsim, default_space(quick), device)
+
+    shutil.rmtree(folder, ignore_errors=True)  # independent runs: nothing measured before may answer
+    with console.status("validating the tuner") as status:
+        try:
+            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds,
+                                    progress=lambda label: status.update(printable(label)[:100]))
+        except (ValueError, RuntimeError) as error:
+            raise fail(str(error)) from None
+    fractions = found.fractions()
+    summary = {
+        "strategy": strategy, "runs": len(found.runs), "median_fraction": statistics.median(fractions),
+        "min_fraction": min(fractions), "max_evaluations": max(r.evaluations for r in found.runs),
+        "max_wall_s": max(r.wall_s for r in found.runs), "best_known": found.best_known,
+        "exhaustive_evaluations": found.exhaustive_evaluations, "exhaustive_wall_s": found.exhaustive_wall_s,
+        "environment": found.environment,
+        "per_run": [{"config": r.config, "evaluations": r.evaluations, "wall_s": r.wall_s, "fraction": r.fraction,
+                     "interval": list(r.interval)} for r in found.runs],
+        "remeasured": [{"config": c, "median_mpps": m, "round_spread": s} for c, m, s in found.remeasured],
+    }
+    lines = [
+        "# Tuning validated on this machine: independent runs, their choices re-measured together", "",
+        "Reproduce with:", "", "```sh", _command_line(f"perfcast validate tuning --runs {runs}"), "```", "",
+        f"- device: {found.environment.get('device')} ({found.environment.get('platform')}); host "
+        f"{found.environment.get('host')}",
+        f"- kernel: Monte Carlo VaR, nsim = {nsim}, npos = {npos}; space: "
+        + ", ".join(f"{k} {list(v)}" for k, v in default_space(quick).items()),
+        f"- best known: the exhaustive run's best {min(5, found.exhaustive_evaluations)} configurations "
+        f"({found.exhaustive_evaluations} evaluations, {found.exhaustive_wall_s:.0f} s) and every run's choice, "
+        f"re-measured together round-robin for {found.rounds} rounds; the best by geometric mean is "
+        f"`{found.best_known}`",
+        f"- each run: a new store and a new kernel object; {strategy}, decisions by round-robin races; its "
+        "fraction is the paired ratio of its choice to the best known over the final rounds", "",
+        f"**{strategy}: median {summary['median_fraction']:.1%}, minimum {summary['min_fraction']:.1%} of the best "
+        f"known; at most {summary['max_evaluations']} evaluations and {summary['max_wall_s']:.0f} s per run.**", "",
+        "| run | chosen configuration | evaluations | wall | fraction of the best known [95 % interval] |",
+        "|---|---|---|---|---|",
+    ]
+    for i, r in enumerate(found.runs, 1):
+        lines.append(f"| {i} | `{r.config}` | {r.evaluations} | {r.wall_s:.0f} s | {r.fraction:.1%} "
+                     f"[{r.interval[0]:.1%} – {r.interval[1]:.1%}] |")
+    lines += ["", "Every configuration re-measured (median over the rounds; spread = (max − min) / median):", "",
+              "| configuration | median | round spread |", "|---|---|---|"]
+    lines += [f"| `{c}` | {m:,.0f} mpps | {s:.0%} |" for c, m, s in sorted(found.remeasured, key=lambda x: -x[1])]
+    lines.append("")
+    if markdown is not None:
+        write_text_atomic(markdown, "\n".join(lines))
+    if as_json:
+        print_json(summary)
+    else:
+        console.print("\n".join(line for line in lines if not line.startswith("```")), highlight=False, soft_wrap=True)
+    if markdown is not None:
+        (errors if as_json else console).print(f"wrote {printable(markdown)}")

@@ -1,0 +1,117 @@
+"""Is the tuner trustworthy on this machine? Independent runs, their choices re-measured together.
+
+An exhaustive run finds the candidates for the best configuration (its best few by mean). Then `runs`
+independent runs of a strategy — each with a new store and a new kernel object, so nothing measured by one
+serves another — choose their configurations, each with its evaluations and wall time. Finally every
+configuration chosen and every candidate are re-measured together, round-robin, for a fixed number of
+rounds; the best of them by the geometric mean over the rounds is the best known, and each run scores the
+paired ratio of its choice to it. Decisions inside the noise show up as fractions below 1.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from perfcast.tune.racing import race
+from perfcast.tune.store import ResultsStore
+from perfcast.tune.strategies import Session, Tunable, run_strategy
+
+__all__ = ["RunOutcome", "TuningValidation", "validate_tuning"]
+
+CANDIDATES = 5  # the exhaustive run's best configurations re-measured beside the runs' choices
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """One independent run: its choice, its evaluations and wall time, and the choice's re-measured fraction."""
+
+    config: dict[str, int]
+    evaluations: int
+    wall_s: float
+    fraction: float  # performance of the choice / the best known, paired over the final rounds
+    interval: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TuningValidation:
+    """The runs, the best known configuration, and every re-measured configuration's median and spread."""
+
+    strategy: str
+    runs: list[RunOutcome]
+    best_known: dict[str, int]
+    exhaustive_evaluations: int
+    exhaustive_wall_s: float
+    remeasured: list[tuple[dict[str, int], float, float]]  # config, median metric, round spread
+    rounds: int
+    environment: dict[str, Any]
+
+    def fractions(self) -> list[float]:
+        """Return each run's fraction of the best known."""
+        return [r.fraction for r in self.runs]
+
+
+def _key(config: Mapping[str, int]) -> str:
+    return json.dumps(dict(config), sort_keys=True)
+
+
+def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: int = 7,
+                    strategy: str = "hierarchical", repetitions: int = 10, rounds: int = 11,
+                    progress: Callable[[str], None] = lambda _: None) -> TuningValidation:
+    """Run the validation of the module docstring; stores go into `folder` (one per run, and the exhaustive one)."""
+    if runs < 1 or rounds < 2:
+        raise ValueError("the validation needs at least 1 run and 2 rounds")
+    folder.mkdir(parents=True, exist_ok=True)
+    tunable = make_tunable()
+    store = ResultsStore(folder / "exhaustive.sqlite")
+    started = time.perf_counter()
+    try:
+        run_id, _ = store.open_run(tunable.name, "exhaustive", tunable.environment(), tunable.target(), repetitions)
+        progress("exhaustive search")
+        exhaustive = run_strategy(Session(tunable, store, run_id, repetitions, progress=progress, racing=False),
+                                  "exhaustive")
+        target = exhaustive.measurement.size
+        at_target = [m for m in store.measurements(run_id) if m.size == target]
+    finally:
+        store.close()
+    exhaustive_wall = time.perf_counter() - started
+    candidates = sorted(at_target, key=lambda m: -m.metric)[:CANDIDATES]
+    outcomes: list[tuple[dict[str, int], int, float]] = []
+    for index in range(runs):
+        progress(f"{strategy} run {index + 1} of {runs}")
+        fresh = make_tunable()
+        run_store = ResultsStore(folder / f"run-{index + 1}.sqlite")
+        started = time.perf_counter()
+        try:
+            rid, _ = run_store.open_run(fresh.name, strategy, fresh.environment(), fresh.target(), repetitions)
+            result = run_strategy(Session(fresh, run_store, rid, repetitions, progress=progress), strategy)
+        finally:
+            run_store.close()
+        outcomes.append((dict(result.best), result.evaluations, time.perf_counter() - started))
+    configs: dict[str, dict[str, int]] = {}
+    for config in [*(o[0] for o in outcomes), *(dict(m.config) for m in candidates)]:
+        configs.setdefault(_key(config), config)
+    listed = list(configs.values())
+    sizes = [tunable.size_for(c, tunable.groups_for_target(c)) for c in listed]
+    progress(f"re-measuring {len(listed)} configurations round-robin, {rounds} rounds")
+    for config, size in zip(listed, sizes):
+        tunable.run(config, size)  # warm-up
+
+    def per_work(i: int) -> float:
+        return 1 / tunable.throughput(sizes[i], tunable.run(listed[i], sizes[i]))
+
+    final = race(per_work, len(listed), min_rounds=rounds, max_rounds=rounds)
+    medians = [1 / statistics.median(samples) for samples in final.samples]
+    remeasured = [(listed[i], medians[i], final.spread(i)) for i in range(len(listed))]
+    by_key = {_key(c): i for i, c in enumerate(listed)}
+    run_outcomes = []
+    for config, evaluations, wall in outcomes:
+        ratio = final.ratios[by_key[_key(config)]]
+        run_outcomes.append(RunOutcome(config, evaluations, wall, ratio.estimate, (ratio.low, ratio.high)))
+    return TuningValidation(strategy, run_outcomes, listed[final.leader], exhaustive.evaluations, exhaustive_wall,
+                            remeasured, rounds, dict(tunable.environment()))
