@@ -6,7 +6,6 @@ import statistics
 from dataclasses import dataclass, field
 
 import pytest
-from scipy import stats
 from test_tuner import TARGET, SyntheticKernel  # tests/tune is on the path (rootdir import mode)
 
 from perfcast.tune.racing import paired_ratio, race
@@ -18,12 +17,17 @@ def test_paired_ratio_by_hand():
     exact = paired_ratio([2.0, 4.0, 6.0], [1.0, 2.0, 3.0])
     assert (exact.estimate, exact.low, exact.high) == pytest.approx((0.5, 0.5, 0.5))
     assert exact.separated
-    logs = [math.log(1 / 1.1), math.log(1 / 0.9), math.log(1 / 1.0)]
-    half = stats.t.ppf(0.975, 2) * statistics.stdev(logs) / math.sqrt(3)
+    # Three rounds: the median ratio, and the extremes (too few rounds for a 95 % order-statistic interval).
     r = paired_ratio([1.1, 0.9, 1.0], [1.0, 1.0, 1.0])
-    assert r.estimate == pytest.approx(math.exp(statistics.fmean(logs)))
-    assert (r.low, r.high) == pytest.approx((math.exp(statistics.fmean(logs) - half), math.exp(statistics.fmean(logs) + half)))
+    assert (r.estimate, r.low, r.high) == pytest.approx((1.0, 1 / 1.1, 1 / 0.9))
     assert not r.separated
+    # Eleven rounds, one of them disturbed (the contender took 10x): the median and the 2nd/10th ratios.
+    contender = [1.0 / (1.01 + 0.01 * i) for i in range(11)]
+    contender[5] = 10.0
+    r = paired_ratio(contender, [1.0] * 11)
+    ordered = sorted([1.01 + 0.01 * i for i in range(11) if i != 5] + [0.1])
+    assert (r.estimate, r.low, r.high) == pytest.approx((ordered[5], ordered[1], ordered[9]))
+    assert r.separated and r.low > 1  # the one wild round changes nothing
     with pytest.raises(ValueError, match="at least 2 rounds"):
         paired_ratio([1.0], [1.0])
 
@@ -59,7 +63,7 @@ def test_equal_contenders_are_a_tie_or_known_to_be_close():
     run, _ = _drifting([1.0, 1.0, 1.0], noise=0.02)
     result = race(run, 3, max_rounds=8, resolution=0.01)
     for i, r in enumerate(result.ratios):
-        assert 0.97 < r.estimate <= 1.0 + 1e-12
+        assert 0.97 < r.estimate < 1.03  # the leader has the lowest median time, not every ratio above it
         if i != result.leader:
             assert not r.separated or abs(math.log(r.estimate)) < 0.03
     with pytest.raises(ValueError, match="min_rounds"):
@@ -100,7 +104,7 @@ def test_racing_finds_the_optimum_of_a_noisy_kernel(tmp_path):
         fraction, result = _tuned(seed, True, tmp_path)
         fractions.append(fraction)
         assert result.interval is not None and result.interval[0] <= result.measurement.metric <= result.interval[1]
-        assert len(result.finalists) >= 2 and all(r.estimate <= 1 + 1e-12 for _, r, _ in result.finalists)
-        assert all(spread > 0.05 for _, _, spread in result.finalists)  # the noise, recorded
+        assert len(result.finalists) >= 2
+        assert all(spread > 0 for _, _, spread in result.finalists)  # the noise, recorded
         assert result.steps["final"] == result.best
     assert min(fractions) >= 0.97, fractions

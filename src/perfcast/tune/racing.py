@@ -3,10 +3,11 @@
 Timings on a shared machine drift: the same configuration varies from one minute to the next by more than two
 good configurations differ. Comparing means taken at different moments decides inside that drift. A race
 runs the contenders in rounds, each round every contender once (in a rotating order), so that the drift
-hits them alike, and compares each contender with the leader by the per-round ratio of their times. Its
-log has a t-interval; the race goes on until every contender is decided — the interval excludes equality
-(separated), or it is narrower than the resolution (their difference is known well enough) — or the rounds
-run out, in which case the undecided are ties. Pure functions over a callable that times one run.
+hits them alike, and compares each contender with the leader (the lowest median time) by the per-round
+ratio of their times: its median, with a distribution-free interval, so that a disturbed round does not
+sway it. The race goes on until every contender is decided — the interval excludes equality (separated),
+or it is narrower than the resolution (their difference is known well enough) — or the rounds run out, in
+which case the undecided are ties. Pure functions over a callable that times one run.
 """
 
 from __future__ import annotations
@@ -34,15 +35,24 @@ class Ratio:
 
 
 def paired_ratio(contender: Sequence[float], leader: Sequence[float], confidence: float = 0.95) -> Ratio:
-    """Return time_leader / time_contender per round, as a geometric mean with its t-interval (needs 2+ rounds)."""
+    """Return time_leader / time_contender per round: the median ratio, with its distribution-free interval.
+
+    A disturbed round (another process took the core for part of it) gives one wild ratio; the median and
+    the order-statistic interval of the median (the k-th smallest and k-th largest ratios, k from the
+    binomial distribution; the extremes when there are too few rounds for `confidence`) ignore it, where a
+    mean and a t-interval would not. Needs 2+ rounds.
+    """
     if len(contender) != len(leader) or len(contender) < 2:
         raise ValueError("a paired ratio needs two series of the same length, at least 2 rounds")
     from scipy import stats  # loaded when a race decides, not when `perfcast --help` lists the strategies
 
-    logs = [math.log(b / a) for a, b in zip(contender, leader)]
-    mean = statistics.fmean(logs)
-    half = stats.t.ppf(0.5 + confidence / 2, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return Ratio(math.exp(mean), math.exp(mean - half), math.exp(mean + half))
+    logs = sorted(math.log(b / a) for a, b in zip(contender, leader))
+    n = len(logs)
+    # The largest k with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2: [x_(k), x_(n+1-k)] covers the median.
+    k = max(1, int(stats.binom.ppf((1 - confidence) / 2, n, 0.5)))
+    while k > 1 and stats.binom.cdf(k - 1, n, 0.5) > (1 - confidence) / 2:
+        k -= 1
+    return Ratio(math.exp(statistics.median(logs)), math.exp(logs[k - 1]), math.exp(logs[n - k]))
 
 
 @dataclass(frozen=True)
@@ -66,7 +76,7 @@ def race(run: Callable[[int], float], contenders: int, *, min_rounds: int = 3, m
     """Race `contenders` (indices 0..n-1, `run(i)` times one run of i, in s) round-robin until decided.
 
     A contender is decided when its interval against the leader excludes 1, or is within `resolution` of its
-    estimate on both sides. The leader is the contender with the best geometric-mean time so far.
+    estimate on both sides. The leader is the contender with the lowest median time so far.
     """
     if contenders < 1 or min_rounds < 2 or max_rounds < min_rounds:
         raise ValueError("a race needs a contender, min_rounds >= 2 and max_rounds >= min_rounds")
@@ -78,7 +88,7 @@ def race(run: Callable[[int], float], contenders: int, *, min_rounds: int = 3, m
             samples[index].append(run(index))
         if round_ + 1 < min_rounds or contenders == 1:
             continue
-        leader = min(range(contenders), key=lambda i: statistics.fmean(math.log(t) for t in samples[i]))
+        leader = min(range(contenders), key=lambda i: statistics.median(samples[i]))
         ratios = [paired_ratio(samples[i], samples[leader], confidence) if i != leader else Ratio(1, 1, 1)
                   for i in range(contenders)]
         decided = [i == leader or r.separated or (r.high / r.estimate < 1 + resolution
