@@ -329,10 +329,11 @@ def validate_tuning_command(
         + ", ".join(f"{k} {list(v)}" for k, v in default_space(quick).items()),
         f"- best known: the exhaustive run's best {min(5, found.exhaustive_evaluations)} configurations "
         f"({found.exhaustive_evaluations} evaluations, {found.exhaustive_wall_s:.0f} s) and every run's choice, "
-        f"re-measured together round-robin for {found.rounds} rounds; the best by geometric mean is "
+        f"re-measured together round-robin for {found.rounds} rounds; the best (lowest median time) is "
         f"`{found.best_known}`",
         f"- each run: a new store and a new kernel object; {strategy}, decisions by round-robin races; its "
-        "fraction is the paired ratio of its choice to the best known over the final rounds", "",
+        "fraction is the median per-round ratio of its choice to the best known over the final rounds, with its "
+        "distribution-free 95 % interval", "",
         f"**{strategy}: median {summary['median_fraction']:.1%}, minimum {summary['min_fraction']:.1%} of the best "
         f"known; at most {summary['max_evaluations']} evaluations and {summary['max_wall_s']:.0f} s per run.**", "",
         "| run | chosen configuration | evaluations | wall | fraction of the best known [95 % interval] |",
