@@ -108,3 +108,21 @@ def test_racing_finds_the_optimum_of_a_noisy_kernel(tmp_path):
         assert all(spread > 0 for _, _, spread in result.finalists)  # the noise, recorded
         assert result.steps["final"] == result.best
     assert min(fractions) >= 0.97, fractions
+
+
+def test_a_failure_during_a_race_does_not_end_the_run(tmp_path):
+    """A configuration that ran once may fail later (a lost device, a driver hiccup): the means decide then."""
+
+    class Flaky(NoisyKernel):
+        def run(self, config, size):
+            if len(self.calls) > 30 and config["unroll"] == 4:
+                self.calls.append(("flaky", 0))
+                raise RuntimeError("CL_OUT_OF_RESOURCES")
+            return super().run(config, size)
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    kernel = Flaky(seed=1)
+    run_id, _ = store.open_run(kernel.name, "hierarchical", kernel.environment(), kernel.target(), 2)
+    result = run_strategy(Session(kernel, store, run_id, 2), "hierarchical")
+    assert result.best and result.evaluations > 0
+    assert {f["status"] for f in store.failures(run_id)} <= {"runtime"}

@@ -309,7 +309,10 @@ def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name
     contenders = contenders[:MAX_CONTENDERS]
     if len(contenders) == 1:
         return best.config
-    result = session.race(step, contenders)
+    result = _raced(session, step, contenders)
+    if result is None:
+        return best.config if pick_smallest_within is None else min(
+            (m for m in measured if m.metric >= pick_smallest_within * best.metric), key=lambda m: m.config[name]).config
     leader = contenders[result.leader]
     if pick_smallest_within is None:
         return leader.config
@@ -378,8 +381,19 @@ def _confirmed(session: Evaluator, challenger: Measurement, incumbent: Measureme
     """Return True when `challenger` beats `incumbent`: by its mean replayed, told apart in a race live."""
     if not (isinstance(session, Session) and session.racing):
         return True
-    result = session.race("4-review", [incumbent, challenger])
-    return result.leader == 1 and result.ratios[0].separated
+    result = _raced(session, "4-review", [incumbent, challenger])
+    return result is None or (result.leader == 1 and result.ratios[0].separated)
+
+
+def _raced(session: Session, step: str, contenders: Sequence[Measurement]) -> RaceResult | None:
+    """Return the race of `contenders`, or None when a contender fails in it (the means then decide, as before)."""
+    try:
+        return session.race(step, contenders)
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as error:  # noqa: BLE001 - configurations that ran once may still fail: never end the run
+        session.progress(f"race at {step} abandoned: {failure_of(error)}")
+        return None
 
 
 # The registry: name -> (what it does, how to run it with a budget and a seed). The CLI's --strategy choices
@@ -421,7 +435,9 @@ def _final_race(session: Session, result: TuningResult) -> TuningResult:
         return result
     from scipy import stats  # loaded when a live run ends, not when the CLI lists the strategies
 
-    race_result = session.race("final", finalists)
+    race_result = _raced(session, "final", finalists)
+    if race_result is None:
+        return result
     winner = finalists[race_result.leader]
     per_work = race_result.samples[race_result.leader]
     work = session.tunable.throughput(target, 1.0)
