@@ -134,7 +134,7 @@ class Session:
     failed: int = 0  # configurations that failed in this process (stored with their status)
     races: int = 0  # races run in this process
     racing: bool = True  # decide by round-robin races (off: by the means of `repetitions` runs, as before)
-    race_rounds: int = 15  # the most rounds a race runs before calling the undecided a tie
+    race_rounds: int = 25  # the most rounds a race runs before calling the undecided a tie
     resolution: float = 0.02  # a ratio known to within this is decided
     checked: set[str] = field(default_factory=set)
 
@@ -371,10 +371,21 @@ def hierarchical(session: Evaluator, max_passes: int = 3) -> TuningResult:
             for neighbour in (index - 1, index + 1):
                 if 0 <= neighbour < len(values):
                     m = at_target({**current.config, name: values[neighbour]})
-                    if m is not None and m.metric > current.metric and _confirmed(session, m, current):
+                    if m is not None and _worth_a_race(session, m, current) and _confirmed(session, m, current):
                         current, improved = m, True
     steps["review"] = dict(current.config)
     return TuningResult(current.config, current, session.evaluations, steps)
+
+
+def _worth_a_race(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
+    """Return True when a review move is worth deciding: a better mean replayed; live, a mean near enough.
+
+    Live, one mean of back-to-back runs can hide a better neighbour by more than the two differ, so every
+    neighbour within CONTEND of the incumbent races it (a race at the target size costs no evaluation).
+    """
+    if isinstance(session, Session) and session.racing:
+        return challenger.metric >= CONTEND * incumbent.metric
+    return challenger.metric > incumbent.metric
 
 
 def _confirmed(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
