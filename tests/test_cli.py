@@ -335,6 +335,35 @@ def test_validate_tuning_quick(tmp_path):
     assert "Reproduce with" in text and "| run | chosen configuration |" in text
 
 
+def test_validate_tuning_re_measures_other_tuners_choices(tmp_path):
+    """A KernelTuner run's choice (written by docs/validation/tuning-live/kerneltuner_varmc.py) joins the rounds."""
+    _opencl_or_skip()
+    arrays = tmp_path / "arrays.npz"
+    exported = run("validate", "tuning", "--nsim", "1024", "--npos", "1024", "--export-arrays", str(arrays))
+    assert exported.exit_code == 0, exported.stderr
+    import numpy as np
+
+    data = np.load(arrays)
+    assert int(data["nsim"]) == 1024 and data["types"].shape == (1024,) and data["packed"].shape == (13,)
+    choices = tmp_path / "kt.json"
+    choices.write_text(json.dumps({"choices": [
+        {"label": "KernelTuner random_sample", "config": {"posbs": 64, "simbs": 4, "vwidth": 4, "wgsize": 8},
+         "evaluations": 5, "wall_s": 3.0}]}))
+    result = run("validate", "tuning", "--quick", "--runs", "1", "--nsim", "1024", "--npos", "1024", "--rounds", "3",
+                 "--stores", str(tmp_path / "stores"), "--also", str(choices), "--json")
+    assert result.exit_code == 0, result.stderr
+    (other,) = json.loads(result.stdout)["others"]
+    assert other["label"] == "KernelTuner random_sample" and 0 < other["fraction"] < 1.1
+    choices.write_text(json.dumps({"choices": [{"label": "x", "config": {"posbs": 3, "simbs": 1, "vwidth": 1,
+                                                                           "wgsize": 1}, "evaluations": 1, "wall_s": 1}]}))
+    outside = run("validate", "tuning", "--quick", "--runs", "1", "--nsim", "1024", "--npos", "1024",
+                  "--stores", str(tmp_path / "stores"), "--also", str(choices))
+    assert outside.exit_code == 2 and "not in this space" in " ".join(outside.stderr.split())
+    choices.write_text("{}")
+    broken = run("validate", "tuning", "--quick", "--also", str(choices))
+    assert broken.exit_code == 2 and "not a file of other tuners' choices" in " ".join(broken.stderr.split())
+
+
 def test_tune_bad_input(tmp_path):
     assert "unknown strategy" in run("tune", "varmc", "--strategy", "annealing").stderr
     assert "no results database" in run("tune", "report", "1", "--store", str(tmp_path / "none.sqlite")).stderr

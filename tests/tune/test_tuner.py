@@ -80,6 +80,7 @@ def test_space_and_constraints():
     kernel = SyntheticKernel()
     assert kernel.space.invalid({"block": 16, "unroll": 1, "group": 8}) == "block x group > 64"
     assert kernel.space.invalid({"block": 1, "unroll": 1}) == "missing parameter 'group'"
+    assert kernel.space.invalid({"block": 3, "unroll": 1, "group": 1}) == "block = 3 is not one of its values [1, 2, 4, 8, 16]"
     assert kernel.space.size() == 5 * 4 * 5 - 3 * 4  # (8,16), (16,8), (16,16) are out, for each of 4 unrolls
     assert all(c["block"] * c["group"] <= 64 for c in kernel.space)
     with pytest.raises(ValueError, match="no values"):

@@ -280,6 +280,8 @@ def validate_tuning_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     folder: Annotated[Path, typer.Option("--stores", help="Folder for the runs' results stores.")] = Path(".perfcast/validate-tuning"),
     quick: Annotated[bool, typer.Option("--quick", help="The small parameter space (seconds, for tests).")] = False,
+    also: Annotated[list[Path] | None, typer.Option("--also", help="JSON of other tuners' choices on this machine (docs/validation/tuning-live/kerneltuner_varmc.py writes one), re-measured in the same rounds. Repeatable.")] = None,
+    export_arrays: Annotated[Path | None, typer.Option("--export-arrays", help="Only write the kernel's portfolio and market arrays (.npz) for another tuner, and stop.")] = None,
     markdown: Markdown = None,
     as_json: Json = False,
 ) -> None:
@@ -290,14 +292,26 @@ def validate_tuning_command(
     from perfcast.bench.opencl import OpenClBackend
     from perfcast.kernels.varmc import default_market, reference_portfolio
     from perfcast.tune.strategies import STRATEGIES
-    from perfcast.tune.validation import validate_tuning
+    from perfcast.tune.validation import read_other_choices, validate_tuning
     from perfcast.tune.varmc import VarmcTunable, default_space
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     check_writable(markdown, "--markdown", (".md",))
-    device = OpenClBackend.open(device_id, 1).device
     portfolio, market = reference_portfolio(npos), default_market()
+    if export_arrays is not None:
+        import numpy as np
+
+        from perfcast.output_files import replaced
+
+        check_writable(export_arrays, "--export-arrays", (".npz",))
+        with replaced(export_arrays) as partial, partial.open("wb") as handle:
+            np.savez(handle, types=portfolio.types, amounts=portfolio.amounts, maturities=portfolio.maturities,
+                     packed=market.packed(), nsim=nsim, npos=npos)
+        console.print(f"wrote {printable(export_arrays)} (nsim {nsim}, npos {npos})")
+        return
+    others = [choice for path in also or [] for choice in read_other_choices(path)]
+    device = OpenClBackend.open(device_id, 1).device
 
     def make() -> VarmcTunable:
         return VarmcTunable(portfolio, market, nsim, default_space(quick), device)
@@ -305,7 +319,7 @@ def validate_tuning_command(
     shutil.rmtree(folder, ignore_errors=True)  # independent runs: nothing measured before may answer
     with console.status("validating the tuner") as status:
         try:
-            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds,
+            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds, others=others,
                                     progress=lambda label: status.update(printable(label)[:100]))
         except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None
@@ -319,6 +333,8 @@ def validate_tuning_command(
         "per_run": [{"config": r.config, "evaluations": r.evaluations, "wall_s": r.wall_s, "fraction": r.fraction,
                      "interval": list(r.interval)} for r in found.runs],
         "remeasured": [{"config": c, "median_mpps": m, "round_spread": s} for c, m, s in found.remeasured],
+        "others": [{"label": label, "config": r.config, "evaluations": r.evaluations, "wall_s": r.wall_s,
+                    "fraction": r.fraction, "interval": list(r.interval)} for label, r in found.others],
     }
     lines = [
         "# Tuning validated on this machine: independent runs, their choices re-measured together", "",
@@ -342,6 +358,18 @@ def validate_tuning_command(
     for i, r in enumerate(found.runs, 1):
         lines.append(f"| {i} | `{r.config}` | {r.evaluations} | {r.wall_s:.0f} s | {r.fraction:.1%} "
                      f"[{r.interval[0]:.1%} – {r.interval[1]:.1%}] |")
+    if found.others:
+        labels = list(dict.fromkeys(label for label, _ in found.others))
+        lines += ["", "Other tuners' choices on this machine, re-measured in the same rounds:", "",
+                  "| tuner | runs | median fraction | minimum | evaluations (max) | wall (max) |",
+                  "|---|---|---|---|---|---|",
+                  f"| perfcast {strategy} | {len(found.runs)} | {summary['median_fraction']:.1%} | "
+                  f"{summary['min_fraction']:.1%} | {summary['max_evaluations']} | {summary['max_wall_s']:.0f} s |"]
+        for label in labels:
+            mine = [r for other_label, r in found.others if other_label == label]
+            lines.append(f"| {label} | {len(mine)} | {statistics.median(r.fraction for r in mine):.1%} | "
+                         f"{min(r.fraction for r in mine):.1%} | {max(r.evaluations for r in mine)} | "
+                         f"{max(r.wall_s for r in mine):.0f} s |")
     lines += ["", "Every configuration re-measured (median over the rounds; spread = (max − min) / median):", "",
               "| configuration | median | round spread |", "|---|---|---|"]
     lines += [f"| `{c}` | {m:,.0f} mpps | {s:.0%} |" for c, m, s in sorted(found.remeasured, key=lambda x: -x[1])]

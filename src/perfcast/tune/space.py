@@ -33,9 +33,11 @@ class SearchSpace:
         for name in config:
             if name not in self.parameters:
                 return f"unknown parameter {name!r}"
-        for name in self.parameters:
+        for name, values in self.parameters.items():
             if name not in config:
                 return f"missing parameter {name!r}"
+            if config[name] not in values:
+                return f"{name} = {config[name]!r} is not one of its values {list(values)}"
         for constraint in self.constraints:
             reason = constraint(config)
             if reason:

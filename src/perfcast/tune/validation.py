@@ -13,16 +13,17 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfcast.errors import InputError
 from perfcast.tune.racing import race
 from perfcast.tune.store import ResultsStore
 from perfcast.tune.strategies import Session, Tunable, run_strategy
 
-__all__ = ["RunOutcome", "TuningValidation", "validate_tuning"]
+__all__ = ["OtherChoice", "RunOutcome", "TuningValidation", "read_other_choices", "validate_tuning"]
 
 CANDIDATES = 5  # the exhaustive run's best configurations re-measured beside the runs' choices
 
@@ -39,11 +40,22 @@ class RunOutcome:
 
 
 @dataclass(frozen=True)
+class OtherChoice:
+    """A configuration another tuner chose (KernelTuner, ...), to be re-measured beside perfcast's runs."""
+
+    label: str  # e.g. 'KernelTuner genetic_algorithm'
+    config: dict[str, int]
+    evaluations: int
+    wall_s: float
+
+
+@dataclass(frozen=True)
 class TuningValidation:
     """The runs, the best known configuration, and every re-measured configuration's median and spread."""
 
     strategy: str
     runs: list[RunOutcome]
+    others: list[tuple[str, RunOutcome]]  # (label, outcome) of the other tuners' choices
     best_known: dict[str, int]
     exhaustive_evaluations: int
     exhaustive_wall_s: float
@@ -62,8 +74,12 @@ def _key(config: Mapping[str, int]) -> str:
 
 def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: int = 7,
                     strategy: str = "hierarchical", repetitions: int = 10, rounds: int = 11,
+                    others: Sequence[OtherChoice] = (),
                     progress: Callable[[str], None] = lambda _: None) -> TuningValidation:
-    """Run the validation of the module docstring; stores go into `folder` (one per run, and the exhaustive one)."""
+    """Run the validation of the module docstring; stores go into `folder` (one per run, and the exhaustive one).
+
+    `others`: configurations other tuners chose on the same machine; they are re-measured in the same rounds.
+    """
     if runs < 1 or rounds < 2:
         raise ValueError("the validation needs at least 1 run and 2 rounds")
     folder.mkdir(parents=True, exist_ok=True)
@@ -94,7 +110,11 @@ def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: 
             run_store.close()
         outcomes.append((dict(result.best), result.evaluations, time.perf_counter() - started))
     configs: dict[str, dict[str, int]] = {}
-    for config in [*(o[0] for o in outcomes), *(dict(m.config) for m in candidates)]:
+    for other in others:
+        reason = tunable.space.invalid(other.config)
+        if reason:
+            raise ValueError(f"{other.label} chose {other.config}, not in this space: {reason}")
+    for config in [*(o[0] for o in outcomes), *(o.config for o in others), *(dict(m.config) for m in candidates)]:
         configs.setdefault(_key(config), config)
     listed = list(configs.values())
     sizes = [tunable.size_for(c, tunable.groups_for_target(c)) for c in listed]
@@ -109,9 +129,21 @@ def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: 
     medians = [1 / statistics.median(samples) for samples in final.samples]
     remeasured = [(listed[i], medians[i], final.spread(i)) for i in range(len(listed))]
     by_key = {_key(c): i for i, c in enumerate(listed)}
-    run_outcomes = []
-    for config, evaluations, wall in outcomes:
+    def outcome(config: dict[str, int], evaluations: int, wall: float) -> RunOutcome:
         ratio = final.ratios[by_key[_key(config)]]
-        run_outcomes.append(RunOutcome(config, evaluations, wall, ratio.estimate, (ratio.low, ratio.high)))
-    return TuningValidation(strategy, run_outcomes, listed[final.leader], exhaustive.evaluations, exhaustive_wall,
-                            remeasured, rounds, dict(tunable.environment()))
+        return RunOutcome(config, evaluations, wall, ratio.estimate, (ratio.low, ratio.high))
+
+    run_outcomes = [outcome(*o) for o in outcomes]
+    other_outcomes = [(o.label, outcome(o.config, o.evaluations, o.wall_s)) for o in others]
+    return TuningValidation(strategy, run_outcomes, other_outcomes, listed[final.leader], exhaustive.evaluations,
+                            exhaustive_wall, remeasured, rounds, dict(tunable.environment()))
+
+
+def read_other_choices(path: Path) -> list[OtherChoice]:
+    """Return the choices in a JSON file of other tuners' runs ({"choices": [{label, config, evaluations, wall_s}]})."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [OtherChoice(str(c["label"]), {k: int(v) for k, v in c["config"].items()}, int(c["evaluations"]),
+                            float(c["wall_s"])) for c in data["choices"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise InputError(f"{path}: not a file of other tuners' choices ({error})") from None
