@@ -223,3 +223,15 @@ def test_a_run_exported_for_kerneltuner_reads_back(tmp_path):
         assert space.optimum().config == result.best
         assert {r.status for r in space.records} == {"ok", "compile"}
     assert read_recorded(kt).problem_size == (TARGET,)
+
+
+def test_a_budget_caps_the_hierarchical_review(tmp_path):
+    store = ResultsStore(tmp_path / "r.sqlite")
+    free = hierarchical(session(SyntheticKernel(), store)[0])
+    before_review = store.distinct_measurements(1) - sum(
+        1 for m in store.measurements(1) if m.step == "4-review"
+        and not any(o.step != "4-review" and o.config == m.config and o.size == m.size for o in store.measurements(1)))
+    cap = free.evaluations - 2
+    assert cap >= before_review
+    capped = run_strategy(session(SyntheticKernel(), ResultsStore(tmp_path / "c.sqlite"))[0], "hierarchical", budget=cap)
+    assert capped.evaluations <= cap < free.evaluations

@@ -27,7 +27,7 @@ tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR 
 app.add_typer(tune_app, name="tune")
 
 
-def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int, seed: int) -> tuple[Any, int, bool]:
+def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int | None, seed: int) -> tuple[Any, int, bool]:
     """Run one strategy with a progress line; return (result, run id, resumed)."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -49,7 +49,7 @@ def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget
 def tune_varmc_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
-    budget: Annotated[int, typer.Option("--budget", min=1, help="random: configurations to measure.")] = 20,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach (default: none).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 2**14,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 2**14,
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
@@ -217,7 +217,7 @@ def tune_replay_command(
     seeds: Annotated[int, typer.Option("--seeds", min=1, help="Runs per strategy, seeds 0..N-1.")] = 10,
     item: Annotated[str | None, typer.Option("--item", help="Work-item parameters, comma-separated (default: every parameter not of the work-group).")] = None,
     group: Annotated[str | None, typer.Option("--group", help="Work-group parameters, comma-separated (default: block_size_*, local/work-group sizes).")] = None,
-    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to evaluate (default: the whole space).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to evaluate (default: the whole space); hierarchical: the most evaluations.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Replay strategies on recorded measurements: evaluations each needs to reach 90/97/99 % of the space's optimum."""

@@ -274,6 +274,7 @@ def validate_bench_command(
 def validate_tuning_command(
     runs: Annotated[int, typer.Option("--runs", min=1, help="Independent tuning runs.")] = 7,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="The strategy validated.")] = "hierarchical",
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="The strategy's budget (hierarchical: the most evaluations; random: how many).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 8192,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 8192,
     rounds: Annotated[int, typer.Option("--rounds", min=2, help="Round-robin rounds of the final re-measurement.")] = 11,
@@ -319,7 +320,7 @@ def validate_tuning_command(
     shutil.rmtree(folder, ignore_errors=True)  # independent runs: nothing measured before may answer
     with console.status("validating the tuner") as status:
         try:
-            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds, others=others,
+            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds, budget=budget, others=others,
                                     progress=lambda label: status.update(printable(label)[:100]))
         except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None

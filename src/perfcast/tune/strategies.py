@@ -321,8 +321,11 @@ def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name
     return min(keep, key=lambda m: m.config[name]).config
 
 
-def hierarchical(session: Evaluator, max_passes: int = 3) -> TuningResult:
-    """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review."""
+def hierarchical(session: Evaluator, max_passes: int = 3, max_evaluations: int | None = None) -> TuningResult:
+    """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
+
+    `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
+    """
     tunable = session.tunable
     space = tunable.space
     groups = tuple(tunable.group_parameters)
@@ -369,6 +372,8 @@ def hierarchical(session: Evaluator, max_passes: int = 3) -> TuningResult:
         for name, values in space.parameters.items():
             index = values.index(current.config[name])
             for neighbour in (index - 1, index + 1):
+                if max_evaluations is not None and session.evaluations >= max_evaluations:
+                    break
                 if 0 <= neighbour < len(values):
                     m = at_target({**current.config, name: values[neighbour]})
                     if m is not None and _worth_a_race(session, m, current) and _confirmed(session, m, current):
@@ -409,19 +414,25 @@ def _raced(session: Session, step: str, contenders: Sequence[Measurement]) -> Ra
 
 # The registry: name -> (what it does, how to run it with a budget and a seed). The CLI's --strategy choices
 # and the tests' parametrisation come from it.
-STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int, int], TuningResult]]] = {
-    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2)",
-                     lambda session, budget, seed: hierarchical(session)),
+RANDOM_BUDGET = 20  # configurations random search measures when no budget is given
+
+STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
+    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2); --budget caps its review",
+                     lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
-    "random": ("--budget configurations drawn with --seed", random_search),
+    "random": (f"--budget configurations (default {RANDOM_BUDGET}) drawn with --seed",
+               lambda session, budget, seed: random_search(session, budget or RANDOM_BUDGET, seed)),
 }
 
 
 FINALISTS = 3  # the best configurations at the target size re-measured together at the end, beside the chosen one
 
 
-def run_strategy(session: Evaluator, strategy: str, budget: int = 20, seed: int = 0) -> TuningResult:
-    """Return the result of the strategy called `strategy` (a key of STRATEGIES); `budget` and `seed` are random's.
+def run_strategy(session: Evaluator, strategy: str, budget: int | None = None, seed: int = 0) -> TuningResult:
+    """Return the result of the strategy called `strategy` (a key of STRATEGIES).
+
+    `budget`: random search's number of configurations (default RANDOM_BUDGET), the hierarchical method's cap
+    on evaluations (default none); `seed`: random search's.
 
     A live run ends with a race of its finalists at the target size — the strategy's choice and the best
     measured there — and returns the winner with its interval, the others' ratios and every round spread.

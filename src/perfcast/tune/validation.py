@@ -74,7 +74,7 @@ def _key(config: Mapping[str, int]) -> str:
 
 def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: int = 7,
                     strategy: str = "hierarchical", repetitions: int = 10, rounds: int = 11,
-                    others: Sequence[OtherChoice] = (),
+                    budget: int | None = None, others: Sequence[OtherChoice] = (),
                     progress: Callable[[str], None] = lambda _: None) -> TuningValidation:
     """Run the validation of the module docstring; stores go into `folder` (one per run, and the exhaustive one).
 
@@ -105,7 +105,7 @@ def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: 
         started = time.perf_counter()
         try:
             rid, _ = run_store.open_run(fresh.name, strategy, fresh.environment(), fresh.target(), repetitions)
-            result = run_strategy(Session(fresh, run_store, rid, repetitions, progress=progress), strategy)
+            result = run_strategy(Session(fresh, run_store, rid, repetitions, progress=progress), strategy, budget)
         finally:
             run_store.close()
         outcomes.append((dict(result.best), result.evaluations, time.perf_counter() - started))
