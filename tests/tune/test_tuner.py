@@ -235,3 +235,18 @@ def test_a_budget_caps_the_hierarchical_review(tmp_path):
     assert cap >= before_review
     capped = run_strategy(session(SyntheticKernel(), ResultsStore(tmp_path / "c.sqlite"))[0], "hierarchical", budget=cap)
     assert capped.evaluations <= cap < free.evaluations
+
+
+def test_model_6_spares_the_saturated_ndranges(tmp_path):
+    """The synthetic device saturates at 2 work-groups: after 1, 2 and 4 the larger NDRanges are predicted."""
+    store = ResultsStore(tmp_path / "r.sqlite")
+    s, _ = session(SyntheticKernel(), store)
+    result = hierarchical(s)
+    step3 = [m for m in store.measurements(s.run_id) if m.step == "3-ndrange"]
+    groups = sorted(m.size["n"] // (m.config["block"] * m.config["group"]) for m in step3)
+    assert groups == [1, 2, 4]
+    (note,) = result.notes
+    assert "n_CU = 2" in note and "larger NDRanges are predicted saturated" in note
+    target_groups = SyntheticKernel().groups_for_target(result.steps["work-group"])
+    assert f"the {target_groups.bit_length() - 3} larger" in note
+    assert result.steps["ndrange"]["groups"] in (2, 4)

@@ -92,6 +92,7 @@ def tune_varmc_command(
         "best": result.best, "mpps": m.metric, "mean_s": m.mean, "std_s": m.std, "evaluations": result.evaluations,
         "space_size": tunable.space.size(), "steps": result.steps, "store": str(store_path),
         "failures": [{k: f[k] for k in ("config", "status", "message")} for f in failures],
+        "notes": list(result.notes),
         "interval_mpps": list(result.interval) if result.interval else None,
         "finalists": [{"config": c, "ratio": [r.estimate, r.low, r.high], "round_spread": spread}
                       for c, r, spread in result.finalists],
@@ -119,6 +120,8 @@ def tune_varmc_command(
                       highlight=False)
     console.print(f"  evaluations: {result.evaluations} measurements (configuration x problem size); "
                   f"the space has {summary['space_size']} configurations", highlight=False)
+    for note in result.notes:
+        console.print(f"  {printable(note)}", highlight=False)
     if failures:
         statuses = ", ".join(f"{sum(f['status'] == s for f in failures)} {s}" for s in sorted({f["status"] for f in failures}))
         console.print(f"  {len(failures)} configuration(s) failed and were stored as such ({statuses}); "

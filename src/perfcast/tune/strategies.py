@@ -231,6 +231,7 @@ class TuningResult:
     steps: dict[str, Config]  # the configuration chosen after each step (hierarchical)
     finalists: tuple[tuple[Config, Ratio, float], ...] = ()  # (config, ratio to the winner, round spread)
     interval: tuple[float, float] | None = None  # the winner's metric, 95 % interval over the final rounds
+    notes: tuple[str, ...] = ()  # what the strategy decided without measuring, and why
 
 
 def _best(measured: Sequence[Measurement]) -> Measurement:
@@ -350,12 +351,24 @@ def hierarchical(session: Evaluator, max_passes: int = 3, max_evaluations: int |
         if config == before:
             break
     steps["work-group"] = dict(config)
-    # Step 3: work-groups over the device, up to the target problem.
+    # Step 3: work-groups over the device, up to the target problem. Model-guided: once model (6) of spec §5.3
+    # fitted to the points so far shows the device saturated, the larger NDRanges are predicted, not measured.
     target_groups = tunable.groups_for_target(config)
-    by_groups = {
-        g: m for g in (2**i for i in range(32)) if g <= target_groups
-        if (m := session.evaluate("3-ndrange", config, tunable.size_for(config, g))) is not None
-    }
+    counts = [g for g in (2**i for i in range(32)) if g <= target_groups]
+    by_groups: dict[int, Measurement] = {}
+    notes: list[str] = []
+    for index, g in enumerate(counts):
+        m = session.evaluate("3-ndrange", config, tunable.size_for(config, g))
+        if m is None:
+            continue
+        by_groups[g] = m
+        saturation = _saturated(by_groups)
+        if saturation is not None and index + 1 < len(counts):
+            limit, rms = saturation
+            notes.append(f"step 3: model (6) fitted to {len(by_groups)} NDRanges ({', '.join(map(str, by_groups))} "
+                         f"work-groups) gives n_CU = {limit} (rms error {rms:.1%}); the {len(counts) - index - 1} "
+                         "larger NDRanges are predicted saturated, not measured")
+            break
     if by_groups:
         steps["ndrange"] = {**config, "groups": max(by_groups, key=lambda g: by_groups[g].metric)}
     # Step 4: review at the target size: try each parameter's neighbouring values; loop until nothing improves.
@@ -379,7 +392,26 @@ def hierarchical(session: Evaluator, max_passes: int = 3, max_evaluations: int |
                     if m is not None and _worth_a_race(session, m, current) and _confirmed(session, m, current):
                         current, improved = m, True
     steps["review"] = dict(current.config)
-    return TuningResult(current.config, current, session.evaluations, steps)
+    return TuningResult(current.config, current, session.evaluations, steps, notes=tuple(notes))
+
+
+SATURATION_FIT = 0.10  # model (6) may guide step 3 only when it fits the measured NDRanges within this
+
+
+def _saturated(by_groups: Mapping[int, Measurement]) -> tuple[int, float] | None:
+    """Return (n_CU, rms error) when model (6) fitted to 3+ NDRanges saturates below the largest, else None."""
+    if len(by_groups) < 3:
+        return None
+    from perfcast.tune.partial_models import fit_saturation  # scipy: loaded when a run reaches step 3
+
+    counts = sorted(by_groups)
+    fit = fit_saturation("(6) NDRange", "ngroup", "n_CU", counts, [by_groups[g].mean for g in counts])
+    limit = int(fit.constants["n_CU"])
+    # Saturated: the fitted limit is below the largest count measured, so two points at least lie on the flat
+    # part, and the model describes the points well.
+    if limit < counts[-1] and fit.rms_relative_error <= SATURATION_FIT:
+        return limit, fit.rms_relative_error
+    return None
 
 
 def _worth_a_race(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
@@ -471,4 +503,4 @@ def _final_race(session: Session, result: TuningResult) -> TuningResult:
                               tuple(seconds), session.tunable.throughput(target, mean))
     finals = tuple((dict(m.config), r, race_result.spread(i)) for i, (m, r) in enumerate(zip(finalists, race_result.ratios)))
     steps = {**result.steps, "final": dict(winner.config)}
-    return TuningResult(dict(winner.config), measurement, session.evaluations, steps, finals, interval)
+    return TuningResult(dict(winner.config), measurement, session.evaluations, steps, finals, interval, result.notes)
