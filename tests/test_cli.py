@@ -333,6 +333,8 @@ def test_validate_tuning_quick(tmp_path):
         json.dumps(m["config"], sort_keys=True) for m in data["remeasured"]}
     text = report.read_text()
     assert "Reproduce with" in text and "| run | chosen configuration |" in text
+    # Called from Python, the report cannot know the command line: it says the plain command, not pytest's.
+    assert "perfcast validate tuning --runs 2" in text and "pytest" not in text
 
 
 def test_validate_tuning_re_measures_other_tuners_choices(tmp_path):

@@ -42,7 +42,14 @@ def _command_line(default: str) -> str:
     import shlex
     import sys
 
-    return "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:]) if sys.argv[1:] else default
+    # Only a process started as perfcast (the script, or python -m perfcast) has perfcast's arguments in argv;
+    # called from Python (a test, a notebook) argv belongs to that program.
+    program = Path(sys.argv[0]) if sys.argv else Path()
+    started_as_perfcast = program.name == "perfcast" or (program.name == "__main__.py"
+                                                         and program.parent.name == "perfcast")
+    if not started_as_perfcast or not sys.argv[1:]:
+        return default
+    return "perfcast " + " ".join(shlex.quote(arg) for arg in sys.argv[1:])
 
 
 def _print_comparisons(title: str, other: str, comparisons: Any) -> None:
