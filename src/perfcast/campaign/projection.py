@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from perfcast.campaign.archive import Archive
-from perfcast.campaign.score import Prediction, percentage_error
+from perfcast.campaign.score import Prediction, contains, percentage_error
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.projection_view import ProjectionCapabilities, projection_capabilities
 from perfcast.devices.schema import Device, Precision
@@ -56,7 +56,7 @@ class KernelProjection:
         if self.measured is None:
             return None
         fast, slow = self.projection.time_range
-        contained = fast * (1 - self.spread) <= self.measured <= slow * (1 + self.spread)
+        contained = contains(fast, slow, self.measured, self.spread)
         detail = (f"{self.precision}; levels " + ", ".join(f"{level} {value / 1e9:.4g} GFLOP/s" for level, value
                                                           in self.projection.per_level.items())
                   + "; middle = arithmetic mean of the performance interval, time = FLOP_t / middle")

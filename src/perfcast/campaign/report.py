@@ -9,12 +9,9 @@ from pathlib import Path
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import MODELS, KernelScore, ModelSummary, score_kernel, summarise
-from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
-from perfcast.profiles.profile import ProfileSet
-from perfcast.safe_yaml import load_yaml_text
 from perfcast.units import format_duration
 
 __all__ = ["CampaignScores", "projection_summary", "score_archive", "write_report"]
@@ -31,11 +28,10 @@ class CampaignScores:
     not_scored: dict[str, str]
 
 
-def score_archive(archive: Archive) -> CampaignScores:
-    """Return every model's scores on the kernels of one campaign archive."""
-    device = parse_device_text(archive.device_yaml, f"{archive.path}:device.yaml")
-    profiles = (ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{archive.path}:profile.yaml")
-                if archive.profile_yaml else None)
+def score_archive(archive: Archive | ArchiveRun) -> CampaignScores:
+    """Return every model's scores on the kernels of one campaign archive (read, or already parsed)."""
+    run = archive if isinstance(archive, ArchiveRun) else ArchiveRun.of(archive)
+    archive, device, profiles = run.archive, run.device, run.profiles
     scores, not_scored = [], {}
     for name, record in archive.manifest["kernels"].items():
         if "skipped" in record:
@@ -175,9 +171,10 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
              "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
              "when t_bound / t_meas > 1 + s. Given archives of two or more devices, each is projected onto every other "
              "(§4) and scored the way a range is.", ""]
+    measured_runs = [ArchiveRun.of(archive) for archive in archives]
     results = []
-    for index, archive in enumerate(archives):
-        result = score_archive(archive)
+    for index, run in enumerate(measured_runs):
+        result = score_archive(run)
         results.append(result)
         chart = f"predicted-vs-measured-{index + 1}.png" if len(archives) > 1 else "predicted-vs-measured.png"
         points = [PredictedPoint(s.kernel, model, s.measured, p.time, p.lower, p.upper)
@@ -185,7 +182,6 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
         if points:
             save_figure(predicted_vs_measured_figure(points, result.device.full_name), output / chart)
         lines += _section(result, chart)
-    measured_runs = [ArchiveRun.of(archive) for archive in archives] if len(archives) > 1 else []
     pairs = [(i, j) for i in range(len(measured_runs)) for j in range(len(measured_runs)) if i != j]
     for i, j in pairs:
         projected = project_archive(measured_runs[i], measured_runs[j])

@@ -21,7 +21,7 @@ from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "percentage_error", "score_kernel", "summarise"]
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "percentage_error", "score_kernel", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 
@@ -58,6 +58,11 @@ def percentage_error(predicted: float, measured: float) -> float:
     return abs(predicted - measured) / measured
 
 
+def contains(lower: float, upper: float, measured: float, spread: float) -> bool:
+    """Return True when a range (s) contains a measurement (s) of relative spread s: lower(1 - s) <= t <= upper(1 + s)."""
+    return lower * (1 - spread) <= measured <= upper * (1 + spread)
+
+
 def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
     peak = device.peak_compute(kernel.precision)
     bandwidths = device.level_bandwidths()
@@ -78,7 +83,7 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
     geometric = upper > 2 * lower
     middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
-    contained = lower * (1 - spread) <= measured <= upper * (1 + spread)
+    contained = contains(lower, upper, measured, spread)
     detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
               f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)

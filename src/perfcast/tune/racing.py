@@ -49,9 +49,8 @@ def paired_ratio(contender: Sequence[float], leader: Sequence[float], confidence
     logs = sorted(math.log(b / a) for a, b in zip(contender, leader))
     n = len(logs)
     # The largest k with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2: [x_(k), x_(n+1-k)] covers the median.
+    # The binomial quantile is the smallest k with P(B <= k) >= that, so P(B < k) is below it; at least 1.
     k = max(1, int(stats.binom.ppf((1 - confidence) / 2, n, 0.5)))
-    while k > 1 and stats.binom.cdf(k - 1, n, 0.5) > (1 - confidence) / 2:
-        k -= 1
     return Ratio(math.exp(statistics.median(logs)), math.exp(logs[k - 1]), math.exp(logs[n - k]))
 
 

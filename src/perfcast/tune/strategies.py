@@ -190,11 +190,12 @@ class Session:
         """Return how many (configuration, problem size) pairs this run has measured, resumed parts included."""
         return self.store.distinct_measurements(self.run_id)
 
-    def race(self, step: str, contenders: Sequence[Measurement]) -> RaceResult:
+    def race(self, step: str, contenders: Sequence[Measurement]) -> tuple[RaceResult, list[Measurement]]:
         """Race measured contenders round-robin (spec-free: the noise guard of every decision); store the rounds.
 
         Contenders may run different problem sizes (step 1 gives each work-item its own work): they are
-        compared per unit of work, 1 / throughput. The rounds are stored as measurements of step 'race:STEP'.
+        compared per unit of work, 1 / throughput. The rounds are stored, and returned, as measurements of
+        step 'race:STEP', one per contender in their order.
         """
         configs, sizes = [dict(m.config) for m in contenders], [dict(m.size) for m in contenders]
         for config, size in zip(configs, sizes):
@@ -205,16 +206,18 @@ class Session:
             return 1 / self.tunable.throughput(sizes[index], self.tunable.run(configs[index], sizes[index]))
 
         result = race(per_work, len(configs), max_rounds=self.race_rounds, resolution=self.resolution)
+        raced = []
         for config, size, normalised in zip(configs, sizes, result.samples):
             # Stored as times again: throughput is work / seconds, so the work is the throughput of one second.
             work = self.tunable.throughput(size, 1.0)
             seconds = [n * work for n in normalised]
             mean = statistics.fmean(seconds)
-            self.store.record(self.run_id, Measurement(
-                f"race:{step}", config, size, mean, statistics.stdev(seconds) if len(seconds) > 1 else 0.0,
-                tuple(seconds), self.tunable.throughput(size, mean)))
+            raced.append(Measurement(f"race:{step}", config, size, mean,
+                                     statistics.stdev(seconds) if len(seconds) > 1 else 0.0, tuple(seconds),
+                                     self.tunable.throughput(size, mean)))
+            self.store.record(self.run_id, raced[-1])
         self.races += 1
-        return result
+        return result, raced
 
 
 @dataclass(frozen=True)
@@ -301,19 +304,15 @@ def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name
     means decide.
     """
     best = _best(measured)
-    if not (isinstance(session, Session) and session.racing):
+    contenders = sorted((m for m in measured if m.metric >= CONTEND * best.metric), key=lambda m: -m.metric)
+    contenders = contenders[:MAX_CONTENDERS]
+    raced = _raced(session, step, contenders) if len(contenders) > 1 else None
+    if raced is None:  # replayed, not racing, a single contender, or a race that failed: the means decide
         if pick_smallest_within is None:
             return best.config
         keep = [m for m in measured if m.metric >= pick_smallest_within * best.metric]
         return min(keep, key=lambda m: m.config[name]).config
-    contenders = sorted((m for m in measured if m.metric >= CONTEND * best.metric), key=lambda m: -m.metric)
-    contenders = contenders[:MAX_CONTENDERS]
-    if len(contenders) == 1:
-        return best.config
-    result = _raced(session, step, contenders)
-    if result is None:
-        return best.config if pick_smallest_within is None else min(
-            (m for m in measured if m.metric >= pick_smallest_within * best.metric), key=lambda m: m.config[name]).config
+    result = raced[0]
     leader = contenders[result.leader]
     if pick_smallest_within is None:
         return leader.config
@@ -427,14 +426,18 @@ def _worth_a_race(session: Evaluator, challenger: Measurement, incumbent: Measur
 
 def _confirmed(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
     """Return True when `challenger` beats `incumbent`: by its mean replayed, told apart in a race live."""
+    raced = _raced(session, "4-review", [incumbent, challenger])
+    return raced is None or (raced[0].leader == 1 and raced[0].ratios[0].separated)
+
+
+def _raced(session: Evaluator, step: str, contenders: Sequence[Measurement]
+           ) -> tuple[RaceResult, list[Measurement]] | None:
+    """Return the race of `contenders` and its measurements, or None where the means decide instead.
+
+    None when not racing (a replay, racing off) or when a contender fails in the race.
+    """
     if not (isinstance(session, Session) and session.racing):
-        return True
-    result = _raced(session, "4-review", [incumbent, challenger])
-    return result is None or (result.leader == 1 and result.ratios[0].separated)
-
-
-def _raced(session: Session, step: str, contenders: Sequence[Measurement]) -> RaceResult | None:
-    """Return the race of `contenders`, or None when a contender fails in it (the means then decide, as before)."""
+        return None
     try:
         return session.race(step, contenders)
     except (KeyboardInterrupt, SystemExit, MemoryError):
@@ -489,18 +492,16 @@ def _final_race(session: Session, result: TuningResult) -> TuningResult:
         return result
     from scipy import stats  # loaded when a live run ends, not when the CLI lists the strategies
 
-    race_result = _raced(session, "final", finalists)
-    if race_result is None:
+    raced = _raced(session, "final", finalists)
+    if raced is None:
         return result
+    race_result, measurements = raced
     winner = finalists[race_result.leader]
-    per_work = race_result.samples[race_result.leader]
-    work = session.tunable.throughput(target, 1.0)
-    seconds = [n * work for n in per_work]
-    mean = statistics.fmean(seconds)
-    half = stats.t.ppf(0.975, len(seconds) - 1) * statistics.stdev(seconds) / math.sqrt(len(seconds))
-    interval = (session.tunable.throughput(target, mean + half), session.tunable.throughput(target, max(mean - half, 1e-30)))
-    measurement = Measurement("race:final", dict(winner.config), dict(target), mean, statistics.stdev(seconds),
-                              tuple(seconds), session.tunable.throughput(target, mean))
+    measurement = measurements[race_result.leader]
+    rounds = len(measurement.samples)
+    half = stats.t.ppf(0.975, rounds - 1) * measurement.std / math.sqrt(rounds)
+    interval = (session.tunable.throughput(target, measurement.mean + half),
+                session.tunable.throughput(target, max(measurement.mean - half, 1e-30)))
     finals = tuple((dict(m.config), r, race_result.spread(i)) for i, (m, r) in enumerate(zip(finalists, race_result.ratios)))
     steps = {**result.steps, "final": dict(winner.config)}
     return TuningResult(dict(winner.config), measurement, session.evaluations, steps, finals, interval, result.notes)
