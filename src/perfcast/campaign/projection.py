@@ -25,7 +25,7 @@ from perfcast.profiles.projection_input import projected_kernel
 from perfcast.safe_yaml import load_yaml_text
 
 __all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision",
-           "kernel_base_name", "project_archive", "project_profiles"]
+           "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,21 @@ class ArchiveRun:
         return cls(archive, device, profiles, timings, precisions, sizes)
 
 
+def same_size_timings(target: ArchiveRun, source_sizes: dict[str, int | None]
+                      ) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[int | None, int | None]]]:
+    """Return the target's timings of the kernels it ran at the source's size, and the others' (source, target) sizes.
+
+    With no source sizes (a profile, not an archive) every timing counts.
+    """
+    same, differing = {}, {}
+    for name, timing in target.timings.items():
+        if source_sizes and source_sizes.get(name) != target.sizes.get(name):
+            differing[name] = (source_sizes.get(name), target.sizes.get(name))
+        else:
+            same[name] = timing
+    return same, differing
+
+
 def distinct_target(source: Device, target: Device) -> Device:
     """Return `target`, renamed '<name>-target' when it bears the source's name (two runs of one device)."""
     return target.model_copy(update={"name": f"{target.name}-target"}) if target.name == source.name else target
@@ -179,20 +194,21 @@ def project_archive(source: ArchiveRun, target: ArchiveRun) -> ArchiveProjection
         raise InputError(f"{source.archive.path}: the archive has no kernel profiles to project (run the campaign "
                          "with profiling)")
     target_device = distinct_target(source.device, target.device)
+    comparable, differing = same_size_timings(target, source.sizes)
     times, measured, left_out = {}, {}, {}
     chosen = []
     for profile in source.profiles.kernels:
         name = profile.name
         if name not in source.timings:
             left_out[name] = "not timed on the source (skipped, or a wrong result)"
-        elif name not in target.timings:
+        elif name in differing:
+            left_out[name] = "sizes differ: n = {} on the source, {} there".format(*differing[name])
+        elif name not in comparable:
             left_out[name] = "not timed on the target (skipped, or a wrong result)"
-        elif source.sizes.get(name) != target.sizes.get(name):
-            left_out[name] = f"sizes differ: n = {source.sizes.get(name)} on the source, {target.sizes.get(name)} there"
         else:
             chosen.append(profile)
             times[name] = source.timings[name][0]
-            measured[(name, target_device.name)] = target.timings[name]
+            measured[(name, target_device.name)] = comparable[name]
     projections, refused = project_profiles(source.profiles, source.device, [target_device], kernels=chosen,
                                             times=times, precisions=source.precisions, measured=measured)
     left_out.update({name.split(" -> ")[0]: why for name, why in refused.items()})

@@ -92,7 +92,7 @@ def project_command(
 ) -> None:
     """Projected time interval of each kernel on each target: the source's measurement through kernel-specific rooflines."""
     from perfcast.campaign.archive import Archive
-    from perfcast.campaign.projection import ArchiveRun, distinct_target, project_profiles
+    from perfcast.campaign.projection import ArchiveRun, distinct_target, project_profiles, same_size_timings
     from perfcast.devices.schema import Precision
     from perfcast.profiles import read_profile
     from perfcast.profiles.profile import ProfileError
@@ -123,12 +123,11 @@ def project_command(
         if _is_archive(Path(name)):
             other = ArchiveRun.of(Archive.read(name))
             device = distinct_target(source, other.device)
-            for kernel, timing in other.timings.items():
-                if source_sizes and source_sizes.get(kernel) != other.sizes.get(kernel):
-                    errors.print(f"not scored on {printable(device.name)}: {printable(kernel)} ran at another size "
-                                 f"there (n = {other.sizes.get(kernel)}, here {source_sizes.get(kernel)})")
-                    continue
-                measured[(kernel, device.name)] = timing
+            comparable, differing = same_size_timings(other, source_sizes)
+            measured.update({(kernel, device.name): timing for kernel, timing in comparable.items()})
+            for kernel, (here, there) in differing.items():
+                errors.print(f"not scored on {printable(device.name)}: {printable(kernel)} ran at another size "
+                             f"there (n = {there}, here {here})")
             devices.append(device)
         else:
             devices.append(resolve_device(name))

@@ -228,7 +228,7 @@ def tune_replay_command(
     from rich.table import Table
 
     from perfcast.tune.recorded import read_recorded
-    from perfcast.tune.replay import FRACTIONS, default_levels, replay
+    from perfcast.tune.replay import FRACTIONS, levels, replay
 
     recorded = read_recorded(cache)
     chosen = list(strategies or STRATEGIES)
@@ -236,9 +236,8 @@ def tune_replay_command(
     def names(text: str | None) -> list[str] | None:
         return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
-    levels_item, levels_group = names(item), names(group)
-    guessed_item, guessed_group = default_levels(recorded)
-    results = replay(recorded, chosen, seeds, levels_item, levels_group, budget)
+    item_levels, group_levels = levels(recorded, names(item), names(group))
+    results = replay(recorded, chosen, seeds, item_levels, group_levels, budget)
     optimum = recorded.optimum()
     assert optimum.time is not None  # the optimum ran
     failed = sum(r.status != "ok" for r in recorded.records)
@@ -246,8 +245,7 @@ def tune_replay_command(
         print_json({
             "cache": str(cache), "kernel": recorded.kernel, "device": recorded.device,
             "configurations": len(recorded.records), "failed": failed, "optimum": optimum.config,
-            "optimum_s": optimum.time, "levels": {"item": levels_item or [p for p in guessed_item if p not in (levels_group or guessed_group)],
-                                                  "group": levels_group or list(guessed_group)},
+            "optimum_s": optimum.time, "levels": {"item": list(item_levels), "group": list(group_levels)},
             "strategies": [{"strategy": r.strategy, "seeds": r.seeds,
                             "evaluations_to_reach": {f"{f:.0%}": r.to_reach[f] for f in FRACTIONS},
                             "chosen_fraction": r.chosen, "evaluations": r.evaluations} for r in results],
@@ -256,8 +254,8 @@ def tune_replay_command(
     console.print(f"[bold]{printable(recorded.kernel)}[/] on {printable(recorded.device or 'an unnamed device')}: "
                   f"{len(recorded.records)} configurations recorded ({failed} failed), optimum "
                   f"{optimum.time * 1e3:.4g} ms at {printable(optimum.config)}", highlight=False, soft_wrap=True)
-    console.print(f"levels: work-item {printable(', '.join(levels_item or [p for p in guessed_item if p not in (levels_group or guessed_group)]))}; "
-                  f"work-group {printable(', '.join(levels_group or guessed_group))}", highlight=False, soft_wrap=True)
+    console.print(f"levels: work-item {printable(', '.join(item_levels))}; work-group {printable(', '.join(group_levels))}",
+                  highlight=False, soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAVY, title=f"evaluations to reach a fraction of the optimum, over {seeds} seed(s): "
                   "median [min – max] (runs that reached it)")
     for column in ("strategy", *(f"{f:.0%}" for f in FRACTIONS), "chosen (median)", "evaluations (median)"):

@@ -24,7 +24,7 @@ from perfcast.tune.space import SearchSpace
 from perfcast.tune.store import Measurement
 from perfcast.tune.strategies import STRATEGIES, run_strategy
 
-__all__ = ["FRACTIONS", "RecordedTunable", "ReplaySession", "StrategyReplay", "default_levels", "replay"]
+__all__ = ["FRACTIONS", "RecordedTunable", "ReplaySession", "StrategyReplay", "default_levels", "levels", "replay"]
 
 FRACTIONS = (0.90, 0.97, 0.99)  # fractions of the optimum's performance the report counts evaluations to
 # Parameter names that shape the work-group in the tuners people use (KernelTuner's block_size_*, OpenCL's
@@ -38,6 +38,17 @@ def default_levels(space: RecordedSpace) -> tuple[tuple[str, ...], tuple[str, ..
     group = tuple(name for name in space.parameters if _GROUP_NAME.match(name))
     item = tuple(name for name in space.parameters if name not in group)
     return item, group
+
+
+def levels(space: RecordedSpace, item: Sequence[str] | None = None, group: Sequence[str] | None = None
+           ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Return the (work-item, work-group) parameters: the ones given, else those guessed from the names.
+
+    Given only the work-group, the work-item is every other parameter the names would put there.
+    """
+    guessed_item, guessed_group = default_levels(space)
+    chosen_group = tuple(group) if group else guessed_group
+    return (tuple(item) if item else tuple(p for p in guessed_item if p not in chosen_group)), chosen_group
 
 
 @dataclass
@@ -166,9 +177,7 @@ def replay(recorded: RecordedSpace, strategies: Sequence[str], seeds: int, item:
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise InputError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}")
-    guessed_item, guessed_group = default_levels(recorded)
-    group = tuple(group) if group else guessed_group
-    item = tuple(item) if item else tuple(p for p in guessed_item if p not in group)
+    item, group = levels(recorded, item, group)
     optimum = recorded.optimum().time
     assert optimum is not None
     results = []
