@@ -160,3 +160,13 @@ def test_clpeak_missing_is_said(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(PeerUnavailable, match="apt-get install clpeak"):
         peers.clpeak_figures(catalog()["core-i7-930"])
+
+
+def test_the_l1_triad_per_core_and_cycle():
+    from perfcast.bench.reference import Comparison
+
+    l1 = Comparison("L1 triad bandwidth (32 KiB)", "B/s", (500e9, 520e9, 540e9), (450e9,))
+    text = peers.l1_per_cycle([l1], clock=3.25e9, threads=2, vector_bytes=32)
+    # 520e9 / (3.25e9 x 2) = 80 B/cycle of 96; 450e9 / 6.5e9 = 69.2.
+    assert "perfcast 80.0 B/cycle (83% of the core's 96 B/cycle" in text and "the peer 69.2 B/cycle (72%)" in text
+    assert peers.l1_per_cycle([], 3e9, 2, 32) == "" and peers.l1_per_cycle([l1], 0.0, 2, 32) == ""

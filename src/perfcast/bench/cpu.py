@@ -21,7 +21,10 @@ from perfcast.bench.suite import (
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
-__all__ = ["CHAIN_LENGTH", "NativeCpuBackend", "compute_rate", "register_blocks", "scalar_flags", "triad_rate"]
+__all__ = [
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "compute_rate", "register_blocks", "scalar_flags",
+    "placed_arrays", "streaming_arrays", "triad_rate",
+]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
 
@@ -30,6 +33,33 @@ _F = ctypes.POINTER(ctypes.c_float)
 _I64 = ctypes.POINTER(ctypes.c_int64)
 _L, _I = ctypes.c_long, ctypes.c_int
 CHAIN_LENGTH = 256  # operations on each register-resident value per pass of a compute kernel
+PAGE = 4096  # B: arrays start on a page, as likwid-bench's and STREAM's do
+
+
+def aligned_full(count: int, value: float, dtype: type = np.float64) -> np.ndarray:
+    """Return `count` elements equal to `value`, starting on a 4 KiB page.
+
+    numpy's large arrays start 16 B past a page (the allocator's header), so
+    every other 32-byte vector load of a kernel straddles two cache lines:
+    that alone held the L1 triad at two thirds of its aligned rate on an AVX2
+    core (198 against 286 GB/s on one thread).
+    """
+    itemsize = np.dtype(dtype).itemsize
+    raw = np.empty(count * itemsize + PAGE, dtype=np.uint8)
+    start = -raw.ctypes.data % PAGE
+    array: np.ndarray = raw[start:start + count * itemsize].view(dtype)
+    array.fill(value)
+    return array
+
+
+def streaming_arrays(lib: ctypes.CDLL, n: int, threads: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return the triad's arrays (1, 2, 0.5) for up to `n` elements on up to `threads` threads.
+
+    Each is as long as the C kernels' page-spaced thread shares need
+    (`spaced_extent` in bench.c, the one place that lays them out).
+    """
+    extent = lib.spaced_extent(n, threads)
+    return aligned_full(extent, 1.0), aligned_full(extent, 2.0), aligned_full(extent, 0.5)
 
 
 def register_blocks() -> tuple[VectorIsa, VectorIsa]:
@@ -76,12 +106,31 @@ def triad_rate(
     lib: ctypes.CDLL, arrays: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, threads: int, repetitions: int,
     min_seconds: float,
 ) -> Sample:
-    """Return the triad bandwidth (B/s, STREAM counting: 24 B per element) over the first `n` of `arrays`."""
+    """Return the triad bandwidth (B/s, STREAM counting: 24 B per element) over `n` elements of `arrays`."""
     a, b, c = arrays
+    if min(a.size, b.size, c.size) < lib.spaced_extent(n, threads):
+        raise ValueError(f"triad arrays too short for {n} elements on {threads} threads: use streaming_arrays")
     return calibrated_rate(
         lambda passes: lib.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, threads),
         24 * n, repetitions, min_seconds,
     )
+
+
+def placed_arrays(
+    lib: ctypes.CDLL, n: int, threads: int, probe_elements: int, min_seconds: float, candidates: int = 3,
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], list[float]]:
+    """Return the fastest of `candidates` placements of the triad's arrays (for up to `n` elements), and each one's rate (B/s).
+
+    Each placement is a fresh allocation, timed briefly with a triad over
+    `probe_elements` (a working set inside L1). Where cache-resident arrays
+    lie in virtual memory matters on some cores: on an AVX2 EPYC one
+    placement in twelve halved the L1 triad (236 against 411 GB/s), the
+    same for every later measurement on those arrays. The chosen placement
+    measures the cache; the others measured the placement.
+    """
+    placements = [streaming_arrays(lib, n, threads) for _ in range(candidates)]  # all alive: distinct addresses
+    rates = [triad_rate(lib, arrays, probe_elements, threads, 3, min_seconds).value for arrays in placements]
+    return placements[int(np.argmax(rates))], rates
 
 
 def _declare(library: NativeLibrary) -> ctypes.CDLL:
@@ -101,6 +150,8 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
     for name, arguments in signatures.items():
         getattr(lib, name).argtypes = arguments
         getattr(lib, name).restype = ctypes.c_double
+    lib.spaced_extent.argtypes = [_L, _I]
+    lib.spaced_extent.restype = _L
     return lib
 
 
@@ -142,9 +193,9 @@ class NativeCpuBackend:
         capacities = self._cache_capacities()
         largest = max((c for _, c in capacities), default=32 * 2**20)
         # Far past the last-level cache, so that no level of it holds a measurable share of the data.
-        dram_bytes = int(max((4 if quick else 8) * largest, 64 * 2**20))
+        dram_bytes = int(max(8 * largest, 64 * 2**20))  # the same in the quick suite: its figures must agree
         dram_elements = dram_bytes // 8 // 3  # triad: three arrays in the working set
-        a, b, c = (np.full(dram_elements, value) for value in (1.0, 2.0, 0.5))
+        a, b, c = streaming_arrays(lib, dram_elements, threads)
         sink = np.zeros(max(64, threads), dtype=np.float64)
 
         def kernel_run(kernel: str, n: int, t: int, library: ctypes.CDLL = lib):
@@ -157,14 +208,26 @@ class NativeCpuBackend:
             arrays = {"read": 1, "write": 1, "copy": 2, "triad": 3}[kernel]
             return calls[kernel], 8 * n * arrays
 
-        # 1. Working-set sweep from well inside L1 to past the last-level cache (triad, every core).
-        sizes = np.unique(np.geomspace(16 * 2**10, dram_bytes, 12 if quick else 22).astype(np.int64))
+        # 1. Working-set sweep from well inside L1 to past the last-level cache (triad, every core), with a
+        # quarter and a half of every cache level among its points, so that the quick and the full sweep take
+        # each plateau from the same working sets. Working sets within the caches below the last level run
+        # on the best of three placements of their arrays (placed_arrays).
+        sizes = np.unique(np.r_[np.geomspace(16 * 2**10, dram_bytes, 12 if quick else 22),
+                                [cap * share for _, cap in capacities for share in (0.25, 0.5)]].astype(np.int64))
+        private = capacities[-2][1] if len(capacities) > 1 else 0.0
+        l1 = capacities[0][1] if capacities else 32 * 2**10
+        small, placement_rates = placed_arrays(lib, int(private) // 24 + 1, threads, int(l1 / 2) // 24, min_seconds)
+        suite.notes.append(
+            "Working sets within the caches below the last level: the best of three placements of their arrays "
+            f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
+        )
         tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + 2 + 10)
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
             n = max(threads * 64, int(size) // 24)
-            suite.sweep.append(SweepPoint("triad", 24 * n, triad_rate(lib, (a, b, c), n, threads, reps, min_seconds)))
+            arrays = small if size <= private else (a, b, c)
+            suite.sweep.append(SweepPoint("triad", 24 * n, triad_rate(lib, arrays, n, threads, reps, min_seconds)))
         suite.levels = cache_plateaus(suite.sweep, capacities)
         # 2. DRAM: the four STREAM kernels far past the caches.
         for kernel in ("read", "write", "copy", "triad"):
@@ -175,17 +238,24 @@ class NativeCpuBackend:
         tick("DRAM triad, one thread")
         run, moved = kernel_run("triad", dram_elements, 1)
         suite.bandwidth_ceilings["single thread"] = calibrated_rate(run, moved, reps, min_seconds)
+        # Over one array of the whole DRAM working set (the intensity sweep's, read as doubles): a triad
+        # array is a third of it, small enough that the last-level cache served part of the strided and
+        # random reads (the quick suite's strided figure came out 46 % above the full one's).
+        x = aligned_full(dram_bytes // 4, 1.0, np.float32)
+        reads, read_elements = x.view(np.float64), x.size // 2
         tick("strided reads")
         stride = 8  # one double per 64-byte line
         suite.bandwidth_ceilings["strided"] = calibrated_rate(
-            lambda passes: lib.mem_strided(_ptr(a, _D), dram_elements, stride, passes, threads, _ptr(sink, _D)),
-            8 * (dram_elements // stride), reps, min_seconds,
+            lambda passes: lib.mem_strided(_ptr(reads, _D), read_elements, stride, passes, threads, _ptr(sink, _D)),
+            8 * (read_elements // stride), reps, min_seconds,
         )
         tick("random reads")
-        gathered = dram_elements // 8
-        index = np.random.default_rng(0).permutation(dram_elements)[:gathered].astype(np.int64)
+        gathered = read_elements // 8
+        # Drawn with replacement: a permutation of the whole array took 2 of the quick suite's 5 s.
+        index = np.random.default_rng(0).integers(0, read_elements, gathered, dtype=np.int64)
         suite.bandwidth_ceilings["uncoalesced"] = calibrated_rate(
-            lambda passes: lib.mem_random(_ptr(a, _D), _ptr(index, _I64), gathered, passes, threads, _ptr(sink, _D)),
+            lambda passes: lib.mem_random(_ptr(reads, _D), _ptr(index, _I64), gathered, passes, threads,
+                                          _ptr(sink, _D)),
             8 * gathered, reps, min_seconds,
         )
         # 4. Peaks per precision and instruction kind, from registers, every core.
@@ -201,18 +271,25 @@ class NativeCpuBackend:
             suite.compute_ceilings[label] = compute_rate(
                 library, "peak_f32_fma", ctypes.c_float, t, block.block_bytes, reps, min_seconds
             )
-        # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store.
-        x = np.ones(dram_bytes // 4, dtype=np.float32)
+        # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
+        # ridge a point is compute bound wherever its data lives, so its array shrinks to do the work of the
+        # point at twice the ridge (as the accelerator suite does): the full-size sweep took 6 of the quick
+        # suite's seconds.
+        far = 2 * suite.compute[("fp32", "fma")].value / suite.dram["triad"].value  # op/B
+        lanes = isa.block_bytes // 4
         for k_mix in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256):
             tick(f"intensity sweep k={k_mix}")
-            lanes = isa.block_bytes // 4
-            moved_bytes = 8 * (x.size // lanes) * lanes
+            intensity = 2 * k_mix / 8
+            blocks = x.size // lanes
+            if intensity > far:
+                blocks = max(threads, int(blocks * far / intensity))
             rate = calibrated_rate(
-                lambda passes, kk=k_mix: lib.mix_f32(_ptr(x, _F), x.size, kk, 0.999, 1e-3, passes, threads),
-                moved_bytes, reps, min_seconds,
+                lambda passes, kk=k_mix, n=blocks * lanes: lib.mix_f32(_ptr(x, _F), n, kk, 0.999, 1e-3, passes,
+                                                                       threads),
+                8 * blocks * lanes, reps, min_seconds,
             )
             if k_mix:
-                suite.mix.append(MixPoint(2 * k_mix / 8, Sample(rate.value * 2 * k_mix / 8, rate.spread, reps)))
+                suite.mix.append(MixPoint(intensity, Sample(rate.value * intensity, rate.spread, reps)))
         tick.finish()
         suite.notes.append(
             f"Memory kernels on {threads} threads over {dram_bytes / 2**20:.0f} MiB of triad working set; "

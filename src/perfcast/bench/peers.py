@@ -17,14 +17,22 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, triad_rate
+from perfcast.bench.cpu import (
+    SOURCE,
+    _declare,
+    compute_rate,
+    placed_arrays,
+    register_blocks,
+    streaming_arrays,
+    triad_rate,
+)
 from perfcast.bench.reference import Comparison
 from perfcast.devices.schema import Device
 from perfcast.errors import ToolError
 from perfcast.kernels.native import VectorIsa, build_library, cpu_flags, native_flags, vector_isa
 
-__all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "clpeak_figures", "compare_with_peers", "likwid_figures",
-           "peers_markdown"]
+__all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "clpeak_figures", "compare_with_peers", "l1_per_cycle",
+           "likwid_figures", "peers_markdown"]
 
 class PeerUnavailable(ToolError):
     """A peer program that is not installed here or has no kernel for this CPU."""
@@ -89,9 +97,11 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     def peak(function: str, scalar: type, on: int) -> Callable[[], float]:
         return lambda: compute_rate(library, function, scalar, on, block, 5, 0.05).value
 
-    def triad(working_set: float) -> Callable[[], float]:
+    def triad(working_set: float, in_cache: bool) -> Callable[[], float]:
         n = max(threads * 64, int(working_set) // 24)
-        arrays = (np.full(n, 1.0), np.full(n, 2.0), np.full(n, 0.5))
+        # Cache-resident arrays on the best of three placements, as the suite's sweep measures them.
+        arrays = placed_arrays(library, n, threads, min(n, probe), 0.02)[0] if in_cache else streaming_arrays(
+            library, n, threads)
         return lambda: triad_rate(library, arrays, n, threads, 5, 0.02).value
 
     figures = [
@@ -106,14 +116,15 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
         (level.size.value * (host.compute_units if level.scope == "per_core" else 1), level.level)
         for level in host.memory if level.level in ("L1", "L2", "L3") and level.size is not None
     )
+    probe = int(capacities[0][0] / 2) // 24 if capacities else 1024  # a triad inside L1
     for capacity, level in capacities:
         size = _kib(capacity / 2)  # well inside the level, as the suite's plateaus are taken
         workgroup = f"N:{size}kB:{threads}"
-        figures.append(PeerFigure(f"{level} triad bandwidth ({size} KiB)", "B/s", triad(size * 1024),
+        figures.append(PeerFigure(f"{level} triad bandwidth ({size} KiB)", "B/s", triad(size * 1024, True),
                                   _peer(stream, workgroup), f"{stream} -W {workgroup}"))
     largest = capacities[-1][0] if capacities else 32 * 2**20
     dram = _kib(max(8 * largest, 256 * 2**20))
-    figures.append(PeerFigure(f"DRAM triad bandwidth ({dram // 1024} MiB)", "B/s", triad(dram * 1024),
+    figures.append(PeerFigure(f"DRAM triad bandwidth ({dram // 1024} MiB)", "B/s", triad(dram * 1024, False),
                               _peer(stream, f"N:{dram}kB:{threads}"), f"{stream} -W N:{dram}kB:{threads}"))
     return figures
 
@@ -242,3 +253,24 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
             f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def l1_per_cycle(results: list[Comparison], clock: float, threads: int, vector_bytes: int) -> str:
+    """Return a Markdown paragraph: each side's L1 triad in B per cycle per core (clock in Hz) against the core's limit.
+
+    The limit is three vector accesses per cycle (two loads and one store of
+    `vector_bytes`), what Haswell-and-later and Zen 2-and-later cores sustain
+    at their native width: a ratio above 1 at L1 is then read against how
+    close each side comes to it, the byte counting being the same (24 B per element).
+    """
+    found = next((c for c in results if c.figure.startswith("L1 triad")), None)
+    if found is None or clock <= 0 or threads < 1:
+        return ""
+    ours, theirs = (float(np.median(side)) / (clock * threads) for side in (found.perfcast, found.reference))
+    limit = 3 * vector_bytes
+    return (
+        f"\nL1 per core and cycle, at the clock measured after the rounds ({clock / 1e9:.2f} GHz, a dependent add "
+        f"chain on every core): perfcast {ours:.1f} B/cycle ({ours / limit:.0%} of the core's {limit} B/cycle: two "
+        f"{vector_bytes}-byte loads and one store per cycle), the peer {theirs:.1f} B/cycle ({theirs / limit:.0%}). "
+        "Both count 24 B per element, so a ratio above 1 here is the loop, not the counting.\n"
+    )

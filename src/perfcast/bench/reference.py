@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, triad_rate
+from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, streaming_arrays, triad_rate
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import build_executable, build_library, native_flags
 from perfcast.output_files import reproduce_block
@@ -79,7 +79,7 @@ def compare_with_references(
 ) -> list[Comparison]:
     """Return DRAM triad and fp32 FMA peak, perfcast against the references, alternating within each round."""
     lib = _declare(build_library(SOURCE, native_flags()))
-    arrays = (np.full(dram_elements, 1.0), np.full(dram_elements, 2.0), np.full(dram_elements, 0.5))
+    arrays = streaming_arrays(lib, dram_elements, threads)
     block = register_blocks()[0].block_bytes
 
     def our_triad() -> float:

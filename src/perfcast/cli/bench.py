@@ -16,6 +16,7 @@ from perfcast.cli.common import (
     console,
     errors,
     fail,
+    measuring_progress,
     print_json,
     printable,
     registry_help,
@@ -80,7 +81,7 @@ def bench_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Measure a device's real ceilings with micro-benchmarks and write its measured profile."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.bench.backends import BackendUnavailable, open_backend
     from perfcast.bench.suite import measured_device, self_checks, write_suite_csv
@@ -94,10 +95,11 @@ def bench_command(
             backend, base = open_backend(backend_name, device_id, repetitions)
     except (BackendUnavailable, ValueError) as error:
         raise fail(str(error)) from None
-    with Progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TimeElapsedColumn(), console=errors, transient=True) as bar:
+    with measuring_progress(TextColumn("{task.description:<36}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                            TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
-        suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction))
+        suite = backend.run(quick, lambda label, fraction: bar.update(task, description=label, completed=fraction,
+                                                                      refresh=True))
     before = base.before()  # the description the measurements are compared with
     warnings = self_checks(suite, before)
     for warning in warnings:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from perfcast.cli.common import app, console, errors, printable
+from perfcast.cli.common import app, console, measuring_progress, printable
 from perfcast.output_files import check_writable
 
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
@@ -29,7 +29,7 @@ def run_command(
     fresh: Annotated[bool, typer.Option("--fresh", help="Discard what an interrupted run left and start again.")] = False,
 ) -> None:
     """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.campaign.run import CampaignOptions, run_campaign, runtime_variables
 
@@ -39,10 +39,11 @@ def run_command(
         command = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
                               fresh, command or f"perfcast campaign run --backend {backend} -o {output}")
-    with Progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-                  TimeElapsedColumn(), console=errors, transient=True) as bar:
+    with measuring_progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+                            TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
-        archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done))
+        archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done,
+                                                                       refresh=True))
     console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
 
 

@@ -19,6 +19,8 @@ from perfcast.plots.files import SAVE_FORMATS
 from perfcast.units import format_duration
 
 if TYPE_CHECKING:  # the schema (pydantic) and catalog load when a device is looked up, not for --help
+    from rich.progress import Progress, ProgressColumn
+
     from perfcast.devices.schema import Device
 
 
@@ -60,6 +62,18 @@ console = _SafeConsole(emoji=False)
 errors = _SafeConsole(stderr=True, emoji=False)
 
 HOST = "host"
+
+
+def measuring_progress(*columns: str | ProgressColumn) -> Progress:
+    """Return a transient progress bar on stderr that redraws only on `update(..., refresh=True)`.
+
+    rich otherwise redraws ten times a second from a thread of its own, and on
+    a 2-core machine that thread takes its time from one of the benchmark's:
+    the L1 triad's spread rose from 1 % to 35 % under an auto-refreshed bar.
+    """
+    from rich.progress import Progress
+
+    return Progress(*columns, console=errors, transient=True, auto_refresh=False)
 
 
 def fail(message: str) -> typer.Exit:

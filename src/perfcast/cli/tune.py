@@ -14,6 +14,7 @@ from perfcast.cli.common import (
     console,
     errors,
     fail,
+    measuring_progress,
     print_json,
     printable,
     registry_help,
@@ -29,16 +30,16 @@ app.add_typer(tune_app, name="tune")
 
 def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int | None, seed: int) -> tuple[Any, int, bool]:
     """Run one strategy with a progress line; return (result, run id, resumed)."""
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.tune.strategies import Session, run_strategy
 
     run_id, resumed = store.open_run(tunable.name, strategy, tunable.environment(), tunable.target(), repetitions)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=errors,
-                  transient=True) as bar:
+    with measuring_progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()) as bar:
         task = bar.add_task(f"{strategy}: starting", total=None)
         session = Session(tunable, store, run_id, repetitions,
-                          progress=lambda label: bar.update(task, description=f"{strategy} #{session.measured + 1}: {label}"))
+                          progress=lambda label: bar.update(task, description=f"{strategy} #{session.measured + 1}: {label}",
+                                                            refresh=True))
         result = run_strategy(session, strategy, budget, seed)
     store.finish(run_id, {"best": result.best, "metric": result.measurement.metric, "mean_s": result.measurement.mean,
                           "std_s": result.measurement.std, "evaluations": result.evaluations, "steps": result.steps})

@@ -20,6 +20,7 @@ from perfcast.cli.common import (
     errors,
     fail,
     format_time,
+    measuring_progress,
     print_json,
     printable,
     resolve_device,
@@ -79,19 +80,12 @@ Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables
 
 def _timing_rounds(rounds: int, work: Callable[[Callable[[int], None]], Any], label: str = "timing rounds") -> Any:
     """Return work(progress) run under a progress bar of `rounds` rounds; a ValueError or a failing tool is a CLI error."""
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-    )
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=errors, transient=True) as bar:
+    with measuring_progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()) as bar:
         task = bar.add_task(label, total=rounds)
         try:
-            return work(lambda done: bar.update(task, completed=done))
+            return work(lambda done: bar.update(task, completed=done, refresh=True))
         except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None
 
@@ -234,7 +228,7 @@ def validate_bench_command(
 ) -> None:
     """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C, and peers."""
     from perfcast.bench.detect import detect_cpu
-    from perfcast.bench.peers import PEERS, compare_with_peers, peers_markdown
+    from perfcast.bench.peers import PEERS, compare_with_peers, l1_per_cycle, peers_markdown
     from perfcast.bench.reference import compare_with_references, comparison_markdown
     from perfcast.kernels.native import NativeBuildError
 
@@ -259,20 +253,31 @@ def validate_bench_command(
         name: _timing_rounds(rounds, partial(compare_with_peers, figures, rounds), f"rounds beside {name}")
         for name, figures in peer_figures.items()
     }
+    per_cycle = ""
+    if "likwid" in peer_results:
+        from perfcast.bench.clock_probe import measure_clock
+        from perfcast.kernels.native import vector_isa
+
+        clock = measure_clock(host.threads).median
+        per_cycle = l1_per_cycle(peer_results["likwid"], clock, host.threads, vector_isa().vector_bytes)
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
                                       "reference": c.reference, "ratio": c.ratio} for c in results],
                      "peers": {name: [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast, "peer": c.reference,
-                                       "ratio": c.ratio} for c in found] for name, found in peer_results.items()}})
+                                       "ratio": c.ratio} for c in found] for name, found in peer_results.items()},
+                    "notes": [per_cycle.strip()] if per_cycle else []})
     else:
         _print_comparisons(f"perfcast against the references on {host.full_name}", "reference", results)
         for name, found in peer_results.items():
             _print_comparisons(f"perfcast beside {name}", name, found)
+        if per_cycle:
+            console.print(per_cycle.strip(), highlight=False)
     if markdown is not None:
         command = _command_line("perfcast validate bench --markdown docs/validation/bench-cpu.md")
         text = comparison_markdown(results, host, elements, largest, rounds, command)
-        text += "".join(peers_markdown(name, peer_figures[name], found, rounds) for name, found in peer_results.items())
+        text += "".join(peers_markdown(name, peer_figures[name], found, rounds) + (per_cycle if name == "likwid" else "")
+                        for name, found in peer_results.items())
         write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
 
