@@ -45,9 +45,25 @@ def test_launch_latency_and_the_read_widths(quick_suite):
     """Launch latency as clpeak counts it (queued to start), and the widest read kept of those tried."""
     latency = quick_suite.launch_latency
     assert latency is not None and 1e-7 < latency.value < 1e-2  # between 0.1 us and 10 ms a launch
-    assert latency.repetitions == 20
+    assert latency.repetitions == 4 * 25  # the quick suite: four batches of 25
     note = next(n for n in quick_suite.notes if n.startswith("Global read:"))
     assert "1-wide" in note and "16-wide" in note and "kept" in note
+
+
+def test_the_compute_kernels_shape_is_chosen_among_those_tried(backend, quick_suite):
+    from perfcast.bench.opencl import peak_shapes
+
+    notes = [n for n in quick_suite.notes if " compute kernels: " in n]
+    assert [n.split()[0] for n in notes][:2] == ["fp32", "int32"]
+    native = backend.device.native_vector_width_float
+    for width, chains in peak_shapes(native):
+        assert f"{chains} x {width}-wide" in notes[0]
+    # The kept shape is the fastest tried, and the peak is measured with it.
+    tried = {part.split(" GOP/s")[0].rsplit(" ", 1)[0]: float(part.split(" GOP/s")[0].rsplit(" ", 1)[1])
+             for part in notes[0].split("(tried ")[1].split("; native")[0].split(", ")}
+    kept = notes[0].split(": ")[1].split(" (")[0]  # "8 chains of 16-wide vectors"
+    chains, width = kept.split()[0], kept.split()[3].split("-")[0]
+    assert tried[f"{chains} x {width}-wide"] == max(tried.values())
 
 
 def test_profile(backend, quick_suite):

@@ -117,3 +117,31 @@ def test_self_checks_go_into_the_profile_notes():
     wrong = suite(levels={"L1": Sample(50e9, 0.01, 3), "L2": Sample(80e9, 0.01, 3)})
     device = measured_device(catalog()["core-i7-930"], wrong, today="2026-11-22")
     assert "Self-check: L1 bandwidth 50 GB/s is below L2's 80 GB/s" in device.notes
+
+
+def test_launch_latency_keeps_the_lowest_batch_median():
+    from perfcast.bench.accelerator import launch_latency
+
+    class Runtime:
+        group = 4
+        batches = iter([[1.0] * 20, [21e-6] * 5, [9e-6, 10e-6, 11e-6, 99e-6, 10e-6], [15e-6] * 5])
+
+        def buffer(self, host):
+            return host
+
+        def launch_latencies(self, sink, launches):
+            return next(self.batches)
+
+    sample = launch_latency(Runtime(), 5, batches=3, pause=0.0)  # after a warm-up batch, medians 21, 10, 15 us
+    assert sample is not None and sample.value == pytest.approx(10e-6)
+    assert sample.spread == pytest.approx(1.1) and sample.repetitions == 15
+
+
+def test_peak_shapes_follow_the_native_vector_width():
+    from perfcast.bench.opencl import peak_shapes
+
+    assert peak_shapes(8) == [(8, 8), (16, 4), (16, 8)]  # fp32 on AVX2
+    assert peak_shapes(4) == [(4, 8), (8, 4), (16, 4), (16, 8)]  # fp64 on AVX2
+    assert peak_shapes(1) == [(1, 8), (2, 4), (16, 4), (16, 8)]  # GPUs report 1
+    assert peak_shapes(16) == [(16, 8), (16, 4)]
+    assert peak_shapes(3) == peak_shapes(1)  # not an OpenCL vector size

@@ -247,8 +247,8 @@ def latency_note(suite: SuiteResult) -> str | None:
     sample = suite.launch_latency
     if sample is None:
         return None
-    return (f"Kernel launch latency {sample.value * 1e6:.3g} µs (median of {sample.repetitions} launches, one at a "
-            f"time; (max - min) / median {sample.spread:.0%}).")
+    return (f"Kernel launch latency {sample.value * 1e6:.3g} µs (the lowest median of batches of launches after a "
+            f"pause, {sample.repetitions} launches one at a time; the batch medians spread {sample.spread:.0%} above).")
 
 
 def measured_device(

@@ -72,39 +72,65 @@ __kernel void mem_random(__global const float *a, __global const int *idx, __glo
 }
 
 /* ---------------------------------------------------------------- compute
- * Eight independent chains of 16-wide vectors per work-item: explicit vectors, because a
- * per-work-item loop is not vectorised across work-items by every runtime (PoCL on CPUs).
+ * PEAK_CHAINS independent chains of PEAK_WIDTH-wide vectors per work-item: explicit vectors, because a
+ * per-work-item loop is not vectorised across work-items by every runtime (PoCL on CPUs).  Both are
+ * passed as -D by perfcast.bench.opencl, which builds a few shapes from the device's native vector width
+ * and keeps the fastest: too few independent vectors leave the FMA pipes idle, too many spill.
  * FMA kernels do v = v*a + b (2 ops a lane), add kernels v = v + b (1 op); the integer "add"
  * kernel does (v + b) ^ a (2 ops), since a plain chain of integer adds is folded by compilers. */
 
-#define CHAINS 8
-#define WIDTH 16
-#define COMPUTE(NAME, T, VT, STEP)                                                       \
+#ifndef PEAK_WIDTH
+#define PEAK_WIDTH 16
+#endif
+#ifndef PEAK_CHAINS
+#define PEAK_CHAINS 8
+#endif
+#define PASTE_(a, b) a##b
+#define PASTE(a, b) PASTE_(a, b)
+#if PEAK_WIDTH == 1
+#define VEC(T) T
+#else
+#define VEC(T) PASTE(T, PEAK_WIDTH)
+#endif
+
+/* The chains are separate variables, written out by EACH_CHAIN: a loop over an array of them is left rolled
+ * by PoCL 3.1 without an unroll pragma, and v[] then lives in memory (half the rate). */
+#if PEAK_CHAINS == 4
+#define EACH_CHAIN(X, A) X(0, A) X(1, A) X(2, A) X(3, A)
+#elif PEAK_CHAINS == 8
+#define EACH_CHAIN(X, A) X(0, A) X(1, A) X(2, A) X(3, A) X(4, A) X(5, A) X(6, A) X(7, A)
+#else
+#error "PEAK_CHAINS must be 4 or 8"
+#endif
+#define CHAIN_INIT(i, T) VEC(T) v##i = (VEC(T))((T)get_global_id(0) + (T)i);
+#define CHAIN_STEP(i, STEP) v##i = STEP(v##i);
+#define CHAIN_SUM(i, unused) t += v##i;
+
+#define COMPUTE(NAME, T, STEP)                                                           \
     __kernel void NAME(int k, T a, T b, __global T *sink)                                \
     {                                                                                    \
-        VT base = (VT)((T)get_global_id(0));                                             \
-        VT v0 = base, v1 = base + (T)1, v2 = base + (T)2, v3 = base + (T)3;              \
-        VT v4 = base + (T)4, v5 = base + (T)5, v6 = base + (T)6, v7 = base + (T)7;       \
+        EACH_CHAIN(CHAIN_INIT, T)                                                        \
         for (int q = 0; q < k; q++) {                                                    \
-            v0 = STEP(v0); v1 = STEP(v1); v2 = STEP(v2); v3 = STEP(v3);                  \
-            v4 = STEP(v4); v5 = STEP(v5); v6 = STEP(v6); v7 = STEP(v7);                  \
+            EACH_CHAIN(CHAIN_STEP, STEP)                                                 \
         }                                                                                \
-        VT t = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;                                   \
-        sink[get_global_id(0)] = t.s0 + t.s1 + t.s2 + t.s3 + t.s4 + t.s5 + t.s6 + t.s7  \
-                                 + t.s8 + t.s9 + t.sa + t.sb + t.sc + t.sd + t.se + t.sf; \
+        VEC(T) t = (VEC(T))((T)0);                                                       \
+        EACH_CHAIN(CHAIN_SUM, _)                                                         \
+        T s = (T)0;                                                                      \
+        for (int i = 0; i < PEAK_WIDTH; i++) s += ((T *)&t)[i];                          \
+        sink[get_global_id(0)] = s;                                                      \
     }
 
 #define FMA_STEP(x) mad(x, a, b)
 #define ADD_STEP(x) ((x) + b)
 #define IMAD_STEP(x) ((x) * a + b)
 #define IADD_STEP(x) (((x) + b) ^ a)
-COMPUTE(peak_f32_fma, float, float16, FMA_STEP)
-COMPUTE(peak_f32_add, float, float16, ADD_STEP)
-COMPUTE(peak_i32_fma, uint, uint16, IMAD_STEP)
-COMPUTE(peak_i32_add, uint, uint16, IADD_STEP)
+COMPUTE(peak_f32_fma, float, FMA_STEP)
+COMPUTE(peak_f32_add, float, ADD_STEP)
+COMPUTE(peak_i32_fma, uint, IMAD_STEP)
+COMPUTE(peak_i32_add, uint, IADD_STEP)
 #ifdef USE_FP64
-COMPUTE(peak_f64_fma, double, double16, FMA_STEP)
-COMPUTE(peak_f64_add, double, double16, ADD_STEP)
+COMPUTE(peak_f64_fma, double, FMA_STEP)
+COMPUTE(peak_f64_add, double, ADD_STEP)
 #endif
 
 /* ---------------------------------------------------------------- local memory (T_ldst) */
