@@ -70,6 +70,7 @@ class SuiteShape:
     cache_levels: Sequence[tuple[str, float]]  # (level, bytes) for the plateaus of the sweep
     has_fp64: bool
     read_widths: tuple[int, ...] = ()  # vector widths of mem_read_vN kernels to try beside mem_read (OpenCL)
+    item_read_widths: tuple[int, ...] = ()  # and of mem_read_cN, consecutive vectors per work-item (OpenCL)
     peak_lanes: Mapping[str, int] = field(default_factory=dict)  # peak kernel -> its lanes, where not lanes_per_item
 
 
@@ -121,7 +122,7 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 
 def suite_elements(shape: SuiteShape, group: int) -> int:
     """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
-    chunk = group * PER_ITEM * max(shape.read_widths, default=1)
+    chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths), default=1)
     return max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
 
 
@@ -133,11 +134,13 @@ def peak_run(runtime: KernelRuntime, shape: SuiteShape, precision: str, kind: st
     return run, shape.compute_items * shape.peak_lanes.get(name, shape.lanes_per_item) * shape.chain * ops
 
 
-def read_runs(runtime: KernelRuntime, shape: SuiteShape, n: int, a: Any, sink: Any) -> dict[int, Timed]:
-    """Return run(passes) of the global read over `n` floats per load width (1: mem_read; more: mem_read_vN)."""
-    runs = {1: runtime.timed("mem_read", n // PER_ITEM, a, sink)}
+def read_runs(runtime: KernelRuntime, shape: SuiteShape, n: int, a: Any, sink: Any) -> dict[str, Timed]:
+    """Return run(passes) of each global read over `n` floats, by label (mem_read, mem_read_vN, mem_read_cN)."""
+    runs = {"1-wide": runtime.timed("mem_read", n // PER_ITEM, a, sink)}
     for width in shape.read_widths:
-        runs[width] = runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink)
+        runs[f"{width}-wide"] = runtime.timed(f"mem_read_v{width}", n // PER_ITEM // width, a, sink)
+    for width in shape.item_read_widths:
+        runs[f"{width}-wide consecutive"] = runtime.timed(f"mem_read_c{width}", n // PER_ITEM // width, a, sink)
     return runs
 
 
@@ -169,15 +172,15 @@ def run_accelerator_suite(
     }
     # Reads, with vector loads per work-item too: each width the runtime offers is tried, the best kept and said.
     tick("global memory read")
-    tried = {width: measure(run, 4 * n) for width, run in read_runs(runtime, shape, n, a, sink).items()}
-    best = max(tried, key=lambda width: tried[width].value)
+    tried = {label: measure(run, 4 * n) for label, run in read_runs(runtime, shape, n, a, sink).items()}
+    best = max(tried, key=lambda label: tried[label].value)
     suite.dram["read"] = tried[best]
     for label, (name, items, args, moved) in stream.items():
         tick(f"global memory {label}")
         suite.dram[label] = measure(runtime.timed(name, items, *args), moved)
     if len(tried) > 1:
-        suite.notes.append("Global read: " + ", ".join(f"{w}-wide {s.value / 1e9:.3g} GB/s" for w, s in tried.items())
-                           + f"; kept {best}-wide.")
+        suite.notes.append("Global read: " + ", ".join(f"{label} {s.value / 1e9:.3g} GB/s" for label, s in tried.items())
+                           + f"; kept {best}.")
     tick("strided reads")
     strided = max(group, n // shape.stride // PER_ITEM // group * group)
     suite.bandwidth_ceilings["strided"] = measure(

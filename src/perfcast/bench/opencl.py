@@ -47,6 +47,7 @@ def peak_shapes(native_width: int) -> list[tuple[int, int]]:
     shapes = [(width, 8)] + ([(2 * width, 4)] if width < 16 else []) + [(16, 4), (16, 8)]
     return list(dict.fromkeys(shapes))
 READ_WIDTHS = (4, 8, 16)  # the mem_read_vN kernels of bench.cl
+ITEM_READ_WIDTHS = (8, 16)  # its mem_read_cN kernels
 
 
 def _import_opencl() -> Any:
@@ -199,6 +200,7 @@ class OpenClBackend:
             cache_levels=() if self.is_cpu else (("L2", float(cache)),),
             has_fp64=self.has_fp64,
             read_widths=READ_WIDTHS,
+            item_read_widths=ITEM_READ_WIDTHS,
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
         return runtime, shape, notes

@@ -36,6 +36,20 @@ MEM_READ_VEC(4)
 MEM_READ_VEC(8)
 MEM_READ_VEC(16)
 
+/* The same with each work-item reading PER_ITEM consecutive vectors: one stream per core where a runtime runs a
+ * work-group's items one after the other (PoCL), which its prefetchers follow better than PER_ITEM streams a
+ * group apart; uncoalesced on a GPU, where the strided kernels above win the trial. */
+#define MEM_READ_ITEM(N)                                                                        \
+    __kernel void mem_read_c##N(__global const float##N *a, __global float##N *sink)            \
+    {                                                                                           \
+        size_t i = get_global_id(0) * PER_ITEM;                                                 \
+        float##N s = (float##N)(0.0f);                                                          \
+        for (int r = 0; r < PER_ITEM; r++) s += a[i + r];                                       \
+        sink[get_global_id(0)] = s;                                                             \
+    }
+MEM_READ_ITEM(8)
+MEM_READ_ITEM(16)
+
 __kernel void mem_write(__global float *a, float value)
 {
     a[get_global_id(0)] = value;
