@@ -119,22 +119,28 @@ def test_self_checks_go_into_the_profile_notes():
     assert "Self-check: L1 bandwidth 50 GB/s is below L2's 80 GB/s" in device.notes
 
 
-def test_launch_latency_keeps_the_lowest_batch_median():
+def test_launch_latency_is_the_median_batch_once_settled():
     from perfcast.bench.accelerator import launch_latency
 
     class Runtime:
         group = 4
-        batches = iter([[1.0] * 20, [21e-6] * 5, [9e-6, 10e-6, 11e-6, 99e-6, 10e-6], [15e-6] * 5])
+        calls: list[int] = []
+        # Warm-up batches: 22 us, then 8 us (settles), then 8 again; measured batches: medians 21, 10, 15 us.
+        batches = iter([[22e-6] * 50, [8e-6] * 50, [8e-6] * 50,
+                        [21e-6] * 5, [9e-6, 10e-6, 11e-6, 99e-6, 10e-6], [15e-6] * 5])
 
         def buffer(self, host):
             return host
 
         def launch_latencies(self, sink, launches):
+            self.calls.append(launches)
             return next(self.batches)
 
-    sample = launch_latency(Runtime(), 5, batches=3, pause=0.0)  # after a warm-up batch, medians 21, 10, 15 us
-    assert sample is not None and sample.value == pytest.approx(10e-6)
-    assert sample.spread == pytest.approx(1.1) and sample.repetitions == 15
+    runtime = Runtime()
+    sample = launch_latency(runtime, 5, batches=3, settle=0.0)
+    assert runtime.calls == [50, 50, 50, 5, 5, 5]  # settle = 0: stops at the first batch that is no new best
+    assert sample is not None and sample.value == pytest.approx(15e-6)
+    assert sample.spread == pytest.approx((21 - 10) / 15) and sample.repetitions == 15
 
 
 def test_peak_shapes_follow_the_native_vector_width():

@@ -90,26 +90,35 @@ class ProgressSteps:
         self.progress("done", 1.0)
 
 
-def launch_latency(runtime: KernelRuntime, launches: int, batches: int = 8, pause: float = 0.04) -> Sample | None:
-    """Return the launch latency (s) of the empty kernel: the lowest median of `batches` batches of `launches`.
+def launch_latency(
+    runtime: KernelRuntime, launches: int, batches: int = 8, settle: float = 1.0, limit: float = 3.0
+) -> Sample | None:
+    """Return the launch latency (s) of the empty kernel: the median of `batches` batch medians once it has settled.
 
-    A pause of `pause` s precedes each batch, and the lowest batch median is
-    kept with the spread of the batch medians: the runtime's own cost, once
-    it has settled. On PoCL 3.1 (the developers' 2-core VM) the latency stays
-    at 21 us for over a thousand back-to-back launches after heavy kernels,
-    and falls to 9-15 us once launches pause for a tenth of a second; clpeak,
-    measuring in its own process, reports 9 us.
+    Settled: batches of 50 launches, back to back, until no batch has been
+    5 % faster than the best before it for `settle` s (at most `limit` s). On
+    the developers' 2-core VM (PoCL 3.1) the latency starts at 21-24 us,
+    after heavy kernels or an idle pause alike, and falls to 7-8 us after
+    0.3-2 s of launches; clpeak, measuring right after its other tests,
+    reports 9-10 us. A few hundred launches (milliseconds) are not enough.
     """
     sink = runtime.buffer(np.zeros(runtime.group, np.float32))
-    runtime.launch_latencies(sink, 20)  # warm-up: the kernel is compiled and loaded
-    medians = []
-    for _ in range(batches):
-        time.sleep(pause)
-        medians.append(float(np.median(runtime.launch_latencies(sink, launches))))
-    lowest = min(medians)
-    if lowest <= 0:
+    start = improved = time.perf_counter()
+    best = float("inf")
+    while True:
+        batch = float(np.median(runtime.launch_latencies(sink, 50)))
+        now = time.perf_counter()
+        if batch < 0.95 * best:
+            best, improved = batch, now
+        elif now - improved >= settle:
+            break
+        if now - start >= limit:
+            break
+    medians = [float(np.median(runtime.launch_latencies(sink, launches))) for _ in range(batches)]
+    middle = float(np.median(medians))
+    if middle <= 0:
         return None
-    return Sample(lowest, (max(medians) - lowest) / lowest, batches * launches)
+    return Sample(middle, (max(medians) - min(medians)) / middle, batches * launches)
 
 
 # The peak kernels of bench.cl / bench.cu: (precision, kind) -> (kernel, element type, ops per lane and step).
@@ -150,7 +159,8 @@ def run_accelerator_suite(
     """Fill `suite` with the sweep, global-memory kernels, strided/random reads, host link, peaks, local memory, mix."""
     reps = suite.repetitions
     group = runtime.group
-    suite.launch_latency = launch_latency(runtime, 25, batches=8 if reps > 3 else 4)
+    suite.launch_latency = launch_latency(runtime, 25, batches=8 if reps > 3 else 4, settle=1.0 if reps > 3 else 0.3,
+                                          limit=3.0 if reps > 3 else 1.0)
     n = suite_elements(shape, group)
     a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
     sink = runtime.buffer(np.zeros(n, np.float32))

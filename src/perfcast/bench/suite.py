@@ -247,8 +247,9 @@ def latency_note(suite: SuiteResult) -> str | None:
     sample = suite.launch_latency
     if sample is None:
         return None
-    return (f"Kernel launch latency {sample.value * 1e6:.3g} µs (the lowest median of batches of launches after a "
-            f"pause, {sample.repetitions} launches one at a time; the batch medians spread {sample.spread:.0%} above).")
+    return (f"Kernel launch latency {sample.value * 1e6:.3g} µs (median of the medians of batches of launches, "
+            f"{sample.repetitions} launches one at a time after a warm-up; (max - min) / median of the batches "
+            f"{sample.spread:.0%}).")
 
 
 def measured_device(
