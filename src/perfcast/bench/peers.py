@@ -272,5 +272,5 @@ def l1_per_cycle(results: list[Comparison], clock: float, threads: int, vector_b
         f"\nL1 per core and cycle, at the clock measured after the rounds ({clock / 1e9:.2f} GHz, a dependent add "
         f"chain on every core): perfcast {ours:.1f} B/cycle ({ours / limit:.0%} of the core's {limit} B/cycle: two "
         f"{vector_bytes}-byte loads and one store per cycle), the peer {theirs:.1f} B/cycle ({theirs / limit:.0%}). "
-        "Both count 24 B per element, so a ratio above 1 here is the loop, not the counting.\n"
+        "Both count 24 B per element: a ratio above 1 here is the loop's, not the counting's.\n"
     )
