@@ -126,7 +126,7 @@ def test_replay_and_convert_commands(tmp_path):
     result = runner.invoke(app, ["tune", "replay", str(T4), "--seeds", "3", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert {s["strategy"] for s in data["strategies"]} == {"hierarchical", "exhaustive", "random"}
+    assert {s["strategy"] for s in data["strategies"]} == {"hierarchical", "hierarchical-measured", "exhaustive", "random"}
     assert data["levels"]["group"] == ["block_size_x", "block_size_y"] and data["failed"] == 2
     table = runner.invoke(app, ["tune", "replay", str(CACHE), "-s", "random", "--seeds", "2"])
     assert table.exit_code == 0 and "evaluations to reach" in table.output

@@ -159,7 +159,7 @@ def test_every_registered_strategy_runs_through_run_strategy(tmp_path, name):
 
 def test_an_unknown_strategy_names_the_registered_ones(tmp_path):
     store = ResultsStore(tmp_path / "r.sqlite")
-    with pytest.raises(ValueError, match="choose one of hierarchical, exhaustive, random"):
+    with pytest.raises(ValueError, match="choose one of hierarchical, hierarchical-measured, exhaustive, random"):
         run_strategy(session(SyntheticKernel(), store, "x")[0], "annealing")
 
 
@@ -250,3 +250,18 @@ def test_model_6_spares_the_saturated_ndranges(tmp_path):
     target_groups = SyntheticKernel().groups_for_target(result.steps["work-group"])
     assert f"the {target_groups.bit_length() - 3} larger" in note
     assert result.steps["ndrange"]["groups"] in (2, 4)
+
+
+def test_the_unguided_baseline_measures_every_ndrange(tmp_path):
+    """hierarchical-measured: the same steps, every NDRange of step 3 measured, the same choice on this device."""
+    guided_store, measured_store = ResultsStore(tmp_path / "g.sqlite"), ResultsStore(tmp_path / "m.sqlite")
+    sg, _ = session(SyntheticKernel(), guided_store)
+    sm, _ = session(SyntheticKernel(), measured_store)
+    guided, measured = hierarchical(sg), STRATEGIES["hierarchical-measured"][1](sm, None, 0)
+    step3 = [m for m in measured_store.measurements(sm.run_id) if m.step == "3-ndrange"]
+    target_groups = SyntheticKernel().groups_for_target(measured.steps["work-group"])
+    assert len(step3) == target_groups.bit_length() and not measured.notes  # 1, 2, 4, ... up to the target
+    # The model spared bit_length - 3 NDRanges; the guided run's review then measures the largest (the target)
+    # itself, so one evaluation of them comes back.
+    assert measured.evaluations - guided.evaluations == target_groups.bit_length() - 4
+    assert measured.best == guided.best

@@ -176,7 +176,7 @@ def tune_report_command(
                 for m in measurements]
         with replaced(parquet_path) as partial:
             pd.DataFrame(rows).to_parquet(partial)
-    fits = fit_varmc_run(measurements) if info["strategy"] == "hierarchical" else []
+    fits = fit_varmc_run(measurements) if info["strategy"].startswith("hierarchical") else []
     if as_json:
         print_json({"run": info, "measurements": len(measurements),
                      "models": [{"name": f.name, "formula": f.formula, "constants": f.constants, "errors": f.errors,

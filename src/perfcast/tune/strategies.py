@@ -321,10 +321,13 @@ def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name
     return min(keep, key=lambda m: m.config[name]).config
 
 
-def hierarchical(session: Evaluator, max_passes: int = 3, max_evaluations: int | None = None) -> TuningResult:
+def hierarchical(
+    session: Evaluator, max_passes: int = 3, max_evaluations: int | None = None, guided: bool = True
+) -> TuningResult:
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
+    `guided`: step 3 stops measuring NDRanges once model (6) shows the device saturated (else it measures all).
     """
     tunable = session.tunable
     space = tunable.space
@@ -361,7 +364,7 @@ def hierarchical(session: Evaluator, max_passes: int = 3, max_evaluations: int |
         if m is None:
             continue
         by_groups[g] = m
-        saturation = _saturated(by_groups)
+        saturation = _saturated(by_groups) if guided else None
         if saturation is not None and index + 1 < len(counts):
             limit, rms = saturation
             notes.append(f"step 3: model (6) fitted to {len(by_groups)} NDRanges ({', '.join(map(str, by_groups))} "
@@ -454,6 +457,9 @@ RANDOM_BUDGET = 20  # configurations random search measures when no budget is gi
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2); --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
+    "hierarchical-measured": ("the same with every NDRange of step 3 measured, no model guidance: the baseline "
+                              "that the guided method's savings are counted against",
+                              lambda session, budget, seed: hierarchical(session, max_evaluations=budget, guided=False)),
     "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
     "random": (f"--budget configurations (default {RANDOM_BUDGET}) drawn with --seed",
                lambda session, budget, seed: random_search(session, budget or RANDOM_BUDGET, seed)),
