@@ -215,8 +215,8 @@ class NativeCpuBackend:
         sizes = np.unique(np.r_[np.geomspace(16 * 2**10, dram_bytes, 12 if quick else 22),
                                 [cap * share for _, cap in capacities for share in (0.25, 0.5)]].astype(np.int64))
         private = capacities[-2][1] if len(capacities) > 1 else 0.0
-        l1 = capacities[0][1] if capacities else 32 * 2**10
-        small, placement_rates = placed_arrays(lib, int(private) // 24 + 1, threads, int(l1 / 2) // 24, min_seconds)
+        probe = int(capacities[0][1] if capacities else 32 * 2**10) // 2 // 24  # a triad in half of L1
+        small, placement_rates = placed_arrays(lib, max(int(private) // 24 + 1, probe), threads, probe, min_seconds)
         suite.notes.append(
             "Working sets within the caches below the last level: the best of three placements of their arrays "
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."

@@ -33,6 +33,8 @@ __all__ = ["OpenClBackend", "OpenClProbe", "list_devices", "peak_shapes"]
 SOURCE = Path(__file__).parent / "kernels" / "bench.cl"
 LANES_PER_ITEM = 8 * 16  # the compute kernels' default shape in bench.cl: 8 chains of 16-wide vectors
 PEAK_PRECISIONS = {"fp32": ("float", "peak_f32"), "int32": ("int", "peak_i32"), "fp64": ("double", "peak_f64")}
+READ_WIDTHS = (4, 8, 16)  # the mem_read_vN kernels of bench.cl
+ITEM_READ_WIDTHS = (8, 16)  # its mem_read_cN kernels
 
 
 def peak_shapes(native_width: int) -> list[tuple[int, int]]:
@@ -46,8 +48,6 @@ def peak_shapes(native_width: int) -> list[tuple[int, int]]:
     width = native_width if native_width in (1, 2, 4, 8, 16) else 1
     shapes = [(width, 8)] + ([(2 * width, 4)] if width < 16 else []) + [(16, 4), (16, 8)]
     return list(dict.fromkeys(shapes))
-READ_WIDTHS = (4, 8, 16)  # the mem_read_vN kernels of bench.cl
-ITEM_READ_WIDTHS = (8, 16)  # its mem_read_cN kernels
 
 
 def _import_opencl() -> Any:
@@ -157,23 +157,32 @@ class OpenClBackend:
                 continue
             native = int(getattr(self.device, f"native_vector_width_{type_name}", 1) or 1)
             tried: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
+            failed = []
             for width, chains in peak_shapes(native):
                 program = runtime.programs.get((width, chains))
                 if program is None:
-                    program = self._build(runtime.cl, runtime.context, f"-DPEAK_WIDTH={width}",
-                                          f"-DPEAK_CHAINS={chains}")
+                    try:
+                        program = self._build(runtime.cl, runtime.context, f"-DPEAK_WIDTH={width}",
+                                              f"-DPEAK_CHAINS={chains}")
+                    except BackendUnavailable:  # a compiler that rejects one shape: the others still run
+                        failed.append(f"{chains} x {width}-wide")
+                        continue
                     runtime.programs[(width, chains)] = program
                 kernels = {name: getattr(program, name) for name in (f"{prefix}_fma", f"{prefix}_add")}
                 runtime.kernels.update(kernels)
                 trial = replace(shape, peak_lanes={**shape.peak_lanes, f"{prefix}_fma": width * chains})
                 run, work = peak_run(runtime, trial, precision, "fma", results)
                 tried[(width, chains)] = (calibrated_rate(run, work, 3, 0.005).value, kernels)
+            if not tried:
+                raise BackendUnavailable(f"no {precision} compute kernel built on {self.device.name} "
+                                         f"(tried {', '.join(failed)})")
             best = max(tried, key=lambda key: tried[key][0])
             runtime.kernels.update(tried[best][1])
             lanes.update({f"{prefix}_fma": best[0] * best[1], f"{prefix}_add": best[0] * best[1]})
             notes.append(f"{precision} compute kernels: {best[1]} chains of {best[0]}-wide vectors (tried "
                          + ", ".join(f"{c} x {w}-wide {rate / 1e9:.3g} GOP/s" for (w, c), (rate, _) in tried.items())
-                         + f"; native width {native}).")
+                         + f"; native width {native}"
+                         + (f"; {', '.join(failed)} did not build" if failed else "") + ").")
         return replace(shape, peak_lanes=lanes), notes
 
     def _prepared(self, quick: bool) -> tuple[_OpenClRuntime, SuiteShape, list[str]]:

@@ -4,8 +4,8 @@
  *
  * Every function times `passes` passes inside one OpenMP region (no fork/join per pass, so
  * arrays that fit in L1 are measured too) and returns the wall-clock seconds of the region.
- * Each thread works on its own contiguous part of the arrays (page-spaced in the streaming kernels).  The empty asm with a memory
- * clobber after each pass stops the compiler from merging or dropping passes.
+ * Each thread works on its own contiguous part of the arrays (page-spaced in the streaming kernels).
+ * The empty asm with a memory clobber after each pass stops the compiler from merging or dropping passes.
  */
 #include <omp.h>
 #include <stdint.h>
@@ -30,11 +30,11 @@ static inline void part(long n, long *lo, long *hi)
 }
 
 /* The streaming kernels give each thread an equal share of n doubles, but start every share on its own
- * 4 KiB page (`pitch` apart), so the arrays hold spaced_extent(n, threads) doubles.  Why: a core's
- * prefetchers run ahead to the end of the page its share ends in; with shares side by side they pull the
- * next thread's first lines, which that thread then writes, and every pass pays for the coherence
- * misses (on an AVX2 EPYC the second thread's L1 triad fell from 275 to 199 GB/s).  Page starts also
- * keep every share's vector loads as aligned as the arrays. */
+ * 4 KiB page (`pitch` apart), so the arrays hold spaced_extent(n, threads) doubles.  Why: with the shares
+ * side by side, the second thread's L1 triad fell from 275 to 199 GB/s on an AVX2 EPYC, with its share
+ * line-aligned too, and recovered once the shares were a page apart; most likely the first core's
+ * prefetchers, which run to the end of a page, pull lines the second thread then writes.  Page starts
+ * also keep every share's vector loads as aligned as the arrays. */
 #define PAGE_DOUBLES (4096 / 8)
 
 static inline long spaced_pitch(long n, int count)
