@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.bench.accelerator import (
+    PEAK_KERNELS,
     SuiteShape,
     launch_latency,
     peak_run,
@@ -32,7 +33,7 @@ __all__ = ["OpenClBackend", "OpenClProbe", "list_devices", "peak_shapes"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.cl"
 LANES_PER_ITEM = 8 * 16  # the compute kernels' default shape in bench.cl: 8 chains of 16-wide vectors
-PEAK_PRECISIONS = {"fp32": ("float", "peak_f32"), "int32": ("int", "peak_i32"), "fp64": ("double", "peak_f64")}
+NATIVE_WIDTH_TYPE = {"fp32": "float", "int32": "int", "fp64": "double"}  # the device query's name per precision
 READ_WIDTHS = (4, 8, 16)  # the mem_read_vN kernels of bench.cl
 ITEM_READ_WIDTHS = (8, 16)  # its mem_read_cN kernels
 
@@ -152,10 +153,11 @@ class OpenClBackend:
         lanes: dict[str, int] = {}
         notes = []
         results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
-        for precision, (type_name, prefix) in PEAK_PRECISIONS.items():
+        for precision, type_name in NATIVE_WIDTH_TYPE.items():
             if precision == "fp64" and not self.has_fp64:
                 continue
             native = int(getattr(self.device, f"native_vector_width_{type_name}", 1) or 1)
+            fma, add = (PEAK_KERNELS[(precision, kind)][0] for kind in ("fma", "add_mul"))
             tried: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
             failed = []
             for width, chains in peak_shapes(native):
@@ -168,9 +170,9 @@ class OpenClBackend:
                         failed.append(f"{chains} x {width}-wide")
                         continue
                     runtime.programs[(width, chains)] = program
-                kernels = {name: getattr(program, name) for name in (f"{prefix}_fma", f"{prefix}_add")}
+                kernels = {name: getattr(program, name) for name in (fma, add)}
                 runtime.kernels.update(kernels)
-                trial = replace(shape, peak_lanes={**shape.peak_lanes, f"{prefix}_fma": width * chains})
+                trial = replace(shape, peak_lanes={**shape.peak_lanes, fma: width * chains})
                 run, work = peak_run(runtime, trial, precision, "fma", results)
                 tried[(width, chains)] = (calibrated_rate(run, work, 3, 0.005).value, kernels)
             if not tried:
@@ -178,7 +180,7 @@ class OpenClBackend:
                                          f"(tried {', '.join(failed)})")
             best = max(tried, key=lambda key: tried[key][0])
             runtime.kernels.update(tried[best][1])
-            lanes.update({f"{prefix}_fma": best[0] * best[1], f"{prefix}_add": best[0] * best[1]})
+            lanes.update({fma: best[0] * best[1], add: best[0] * best[1]})
             notes.append(f"{precision} compute kernels: {best[1]} chains of {best[0]}-wide vectors (tried "
                          + ", ".join(f"{c} x {w}-wide {rate / 1e9:.3g} GOP/s" for (w, c), (rate, _) in tried.items())
                          + f"; native width {native}"

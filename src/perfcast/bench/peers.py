@@ -269,8 +269,8 @@ def l1_per_cycle(results: list[Comparison], clock: float, threads: int, vector_b
     ours, theirs = (float(np.median(side)) / (clock * threads) for side in (found.perfcast, found.reference))
     limit = 3 * vector_bytes
     return (
-        f"\nL1 per core and cycle, at the clock measured after the rounds ({clock / 1e9:.2f} GHz, a dependent add "
-        f"chain on every core): perfcast {ours:.1f} B/cycle ({ours / limit:.0%} of the core's {limit} B/cycle: two "
+        f"\nL1 per core and cycle, at the clock measured under load before the rounds ({clock / 1e9:.2f} GHz, a "
+        f"dependent add chain on every core): perfcast {ours:.1f} B/cycle ({ours / limit:.0%} of the core's {limit} B/cycle: two "
         f"{vector_bytes}-byte loads and one store per cycle), the peer {theirs:.1f} B/cycle ({theirs / limit:.0%}). "
         "Both count 24 B per element: a ratio above 1 here is the loop's, not the counting's.\n"
     )

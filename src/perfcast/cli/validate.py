@@ -254,12 +254,11 @@ def validate_bench_command(
         for name, figures in peer_figures.items()
     }
     per_cycle = ""
-    if "likwid" in peer_results:
-        from perfcast.bench.clock_probe import measure_clock
+    boost = host.clock.boost  # detection measured it under load, on every core, when the command started
+    if "likwid" in peer_results and boost is not None and boost.provenance.source == "measured":
         from perfcast.kernels.native import vector_isa
 
-        clock = measure_clock(host.threads).median
-        per_cycle = l1_per_cycle(peer_results["likwid"], clock, host.threads, vector_isa().vector_bytes)
+        per_cycle = l1_per_cycle(peer_results["likwid"], boost.value, host.threads, vector_isa().vector_bytes)
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
