@@ -288,7 +288,8 @@ def validate_tuning_command(
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="The strategy's budget (hierarchical: the most evaluations; random: how many).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 8192,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 8192,
-    rounds: Annotated[int, typer.Option("--rounds", min=2, help="Round-robin rounds of the final re-measurement.")] = 11,
+    rounds: Annotated[int, typer.Option("--rounds", min=2, help="Round-robin rounds of the final re-measurement.")] = 15,
+    launches: Annotated[int, typer.Option("--launches", min=1, help="Launches per configuration and round of the final re-measurement; the round counts their median.")] = 3,
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     folder: Annotated[Path, typer.Option("--stores", help="Folder for the runs' results stores.")] = Path(".perfcast/validate-tuning"),
     quick: Annotated[bool, typer.Option("--quick", help="The small parameter space (seconds, for tests).")] = False,
@@ -331,7 +332,8 @@ def validate_tuning_command(
     shutil.rmtree(folder, ignore_errors=True)  # independent runs: nothing measured before may answer
     with console.status("validating the tuner") as status:
         try:
-            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds, budget=budget, others=others,
+            found = validate_tuning(make, folder, runs=runs, strategy=strategy, rounds=rounds, launches=launches,
+                                    budget=budget, others=others,
                                     progress=lambda label: status.update(printable(label)[:100]))
         except (ValueError, RuntimeError) as error:
             raise fail(str(error)) from None
@@ -341,7 +343,7 @@ def validate_tuning_command(
         "min_fraction": min(fractions), "max_evaluations": max(r.evaluations for r in found.runs),
         "max_wall_s": max(r.wall_s for r in found.runs), "best_known": found.best_known,
         "exhaustive_evaluations": found.exhaustive_evaluations, "exhaustive_wall_s": found.exhaustive_wall_s,
-        "environment": found.environment,
+        "rounds": found.rounds, "launches_per_round": found.launches, "environment": found.environment,
         "per_run": [{"config": r.config, "evaluations": r.evaluations, "wall_s": r.wall_s, "fraction": r.fraction,
                      "interval": list(r.interval)} for r in found.runs],
         "remeasured": [{"config": c, "median_mpps": m, "round_spread": s} for c, m, s in found.remeasured],
@@ -357,7 +359,8 @@ def validate_tuning_command(
         + ", ".join(f"{k} {list(v)}" for k, v in default_space(quick).items()),
         f"- best known: the exhaustive run's best {min(5, found.exhaustive_evaluations)} configurations "
         f"({found.exhaustive_evaluations} evaluations, {found.exhaustive_wall_s:.0f} s) and every run's choice, "
-        f"re-measured together round-robin for {found.rounds} rounds; the best (lowest median time) is "
+        f"re-measured together round-robin for {found.rounds} rounds (each round the median of {found.launches} "
+        f"launches back to back); the best (lowest median time) is "
         f"`{found.best_known}`",
         f"- each run: a new store and a new kernel object; {strategy}, decisions by round-robin races; its "
         "fraction is the median per-round ratio of its choice to the best known over the final rounds, with its "

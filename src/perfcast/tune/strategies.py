@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 KEEP_WITHIN = 0.97  # step 1 keeps the smallest value within 97 % of the best (local memory is scarce)
+GROUP_KEEP_WITHIN = 1.0  # step 2 keeps the best, or a smaller value that cannot be told from it (ties only)
 
 
 class ConfigurationFailed(Exception):
@@ -273,18 +274,37 @@ def random_search(session: Evaluator, budget: int, seed: int = 0) -> TuningResul
 
 
 def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Callable[[Config], int],
-           pick_smallest_within: float | None) -> Config:
-    """Return `config` with parameter `name` set to the best of its values (others fixed)."""
+           pick_smallest_within: float, notes: list[str] | None = None) -> Config:
+    """Return `config` with parameter `name` set to the smallest of its values within the fraction of the best.
+
+    `notes`, given for a work-group parameter (step 2): model (5) of spec §5.3 guides the sweep. Each work-item
+    keeps its work, so past n_PE a larger group only takes longer in proportion: once the model, fitted to the
+    values measured so far, shows the group saturated, a larger value could at best tie, and a tie goes to the
+    smaller value, so the larger ones are not measured (said in `notes`).
+    """
     tunable = session.tunable
-    measured = []
-    for value in tunable.space.parameters[name]:
+    measured: list[Measurement] = []
+    values = sorted(tunable.space.parameters[name]) if notes is not None else tunable.space.parameters[name]
+    for index, value in enumerate(values):
         candidate = {**config, name: value}
         g = groups(candidate)
         if g < 1:
             continue
         m = session.evaluate(step, candidate, tunable.size_for(candidate, g))
-        if m is not None:
-            measured.append(m)
+        if m is None:
+            continue
+        measured.append(m)
+        if notes is None:
+            continue
+        saturation = _saturated({x.config[name]: x for x in measured}, "(5) work-group", name, "n_PE")
+        if saturation is not None and index + 1 < len(values):
+            limit, rms = saturation
+            note = (f"{step}: model (5) fitted to {name} {', '.join(str(x.config[name]) for x in measured)} gives "
+                    f"n_PE = {limit} (rms error {rms:.1%}); {name} {', '.join(map(str, values[index + 1:]))} "
+                    "predicted no faster per work-item, not measured")
+            if note not in notes:
+                notes.append(note)
+            break
     if not measured:
         return config
     return _decide(session, step, measured, name, pick_smallest_within)
@@ -295,27 +315,22 @@ MAX_CONTENDERS = 5
 
 
 def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name: str,
-            pick_smallest_within: float | None) -> Config:
-    """Return the configuration a sweep keeps: the best, or the smallest value within 97 % of it (step 1).
+            pick_smallest_within: float) -> Config:
+    """Return the configuration a sweep keeps: the smallest value within `pick_smallest_within` of the best.
 
     Live, the values whose first measurement comes near the best race round-robin and the choice is made on
-    their paired ratios: a value counts as within 97 % when its ratio is, or when it cannot be told from
-    that after the race (a tie goes to the smaller value, which the method prefers). Replayed, the recorded
-    means decide.
+    their paired ratios: a value counts as within the fraction when its ratio is, or when it cannot be told
+    from that after the race (a tie goes to the smaller value, which the method prefers). Replayed, the
+    recorded means decide.
     """
     best = _best(measured)
     contenders = sorted((m for m in measured if m.metric >= CONTEND * best.metric), key=lambda m: -m.metric)
     contenders = contenders[:MAX_CONTENDERS]
     raced = _raced(session, step, contenders) if len(contenders) > 1 else None
     if raced is None:  # replayed, not racing, a single contender, or a race that failed: the means decide
-        if pick_smallest_within is None:
-            return best.config
         keep = [m for m in measured if m.metric >= pick_smallest_within * best.metric]
         return min(keep, key=lambda m: m.config[name]).config
     result = raced[0]
-    leader = contenders[result.leader]
-    if pick_smallest_within is None:
-        return leader.config
     keep = [m for m, r, done in zip(contenders, result.ratios, result.decided)
             if r.estimate >= pick_smallest_within or (not done and r.high >= pick_smallest_within)]
     return min(keep, key=lambda m: m.config[name]).config
@@ -327,7 +342,8 @@ def hierarchical(
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
-    `guided`: step 3 stops measuring NDRanges once model (6) shows the device saturated (else it measures all).
+    `guided`: steps 2 and 3 stop measuring larger work-groups and NDRanges once models (5) and (6) show the
+    compute unit or the device saturated (else they measure all).
     """
     tunable = session.tunable
     space = tunable.space
@@ -344,12 +360,16 @@ def hierarchical(
         if config == before:
             break
     steps["work-item"] = dict(config)
+    notes: list[str] = []
     # Step 2: the work-group (work-items per work-group, its shape), one work-group; revisit until stable.
+    # Values a race cannot tell from the best go to the smaller group: at the target problem every doubling
+    # of the group halves the work-groups left to fill the device with (on a 2-core CPU, `wgsize` 64 could
+    # leave one core busy), while on one work-group a larger group gains only by spreading the launch.
     for _ in range(max_passes):
         before = dict(config)
         for group in groups:
             config = _sweep(session, "2-group" if len(groups) == 1 else f"2-group:{group}", config, group,
-                            lambda c: 1, None)
+                            lambda c: 1, GROUP_KEEP_WITHIN, notes if guided else None)
         if config == before:
             break
     steps["work-group"] = dict(config)
@@ -358,13 +378,12 @@ def hierarchical(
     target_groups = tunable.groups_for_target(config)
     counts = [g for g in (2**i for i in range(32)) if g <= target_groups]
     by_groups: dict[int, Measurement] = {}
-    notes: list[str] = []
     for index, g in enumerate(counts):
         m = session.evaluate("3-ndrange", config, tunable.size_for(config, g))
         if m is None:
             continue
         by_groups[g] = m
-        saturation = _saturated(by_groups) if guided else None
+        saturation = _saturated(by_groups, "(6) NDRange", "ngroup", "n_CU") if guided else None
         if saturation is not None and index + 1 < len(counts):
             limit, rms = saturation
             notes.append(f"step 3: model (6) fitted to {len(by_groups)} NDRanges ({', '.join(map(str, by_groups))} "
@@ -397,18 +416,22 @@ def hierarchical(
     return TuningResult(current.config, current, session.evaluations, steps, notes=tuple(notes))
 
 
-SATURATION_FIT = 0.10  # model (6) may guide step 3 only when it fits the measured NDRanges within this
+SATURATION_FIT = 0.10  # models (5) and (6) guide steps 2 and 3 only when they fit the points within this
 
 
-def _saturated(by_groups: Mapping[int, Measurement]) -> tuple[int, float] | None:
-    """Return (n_CU, rms error) when model (6) fitted to 3+ NDRanges saturates below the largest, else None."""
-    if len(by_groups) < 3:
+def _saturated(points: Mapping[int, Measurement], model: str, count_name: str,
+               limit_name: str) -> tuple[int, float] | None:
+    """Return (limit, rms error) when model (5) or (6) fitted to 3+ points saturates below the largest, else None.
+
+    `points`: measurements by work-group size (model 5, limit n_PE) or work-group count (model 6, n_CU).
+    """
+    if len(points) < 3:
         return None
-    from perfcast.tune.partial_models import fit_saturation  # scipy: loaded when a run reaches step 3
+    from perfcast.tune.partial_models import fit_saturation  # scipy: loaded when a run reaches steps 2-3
 
-    counts = sorted(by_groups)
-    fit = fit_saturation("(6) NDRange", "ngroup", "n_CU", counts, [by_groups[g].mean for g in counts])
-    limit = int(fit.constants["n_CU"])
+    counts = sorted(points)
+    fit = fit_saturation(model, count_name, limit_name, counts, [points[g].mean for g in counts])
+    limit = int(fit.constants[limit_name])
     # Saturated: the fitted limit is below the largest count measured, so two points at least lie on the flat
     # part, and the model describes the points well.
     if limit < counts[-1] and fit.rms_relative_error <= SATURATION_FIT:
@@ -457,8 +480,8 @@ RANDOM_BUDGET = 20  # configurations random search measures when no budget is gi
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2); --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
-    "hierarchical-measured": ("the same with every NDRange of step 3 measured, no model guidance: the baseline "
-                              "that the guided method's savings are counted against",
+    "hierarchical-measured": ("the same with every work-group size of step 2 and NDRange of step 3 measured, no "
+                              "model guidance: the baseline that the guided method's savings are counted against",
                               lambda session, budget, seed: hierarchical(session, max_evaluations=budget, guided=False)),
     "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
     "random": (f"--budget configurations (default {RANDOM_BUDGET}) drawn with --seed",

@@ -4,8 +4,10 @@ An exhaustive run finds the candidates for the best configuration (its best few 
 independent runs of a strategy — each with a new store and a new kernel object, so nothing measured by one
 serves another — choose their configurations, each with its evaluations and wall time. Finally every
 configuration chosen and every candidate are re-measured together, round-robin, for a fixed number of
-rounds; the best of them by the geometric mean over the rounds is the best known, and each run scores the
-paired ratio of its choice to it. Decisions inside the noise show up as fractions below 1.
+rounds; the best of them by the median over the rounds is the best known, and each run scores the paired
+ratio of its choice to it. Decisions inside the noise show up as fractions below 1. In each round every
+configuration runs `launches` times back to back and counts by its median launch, so that one launch that
+the machine disturbed does not decide a round: the validation must be steadier than what it judges.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class TuningValidation:
     remeasured: list[tuple[dict[str, int], float, float]]  # config, median metric, round spread
     rounds: int
     environment: dict[str, Any]
+    launches: int = 1  # launches per configuration and round (the round counts their median)
 
     def fractions(self) -> list[float]:
         """Return each run's fraction of the best known."""
@@ -73,15 +76,15 @@ def _key(config: Mapping[str, int]) -> str:
 
 
 def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: int = 7,
-                    strategy: str = "hierarchical", repetitions: int = 10, rounds: int = 11,
+                    strategy: str = "hierarchical", repetitions: int = 10, rounds: int = 15, launches: int = 3,
                     budget: int | None = None, others: Sequence[OtherChoice] = (),
                     progress: Callable[[str], None] = lambda _: None) -> TuningValidation:
     """Run the validation of the module docstring; stores go into `folder` (one per run, and the exhaustive one).
 
     `others`: configurations other tuners chose on the same machine; they are re-measured in the same rounds.
     """
-    if runs < 1 or rounds < 2:
-        raise ValueError("the validation needs at least 1 run and 2 rounds")
+    if runs < 1 or rounds < 2 or launches < 1:
+        raise ValueError("the validation needs at least 1 run, 2 rounds and 1 launch per round")
     folder.mkdir(parents=True, exist_ok=True)
     tunable = make_tunable()
     store = ResultsStore(folder / "exhaustive.sqlite")
@@ -118,12 +121,13 @@ def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: 
         configs.setdefault(_key(config), config)
     listed = list(configs.values())
     sizes = [tunable.size_for(c, tunable.groups_for_target(c)) for c in listed]
-    progress(f"re-measuring {len(listed)} configurations round-robin, {rounds} rounds")
+    progress(f"re-measuring {len(listed)} configurations round-robin, {rounds} rounds of {launches} launches")
     for config, size in zip(listed, sizes):
         tunable.run(config, size)  # warm-up
 
     def per_work(i: int) -> float:
-        return 1 / tunable.throughput(sizes[i], tunable.run(listed[i], sizes[i]))
+        seconds = statistics.median(tunable.run(listed[i], sizes[i]) for _ in range(launches))
+        return 1 / tunable.throughput(sizes[i], seconds)
 
     final = race(per_work, len(listed), min_rounds=rounds, max_rounds=rounds)
     medians = [1 / statistics.median(samples) for samples in final.samples]
@@ -136,7 +140,7 @@ def validate_tuning(make_tunable: Callable[[], Tunable], folder: Path, *, runs: 
     run_outcomes = [outcome(*o) for o in outcomes]
     other_outcomes = [(o.label, outcome(o.config, o.evaluations, o.wall_s)) for o in others]
     return TuningValidation(strategy, run_outcomes, other_outcomes, listed[final.leader], exhaustive.evaluations,
-                            exhaustive_wall, remeasured, rounds, dict(tunable.environment()))
+                            exhaustive_wall, remeasured, rounds, dict(tunable.environment()), launches)
 
 
 def read_other_choices(path: Path) -> list[OtherChoice]:
