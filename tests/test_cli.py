@@ -327,7 +327,9 @@ def test_validate_tuning_quick(tmp_path):
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["runs"] == 2 and data["exhaustive_evaluations"] == 24
-    assert all(0 < r["fraction"] < 1.1 for r in data["per_run"])  # relative to the best re-measured (lowest median)
+    # Relative to the best re-measured (the lowest median time): a median of per-round ratios may pass 1, and
+    # with 3 rounds of sub-millisecond launches on a shared machine it passed 1.1 once in about ten runs.
+    assert all(0 < r["fraction"] < 1.5 for r in data["per_run"])
     assert data["min_fraction"] <= data["median_fraction"]
     assert {json.dumps(r["config"], sort_keys=True) for r in data["per_run"]} <= {
         json.dumps(m["config"], sort_keys=True) for m in data["remeasured"]}

@@ -90,6 +90,16 @@ def test_measured_device_marks_every_figure_measured():
     assert parse_device_text(device_to_yaml(device)) == device
 
 
+def test_measured_device_keeps_the_rate_of_elementary_calls():
+    device = measured_device(catalog()["core-i7-930"], suite(elementary={"fp32": Sample(2e9, 0.03, 3)}),
+                             today="2026-11-22")
+    calls = device.elementary["fp32"]
+    assert calls.value == 2e9 and calls.provenance.source == "measured"
+    assert "exp/log/sin" in calls.provenance.tool
+    assert parse_device_text(device_to_yaml(device)) == device
+    assert measured_device(catalog()["core-i7-930"], suite()).elementary == {}
+
+
 def test_measured_device_needs_the_triad():
     with pytest.raises(ValueError, match="triad"):
         measured_device(catalog()["core-i7-930"], suite(dram={}))

@@ -4,6 +4,7 @@ import pytest
 
 from perfcast.devices.catalog import catalog, get_device
 from perfcast.devices.quantitative_view import quantitative_inputs
+from perfcast.devices.schema import Device
 from perfcast.errors import NotFound
 
 
@@ -32,3 +33,17 @@ def test_gpu_without_fp64_has_no_t_dp():
 def test_catalog_cpu_without_integer_peaks_says_how_to_get_them():
     with pytest.raises(NotFound, match=r"core-i7-930 has no int32 fma peak.*perfcast bench"):
         quantitative_inputs(get_device("core-i7-930"))
+
+
+def test_a_measured_rate_of_elementary_calls_prices_them(tmp_path):
+    """(T_SP / 2) / calls per second: instructions of the peak's precision one call takes."""
+    v100 = get_device("v100")
+    assert quantitative_inputs(v100).elementary_cost == {}
+    assert quantitative_inputs(v100).sources["elementary fp32"].startswith("8 instructions per call")
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["elementary"] = {"fp32": {"value": 15.67e12 / 2 / 40, "source": "measured", "tool": "test",
+                                   "date": "2026-11-23"}}
+    info = quantitative_inputs(Device.from_mapping(data))
+    assert info.elementary_cost == {"fp32": pytest.approx(40.0)}
+    assert "40 instructions per call = fp32 FMA peak / 2 / 195.9 Gcall/s (measured" in info.sources["elementary fp32"]
+    assert info.sources["elementary fp64"].startswith("8 instructions per call")

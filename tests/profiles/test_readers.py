@@ -181,6 +181,19 @@ class TestOclgrindRecorded:
         assert not dexp.notes
         assert dexp.counts().fp64 == m["fp64"]
 
+    def test_elementary_calls_are_kept_and_a_device_cost_replaces_the_fixed_one(self, profile):
+        dexp = profile.kernel("dexp")
+        assert dexp.elementary_calls("fp64") == 256 and dexp.elementary_calls("fp32") == 0
+        base = dexp.counts()
+        # 60 instructions a call in place of 8: 256 calls x 52 more fp64 instructions, and as many more lanes of
+        # warp instructions; an fp32 cost leaves an fp64 kernel alone.
+        priced = dexp.counts({"fp64": 60.0, "fp32": 99.0})
+        assert priced.fp64 == base.fp64 + 256 * 52 and priced.fp32 == base.fp32
+        assert priced.inst_warp == pytest.approx(base.inst_warp + 256 * 52 / 32)
+        assert dexp.counts({"fp64": 8.0}) == base
+        saxpy = profile.kernel("saxpy")
+        assert saxpy.counts({"fp32": 60.0}) == saxpy.counts()  # no calls, nothing to price
+
     def test_integer_kernel(self, profile):
         m = profile.kernel("hash").metrics
         assert (m["fp32"], m["fp64"]) == (0, 0)

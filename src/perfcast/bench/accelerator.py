@@ -129,6 +129,12 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 }
 
 
+# The elementary-function kernels: precision -> kernel; each work-item makes ELEMENTARY_CALLS calls a round.
+ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
+ELEMENTARY_CALLS = 12
+ELEMENTARY_ROUNDS = 16  # rounds per launch: a call costs tens of FMAs on a CPU, so a launch stays short
+
+
 def suite_elements(shape: SuiteShape, group: int) -> int:
     """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
     chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths), default=1)
@@ -165,7 +171,7 @@ def run_accelerator_suite(
     a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 1 + len(shape.mix_steps))
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
@@ -207,6 +213,12 @@ def run_accelerator_suite(
             continue
         tick(f"peak {precision} {kind}")
         suite.compute[(precision, kind)] = measure(*peak_run(runtime, shape, precision, kind, results))
+    for precision, name in ELEMENTARY_KERNELS.items():
+        if precision == "fp64" and not shape.has_fp64:
+            continue
+        tick(f"elementary functions {precision}")
+        run = runtime.timed(name, shape.compute_items, np.int32(ELEMENTARY_ROUNDS), results)
+        suite.elementary[precision] = measure(run, shape.compute_items * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS)
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -86,6 +86,7 @@ class SuiteResult:
     levels: dict[str, Sample] = field(default_factory=dict)  # L1, L2, L3 / shared plateaus
     compute: dict[tuple[str, str], Sample] = field(default_factory=dict)  # (precision, fma|add_mul)
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
+    elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -236,6 +237,7 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"{level}", s) for level, s in suite.levels.items()]
     named += [(f"peak {p} {k}", s) for (p, k), s in suite.compute.items()]
     named += [(f"fp32 FMA {label}", s) for label, s in suite.compute_ceilings.items()]
+    named += [(f"{precision} elementary functions", s) for precision, s in suite.elementary.items()]
     named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
@@ -306,6 +308,9 @@ def measured_device(
         for label, sample in suite.compute_ceilings.items()
         if sample.value < top
     }
+    if suite.elementary:
+        data["elementary"] = {precision: _figure(sample, f"{suite.tool}, exp/log/sin calls", today)
+                              for precision, sample in suite.elementary.items()}
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
@@ -337,6 +342,9 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
             writer.writerow([f"peak {precision} {kind}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
         for label, sample in suite.compute_ceilings.items():
             writer.writerow([f"compute {label}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
+        for precision, sample in suite.elementary.items():
+            writer.writerow([f"elementary {precision}", "", "", sample.value, "call/s", sample.spread,
+                             sample.repetitions])
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])

@@ -90,8 +90,13 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
-    p = predict(kernel_parameters(profile.counts()), quantitative_inputs(device).rates)
-    return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=p.explain())
+    inputs = quantitative_inputs(device)
+    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost)), inputs.rates)
+    detail = p.explain() + "".join(
+        f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
+        "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
+        if profile.elementary_calls(precision))
+    return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,

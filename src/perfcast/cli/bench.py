@@ -62,6 +62,10 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"fp32 FMA: {name}", figure.value, old(lambda d, n=name: d.compute_ceilings.get(n)),
                          Dimension.COMPUTE))
+    for precision, figure in after.elementary.items():
+        if ours(figure):
+            rows.append((f"{precision.value} exp/log/sin calls", figure.value,
+                         old(lambda d, p=precision: d.elementary.get(p)), Dimension.COMPUTE))
     if after.host_link is not None and ours(after.host_link.bandwidth):
         rows.append(("host link", after.host_link.bandwidth.value,
                      old(lambda d: d.host_link.bandwidth if d.host_link else None), Dimension.BANDWIDTH))

@@ -143,7 +143,10 @@ def predict_command(
         rows = []
         for info in inputs:
             try:
-                rows.append((info.device.name, predict(parameters, info.rates)))
+                # A device with a measured rate of elementary-function calls prices them itself (Oclgrind
+                # profiles only: its counts give every call a fixed cost).
+                own = kernel_parameters(kernel.counts(info.elementary_cost)) if info.elementary_cost else parameters
+                rows.append((info.device.name, predict(own, info.rates)))
             except ValueError as error:
                 raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None
         results.append((kernel.name, rows))

@@ -4,15 +4,20 @@ T_SP and T_DP are the fp32/fp64 FMA peaks, T_int the int32 multiply-add peak and
 (`peak.int32.add_mul` in a device file), B_mem the DRAM bandwidth. T_ldst, local/shared-memory load-store
 instructions per second, is the shared-memory bandwidth divided by 4 B (the width of the accesses the bench
 suite's local-memory kernel makes); a CPU has no shared memory, so its L1 bandwidth stands in, said so.
+
+Beside the six: what one elementary-function call (exp, log, sin) costs on the device, in instructions of its
+precision, where the device has a measured rate of such calls: (T_SP / 2) / calls per second (T_DP for fp64;
+an FMA is 2 ops, one instruction). A counting profiler (Oclgrind) gives every call a fixed ELEMENTARY_COST
+instructions, which is near a GPU's and far below a CPU's, where a call runs a library routine.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from perfcast.devices.schema import Device, Figure, InstructionKind, Precision
 from perfcast.errors import NotFound
-from perfcast.models.quantitative import DeviceRates
+from perfcast.models.quantitative import ELEMENTARY_COST, DeviceRates
 from perfcast.units import Dimension, format_quantity
 
 __all__ = ["LDST_BYTES", "QuantitativeInputs", "quantitative_inputs"]
@@ -28,6 +33,7 @@ class QuantitativeInputs:
     rates: DeviceRates
     sources: dict[str, str]  # '15.67 TFLOP/s (spec: NVIDIA Tesla V100 ... whitepaper)'
     summaries: dict[str, str]  # the same in short: '15.67 TFLOP/s (spec)'
+    elementary_cost: dict[str, float] = field(default_factory=dict)  # precision -> instructions per call, measured
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -97,4 +103,16 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     summaries["B_mem"] = f"{_value(dram.value, Dimension.BANDWIDTH)} ({dram.provenance.source})"
     rates = DeviceRates(figures["T_SP"].value, fp64.value if fp64 else None, figures["T_int"].value,
                         figures["T_add"].value, t_ldst, dram.value)
-    return QuantitativeInputs(device, rates, sources, summaries)
+    costs: dict[str, float] = {}
+    for precision, peak in ((Precision.FP32, figures["T_SP"]), (Precision.FP64, fp64)):
+        calls = device.elementary.get(precision)
+        key = f"elementary {precision.value}"
+        if calls is None or peak is None:
+            sources[key] = summaries[key] = (f"{ELEMENTARY_COST} instructions per call (the counting profiler's; "
+                                             "no measured rate of calls)")
+            continue
+        costs[precision.value] = peak.value / 2 / calls.value
+        sources[key] = (f"{costs[precision.value]:.3g} instructions per call = {precision.value} FMA peak / 2 / "
+                        + _describe(calls, Dimension.COMPUTE, "call/s"))
+        summaries[key] = f"{costs[precision.value]:.3g} instructions per call ({calls.provenance.source})"
+    return QuantitativeInputs(device, rates, sources, summaries, costs)

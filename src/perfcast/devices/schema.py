@@ -274,6 +274,10 @@ class Device(BaseModel):
     compute_ceilings: dict[str, ComputeFigure] = Field(
         default_factory=dict, description="measured fp32 rates below the peak, e.g. 'no SIMD', 'single thread'"
     )
+    elementary: dict[Precision, ComputeFigure] = Field(
+        default_factory=dict, description="elementary-function calls per second (exp, log and sin in equal parts, "
+        "one call per lane; written as op/s), as a kernel calling them measures it"
+    )
     host_link: HostLink | None = None
     maxima: Maxima = Field(default_factory=Maxima, description="measured maxima, below the peaks (spec §4)")
     notes: str | None = None

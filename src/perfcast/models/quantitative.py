@@ -22,6 +22,7 @@ from typing import Literal
 from perfcast.models.numbers import non_negative, positive
 
 __all__ = [
+    "ELEMENTARY_COST",
     "SECTOR_BYTES",
     "DeviceRates",
     "KernelCounts",
@@ -33,6 +34,9 @@ __all__ = [
 ]
 
 SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
+# Instructions a counting profiler (Oclgrind) gives one elementary-function call (exp, log, sin, ...), the value
+# `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
+ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
 Bound = Literal["compute", "memory"]
 

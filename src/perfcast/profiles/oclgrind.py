@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from perfcast.models.quantitative import ELEMENTARY_COST
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
 
 __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind"]
@@ -31,7 +32,6 @@ FP_OPCODES = ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "fcmp")
 INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor", "icmp",
                "getelementptr")
 NOT_INSTRUCTIONS = ("phi",)  # SSA bookkeeping, no machine instruction
-ELEMENTARY_COST = 8  # instructions per elementary-function call, the value `perfcast classify` uses
 _ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
                "atan", "atan2", "sinh", "cosh", "tanh", "pow", "pown", "powr", "rootn", "cbrt", "erf", "erfc",
                "hypot", "tgamma", "lgamma", "sincos", "sinpi", "cospi", "tanpi", "asinh", "acosh", "atanh")
@@ -159,6 +159,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     """Return the canonical metrics of one kernel's summed histogram."""
     fp = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
+    elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
     integer = ldst = total = 0.0
     builtin_precisions: set[str] = set()
@@ -192,6 +193,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                 fp[precision] += count * lanes * cost
                 if name in _FMA_BUILTINS:
                     fma[precision] += count * lanes
+                if name in _ELEMENTARY:
+                    elementary[precision] += count * lanes
                 total += count * lanes * cost
                 continue
             total += count  # work-item queries, barriers, other builtins: one instruction each
@@ -233,6 +236,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
         # §4: FP instructions by kind (fp16 folded into fp32, as above), and the bytes through L1 and DRAM.
         "add_fp32": by_kind[("add", "fp32")] + by_kind[("add", "fp16")], "add_fp64": by_kind[("add", "fp64")],
         "mul_fp32": by_kind[("mul", "fp32")] + by_kind[("mul", "fp16")], "mul_fp64": by_kind[("mul", "fp64")],
+        "elementary_fp32": elementary["fp32"] + elementary["fp16"], "elementary_fp64": elementary["fp64"],
         "l1_bytes": float(nbytes["load global"] + nbytes["store global"]),
         "dram_bytes": float(nbytes["load global"] + nbytes["store global"]),
     }

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from perfcast.errors import InputError, NotFound
-from perfcast.models.quantitative import KernelCounts
+from perfcast.models.quantitative import ELEMENTARY_COST, KernelCounts
 from perfcast.output_files import write_text_atomic
 from perfcast.profiles.metrics import METRICS
 
@@ -77,19 +77,33 @@ class KernelProfile:
         if self.duration is not None and not (math.isfinite(self.duration) and self.duration > 0):
             raise ProfileError(f"kernel {self.name!r}: duration {self.duration!r} s is not a positive number")
 
-    def counts(self) -> KernelCounts:
-        """Return the §3 counts of this kernel, or raise ProfileError naming the kernel and every missing metric."""
+    def counts(self, elementary_cost: Mapping[str, float] | None = None) -> KernelCounts:
+        """Return the §3 counts of this kernel, or raise ProfileError naming the kernel and every missing metric.
+
+        `elementary_cost` (instructions per call, by precision: a device's own, see `elementary_calls`) replaces
+        the ELEMENTARY_COST instructions a counting profiler (Oclgrind) gave each elementary-function call; a
+        profiler that counts machine instructions (ncu, nvprof) records no calls, and nothing changes.
+        """
         missing = [f"{spec.name} ({spec.symbol}; nvprof {spec.nvprof}, ncu {spec.ncu[0][0]})"
                    for spec in METRICS if spec.name not in self.metrics]
         if missing:
             raise ProfileError(f"kernel {self.name!r} lacks the metric(s) the quantitative model needs: "
                                + "; ".join(missing))
-        m = self.metrics
+        m = dict(self.metrics)
+        for precision, cost in (elementary_cost or {}).items():
+            extra = self.elementary_calls(precision) * (cost - ELEMENTARY_COST)
+            if extra:
+                m[precision] += extra
+                m["inst_warp"] += extra / 32
         try:
             return KernelCounts(m["fma_fp32"], m["fma_fp64"], m["ldst"], m["inst_warp"], m["fp32"], m["fp64"],
                                 m["int"], m["dram_read"], m["dram_write"])
         except ValueError as error:
             raise ProfileError(f"kernel {self.name!r}: {error}") from None
+
+    def elementary_calls(self, precision: str) -> float:
+        """Return the elementary-function calls (one per lane) a counting profiler saw in `precision` (fp32/fp64)."""
+        return self.metrics.get(f"elementary_{precision}", 0.0)
 
     def scaled(self, factor: float, work_items: int | None = None) -> KernelProfile:
         """Return this profile with every count (and the duration) multiplied by `factor` (e.g. work-item ratio)."""

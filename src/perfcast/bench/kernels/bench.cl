@@ -154,6 +154,29 @@ COMPUTE(peak_f64_fma, double, FMA_STEP)
 COMPUTE(peak_f64_add, double, ADD_STEP)
 #endif
 
+/* ---------------------------------------------------------------- elementary functions */
+
+/* exp, log and sin in turn on 4 independent scalar values per work-item, `k` rounds: 12 calls a round. The
+ * arguments stay inside (0, 2), where every implementation takes its fast path; the add or negation before
+ * each call is the kernel's only other arithmetic. Scalar on purpose: a kernel that calls a library function
+ * is what the rate is for, and PoCL 3.1 does not vectorise work-items across such calls. */
+#define ELEMENTARY_ROUND(v) v = exp(-v); v = log(v + (T)1.5); v = sin(v + (T)0.5);
+#define ELEMENTARY(NAME, T_)                                                               \
+    __kernel void NAME(int k, __global T_ *sink)                                           \
+    {                                                                                      \
+        typedef T_ T;                                                                      \
+        T v0 = (T)(get_global_id(0) & 255) * (T)1e-3, v1 = v0 + (T)0.25;                   \
+        T v2 = v0 + (T)0.5, v3 = v0 + (T)0.75;                                             \
+        for (int q = 0; q < k; q++) {                                                      \
+            ELEMENTARY_ROUND(v0) ELEMENTARY_ROUND(v1) ELEMENTARY_ROUND(v2) ELEMENTARY_ROUND(v3) \
+        }                                                                                  \
+        sink[get_global_id(0)] = v0 + v1 + v2 + v3;                                        \
+    }
+ELEMENTARY(elementary_f32, float)
+#ifdef USE_FP64
+ELEMENTARY(elementary_f64, double)
+#endif
+
 /* ---------------------------------------------------------------- local memory (T_ldst) */
 
 /* Each work-item loads a neighbour's word and stores its own, `k` times: 2k local accesses of 4 B.

@@ -79,6 +79,30 @@ COMPUTE(peak_f64_add, double, ADD_STEP)
 COMPUTE(peak_i32_fma, unsigned int, IMAD_STEP)
 COMPUTE(peak_i32_add, unsigned int, IADD_STEP)
 
+// ------------------------------------------------------------------ elementary functions
+
+// exp, log and sin in turn on 4 independent values per thread, k rounds: 12 calls a round, arguments inside
+// (0, 2) (the fast paths), as in bench.cl.
+template <typename T> __device__ __forceinline__ T elementary_round(T v)
+{
+    v = exp(-v);
+    v = log(v + (T)1.5);
+    return sin(v + (T)0.5);
+}
+#define ELEMENTARY(NAME, T)                                                                      \
+    extern "C" __global__ void NAME(int k, T *sink)                                              \
+    {                                                                                            \
+        unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;                                  \
+        T v0 = (T)(i & 255) * (T)1e-3, v1 = v0 + (T)0.25, v2 = v0 + (T)0.5, v3 = v0 + (T)0.75;   \
+        for (int q = 0; q < k; q++) {                                                            \
+            v0 = elementary_round(v0); v1 = elementary_round(v1);                                \
+            v2 = elementary_round(v2); v3 = elementary_round(v3);                                \
+        }                                                                                        \
+        sink[i] = v0 + v1 + v2 + v3;                                                             \
+    }
+ELEMENTARY(elementary_f32, float)
+ELEMENTARY(elementary_f64, double)
+
 // ------------------------------------------------------------------ shared memory (T_ldst)
 
 // Each thread loads a neighbour's word and stores its own, k times: 2k shared accesses of 4 B.
