@@ -6,6 +6,7 @@ import pytest
 from perfcast.tune.partial_models import (
     fit_buffer_size,
     fit_combined,
+    fit_per_work,
     fit_saturation,
     fit_vector_width,
     fit_work_per_item,
@@ -24,6 +25,15 @@ def test_buffer_size():
     assert fit.constants["t_const"] == pytest.approx(2e-4, rel=1e-6)
     assert fit.constants["t_latency"] == pytest.approx(3e-7, rel=1e-6)
     assert fit.rms_relative_error < 1e-9
+
+
+def test_per_work_form_of_models_1_to_3():
+    """Model (2) divided by its work: t / simbs = t_calc + t_fixed / simbs (2 us + 6 us / simbs here)."""
+    simbs = np.array([1, 2, 4.0])
+    fit = fit_per_work("(1)-(3) per work", "simbs", simbs, (simbs * 2e-6 + 6e-6) / simbs)
+    assert fit.constants["a"] == pytest.approx(2e-6, rel=1e-6) and fit.constants["b"] == pytest.approx(6e-6, rel=1e-6)
+    assert fit.formula == "t / work = a + b / simbs" and fit.rms_relative_error < 1e-9
+    assert fit.predict(np.array([8.0]))[0] == pytest.approx(2e-6 + 6e-6 / 8)  # 2.75 us: the gain left is bounded
 
 
 def test_work_per_item_with_noise():

@@ -310,9 +310,46 @@ def test_model_5_spares_the_larger_work_groups(tmp_path):
     guided = hierarchical(s)
     step2 = sorted({m.config["group"] for m in store.measurements(s.run_id) if m.step == "2-group"})
     assert step2 == [1, 2, 4] and guided.steps["work-group"]["group"] == 4
-    assert any("model (5)" in note and "n_PE = 1" in note and "group 8, 16 predicted" in note for note in guided.notes)
+    assert any("model (5)" in note and "n_PE = 1" in note and "group 8, 16 predicted no faster" in note for note in guided.notes)
     unguided = ResultsStore(tmp_path / "m.sqlite")
     s, _ = session(GroupAmortisingKernel(), unguided)
     measured = hierarchical(s, guided=False)
     assert not any("model (5)" in note for note in measured.notes)
     assert sorted({m.config["group"] for m in unguided.measurements(s.run_id) if m.step == "2-group"}) == [1, 2, 4, 8, 16]
+
+
+@dataclass
+class DiminishingKernel(SyntheticKernel):
+    """Per unit of work a block costs 1 + 0.02 / block: models (1)-(3)'s form, nearly flat from block 4 on."""
+
+    def speed(self, config):
+        b, u, g = config["block"], config["unroll"], config["group"]
+        return (u if u <= 4 else 3) * min(g, 8) / (1 + 0.02 / b)
+
+
+def test_step_1_spares_values_its_model_puts_within_3_percent(tmp_path):
+    store = ResultsStore(tmp_path / "g.sqlite")
+    s, _ = session(DiminishingKernel(), store)
+    guided = hierarchical(s)
+    blocks = sorted({m.config["block"] for m in store.measurements(s.run_id) if m.step == "1-item:block"})
+    assert blocks == [1, 2, 4]
+    (note,) = [n for n in guided.notes if n.startswith("1-item:block")]
+    assert "a + b / block fitted to block 1, 2, 4" in note and "puts block 8, 16 at most" in note
+    # unroll's time per unit of work halves with each doubling up to 4: a + b / unroll does not predict
+    # 8 to be within 3 %, so it is measured (and is slower).
+    unrolls = sorted({m.config["unroll"] for m in store.measurements(s.run_id) if m.step == "1-item:unroll"})
+    assert unrolls == [1, 2, 4, 8] and guided.steps["work-item"]["unroll"] == 4
+    measured = hierarchical(session(DiminishingKernel(), ResultsStore(tmp_path / "m.sqlite"))[0], guided=False)
+    assert not any(n.startswith("1-item") for n in measured.notes)
+    assert measured.steps["work-item"]["block"] == guided.steps["work-item"]["block"]
+
+
+def test_step_1_guidance_leaves_values_of_zero_alone(tmp_path):
+    """A flag or an offset (0, 1, 2, ...) is not a size: a + b / x cannot describe it, so nothing is spared."""
+    from perfcast.tune.store import Measurement
+    from perfcast.tune.strategies import _work_item_guide
+
+    measured = [Measurement("1-item:pad", {"pad": v}, {"n": 1}, 1.0, 0.0, (1.0,), m) for v, m in ((0, 1.0), (1, 1.0), (2, 1.0))]
+    assert _work_item_guide(measured, "pad", [3, 4]) is None
+    flat = [Measurement("1-item:b", {"b": v}, {"n": 1}, 1.0, 0.0, (1.0,), 1.0) for v in (1, 2, 4)]
+    assert "puts b 8 at most 0.0% faster" in _work_item_guide(flat, "b", [8])

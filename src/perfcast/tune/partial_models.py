@@ -19,6 +19,7 @@ __all__ = [
     "FittedModel",
     "fit_buffer_size",
     "fit_combined",
+    "fit_per_work",
     "fit_saturation",
     "fit_vector_width",
     "fit_varmc_run",
@@ -120,6 +121,18 @@ def fit_combined(
     work = s * v * (r_seq + (1 - r_seq) / np.minimum(vwidth_max, v))
     return _fit("(4) combined", "t = t_calc * vwidth * simbs * speedup(vwidth) + t_const", ("t_calc", "t_const"),
                 lambda p, w: p[0] * w + p[1], work, ts, [ts.min() / work.max(), ts.min() / 2])
+
+
+def fit_per_work(name: str, parameter: str, values: Sequence[float], t_per_work: Sequence[float]) -> FittedModel:
+    """Fit the form models (1)-(3) share per unit of work: t / work = a + b / x (s per unit of work).
+
+    Model (1) at fixed work is t_const + t_latency * n_elements / posbs; model (2) divided by its work
+    (simbs) is t_calc + t_fixed / simbs; model (3) divided by vwidth is t1 * r_seq + t1 * (1 - r_seq) / vwidth
+    below vwidth_max (and flat above it, which this form does not follow: it predicts more gain, not less).
+    """
+    x, ts = _points(values, t_per_work)
+    return _fit(name, f"t / work = a + b / {parameter}", ("a", "b"), lambda p, v: p[0] + p[1] / v, x, ts,
+                [ts.min() / 2, ts.max() * x.min() / 2])
 
 
 def _saturating(limit: int) -> Callable[[NDArray[np.float64], NDArray[np.float64]], NDArray[np.float64]]:

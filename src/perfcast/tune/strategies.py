@@ -277,14 +277,18 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
            pick_smallest_within: float, notes: list[str] | None = None) -> Config:
     """Return `config` with parameter `name` set to the smallest of its values within the fraction of the best.
 
-    `notes`, given for a work-group parameter (step 2): model (5) of spec §5.3 guides the sweep. Each work-item
-    keeps its work, so past n_PE a larger group only takes longer in proportion: once the model, fitted to the
-    values measured so far, shows the group saturated, a larger value could at best tie, and a tie goes to the
-    smaller value, so the larger ones are not measured (said in `notes`).
+    `notes` (a guided run): the partial models of spec §5.3 guide the sweep, which then runs from the smallest
+    value up. A work-group parameter (step 2) follows model (5): each work-item keeps its work, so past n_PE a
+    larger group only takes longer in proportion; once the model, fitted to the values measured so far, shows
+    the group saturated, a larger value could at best tie, and a tie goes to the smaller value. A work-item
+    parameter (step 1) follows the form models (1)-(3) share per unit of work, a + b / x: once it fits and
+    predicts that no larger value can be more than 3 % faster (even by the fit's own error), the choice, the
+    smallest value within 97 % of the best, is made. The larger values are then not measured (said in `notes`).
     """
     tunable = session.tunable
     measured: list[Measurement] = []
-    values = sorted(tunable.space.parameters[name]) if notes is not None else tunable.space.parameters[name]
+    guide = None if notes is None else _work_group_guide if name in tunable.group_parameters else _work_item_guide
+    values = sorted(tunable.space.parameters[name]) if guide else tunable.space.parameters[name]
     for index, value in enumerate(values):
         candidate = {**config, name: value}
         g = groups(candidate)
@@ -294,14 +298,10 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
         if m is None:
             continue
         measured.append(m)
-        if notes is None:
-            continue
-        saturation = _saturated({x.config[name]: x for x in measured}, "(5) work-group", name, "n_PE")
-        if saturation is not None and index + 1 < len(values):
-            limit, rms = saturation
-            note = (f"{step}: model (5) fitted to {name} {', '.join(str(x.config[name]) for x in measured)} gives "
-                    f"n_PE = {limit} (rms error {rms:.1%}); {name} {', '.join(map(str, values[index + 1:]))} "
-                    "predicted no faster per work-item, not measured")
+        reason = guide(measured, name, values[index + 1:]) if guide and index + 1 < len(values) else None
+        if reason is not None:
+            assert notes is not None
+            note = f"{step}: {reason}; not measured"
             if note not in notes:
                 notes.append(note)
             break
@@ -342,8 +342,8 @@ def hierarchical(
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
-    `guided`: steps 2 and 3 stop measuring larger work-groups and NDRanges once models (5) and (6) show the
-    compute unit or the device saturated (else they measure all).
+    `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
+    better (see `_sweep` and `_saturated`; else they measure all).
     """
     tunable = session.tunable
     space = tunable.space
@@ -352,15 +352,16 @@ def hierarchical(
     for group in groups:
         config[group] = min(space.parameters[group])
     steps: dict[str, Config] = {}
+    notes: list[str] = []
     # Step 1: one work-item (one work-group of one item, or of the smallest size allowed); revisit until stable.
     for _ in range(max_passes):
         before = dict(config)
         for name in tunable.item_parameters:
-            config = _sweep(session, f"1-item:{name}", config, name, lambda c: 1, KEEP_WITHIN)
+            config = _sweep(session, f"1-item:{name}", config, name, lambda c: 1, KEEP_WITHIN,
+                            notes if guided else None)
         if config == before:
             break
     steps["work-item"] = dict(config)
-    notes: list[str] = []
     # Step 2: the work-group (work-items per work-group, its shape), one work-group; revisit until stable.
     # Values a race cannot tell from the best go to the smaller group: at the target problem every doubling
     # of the group halves the work-groups left to fill the device with (on a 2-core CPU, `wgsize` 64 could
@@ -417,6 +418,44 @@ def hierarchical(
 
 
 SATURATION_FIT = 0.10  # models (5) and (6) guide steps 2 and 3 only when they fit the points within this
+PER_WORK_FIT = 0.05  # the per-work form of models (1)-(3) guides step 1 only when it fits within this
+
+
+def _work_group_guide(measured: Sequence[Measurement], name: str, rest: Sequence[int]) -> str | None:
+    """Return why the larger work-groups need no measuring (model (5) saturated), or None."""
+    saturation = _saturated({m.config[name]: m for m in measured}, "(5) work-group", name, "n_PE")
+    if saturation is None:
+        return None
+    limit, rms = saturation
+    return (f"model (5) fitted to {name} {', '.join(str(m.config[name]) for m in measured)} gives n_PE = {limit} "
+            f"(rms error {rms:.1%}): {name} {', '.join(map(str, rest))} predicted no faster per work-item")
+
+
+def _work_item_guide(measured: Sequence[Measurement], name: str, rest: Sequence[int]) -> str | None:
+    """Return why the larger values of a work-item parameter need no measuring (a + b / x flat enough), or None.
+
+    Per unit of work (1 / throughput), models (1)-(3) are a + b / x: the gain left beyond the values measured
+    is bounded. The larger values are spared when even the fit's optimistic side (its rms error taken twice)
+    puts every one of them within 3 % of the best measured.
+    """
+    if len(measured) < 3:
+        return None
+    from perfcast.tune.partial_models import fit_per_work  # scipy: loaded when a guided run sweeps
+
+    x = [m.config[name] for m in measured]
+    if min(x) <= 0 or min(rest) <= 0:  # a + b / x describes sizes and counts, not flags or offsets
+        return None
+    per_work = [1 / m.metric for m in measured]
+    fit = fit_per_work("(1)-(3) per work", name, x, per_work)
+    if fit.rms_relative_error > PER_WORK_FIT:
+        return None
+    a, b = fit.constants["a"], fit.constants["b"]
+    optimistic = min(a + b / v for v in rest) * (1 - 2 * fit.rms_relative_error)
+    if optimistic < KEEP_WITHIN * min(per_work):
+        return None
+    return (f"a + b / {name} fitted to {name} {', '.join(map(str, x))} (rms error {fit.rms_relative_error:.1%}) "
+            f"puts {name} {', '.join(map(str, rest))} at most {min(per_work) / optimistic - 1:.1%} faster than the "
+            "best measured")
 
 
 def _saturated(points: Mapping[int, Measurement], model: str, count_name: str,
@@ -478,9 +517,10 @@ def _raced(session: Evaluator, step: str, contenders: Sequence[Measurement]
 RANDOM_BUDGET = 20  # configurations random search measures when no budget is given
 
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
-    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2); --budget caps its review",
+    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), larger values spared where "
+                     "the partial models predict them no better; --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
-    "hierarchical-measured": ("the same with every work-group size of step 2 and NDRange of step 3 measured, no "
+    "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
                               "model guidance: the baseline that the guided method's savings are counted against",
                               lambda session, budget, seed: hierarchical(session, max_evaluations=budget, guided=False)),
     "exhaustive": ("every configuration of the space", lambda session, budget, seed: exhaustive(session)),
