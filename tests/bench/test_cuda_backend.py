@@ -7,18 +7,26 @@ import subprocess
 import pytest
 
 from perfcast.bench.backends import BackendUnavailable, open_backend
-from perfcast.bench.cuda import SOURCE, catalog_match
+from perfcast.bench.cuda import SOURCE, catalog_match, kernel_defines
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 @pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])  # CUDA 13 dropped sm_70
 def test_cuda_kernels_compile(tmp_path, arch):
     result = subprocess.run(
-        ["nvcc", f"-arch={arch}", "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
+        ["nvcc", f"-arch={arch}", *kernel_defines(), "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "bench.o").stat().st_size > 1000
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+def test_cuda_kernels_refuse_to_compile_without_perfcasts_defines(tmp_path):
+    """The shapes are set in one place, Python: bench.cu has no defaults of its own that could drift from it."""
+    result = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
+                            capture_output=True, text=True)
+    assert result.returncode != 0 and "kernel_defines" in result.stderr
 
 
 @pytest.mark.parametrize(

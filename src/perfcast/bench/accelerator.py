@@ -25,7 +25,7 @@ from perfcast.bench.suite import (
 
 __all__ = ["KernelRuntime", "SuiteShape", "ProgressSteps", "run_accelerator_suite"]
 
-PER_ITEM = 16  # elements per work-item in the reading kernels (bench.cl, bench.cu)
+PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 Timed = Callable[[int], float]
 
 

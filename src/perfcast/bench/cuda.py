@@ -15,17 +15,24 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import SuiteShape, run_accelerator_suite
+from perfcast.bench.accelerator import PER_ITEM, SuiteShape, run_accelerator_suite
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device, Provenance, device_slug
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["CudaBackend", "catalog_match"]
+__all__ = ["CudaBackend", "catalog_match", "kernel_defines"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.cu"
-CHAINS = 8  # independent values per thread in the compute kernels (bench.cu)
+# Independent values per thread in the compute kernels: 8 independent FMAs cover the 4-cycle FMA latency of
+# Volta to Hopper from one warp per SM sub-partition, where the suite keeps every SM fully occupied besides.
+CHAINS = 8
 BLOCK = 256
+
+
+def kernel_defines() -> tuple[str, ...]:
+    """Return the -D options bench.cu is compiled with (NVRTC at run time, nvcc in the tests)."""
+    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={CHAINS}")
 
 
 def _import_cupy() -> Any:
@@ -112,7 +119,8 @@ class CudaBackend:
         cupy = _import_cupy()
         with cupy.cuda.Device(self.index):
             props = self._properties()
-            runtime = _CudaRuntime(cupy, cupy.RawModule(code=SOURCE.read_text(), options=("-std=c++14",)))
+            runtime = _CudaRuntime(cupy, cupy.RawModule(code=SOURCE.read_text(),
+                                                           options=("-std=c++14", *kernel_defines())))
             shape = SuiteShape(
                 dram_bytes=int(min(max(8 * props["l2CacheSize"], 1 << 30), props["totalGlobalMem"] // 8)),
                 smallest_sweep=256 * 2**10,

@@ -17,6 +17,7 @@ import numpy as np
 
 from perfcast.bench.accelerator import (
     PEAK_KERNELS,
+    PER_ITEM,
     SuiteShape,
     launch_latency,
     peak_run,
@@ -142,7 +143,7 @@ class OpenClBackend:
 
     def _build(self, cl: Any, context: Any, *defines: str) -> Any:
         """Return bench.cl built for this device with `defines` (-D options)."""
-        options = ["-cl-mad-enable", *defines] + (["-DUSE_FP64"] if self.has_fp64 else [])
+        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *defines] + (["-DUSE_FP64"] if self.has_fp64 else [])
         try:
             return build_program(cl, context, SOURCE.read_text(), options)
         except cl.RuntimeError as error:

@@ -11,7 +11,9 @@
  * neighbouring work-items read neighbouring words): fixed trip counts that the runtimes vectorise.
  * Float everywhere, so that every device runs them; bandwidth does not depend on it. */
 
-#define PER_ITEM 16
+#ifndef PER_ITEM
+#error "PER_ITEM (elements per work-item of the reading kernels) comes from perfcast.bench.accelerator as -D"
+#endif
 
 __kernel void mem_read(__global const float *a, __global float *sink)
 {

@@ -1,8 +1,11 @@
 // perfcast's CUDA micro-benchmarks: the suite of bench.cl for NVIDIA GPUs, compiled at run time
 // by CuPy (NVRTC) and checked with nvcc by the tests.  Kernels are extern "C" so CuPy finds them.
 
-#define PER_ITEM 16
-#define CHAINS 8
+// PER_ITEM (elements per thread of the reading kernels) and CHAINS (independent values per thread of the
+// compute kernels) come from perfcast.bench.cuda.kernel_defines() as -D, the one place they are set.
+#if !defined(PER_ITEM) || !defined(CHAINS)
+#error "compile with perfcast.bench.cuda.kernel_defines(): -DPER_ITEM=... -DCHAINS=..."
+#endif
 
 // ------------------------------------------------------------------ global memory (one element per thread)
 
