@@ -270,6 +270,10 @@ def test_bench_opencl_quick(tmp_path, monkeypatch):
     data = json.loads(result.stdout)
     assert data["profile"]["name"].endswith("-opencl")
     assert any(row["figure"] == "peak fp32 fma" for row in data["compared"])
+    # exp, log and sin calls per second: hundreds of FMAs' time each on PoCL, fewer calls than FMAs anywhere
+    calls = data["profile"]["elementary"]["fp32"]["value"]
+    assert 0 < calls < data["profile"]["peak"]["fp32"]["fma"]["value"] / 2
+    assert any(row["figure"] == "fp32 exp/log/sin calls" for row in data["compared"])
 
 
 def _opencl_or_skip():

@@ -132,7 +132,7 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 # The elementary-function kernels: precision -> kernel; each work-item makes ELEMENTARY_CALLS calls a round.
 ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
 ELEMENTARY_CALLS = 12
-ELEMENTARY_ROUNDS = 16  # rounds per launch: a call costs tens of FMAs on a CPU, so a launch stays short
+ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time on a CPU, so a launch stays short
 
 
 def suite_elements(shape: SuiteShape, group: int) -> int:

@@ -133,9 +133,13 @@ def bench_command(
                       title_justify="left")
         for column in ("figure", "measured", "before", "measured / before"):
             table.add_column(column, justify="left" if column == "figure" else "right")
+        def shown(value: float, dimension: Dimension, label: str) -> str:
+            text = format_quantity(value, dimension)
+            return text.replace("FLOP/s", "call/s") if label.endswith(" calls") else text
+
         for label, measured, previous, dimension in rows:
-            table.add_row(label, format_quantity(measured, dimension),
-                          format_quantity(previous, dimension) if previous else "—",
+            table.add_row(label, shown(measured, dimension, label),
+                          shown(previous, dimension, label) if previous else "—",
                           f"{measured / previous:.2f}" if previous else "—")
         console.print(table)
         if before is not None:
