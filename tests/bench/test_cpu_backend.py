@@ -51,6 +51,11 @@ def test_quick_suite_is_physically_sensible(quick_suite):
     assert quick_suite.bandwidth_ceilings["uncoalesced"].value < dram
     intensities = [p.intensity for p in quick_suite.mix]
     assert intensities == sorted(intensities)
+    # A library exp, log or sin takes tens of cycles: far fewer calls than vector FMAs per second, more than
+    # a million.
+    for precision in ("fp32", "fp64"):
+        calls = quick_suite.elementary[precision].value
+        assert 1e6 < calls < fp32 / 2 / 8
 
 
 def test_profile_from_the_suite(host, quick_suite):

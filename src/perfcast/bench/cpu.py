@@ -22,8 +22,8 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
 __all__ = [
-    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "compute_rate", "register_blocks", "scalar_flags",
-    "placed_arrays", "streaming_arrays", "triad_rate",
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "compute_rate", "elementary_rate", "placed_arrays",
+    "register_blocks", "scalar_flags", "streaming_arrays", "triad_rate",
 ]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
@@ -73,6 +73,8 @@ def scalar_flags() -> tuple[str, ...]:
     return (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize", *register_blocks()[1].defines())
 
 
+_ELEMENTARY = {"fp32": ("elementary_f32", ctypes.c_float), "fp64": ("elementary_f64", ctypes.c_double)}
+ELEMENTARY_CALLS, ELEMENTARY_ROUNDS = 12, 64  # calls per round and thread (bench.c); rounds per pass
 _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, ops per step)
     ("fp32", "fma"): ("peak_f32_fma", ctypes.c_float, np.float32, 2),
     ("fp32", "add_mul"): ("peak_f32_add", ctypes.c_float, np.float32, 1),
@@ -100,6 +102,15 @@ def compute_rate(
         lambda passes: kernel(passes, CHAIN_LENGTH, threads, x, y, ctypes.cast(sink, ctypes.POINTER(scalar))),
         per_pass, repetitions, min_seconds,
     )
+
+
+def elementary_rate(lib: ctypes.CDLL, precision: str, threads: int, repetitions: int, min_seconds: float) -> Sample:
+    """Return the C library's exp/log/sin calls per second in `precision` (fp32/fp64) on `threads` threads."""
+    function, scalar = _ELEMENTARY[precision]
+    kernel = getattr(lib, function)
+    sink = (scalar * max(64, threads))()  # one result per thread
+    return calibrated_rate(lambda passes: kernel(passes, ELEMENTARY_ROUNDS, threads, sink),
+                           threads * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS, repetitions, min_seconds)
 
 
 def triad_rate(
@@ -147,6 +158,8 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
     }
     for function, scalar, _, _ in _COMPUTE.values():
         signatures[function] = [_L, _I, _I, scalar, scalar, ctypes.POINTER(scalar)]
+    for function, scalar in _ELEMENTARY.values():
+        signatures[function] = [_L, _L, _I, ctypes.POINTER(scalar)]
     for name, arguments in signatures.items():
         getattr(lib, name).argtypes = arguments
         getattr(lib, name).restype = ctypes.c_double
@@ -221,7 +234,7 @@ class NativeCpuBackend:
             "Working sets within the caches below the last level: the best of three placements of their arrays "
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + 2 + 10)
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10)
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -265,6 +278,10 @@ class NativeCpuBackend:
             suite.compute[(precision, kind)] = compute_rate(
                 lib, function, scalar_type, threads, isa.block_bytes, reps, min_seconds, ops=ops, operands=operands
             )
+        # 4b. Elementary functions (exp, log, sin of the C library) on every core, calls per second.
+        for precision in _ELEMENTARY:
+            tick(f"elementary functions {precision}")
+            suite.elementary[precision] = elementary_rate(lib, precision, threads, reps, min_seconds)
         # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
         for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
             tick(f"fp32 FMA, {label}")

@@ -30,7 +30,8 @@ __all__ = [
 ]
 
 # 512-bit vectors where the CPU has them: GCC prefers 256 on some AVX-512 cores, which halves the peak.
-DEFAULT_FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared")
+# -lm: the benchmarks call the C library's elementary functions (expf, logf, sinf).
+DEFAULT_FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fopenmp", "-fPIC", "-shared", "-lm")
 
 
 class NativeBuildError(ToolError):

@@ -7,6 +7,7 @@
  * Each thread works on its own contiguous part of the arrays (page-spaced in the streaming kernels).
  * The empty asm with a memory clobber after each pass stops the compiler from merging or dropping passes.
  */
+#include <math.h>
 #include <omp.h>
 #include <stdint.h>
 
@@ -205,6 +206,36 @@ COMPUTE_KERNEL(peak_f64_fma, double, v[i] * a + b)
 COMPUTE_KERNEL(peak_f64_add, double, v[i] + b)
 COMPUTE_KERNEL(peak_i32_fma, uint32_t, v[i] * a + b)
 COMPUTE_KERNEL(peak_i32_add, uint32_t, (v[i] + b) ^ a) /* 2 ops: a plain add chain is folded */
+
+/* ---------------------------------------------------------------- elementary functions */
+
+/* exp, log and sin in turn on 4 independent values per thread, `rounds` rounds a pass: 12 calls a round, as
+ * the accelerator suites' elementary kernels make them. The C library's routines, as a kernel calling them
+ * gets them (no -ffast-math: gcc calls the scalar routines); arguments inside (0, 2), their fast paths. */
+#define ELEMENTARY_KERNEL(NAME, TYPE, EXP, LOG, SIN)                                             \
+    double NAME(long passes, long rounds, int threads, TYPE *sink)                              \
+    {                                                                                           \
+        double start = omp_get_wtime();                                                         \
+        _Pragma("omp parallel num_threads(threads)")                                           \
+        {                                                                                       \
+            TYPE v[4];                                                                          \
+            for (int i = 0; i < 4; i++) v[i] = (TYPE)0.25 * i + (TYPE)1e-3 * omp_get_thread_num(); \
+            for (long p = 0; p < passes; p++) {                                                 \
+                for (long r = 0; r < rounds; r++)                                               \
+                    for (int i = 0; i < 4; i++) {                                               \
+                        v[i] = EXP(-v[i]);                                                      \
+                        v[i] = LOG(v[i] + (TYPE)1.5);                                           \
+                        v[i] = SIN(v[i] + (TYPE)0.5);                                           \
+                    }                                                                           \
+                __asm__ volatile("" : : "r"(v) : "memory");                                     \
+            }                                                                                   \
+            sink[omp_get_thread_num()] = v[0] + v[1] + v[2] + v[3];                             \
+        }                                                                                       \
+        return omp_get_wtime() - start;                                                         \
+    }
+
+ELEMENTARY_KERNEL(elementary_f32, float, expf, logf, sinf)
+ELEMENTARY_KERNEL(elementary_f64, double, exp, log, sin)
 
 /* ---------------------------------------------------------------- mixbench sweep */
 
