@@ -176,6 +176,31 @@ def test_score_kernel_on_a_catalog_gpu():
                         None).predictions["boat hull"].contained is False
 
 
+def test_the_quantitative_score_prices_elementary_calls_at_the_devices_rate():
+    """An Oclgrind-style profile of 1000 exp calls: 8 instructions each, or the device's 40 once it has a rate."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel, v100 = kernel_named("transcendental"), get_device("v100")
+    # Compute bound on purpose (two DRAM sectors): a memory-bound time would not depend on the instructions.
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 10000 / 32, "fp32": 8000.0,
+               "fp64": 0.0, "int": 0.0, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 1000.0}
+    profile = KernelProfile("transcendental", 1, metrics)
+    record = {"median_s": 1e-3, "spread": 0.0, "n": kernel.sizes[-1]}
+    fixed = score_kernel(kernel, record, v100, profile).predictions["quantitative"]
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["elementary"] = {"fp32": {"value": 15.67e12 / 2 / 40, "source": "measured", "tool": "test",
+                                   "date": "2026-11-23"}}
+    priced = score_kernel(kernel, record, Device.from_mapping(data), profile).predictions["quantitative"]
+    assert "elementary" not in fixed.detail
+    assert "1e+03 fp32 elementary calls at 40 instructions each" in priced.detail
+    # 40 000 fp32 instructions where there were 8 000, at a better instruction mix (E_instr 0.73 -> 0.93)
+    assert 3.5 < priced.time / fixed.time < 4
+
+
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_every_campaign_backend_opens_or_says_why(backend):
     from perfcast.campaign.run import CAMPAIGN_BACKENDS
