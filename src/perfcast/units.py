@@ -96,11 +96,11 @@ def parse_quantity(value: str | float | int, dimension: Dimension) -> float:
     return number
 
 
-def format_quantity(value: float, dimension: Dimension, digits: int = 4) -> str:
-    """Return `value` (in base units) as a string with a decimal SI prefix."""
+def format_quantity(value: float, dimension: Dimension, digits: int = 4, unit: str | None = None) -> str:
+    """Return `value` (in base units) as a string with a decimal SI prefix; `unit` renames the dimension's (call/s)."""
     if value is None or not math.isfinite(value):
         return "—" if value is None else str(value)
-    unit = {Dimension.COMPUTE: "FLOP/s", Dimension.WORK: "FLOP"}.get(dimension, dimension.value)
+    unit = unit or {Dimension.COMPUTE: "FLOP/s", Dimension.WORK: "FLOP"}.get(dimension, dimension.value)
     if dimension is Dimension.BYTES:
         # Binary prefixes only for sizes that are whole multiples, as cache and memory sizes are.
         for prefix in ("Ti", "Gi", "Mi", "Ki"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,8 +33,8 @@ if TYPE_CHECKING:  # the schema (pydantic) loads when a command runs, not for --
 
 def _compare_rows(
     before: Device | None, after: Device, tool: str
-) -> list[tuple[str, float, float | None, Dimension]]:
-    """Return (figure, measured, previous or None, dimension) for every figure of `after` that `tool` measured."""
+) -> list[tuple[str, float, float | None, Callable[[float], str]]]:
+    """Return (figure, measured, previous or None, how to show it) for every figure of `after` that `tool` measured."""
     def ours(figure: Figure | None) -> bool:
         return figure is not None and (figure.provenance.tool or "").startswith(tool)
 
@@ -43,32 +45,35 @@ def _compare_rows(
             return None
         return figure.value if figure is not None else None
 
-    rows: list[tuple[str, float, float | None, Dimension]] = []
+    compute = partial(format_quantity, dimension=Dimension.COMPUTE)
+    bandwidth = partial(format_quantity, dimension=Dimension.BANDWIDTH)
+    calls = partial(format_quantity, dimension=Dimension.COMPUTE, unit="call/s")
+    rows: list[tuple[str, float, float | None, Callable[[float], str]]] = []
     for precision, kinds in after.peak.items():
         for kind, figure in kinds.items():
             if ours(figure):
                 rows.append((f"peak {precision.value} {kind.value}", figure.value,
-                             old(lambda d, p=precision, k=kind: d.peak.get(p, {}).get(k)), Dimension.COMPUTE))
+                             old(lambda d, p=precision, k=kind: d.peak.get(p, {}).get(k)), compute))
     for level in after.memory:
         if ours(level.bandwidth):
             assert level.bandwidth is not None
             rows.append((f"{level.level} bandwidth", level.bandwidth.value,
-                         old(lambda d, n=level.level: d.memory_level(n).bandwidth), Dimension.BANDWIDTH))
+                         old(lambda d, n=level.level: d.memory_level(n).bandwidth), bandwidth))
     for name, figure in after.bandwidth_ceilings.items():
         if ours(figure):
             rows.append((f"bandwidth: {name}", figure.value, old(lambda d, n=name: d.bandwidth_ceilings.get(n)),
-                         Dimension.BANDWIDTH))
+                         bandwidth))
     for name, figure in after.compute_ceilings.items():
         if ours(figure):
             rows.append((f"fp32 FMA: {name}", figure.value, old(lambda d, n=name: d.compute_ceilings.get(n)),
-                         Dimension.COMPUTE))
+                         compute))
     for precision, figure in after.elementary.items():
         if ours(figure):
             rows.append((f"{precision.value} exp/log/sin calls", figure.value,
-                         old(lambda d, p=precision: d.elementary.get(p)), Dimension.COMPUTE))
+                         old(lambda d, p=precision: d.elementary.get(p)), calls))
     if after.host_link is not None and ours(after.host_link.bandwidth):
         rows.append(("host link", after.host_link.bandwidth.value,
-                     old(lambda d: d.host_link.bandwidth if d.host_link else None), Dimension.BANDWIDTH))
+                     old(lambda d: d.host_link.bandwidth if d.host_link else None), bandwidth))
     return rows
 
 
@@ -133,13 +138,8 @@ def bench_command(
                       title_justify="left")
         for column in ("figure", "measured", "before", "measured / before"):
             table.add_column(column, justify="left" if column == "figure" else "right")
-        def shown(value: float, dimension: Dimension, label: str) -> str:
-            text = format_quantity(value, dimension)
-            return text.replace("FLOP/s", "call/s") if label.endswith(" calls") else text
-
-        for label, measured, previous, dimension in rows:
-            table.add_row(label, shown(measured, dimension, label),
-                          shown(previous, dimension, label) if previous else "—",
+        for label, measured, previous, shown in rows:
+            table.add_row(label, shown(measured), shown(previous) if previous else "—",
                           f"{measured / previous:.2f}" if previous else "—")
         console.print(table)
         if before is not None:

@@ -38,8 +38,7 @@ class QuantitativeInputs:
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
     """Return a rate with its unit, FLOP/s renamed to `unit` for integer and instruction rates."""
-    text = format_quantity(value, dimension)
-    return text.replace("FLOP/s", unit) if unit else text
+    return format_quantity(value, dimension, unit=unit or None)
 
 
 def _describe(figure: Figure, dimension: Dimension, unit: str = "", divided: str = "") -> str:
