@@ -129,7 +129,8 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 }
 
 
-# The elementary-function kernels: precision -> kernel; each work-item makes ELEMENTARY_CALLS calls a round.
+# The elementary-function kernels (bench.cl, bench.cu, bench.c): precision -> kernel; each work-item or thread
+# makes ELEMENTARY_CALLS calls a round (exp, log and sin on 4 independent values).
 ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
 ELEMENTARY_CALLS = 12
 ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time on a CPU, so a launch stays short

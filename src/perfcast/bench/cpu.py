@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.accelerator import ProgressSteps
+from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_KERNELS, ProgressSteps
 from perfcast.bench.suite import (
     MixPoint,
     Progress,
@@ -73,8 +73,10 @@ def scalar_flags() -> tuple[str, ...]:
     return (*DEFAULT_FLAGS, "-fno-tree-vectorize", "-fno-tree-slp-vectorize", *register_blocks()[1].defines())
 
 
-_ELEMENTARY = {"fp32": ("elementary_f32", ctypes.c_float), "fp64": ("elementary_f64", ctypes.c_double)}
-ELEMENTARY_CALLS, ELEMENTARY_ROUNDS = 12, 64  # calls per round and thread (bench.c); rounds per pass
+# The elementary-function kernels have the accelerator suites' names and make their calls a round (bench.c).
+_ELEMENTARY = {precision: (name, {"fp32": ctypes.c_float, "fp64": ctypes.c_double}[precision])
+               for precision, name in ELEMENTARY_KERNELS.items()}
+_ELEMENTARY_ROUNDS = 64  # rounds per pass and thread
 _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, ops per step)
     ("fp32", "fma"): ("peak_f32_fma", ctypes.c_float, np.float32, 2),
     ("fp32", "add_mul"): ("peak_f32_add", ctypes.c_float, np.float32, 1),
@@ -109,8 +111,8 @@ def elementary_rate(lib: ctypes.CDLL, precision: str, threads: int, repetitions:
     function, scalar = _ELEMENTARY[precision]
     kernel = getattr(lib, function)
     sink = (scalar * max(64, threads))()  # one result per thread
-    return calibrated_rate(lambda passes: kernel(passes, ELEMENTARY_ROUNDS, threads, sink),
-                           threads * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS, repetitions, min_seconds)
+    return calibrated_rate(lambda passes: kernel(passes, _ELEMENTARY_ROUNDS, threads, sink),
+                           threads * _ELEMENTARY_ROUNDS * ELEMENTARY_CALLS, repetitions, min_seconds)
 
 
 def triad_rate(
