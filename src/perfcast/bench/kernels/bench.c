@@ -44,12 +44,12 @@ static inline long spaced_pitch(long n, int count)
     return (chunk + PAGE_DOUBLES - 1) / PAGE_DOUBLES * PAGE_DOUBLES;
 }
 
+/* This thread's share of part(), moved to the start of its own page run. */
 static inline void spaced_part(long n, long *lo, long *hi)
 {
-    int t = omp_get_thread_num(), count = omp_get_num_threads();
-    long chunk = (n + count - 1) / count, first = t * chunk < n ? t * chunk : n;
-    long last = first + chunk < n ? first + chunk : n;
-    *lo = t * spaced_pitch(n, count);
+    long first, last;
+    part(n, &first, &last);
+    *lo = omp_get_thread_num() * spaced_pitch(n, omp_get_num_threads());
     *hi = *lo + (last - first);
 }
 
