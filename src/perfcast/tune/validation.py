@@ -64,7 +64,7 @@ class TuningValidation:
     remeasured: list[tuple[dict[str, int], float, float]]  # config, median metric, round spread
     rounds: int
     environment: dict[str, Any]
-    launches: int = 1  # launches per configuration and round (the round counts their median)
+    launches: int  # launches per configuration and round (the round counts their median)
 
     def fractions(self) -> list[float]:
         """Return each run's fraction of the best known."""
