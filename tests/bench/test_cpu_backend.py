@@ -82,10 +82,9 @@ def test_side_by_side_comparison_runs():
 
 @pytest.fixture(scope="module")
 def library():
-    from perfcast.bench.cpu import SOURCE, _declare
-    from perfcast.kernels.native import build_library, native_flags
+    from perfcast.bench.cpu import bench_library
 
-    return _declare(build_library(SOURCE, native_flags()))
+    return bench_library()
 
 
 def test_arrays_start_on_a_page():
@@ -129,3 +128,21 @@ def test_placed_arrays_keeps_the_fastest_of_the_placements_tried(library):
     assert len(rates) == 3 and all(rate > 0 for rate in rates)
     assert all(a.size >= library.spaced_extent(4096, 2) and a.ctypes.data % 4096 == 0 for a in arrays)
     assert np.all(arrays[1] == 2.0) and np.all(arrays[2] == 0.5)  # the probe wrote arrays[0]
+
+
+def test_bench_c_takes_the_elementary_chains_from_python(tmp_path):
+    """bench.c has no count of its own for the elementary kernels' values: without the -D it refuses to build."""
+    import subprocess
+
+    from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_CHAINS, elementary_defines
+    from perfcast.bench.cpu import SOURCE
+    from perfcast.kernels.native import native_flags
+
+    assert elementary_defines() == (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}",)
+    assert ELEMENTARY_CALLS == 3 * ELEMENTARY_CHAINS  # exp, log and sin on each value
+    flags = [f for f in native_flags() if f not in ("-shared", "-fPIC")]
+    bare = subprocess.run(["gcc", *flags, "-fsyntax-only", str(SOURCE)], capture_output=True, text=True)
+    assert bare.returncode != 0 and "ELEMENTARY_CHAINS" in bare.stderr
+    built = subprocess.run(["gcc", *flags, *elementary_defines(), "-fsyntax-only", str(SOURCE)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr

@@ -27,6 +27,11 @@ def test_cuda_kernels_refuse_to_compile_without_perfcasts_defines(tmp_path):
     result = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
                             capture_output=True, text=True)
     assert result.returncode != 0 and "kernel_defines" in result.stderr
+    without = [d for d in kernel_defines() if not d.startswith("-DELEMENTARY_CHAINS=")]
+    assert len(without) == len(kernel_defines()) - 1
+    result = subprocess.run(["nvcc", "-arch=sm_90", *without, "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
+                            capture_output=True, text=True)
+    assert result.returncode != 0 and "ELEMENTARY_CHAINS" in result.stderr
 
 
 @pytest.mark.parametrize(

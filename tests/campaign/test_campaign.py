@@ -201,6 +201,36 @@ def test_the_quantitative_score_prices_elementary_calls_at_the_devices_rate():
     assert 3.5 < priced.time / fixed.time < 4
 
 
+def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():
+    """transcendental's f = 35 counts 3 calls at 8 ops; at a rate of P/400 calls/s each costs 400: f = 1211."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.hull_view import elementary_ops, hull_inputs
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.species.application import predict_primitive
+
+    kernel, v100 = kernel_named("transcendental"), get_device("v100")
+    n = kernel.sizes[-1]
+    record = {"median_s": 1e-3, "spread": 0.0, "n": n}
+    assert elementary_ops(v100).ops == 8 and "no measured rate" in elementary_ops(v100).source
+    fixed = score_kernel(kernel, record, v100, None).predictions["boat hull"]
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["elementary"] = {"fp32": {"value": 15.67e12 / 400, "source": "measured", "tool": "test",
+                                   "date": "2026-11-23"}}
+    measured = Device.from_mapping(data)
+    assert elementary_ops(measured).ops == pytest.approx(400)
+    priced = score_kernel(kernel, record, measured, None).predictions["boat hull"]
+    assert "f = 1211: 3 elementary calls at 400 ops per call = P_compute 15.67 TFLOP/s" in priced.detail
+    assert "f = 35: 3 elementary calls at 8 ops per call (classify's count" in fixed.detail
+    by_hand = predict_primitive(kernel.species, hull_inputs(measured).figures, 1211, bind=kernel.bind(n))
+    assert priced.lower == pytest.approx(float(by_hand.prediction.lower[0]))
+    # Memory bound at 8 ops a call (m0 = 8 B x n / 900 GB/s); compute bound at 400: c0 = n x (1211 x m + o) / P,
+    # with binarization's m = 1 and o = 16.
+    assert fixed.lower == pytest.approx(8.0 * n / 900e9, rel=1e-3)
+    assert priced.lower == pytest.approx(n * (1211 + 16) / 15.67e12, rel=1e-3)
+
+
 @pytest.mark.parametrize("backend", ["opencl", "cuda"])
 def test_every_campaign_backend_opens_or_says_why(backend):
     from perfcast.campaign.run import CAMPAIGN_BACKENDS

@@ -130,10 +130,17 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 
 
 # The elementary-function kernels (bench.cl, bench.cu, bench.c): precision -> kernel; each work-item or thread
-# makes ELEMENTARY_CALLS calls a round (exp, log and sin on 4 independent values).
+# makes ELEMENTARY_CALLS calls a round: exp, log and sin on ELEMENTARY_CHAINS independent values, a number every
+# source takes from here as -D (`elementary_defines`).
 ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
-ELEMENTARY_CALLS = 12
+ELEMENTARY_CHAINS = 4  # enough to overlap a library call's latency on a CPU and a special-function unit's on a GPU
+ELEMENTARY_CALLS = 3 * ELEMENTARY_CHAINS
 ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time on a CPU, so a launch stays short
+
+
+def elementary_defines() -> tuple[str, ...]:
+    """Return the -D options that give every bench source its elementary kernels' independent values per thread."""
+    return (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}",)
 
 
 def suite_elements(shape: SuiteShape, group: int) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_KERNELS, ProgressSteps
+from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_KERNELS, ProgressSteps, elementary_defines
 from perfcast.bench.suite import (
     MixPoint,
     Progress,
@@ -22,8 +22,8 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
 __all__ = [
-    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "compute_rate", "elementary_rate", "placed_arrays",
-    "register_blocks", "scalar_flags", "streaming_arrays", "triad_rate",
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "bench_build", "bench_library", "compute_rate",
+    "elementary_rate", "placed_arrays", "register_blocks", "scalar_flags", "streaming_arrays", "triad_rate",
 ]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
@@ -146,6 +146,16 @@ def placed_arrays(
     return placements[int(np.argmax(rates))], rates
 
 
+def bench_build(scalar: bool = False) -> NativeLibrary:
+    """Return bench.c compiled for this CPU (vectorised, or the scalar build), with every -D it takes from Python."""
+    return build_library(SOURCE, (*(scalar_flags() if scalar else native_flags()), *elementary_defines()))
+
+
+def bench_library() -> ctypes.CDLL:
+    """Return the vectorised bench.c, compiled and with its C signatures declared (for the peers and references)."""
+    return _declare(bench_build())
+
+
 def _declare(library: NativeLibrary) -> ctypes.CDLL:
     """Return the library handle with every benchmark's C signature declared."""
     lib = library.handle
@@ -183,7 +193,7 @@ class NativeCpuBackend:
     name: str = "cpu"
 
     def _libraries(self) -> tuple[NativeLibrary, NativeLibrary]:
-        return build_library(SOURCE, native_flags()), build_library(SOURCE, scalar_flags())
+        return bench_build(), bench_build(scalar=True)
 
     def _cache_capacities(self) -> list[tuple[str, float]]:
         """Return (level, aggregate bytes over all cores) for the data caches, smallest first."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import PER_ITEM, SuiteShape, run_accelerator_suite
+from perfcast.bench.accelerator import PER_ITEM, SuiteShape, elementary_defines, run_accelerator_suite
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device, Provenance, device_slug
@@ -32,7 +32,7 @@ BLOCK = 256
 
 def kernel_defines() -> tuple[str, ...]:
     """Return the -D options bench.cu is compiled with (NVRTC at run time, nvcc in the tests)."""
-    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={CHAINS}")
+    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={CHAINS}", *elementary_defines())
 
 
 def _import_cupy() -> Any:

@@ -19,6 +19,7 @@ from perfcast.bench.accelerator import (
     PEAK_KERNELS,
     PER_ITEM,
     SuiteShape,
+    elementary_defines,
     launch_latency,
     peak_run,
     read_runs,
@@ -143,7 +144,8 @@ class OpenClBackend:
 
     def _build(self, cl: Any, context: Any, *defines: str) -> Any:
         """Return bench.cl built for this device with `defines` (-D options)."""
-        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *defines] + (["-DUSE_FP64"] if self.has_fp64 else [])
+        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *elementary_defines(), *defines]
+        options += ["-DUSE_FP64"] if self.has_fp64 else []
         try:
             return build_program(cl, context, SOURCE.read_text(), options)
         except cl.RuntimeError as error:

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from perfcast.bench.cpu import (
-    SOURCE,
-    _declare,
+    bench_library,
     compute_rate,
     placed_arrays,
     register_blocks,
@@ -29,7 +28,7 @@ from perfcast.bench.cpu import (
 from perfcast.bench.reference import Comparison
 from perfcast.devices.schema import Device
 from perfcast.errors import ToolError
-from perfcast.kernels.native import VectorIsa, build_library, cpu_flags, native_flags, vector_isa
+from perfcast.kernels.native import VectorIsa, cpu_flags, vector_isa
 
 __all__ = ["PEERS", "PeerFigure", "PeerUnavailable", "clpeak_figures", "compare_with_peers", "l1_per_cycle",
            "likwid_figures", "peers_markdown"]
@@ -91,7 +90,7 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     isa = vector_isa(flags)
     sp, dp, stream = _likwid_names(isa, flags)
     threads = host.threads
-    library = _declare(build_library(SOURCE, native_flags()))
+    library = bench_library()
     block = register_blocks()[0].block_bytes
 
     def peak(function: str, scalar: type, on: int) -> Callable[[], float]:

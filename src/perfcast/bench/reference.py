@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.cpu import SOURCE, _declare, compute_rate, register_blocks, streaming_arrays, triad_rate
+from perfcast.bench.cpu import bench_library, compute_rate, register_blocks, streaming_arrays, triad_rate
 from perfcast.devices.schema import Device
-from perfcast.kernels.native import build_executable, build_library, native_flags
+from perfcast.kernels.native import build_executable
 from perfcast.output_files import reproduce_block
 from perfcast.units import Dimension, format_quantity
 
@@ -78,7 +78,7 @@ def compare_with_references(
     threads: int, dram_elements: int, rounds: int = 5, progress: Callable[[int], None] = lambda _: None
 ) -> list[Comparison]:
     """Return DRAM triad and fp32 FMA peak, perfcast against the references, alternating within each round."""
-    lib = _declare(build_library(SOURCE, native_flags()))
+    lib = bench_library()
     arrays = streaming_arrays(lib, dram_elements, threads)
     block = register_blocks()[0].block_bytes
 

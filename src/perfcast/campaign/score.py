@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcast.devices.hull_view import hull_inputs
+from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
@@ -78,14 +78,19 @@ def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, s
 
 def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
     figures = hull_inputs(device, kernel.precision, kernel.element_bytes).figures
-    result = predict_primitive(kernel.species, figures, kernel.f, bind=kernel.bind(n),
-                               element_bytes=kernel.element_bytes)
+    f, priced = kernel.f, ""
+    if kernel.elementary_calls:
+        # f counts each call at ELEMENTARY_OPS; a device with a measured rate of calls prices them itself.
+        cost = elementary_ops(device, kernel.precision)
+        f += kernel.elementary_calls * (cost.ops - ELEMENTARY_OPS)
+        priced = f"; f = {f:.4g}: {kernel.elementary_calls:g} elementary calls at {cost.source}"
+    result = predict_primitive(kernel.species, figures, f, bind=kernel.bind(n), element_bytes=kernel.element_bytes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
     geometric = upper > 2 * lower
     middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
     contained = contains(lower, upper, measured, spread)
     detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
-              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}")
+              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}{priced}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 

@@ -8,11 +8,15 @@ from perfcast.devices.schema import Device, Figure, Precision
 from perfcast.models.boathull import CpuFigures, GpuFigures
 from perfcast.units import Dimension, format_quantity
 
-__all__ = ["HullInputs", "hull_inputs"]
+__all__ = ["ELEMENTARY_OPS", "ElementaryOps", "HullInputs", "elementary_ops", "hull_inputs"]
 
 # An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
 # since compute capability 1.2 and on GCN.
 TRANSACTION_BYTES = 32
+
+# Ops a species' f gives one elementary-function call (exp, log, sin, ...): `perfcast classify`'s count, near
+# a GPU's special-function cost and far below a CPU's, where a call runs a library routine.
+ELEMENTARY_OPS = 8
 
 
 @dataclass(frozen=True)
@@ -68,3 +72,29 @@ def hull_inputs(device: Device, precision: Precision | str = Precision.FP32, ele
         sources["B_bus"] = _describe(bus, Dimension.BANDWIDTH)
     figures = GpuFigures(peak, p_coalesced, p_uncoalesced, bus.value if bus else None)
     return HullInputs(device, figures, sources)
+
+
+@dataclass(frozen=True)
+class ElementaryOps:
+    """What one elementary-function call costs a device, in ops of its f (op/call), and where that comes from."""
+
+    ops: float
+    source: str
+
+
+def elementary_ops(device: Device, precision: Precision | str = Precision.FP32) -> ElementaryOps:
+    """Return the ops (of P_compute) one elementary call costs: P_compute / measured calls/s, else ELEMENTARY_OPS.
+
+    A device measured by `perfcast bench` has a rate of exp/log/sin calls; P_compute divided by it is how many of
+    the peak's ops one call displaces. Without such a rate the species' own count stands, said so.
+    """
+    precision = Precision(precision)
+    calls = device.elementary.get(precision)
+    if calls is None:
+        return ElementaryOps(float(ELEMENTARY_OPS), f"{ELEMENTARY_OPS} ops per call (classify's count; the device "
+                                                    f"has no measured rate of {precision.value} calls)")
+    peak = device.peak_compute(precision)
+    ops = peak / calls.value
+    return ElementaryOps(ops, f"{ops:.3g} ops per call = P_compute {format_quantity(peak, Dimension.COMPUTE)} / "
+                              f"{format_quantity(calls.value, Dimension.COMPUTE, unit='call/s')} "
+                              f"({calls.provenance.source})")

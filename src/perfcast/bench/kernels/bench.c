@@ -209,27 +209,33 @@ COMPUTE_KERNEL(peak_i32_add, uint32_t, (v[i] + b) ^ a) /* 2 ops: a plain add cha
 
 /* ---------------------------------------------------------------- elementary functions */
 
-/* exp, log and sin in turn on 4 independent values per thread, `rounds` rounds a pass: 12 calls a round, as
- * the accelerator suites' elementary kernels make them. The C library's routines, as a kernel calling them
- * gets them (no -ffast-math: gcc calls the scalar routines); arguments inside (0, 2), their fast paths. */
+/* exp, log and sin in turn on ELEMENTARY_CHAINS independent values per thread (-D from
+ * perfcast.bench.accelerator, as the accelerator suites' elementary kernels take it), `rounds` rounds a pass: 3
+ * calls per value a round. The C library's routines, as a kernel calling them gets them (no -ffast-math: gcc
+ * calls the scalar routines); arguments inside (0, 2), their fast paths. */
+#ifndef ELEMENTARY_CHAINS
+#error "ELEMENTARY_CHAINS (independent values per thread) comes from perfcast.bench.accelerator as -D"
+#endif
 #define ELEMENTARY_KERNEL(NAME, TYPE, EXP, LOG, SIN)                                             \
     double NAME(long passes, long rounds, int threads, TYPE *sink)                              \
     {                                                                                           \
         double start = omp_get_wtime();                                                         \
         _Pragma("omp parallel num_threads(threads)")                                           \
         {                                                                                       \
-            TYPE v[4];                                                                          \
-            for (int i = 0; i < 4; i++) v[i] = (TYPE)0.25 * i + (TYPE)1e-3 * omp_get_thread_num(); \
+            TYPE v[ELEMENTARY_CHAINS], t = 0;                                                   \
+            for (int i = 0; i < ELEMENTARY_CHAINS; i++)                                         \
+                v[i] = (TYPE)0.25 * i + (TYPE)1e-3 * omp_get_thread_num();                      \
             for (long p = 0; p < passes; p++) {                                                 \
                 for (long r = 0; r < rounds; r++)                                               \
-                    for (int i = 0; i < 4; i++) {                                               \
+                    for (int i = 0; i < ELEMENTARY_CHAINS; i++) {                               \
                         v[i] = EXP(-v[i]);                                                      \
                         v[i] = LOG(v[i] + (TYPE)1.5);                                           \
                         v[i] = SIN(v[i] + (TYPE)0.5);                                           \
                     }                                                                           \
                 __asm__ volatile("" : : "r"(v) : "memory");                                     \
             }                                                                                   \
-            sink[omp_get_thread_num()] = v[0] + v[1] + v[2] + v[3];                             \
+            for (int i = 0; i < ELEMENTARY_CHAINS; i++) t += v[i];                              \
+            sink[omp_get_thread_num()] = t;                                                     \
         }                                                                                       \
         return omp_get_wtime() - start;                                                         \
     }

@@ -158,21 +158,30 @@ COMPUTE(peak_f64_add, double, ADD_STEP)
 
 /* ---------------------------------------------------------------- elementary functions */
 
-/* exp, log and sin in turn on 4 independent scalar values per work-item, `k` rounds: 12 calls a round. The
- * arguments stay inside (0, 2), where every implementation takes its fast path; the add or negation before
- * each call is the kernel's only other arithmetic. Scalar on purpose: a kernel that calls a library function
- * is what the rate is for, and PoCL 3.1 does not vectorise work-items across such calls. */
-#define ELEMENTARY_ROUND(v) v = exp(-v); v = log(v + (T)1.5); v = sin(v + (T)0.5);
+/* exp, log and sin in turn on ELEMENTARY_CHAINS independent scalar values per work-item (-D from
+ * perfcast.bench.accelerator), `k` rounds: 3 calls per value a round. The arguments stay inside (0, 2), where
+ * every implementation takes its fast path; the add or negation before each call is the kernel's only other
+ * arithmetic. Scalar on purpose: a kernel that calls a library function is what the rate is for, and PoCL 3.1
+ * does not vectorise work-items across such calls. */
+#ifndef ELEMENTARY_CHAINS
+#error "ELEMENTARY_CHAINS (independent values per work-item) comes from perfcast.bench.accelerator as -D"
+#endif
 #define ELEMENTARY(NAME, T_)                                                               \
     __kernel void NAME(int k, __global T_ *sink)                                           \
     {                                                                                      \
         typedef T_ T;                                                                      \
-        T v0 = (T)(get_global_id(0) & 255) * (T)1e-3, v1 = v0 + (T)0.25;                   \
-        T v2 = v0 + (T)0.5, v3 = v0 + (T)0.75;                                             \
+        T v[ELEMENTARY_CHAINS], t = (T)0;                                                  \
+        _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++)                      \
+            v[c] = (T)(get_global_id(0) & 255) * (T)1e-3 + (T)0.25 * c;                    \
         for (int q = 0; q < k; q++) {                                                      \
-            ELEMENTARY_ROUND(v0) ELEMENTARY_ROUND(v1) ELEMENTARY_ROUND(v2) ELEMENTARY_ROUND(v3) \
+            _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++) {                \
+                v[c] = exp(-v[c]);                                                         \
+                v[c] = log(v[c] + (T)1.5);                                                 \
+                v[c] = sin(v[c] + (T)0.5);                                                 \
+            }                                                                              \
         }                                                                                  \
-        sink[get_global_id(0)] = v0 + v1 + v2 + v3;                                        \
+        _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++) t += v[c];           \
+        sink[get_global_id(0)] = t;                                                        \
     }
 ELEMENTARY(elementary_f32, float)
 #ifdef USE_FP64

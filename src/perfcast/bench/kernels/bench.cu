@@ -1,10 +1,11 @@
 // perfcast's CUDA micro-benchmarks: the suite of bench.cl for NVIDIA GPUs, compiled at run time
 // by CuPy (NVRTC) and checked with nvcc by the tests.  Kernels are extern "C" so CuPy finds them.
 
-// PER_ITEM (elements per thread of the reading kernels) and CHAINS (independent values per thread of the
-// compute kernels) come from perfcast.bench.cuda.kernel_defines() as -D, the one place they are set.
-#if !defined(PER_ITEM) || !defined(CHAINS)
-#error "compile with perfcast.bench.cuda.kernel_defines(): -DPER_ITEM=... -DCHAINS=..."
+// PER_ITEM (elements per thread of the reading kernels), CHAINS (independent values per thread of the compute
+// kernels) and ELEMENTARY_CHAINS (the same for the elementary-function kernels) come from
+// perfcast.bench.cuda.kernel_defines() as -D, the one place they are set.
+#if !defined(PER_ITEM) || !defined(CHAINS) || !defined(ELEMENTARY_CHAINS)
+#error "compile with perfcast.bench.cuda.kernel_defines(): -DPER_ITEM=... -DCHAINS=... -DELEMENTARY_CHAINS=..."
 #endif
 
 // ------------------------------------------------------------------ global memory (one element per thread)
@@ -84,8 +85,8 @@ COMPUTE(peak_i32_add, unsigned int, IADD_STEP)
 
 // ------------------------------------------------------------------ elementary functions
 
-// exp, log and sin in turn on 4 independent values per thread, k rounds: 12 calls a round, arguments inside
-// (0, 2) (the fast paths), as in bench.cl.
+// exp, log and sin in turn on ELEMENTARY_CHAINS independent values per thread, k rounds: 3 calls per value a
+// round, arguments inside (0, 2) (the fast paths), as in bench.cl.
 template <typename T> __device__ __forceinline__ T elementary_round(T v)
 {
     v = exp(-v);
@@ -96,12 +97,15 @@ template <typename T> __device__ __forceinline__ T elementary_round(T v)
     extern "C" __global__ void NAME(int k, T *sink)                                              \
     {                                                                                            \
         unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;                                  \
-        T v0 = (T)(i & 255) * (T)1e-3, v1 = v0 + (T)0.25, v2 = v0 + (T)0.5, v3 = v0 + (T)0.75;   \
+        T v[ELEMENTARY_CHAINS], t = (T)0;                                                        \
+        _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++)                            \
+            v[c] = (T)(i & 255) * (T)1e-3 + (T)0.25 * c;                                         \
         for (int q = 0; q < k; q++) {                                                            \
-            v0 = elementary_round(v0); v1 = elementary_round(v1);                                \
-            v2 = elementary_round(v2); v3 = elementary_round(v3);                                \
+            _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++)                        \
+                v[c] = elementary_round(v[c]);                                                   \
         }                                                                                        \
-        sink[i] = v0 + v1 + v2 + v3;                                                             \
+        _Pragma("unroll") for (int c = 0; c < ELEMENTARY_CHAINS; c++) t += v[c];                 \
+        sink[i] = t;                                                                             \
     }
 ELEMENTARY(elementary_f32, float)
 ELEMENTARY(elementary_f64, double)

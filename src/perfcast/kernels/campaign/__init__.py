@@ -67,6 +67,7 @@ class CampaignKernel:
     check: Callable[[int, Arrays, Arrays], str | None]  # (n, inputs, outputs) -> None, or what is wrong
     note: str = ""
     item_work_grows_with_n: bool = False  # True: the Oclgrind profile must run at the run's own n
+    elementary_calls: float = 0  # exp/log/sin-like calls per application of the element operator, in f at 8 ops
 
     def profile_size(self, n: int) -> int:
         """Return the problem size the Oclgrind profile of a run at size `n` uses."""
@@ -230,6 +231,7 @@ def _transcendental() -> CampaignKernel:
         lambda n, rng: {"y": np.zeros(n, np.float32), "x": rng.random(n, np.float32) * 4},
         ("y", "x", "n"), lambda n: {"n": np.int32(n)}, check,
         note="f counts elementary functions at 8 ops, as `perfcast classify` does",
+        elementary_calls=3,
     )
 
 
