@@ -37,7 +37,7 @@ def test_likwid_output_is_read_in_base_units(fake_likwid):
     assert peers._likwid("peakflops_sp_avx_fma", "N:24kB:2") == 1000e6
     assert peers._likwid("stream_avx", "N:32kB:2") == 2000e6
     assert (fake_likwid / "calls.txt").read_text().splitlines() == [
-        "-t peakflops_sp_avx_fma -W N:24kB:2", "-t stream_avx -W N:32kB:2"]
+        "-t peakflops_sp_avx_fma -W N:24kB:2 -s 1", "-t stream_avx -W N:32kB:2 -s 1"]
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="perfcast's side needs gcc")
@@ -81,6 +81,8 @@ def test_rounds_alternate_and_the_report_names_the_kernels():
     assert results[0].ratio == 2.0
     text = peers_markdown("likwid", figures, results, 3)
     assert "## Against likwid" in text and "`peakflops -W N:24kB:2`" in text and "**2.000**" in text
+    assert "one run of at least 1 s (likwid-bench `-s`" in text
+    assert "likwid-bench `-s`" not in peers_markdown("clpeak", figures, results, 3)
 
 
 def test_every_registered_peer_describes_itself():
@@ -170,3 +172,21 @@ def test_the_l1_triad_per_core_and_cycle():
     # 520e9 / (3.25e9 x 2) = 80 B/cycle of 96; 450e9 / 6.5e9 = 69.2.
     assert "perfcast 80.0 B/cycle (83% of the core's 96 B/cycle" in text and "the peer 69.2 B/cycle (72%)" in text
     assert peers.l1_per_cycle([], 3e9, 2, 32) == "" and peers.l1_per_cycle([l1], 0.0, 2, 32) == ""
+
+
+def test_the_ratio_interval_resamples_the_rounds():
+    """Steady rounds give a point; spread rounds a range around the ratio, the same each time it is asked."""
+    from perfcast.bench.reference import Comparison
+
+    steady = Comparison("peak", "op/s", (2.0, 2.0, 2.0), (1.0, 1.0, 1.0))
+    assert steady.interval() == (2.0, 2.0)
+    spread = Comparison("L1", "B/s", (240.0, 250.0, 370.0, 400.0, 310.0, 350.0, 240.0),
+                        (300.0, 380.0, 300.0, 350.0, 320.0, 330.0, 280.0))
+    low, high = spread.interval()
+    assert low < spread.ratio < high and spread.interval() == (low, high)
+    # Every draw's medians are medians of the rounds: the bounds lie between the extreme ratios of values.
+    assert low >= 240 / 380 and high <= 400 / 280
+    narrower = spread.interval(confidence=0.5)
+    assert low <= narrower[0] <= narrower[1] <= high
+    text = peers_markdown("likwid", [PeerFigure("L1", "B/s", lambda: 0.0, lambda: 0.0, "stream_avx")], [spread], 7)
+    assert f"| {low:.3f}–{high:.3f} |" in text and "bootstrap" in text

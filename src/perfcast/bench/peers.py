@@ -25,7 +25,7 @@ from perfcast.bench.cpu import (
     streaming_arrays,
     triad_rate,
 )
-from perfcast.bench.reference import Comparison
+from perfcast.bench.reference import INTERVAL_NOTE, Comparison
 from perfcast.devices.schema import Device
 from perfcast.errors import ToolError
 from perfcast.kernels.native import VectorIsa, cpu_flags, vector_isa
@@ -60,10 +60,16 @@ def _likwid_names(isa: VectorIsa, flags: set[str]) -> tuple[str, str, str]:
     raise PeerUnavailable(f"likwid-bench has no kernels here for {isa.name}")
 
 
+# Both sides of a likwid figure time one run of at least this long (likwid-bench -s, its default too). The
+# duration matters on a shared host whose speed switches for seconds at a time: on the developers' VM, 20 ms
+# windows caught the L1 triad at 223 or 482 GB/s, where 1 s windows and likwid-bench gave 300-400.
+LIKWID_SECONDS = 1.0
+
+
 def _likwid(test: str, workgroup: str) -> float:
     """Return what likwid-bench reports for `test` on `workgroup` (MFlops/s or MByte/s, in op/s or B/s)."""
-    done = subprocess.run(["likwid-bench", "-t", test, "-W", workgroup], capture_output=True, text=True,
-                          check=False, timeout=300)
+    done = subprocess.run(["likwid-bench", "-t", test, "-W", workgroup, "-s", f"{LIKWID_SECONDS:g}"],
+                          capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         raise RuntimeError(f"likwid-bench -t {test} -W {workgroup} failed: {done.stderr.strip() or done.stdout[-300:]}")
     key = "MByte/s" if test.startswith("stream") else "MFlops/s"
@@ -94,14 +100,14 @@ def likwid_figures(host: Device, flags: set[str] | None = None) -> list[PeerFigu
     block = register_blocks()[0].block_bytes
 
     def peak(function: str, scalar: type, on: int) -> Callable[[], float]:
-        return lambda: compute_rate(library, function, scalar, on, block, 5, 0.05).value
+        return lambda: compute_rate(library, function, scalar, on, block, 1, LIKWID_SECONDS).value
 
     def triad(working_set: float, in_cache: bool) -> Callable[[], float]:
         n = max(threads * 64, int(working_set) // 24)
         # Cache-resident arrays on the best of three placements, as the suite's sweep measures them.
         arrays = placed_arrays(library, n, threads, min(n, probe), 0.02)[0] if in_cache else streaming_arrays(
             library, n, threads)
-        return lambda: triad_rate(library, arrays, n, threads, 5, 0.02).value
+        return lambda: triad_rate(library, arrays, n, threads, 1, LIKWID_SECONDS).value
 
     figures = [
         PeerFigure(f"fp32 FMA peak, {threads} threads", "op/s", peak("peak_f32_fma", ctypes.c_float, threads),
@@ -239,9 +245,13 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
         "",
         f"Each round measures every figure on both sides, alternating which goes first; {rounds} rounds. The ratio",
         "is perfcast / peer; the target is at least 0.95 (and at most 1.10 unless the byte counting explains it).",
+        *([f"Every value on both sides is one run of at least {LIKWID_SECONDS:g} s (likwid-bench `-s`; perfcast's "
+           "kernel calibrated to the same length), so both average over the same stretch of a shared host."]
+          if peer == "likwid" else []),
         "",
-        "| figure | peer kernel | perfcast (median) | peer (median) | ratio | per round: perfcast | per round: peer |",
-        "|---|---|---:|---:|---:|---|---|",
+        "| figure | peer kernel | perfcast (median) | peer (median) | ratio | 90 % interval | per round: perfcast "
+        "| per round: peer |",
+        "|---|---|---:|---:|---:|---:|---|---|",
     ]
     for figure, c in zip(figures, results):
         compute = "GOP/s" if "int" in c.figure else "GFLOP/s"
@@ -249,8 +259,10 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
         lines.append(
             f"| {c.figure} | `{figure.peer_kernel}` | {float(np.median(c.perfcast)) / scale:.1f} {unit} | "
             f"{float(np.median(c.reference)) / scale:.1f} {unit} | **{c.ratio:.3f}** | "
+            f"{c.interval()[0]:.3f}–{c.interval()[1]:.3f} | "
             f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
         )
+    lines += ["", INTERVAL_NOTE]
     return "\n".join(lines) + "\n"
 
 

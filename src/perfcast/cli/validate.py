@@ -58,15 +58,18 @@ def _print_comparisons(title: str, other: str, comparisons: Any) -> None:
     import numpy as np
 
     table = Table(box=box.SIMPLE_HEAD, title=printable(title), title_justify="left")
-    for column in ("figure", "perfcast (median)", f"{other} (median)", "ratio"):
+    for column in ("figure", "perfcast (median)", f"{other} (median)", "ratio", "90 % interval"):
         table.add_column(column, justify="left" if column == "figure" else "right")
     for c in comparisons:
         ours, theirs = float(np.median(c.perfcast)), float(np.median(c.reference))
+        low, high = c.interval()
         if c.unit == "launch/s":  # shown as the latency it is the inverse of
-            table.add_row(c.figure, f"{1e6 / ours:.3g} µs", f"{1e6 / theirs:.3g} µs", f"{c.ratio:.3f}")
+            table.add_row(c.figure, f"{1e6 / ours:.3g} µs", f"{1e6 / theirs:.3g} µs", f"{c.ratio:.3f}",
+                          f"{low:.3f}–{high:.3f}")
             continue
         dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
-        table.add_row(c.figure, format_quantity(ours, dimension), format_quantity(theirs, dimension), f"{c.ratio:.3f}")
+        table.add_row(c.figure, format_quantity(ours, dimension), format_quantity(theirs, dimension), f"{c.ratio:.3f}",
+                      f"{low:.3f}–{high:.3f}")
     console.print(table)
 
 
@@ -262,9 +265,11 @@ def validate_bench_command(
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
-                                      "reference": c.reference, "ratio": c.ratio} for c in results],
+                                      "reference": c.reference, "ratio": c.ratio, "interval": c.interval()}
+                                     for c in results],
                      "peers": {name: [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast, "peer": c.reference,
-                                       "ratio": c.ratio} for c in found] for name, found in peer_results.items()},
+                                       "ratio": c.ratio, "interval": c.interval()} for c in found]
+                               for name, found in peer_results.items()},
                     "notes": [per_cycle.strip()] if per_cycle else []})
     else:
         _print_comparisons(f"perfcast against the references on {host.full_name}", "reference", results)
