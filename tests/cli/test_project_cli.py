@@ -113,3 +113,25 @@ def test_sass_scales_the_target_flop(tmp_path):
     no_arch = _project(str(profile), "--from", "a100-40gb", "--to", "core-i7-930", "--sass",
                        str(DATA / "sass" / "special.cu"))
     assert no_arch.exit_code == 2 and "no compute_capability" in no_arch.output
+
+
+@pytest.mark.skipif(not _have_cuda_tools(), reason="needs nvcc and cuobjdump (pip install nvidia-cuda-cuobjdump)")
+def test_sass_counts_weigh_the_blocks_by_their_executions(tmp_path):
+    """Special blocks never executed: the target's FLOP scale by the other blocks' ratio alone, and it says so."""
+    from perfcast.profiles.sass import compare_sass
+
+    (c,) = compare_sass(DATA / "sass" / "special.cu", "sm_80", "sm_90", tmp_path)
+    rows = [f'"{0x7f0000000000 + i.address:#x}","{i.text}","{0 if b.special else 1000}"'
+            for b in c.source_blocks for i in b.instructions]
+    counts = tmp_path / "source.csv"
+    counts.write_text('"Kernel Name","special",\n"Address","Source","Thread Instructions Executed"\n'
+                      + "\n".join(rows) + "\n")
+    profile = _special_profile(tmp_path)
+    result = _project(str(profile), "--from", "a100-40gb", "--to", "h100-pcie", "--sass",
+                      str(DATA / "sass" / "special.cu"), "--sass-counts", str(counts), "--json")
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.stdout)["kernels"]
+    assert row["flop_ratio"] == pytest.approx(c.other_target / c.other_source)
+    assert "SASS blocks weighed by the threads that executed them (source.csv)" in row["notes"]
+    alone = _project(str(profile), "--from", "a100-40gb", "--to", "h100-pcie", "--sass-counts", str(counts))
+    assert alone.exit_code == 2 and "give --sass too" in alone.output

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -61,20 +61,44 @@ def _row(p: KernelProjection) -> dict[str, Any]:
     }
 
 
-def _sass_ratios(sass: Path, defines: list[str], source: Device, targets: list[Device]) -> dict[tuple[str, str], float]:
-    """Return FLOP_t / FLOP_s per (kernel, target) from compiling `sass` for the source's and each target's arch."""
+def _executed_counts(path: Path) -> dict[str, dict[int, tuple[str, float]]]:
+    """Return per kernel base name: offset -> (opcode, threads executed), from Nsight Compute's source page."""
+    from perfcast.campaign.projection import kernel_base_name
+    from perfcast.profiles.ncu_source import read_ncu_source
+
+    if not path.is_file():
+        raise InputError(f"--sass-counts {path}: no such file")
+    return {kernel_base_name(name): {c.offset: (c.opcode, c.threads) for c in counts}
+            for name, counts in read_ncu_source(path.read_text(errors="replace")).items()}
+
+
+def _sass_ratios(sass: Path, defines: list[str], source: Device, targets: list[Device],
+                 counts: Path | None = None) -> tuple[dict[tuple[str, str], float], dict[str, str]]:
+    """Return FLOP_t / FLOP_s per (kernel, target) from `sass` compiled for both archs, and per kernel its basis.
+
+    The basis says how the blocks were weighed: by the threads that executed them (`counts`), or each once.
+    """
     from perfcast.campaign.projection import kernel_base_name
     from perfcast.profiles.sass import compare_sass
 
     if not sass.is_file():
         raise InputError(f"--sass {sass}: no such file")
-    ratios = {}
+    executed = _executed_counts(counts) if counts else {}
+    ratios, basis = {}, {}
     with tempfile.TemporaryDirectory() as folder:
         for target in targets:
             found = compare_sass(sass, source.sm_architecture, target.sm_architecture, Path(folder),
                                  [f"-D{d}" for d in defines])
-            ratios.update({(kernel_base_name(c.kernel), target.name): c.flop_ratio for c in found})
-    return ratios
+            for c in found:
+                name = kernel_base_name(c.kernel)
+                if counts is not None and name in executed:
+                    ratios[(name, target.name)] = c.executed_flop_ratio(executed[name])
+                    basis[name] = f"SASS blocks weighed by the threads that executed them ({counts.name})"
+                else:
+                    ratios[(name, target.name)] = c.flop_ratio
+                    basis[name] = ("SASS blocks counted once each"
+                                   + (f": {counts.name} has no kernel {name}" if counts else " (no --sass-counts)"))
+    return ratios, basis
 
 
 @app.command("project")
@@ -87,12 +111,19 @@ def project_command(
     precision: Annotated[str | None, typer.Option("--precision", help="fp32 or fp64 (default: per kernel, the one with more FLOP).")] = None,
     sass: Annotated[Path | None, typer.Option("--sass", help="CUDA source of the kernels: compile it for both architectures and scale the target's FLOP by its special functions' SASS.")] = None,
     define: Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro for nvcc with --sass (repeatable).")] = None,
+    sass_counts: Annotated[Path | None, typer.Option("--sass-counts", help="With --sass: Nsight Compute's source page of the profiled run (ncu --page source --csv --print-source sass), to weigh each SASS block by the threads that executed it.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Bar chart of the intervals (.png/.svg/.pdf); the rooflines of each kernel and target go beside it.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Projected time interval of each kernel on each target: the source's measurement through kernel-specific rooflines."""
     from perfcast.campaign.archive import Archive
-    from perfcast.campaign.projection import ArchiveRun, distinct_target, project_profiles, same_size_timings
+    from perfcast.campaign.projection import (
+        ArchiveRun,
+        distinct_target,
+        kernel_base_name,
+        project_profiles,
+        same_size_timings,
+    )
     from perfcast.devices.schema import Precision
     from perfcast.profiles import read_profile
     from perfcast.profiles.profile import ProfileError
@@ -133,10 +164,14 @@ def project_command(
             devices.append(resolve_device(name))
     chosen = profiles.select(kernels or [])
     precisions = {k.name: chosen_precision or run_precisions.get(k.name) for k in chosen}
-    ratios = _sass_ratios(sass, define or [], source, devices) if sass else {}
+    if sass_counts is not None and sass is None:
+        raise InputError("--sass-counts weighs the SASS blocks --sass compiles: give --sass too")
+    ratios, basis = _sass_ratios(sass, define or [], source, devices, sass_counts) if sass else ({}, {})
     results, left_out = project_profiles(
         profiles, source, devices, kernels=chosen, times=given_times,
         precisions={k: p for k, p in precisions.items() if p}, flop_ratios=ratios, measured=measured)
+    results = [replace(p, notes=(*p.notes, basis[kernel_base_name(p.kernel)]))
+               if kernel_base_name(p.kernel) in basis else p for p in results]
     if not results:
         raise ProfileError("no kernel could be projected: " + "; ".join(f"{k}: {v}" for k, v in
                                                                          list(left_out.items())[:5]))

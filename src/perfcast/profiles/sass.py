@@ -7,9 +7,11 @@ A block is a special-function block when it holds an `MUFU` (the special-functio
 rsq, rcp) or belongs to a subroutine reached by `CALL` (the slow paths of division and square root). FLOP per
 block count `FADD`/`FMUL`/`DADD`/`DMUL` as 1 and the fused forms as 2 (paired half precision twice that).
 
-The FLOP ratio target/source counts each block once. The method weights each block by the threads that
-executed it on the source (from a per-instruction profile); perfcast does not read those counts yet, so the
-ratio is static, and says so.
+Without a profile the FLOP ratio target/source counts each block once (static). The method weights each block
+by the threads that executed it on the source: given Nsight Compute's source page of the profiled run
+(`perfcast.profiles.ncu_source`), `SassComparison.executed_flop_ratio` weighs each source block's FLOP by its
+executions and scales the special-function blocks' share by their target/source FLOP, the others' by theirs.
+The profiled SASS must be the compiled one: every opcode is compared, offset by offset.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfcast.errors import ToolError
+from perfcast.errors import InputError, ToolError
 
 __all__ = ["Block", "SassComparison", "basic_blocks", "compare_sass", "compile_cubin", "disassemble", "find_tool",
            "sass_functions"]
@@ -153,12 +155,45 @@ class SassComparison:
     other_source: int
     other_target: int
     special_blocks: tuple[int, int]  # how many blocks, source and target
+    source_blocks: tuple[Block, ...] = ()
 
     @property
     def flop_ratio(self) -> float:
         """Return FLOP_t / FLOP_s with every block counted once (1.0 when the kernel has no FLOP)."""
         source = self.special_source + self.other_source
         return (self.special_target + self.other_target) / source if source else 1.0
+
+    def executed_flop_ratio(self, executed: Mapping[int, tuple[str, float]]) -> float:
+        """Return FLOP_t / FLOP_s with each source block weighted by its executions (offset -> (opcode, threads)).
+
+        W_special and W_other are the FLOP the source executed in special-function blocks and elsewhere; each is
+        scaled by its blocks' static target/source FLOP. Special blocks without FLOP on the source (a lone MUFU)
+        contribute the target's special FLOP once per execution of such a block. Raises InputError where the
+        profiled SASS is not the compiled one.
+        """
+        mismatched = [f"{i.address:#06x}: profiled {executed.get(i.address, ('nothing', 0.0))[0]}, compiled {i.opcode}"
+                      for b in self.source_blocks for i in b.instructions
+                      if i.address not in executed or executed[i.address][0] != i.opcode]
+        if mismatched or not self.source_blocks:
+            raise InputError(
+                f"{self.kernel}: the profiled SASS is not what --sass compiles for {self.source_arch} "
+                f"({len(mismatched)} instruction(s) differ, e.g. {'; '.join(mismatched[:3]) or 'no blocks'}): "
+                "compile with the options the profiled binary was built with (--define), for the profiled GPU")
+        flop = {True: 0.0, False: 0.0}
+        runs = {True: 0.0, False: 0.0}
+        for block in self.source_blocks:
+            threads = executed[block.start][1]
+            flop[block.special] += threads * block.flop
+            runs[block.special] += threads
+        source = flop[True] + flop[False]
+        if source == 0:
+            return 1.0
+        other = flop[False] * (self.other_target / self.other_source if self.other_source else 1.0)
+        if self.special_source:
+            special = flop[True] * self.special_target / self.special_source
+        else:
+            special = self.special_target * runs[True] / max(self.special_blocks[0], 1)
+        return (other + special) / source
 
 
 def compare_sass(source: Path, source_arch: str, target_arch: str, folder: Path,
@@ -178,5 +213,6 @@ def compare_sass(source: Path, source_arch: str, target_arch: str, folder: Path,
             kernel, source_arch, target_arch, flop(source_arch, True), flop(target_arch, True),
             flop(source_arch, False), flop(target_arch, False),
             (sum(b.special for b in blocks[source_arch]), sum(b.special for b in blocks[target_arch])),
+            tuple(blocks[source_arch]),
         ))
     return comparisons
