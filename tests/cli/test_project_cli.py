@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 
 from perfcast.campaign.projection import dominant_precision, kernel_base_name
 from perfcast.cli import app
-from perfcast.errors import ToolError
 from perfcast.profiles.profile import KernelProfile
 
 runner = CliRunner()
@@ -83,18 +82,7 @@ def _special_profile(tmp_path: Path) -> Path:
     return path
 
 
-def _have_cuda_tools() -> bool:
-    from perfcast.profiles.sass import find_tool
-
-    try:
-        find_tool("nvcc")
-        find_tool("cuobjdump")
-    except ToolError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _have_cuda_tools(), reason="needs nvcc and cuobjdump (pip install nvidia-cuda-cuobjdump)")
+@pytest.mark.needs_cuda_tools
 def test_sass_scales_the_target_flop(tmp_path):
     from perfcast.profiles.sass import compare_sass
 
@@ -115,7 +103,7 @@ def test_sass_scales_the_target_flop(tmp_path):
     assert no_arch.exit_code == 2 and "no compute_capability" in no_arch.output
 
 
-@pytest.mark.skipif(not _have_cuda_tools(), reason="needs nvcc and cuobjdump (pip install nvidia-cuda-cuobjdump)")
+@pytest.mark.needs_cuda_tools
 def test_sass_counts_weigh_the_blocks_by_their_executions(tmp_path):
     """Special blocks never executed: the target's FLOP scale by the other blocks' ratio alone, and it says so."""
     from perfcast.profiles.sass import compare_sass

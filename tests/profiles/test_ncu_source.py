@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from perfcast.errors import InputError, ToolError
+from perfcast.errors import InputError
 from perfcast.profiles.ncu_source import looks_like_ncu_source, read_ncu_source
 from perfcast.profiles.profile import ProfileError
-from perfcast.profiles.sass import compare_sass, find_tool
+from perfcast.profiles.sass import compare_sass
 
 DATA = Path(__file__).parent.parent / "data"
 HEADER = ('"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed",'
@@ -48,15 +48,6 @@ def test_bad_source_pages_are_refused_with_the_reason(text, message):
         read_ncu_source(text)
 
 
-def _have_cuda_tools() -> bool:
-    try:
-        find_tool("nvcc")
-        find_tool("cuobjdump")
-    except ToolError:
-        return False
-    return True
-
-
 def _page(instructions, threads) -> str:
     """Return a source page in Nsight Compute's layout for `instructions`, each run by threads(instruction)."""
     rows = [f'"{0x7f0000001000 + i.address:#x}","  {i.text} ","0","{threads(i) // 32}","{threads(i):,}","0"'
@@ -64,7 +55,7 @@ def _page(instructions, threads) -> str:
     return '"Kernel Name","special",\n' + HEADER + "\n" + "\n".join(rows) + "\n"
 
 
-@pytest.mark.skipif(not _have_cuda_tools(), reason="needs nvcc and cuobjdump (pip install nvidia-cuda-cuobjdump)")
+@pytest.mark.needs_cuda_tools
 def test_executed_counts_weigh_the_special_and_other_blocks(tmp_path):
     """Uniform counts give the static ratio; only one kind of block executed gives that kind's own ratio."""
     (c,) = compare_sass(DATA / "sass" / "special.cu", "sm_80", "sm_90", tmp_path)

@@ -11,14 +11,6 @@ from perfcast.profiles.sass import basic_blocks, compare_sass, find_tool, sass_f
 DATA = Path(__file__).parent.parent / "data" / "sass"
 
 
-def _have(tool: str) -> bool:
-    try:
-        find_tool(tool)
-    except ToolError:
-        return False
-    return True
-
-
 def test_recorded_sass_splits_into_blocks():
     """special.sm_80.sass: `cuobjdump -sass` of special.cu compiled by nvcc 13.0 for sm_80."""
     functions = sass_functions((DATA / "special.sm_80.sass").read_text())
@@ -40,8 +32,7 @@ def test_recorded_sass_splits_into_blocks():
     assert sum(b.flop for b in blocks) > 0
 
 
-@pytest.mark.skipif(not (_have("nvcc") and _have("cuobjdump")), reason="needs nvcc and cuobjdump "
-                    "(pip install nvidia-cuda-cuobjdump)")
+@pytest.mark.needs_cuda_tools
 @pytest.mark.parametrize(("source", "target"), [("sm_75", "sm_80"), ("sm_80", "sm_90"), ("sm_75", "sm_90")])
 def test_special_functions_for_each_pair_of_architectures(tmp_path, source, target):
     (found,) = compare_sass(DATA / "special.cu", source, target, tmp_path)
@@ -51,7 +42,7 @@ def test_special_functions_for_each_pair_of_architectures(tmp_path, source, targ
     assert 0.5 < found.flop_ratio < 2
 
 
-@pytest.mark.skipif(not (_have("nvcc") and _have("cuobjdump")), reason="needs nvcc and cuobjdump")
+@pytest.mark.needs_cuda_tools
 def test_a_kernel_without_special_functions(tmp_path):
     saxpy = tmp_path / "saxpy.cu"
     saxpy.write_text('extern "C" __global__ void saxpy(float *y, const float *x, float a)\n'
@@ -74,7 +65,7 @@ def test_bad_architecture_and_missing_tool(tmp_path, monkeypatch):
     assert shutil.which("nvdisasm") is None
 
 
-@pytest.mark.skipif(not (_have("nvcc") and _have("cuobjdump")), reason="needs nvcc and cuobjdump")
+@pytest.mark.needs_cuda_tools
 def test_command_line(tmp_path):
     import json
 
