@@ -1,6 +1,7 @@
 """`perfcast profile` and `perfcast predict` through typer's runner."""
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -83,3 +84,38 @@ def test_profile_keeps_the_kernels_asked_for(tmp_path):
     result = run("profile", "--from", DATA / "ncu-raw-constructed.csv", "-o", tmp_path / "q.yaml", "-k", "sgemm")
     assert result.exit_code == 2 and "no kernel 'sgemm'" in result.output and "it has: triad" in result.output
     assert not (tmp_path / "q.yaml").exists()
+
+
+FAKE_NCU = """#!{python}
+import shutil, sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("NVIDIA (R) Nsight Compute Command Line Profiler\\nVersion 2025.3.1.0")
+    sys.exit(0)
+log = args[args.index("--log-file") + 1]
+page = "--page" in args and args[args.index("--page") + 1] == "source"
+shutil.copyfile({source!r} if page else {raw!r}, log)
+with open(log + ".args", "w") as handle:
+    handle.write("\\n".join(args))
+"""
+
+
+def test_profile_with_sass_counts_runs_ncu_twice(tmp_path, monkeypatch):
+    """The metrics run, then the source-page run (SourceCounters, SASS), both around the same program."""
+    data = Path(__file__).parent.parent / "data"
+    (tmp_path / "bin").mkdir()
+    ncu = tmp_path / "bin" / "ncu"
+    ncu.write_text(FAKE_NCU.format(python=sys.executable, source=str(data / "ncu" / "source-page-het.csv"),
+                                   raw=str(data / "profiles" / "ncu-raw-constructed.csv")))
+    ncu.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    result = run("profile", "--tool", "ncu", "--sass-counts", "-o", str(tmp_path / "app.yaml"), "--", "./app", "7")
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "app.ncu-source.csv"
+    args = Path(str(page) + ".args").read_text().splitlines()
+    assert args[:6] == ["--section", "SourceCounters", "--csv", "--page", "source", "--print-source"]
+    assert args[-2:] == ["./app", "7"]
+    assert "--sass-counts" in result.stderr and (tmp_path / "app.yaml").exists()
+    assert run("profile", "--tool", "oclgrind", "--sass-counts", "--", "./app").exit_code == 2
+    assert run("profile", "--sass-counts", "--from", str(data / "profiles" / "ncu-raw-constructed.csv"),
+               "-o", str(tmp_path / "b.yaml")).exit_code == 2

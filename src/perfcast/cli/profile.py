@@ -64,17 +64,20 @@ def profile_command(
     from_file: Annotated[Path | None, typer.Option("--from", help="Read this profiler output (ncu or nvprof CSV, Oclgrind histograms) instead of running a program.")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Stop the profiled program after this many seconds.")] = None,
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Keep only this kernel (repeatable; exact name, name before its arguments, or a unique part).")] = None,
+    sass_counts: Annotated[bool, typer.Option("--sass-counts", help="ncu only: run the program once more for Nsight Compute's source page (threads executed per SASS instruction), written beside the profile as .ncu-source.csv, for `perfcast project --sass-counts`.")] = False,
 ) -> None:
     """Kernel metrics for the models: run a program under a profiler (or read its output) and write a profile."""
     from dataclasses import replace
 
     from perfcast.profiles import READERS, read_profile
-    from perfcast.profiles.capture import TOOLS, capture, default_tool
+    from perfcast.profiles.capture import TOOLS, capture, capture_ncu_source, default_tool
 
     check_writable(output, "--output", (".yaml", ".yml"))
     if from_file is not None:
         if command:
             raise typer.BadParameter("give either --from FILE or a program to run, not both")
+        if sass_counts:
+            raise typer.BadParameter("--sass-counts runs the program under ncu: give it after --, not --from")
         if tool is not None and tool not in READERS:
             raise typer.BadParameter(f"--tool {tool!r}: choose one of {', '.join(READERS)}")
         profile = read_profile(from_file, tool)
@@ -84,11 +87,18 @@ def profile_command(
         chosen = tool or default_tool()
         if chosen not in TOOLS:
             raise typer.BadParameter(f"--tool {chosen!r}: choose one of {', '.join(TOOLS)}")
+        if sass_counts and chosen != "ncu":
+            raise typer.BadParameter(f"--sass-counts needs Nsight Compute (--tool ncu), not {chosen}")
         errors.print(f"profiling with {chosen}: {printable(' '.join(command))}", highlight=False)
         result = capture(chosen, command, output, timeout)
         profile = result.profile
         errors.print(f"raw output kept in {printable(result.raw)}"
                      + (f" and {len(result.extra)} IR file(s) beside it" if result.extra else ""), highlight=False)
+        if sass_counts:
+            errors.print("running it again for the SASS source page (ncu --section SourceCounters)", highlight=False)
+            page = capture_ncu_source(command, output, timeout)
+            errors.print(f"SASS source page in {printable(page)}: perfcast project --sass KERNEL.cu "
+                         f"--sass-counts {printable(page)}", highlight=False)
     if kernels:  # a name that matches nothing, or several kernels, is an error naming the kernels there are
         profile = replace(profile, kernels=tuple(profile.select(kernels)))
     profile.save(output)

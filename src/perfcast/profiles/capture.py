@@ -24,7 +24,7 @@ from perfcast.profiles.nvprof import read_nvprof
 from perfcast.profiles.oclgrind import read_oclgrind
 from perfcast.profiles.profile import ProfileSet
 
-__all__ = ["TOOLS", "Capture", "capture", "default_tool", "ncu_arguments"]
+__all__ = ["TOOLS", "Capture", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_source_arguments"]
 
 OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
 
@@ -42,6 +42,12 @@ def ncu_arguments(raw: Path) -> list[str]:
     """Return the Nsight Compute options perfcast profiles with (one CSV row per launch, base units)."""
     return ["--csv", "--page", "raw", "--print-units", "base", "--clock-control", "none",
             "--metrics", ",".join(ncu_metric_names()), "--target-processes", "all", "--log-file", str(raw)]
+
+
+def ncu_source_arguments(page: Path) -> list[str]:
+    """Return the Nsight Compute options of the source-page run: threads executed per SASS instruction, as CSV."""
+    return ["--section", "SourceCounters", "--csv", "--page", "source", "--print-source", "sass",
+            "--target-processes", "all", "--log-file", str(page)]
 
 
 def _version(executable: str) -> str | None:
@@ -138,6 +144,23 @@ TOOLS: dict[str, tuple[str, Runner]] = {
     "nvprof": ("NVIDIA nvprof (CUDA programs on GPUs before Volta)", _capture_nvprof),
     "oclgrind": ("Oclgrind (any OpenCL program, simulated: no GPU needed)", _capture_oclgrind),
 }
+
+
+def capture_ncu_source(command: Sequence[str], output: Path, timeout: float | None = None) -> Path:
+    """Run `command` under ncu's SourceCounters section; write its source page (SASS) beside `output`; return it.
+
+    A second run of the program: the page weighs the SASS comparison's blocks (`perfcast project --sass-counts`).
+    The page is read back at once, so that a capture without the counts fails here and not in a later command.
+    """
+    from perfcast.profiles.ncu_source import read_ncu_source
+
+    executable = shutil.which("ncu")
+    if executable is None:
+        raise ToolError(f"ncu is not on PATH ({TOOLS['ncu'][0]})")
+    page = output.with_name(output.name.removesuffix(output.suffix) + ".ncu-source.csv")
+    _run([executable, *ncu_source_arguments(page), *command], None, timeout, None)
+    read_ncu_source(page.read_text(encoding="utf-8", errors="replace"))
+    return page
 
 
 def default_tool() -> str:
