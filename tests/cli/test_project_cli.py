@@ -123,3 +123,7 @@ def test_sass_counts_weigh_the_blocks_by_their_executions(tmp_path):
     assert "SASS blocks weighed by the threads that executed them (source.csv)" in row["notes"]
     alone = _project(str(profile), "--from", "a100-40gb", "--to", "h100-pcie", "--sass-counts", str(counts))
     assert alone.exit_code == 2 and "give --sass too" in alone.output
+    raw = DATA / "profiles" / "ncu-raw-constructed.csv"
+    wrong = _project(str(profile), "--from", "a100-40gb", "--to", "h100-pcie", "--sass",
+                     str(DATA / "sass" / "special.cu"), "--sass-counts", str(raw))
+    assert wrong.exit_code == 2 and "not Nsight Compute's source page" in " ".join(wrong.output.split())

@@ -64,12 +64,16 @@ def _row(p: KernelProjection) -> dict[str, Any]:
 def _executed_counts(path: Path) -> dict[str, dict[int, tuple[str, float]]]:
     """Return per kernel base name: offset -> (opcode, threads executed), from Nsight Compute's source page."""
     from perfcast.campaign.projection import kernel_base_name
-    from perfcast.profiles.ncu_source import read_ncu_source
+    from perfcast.profiles.ncu_source import looks_like_ncu_source, read_ncu_source
 
     if not path.is_file():
         raise InputError(f"--sass-counts {path}: no such file")
+    text = path.read_text(errors="replace")
+    if not looks_like_ncu_source(text):
+        raise InputError(f"--sass-counts {path}: not Nsight Compute's source page (a '\"Kernel Name\",' line and an "
+                         "Address/Source header): write it with perfcast profile --tool ncu --sass-counts")
     return {kernel_base_name(name): {c.offset: (c.opcode, c.threads) for c in counts}
-            for name, counts in read_ncu_source(path.read_text(errors="replace")).items()}
+            for name, counts in read_ncu_source(text).items()}
 
 
 def _sass_ratios(sass: Path, defines: list[str], source: Device, targets: list[Device],
