@@ -259,7 +259,7 @@ def peers_markdown(peer: str, figures: list[PeerFigure], results: list[Compariso
         lines.append(
             f"| {c.figure} | `{figure.peer_kernel}` | {float(np.median(c.perfcast)) / scale:.1f} {unit} | "
             f"{float(np.median(c.reference)) / scale:.1f} {unit} | **{c.ratio:.3f}** | "
-            f"{c.interval()[0]:.3f}–{c.interval()[1]:.3f} | "
+            f"{c.interval_text()} | "
             f"{', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | {', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
         )
     lines += ["", INTERVAL_NOTE]

@@ -93,6 +93,11 @@ class Comparison:
         low, high = np.quantile(ratios, [tail, 1 - tail])
         return float(low), float(high)
 
+    def interval_text(self) -> str:
+        """Return the ratio's 90 % interval as the reports print it: '0.967–1.169' (dimensionless)."""
+        low, high = self.interval()
+        return f"{low:.3f}–{high:.3f}"
+
 
 def compare_with_references(
     threads: int, dram_elements: int, rounds: int = 5, progress: Callable[[int], None] = lambda _: None
@@ -164,7 +169,7 @@ def comparison_markdown(
         lines.append(
             f"| {c.figure} | {format_quantity(float(np.median(c.perfcast)), dimension)} | "
             f"{format_quantity(float(np.median(c.reference)), dimension)} | **{c.ratio:.3f}** | "
-            f"{c.interval()[0]:.3f}–{c.interval()[1]:.3f} | {', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | "
+            f"{c.interval_text()} | {', '.join(f'{v / scale:.1f}' for v in c.perfcast)} | "
             f"{', '.join(f'{v / scale:.1f}' for v in c.reference)} |"
         )
     lines += ["", "Per-round values are in GB/s (triad) and GFLOP/s (peak). The target is a ratio of at least 0.95.",

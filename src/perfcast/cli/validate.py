@@ -62,14 +62,13 @@ def _print_comparisons(title: str, other: str, comparisons: Any) -> None:
         table.add_column(column, justify="left" if column == "figure" else "right")
     for c in comparisons:
         ours, theirs = float(np.median(c.perfcast)), float(np.median(c.reference))
-        low, high = c.interval()
         if c.unit == "launch/s":  # shown as the latency it is the inverse of
             table.add_row(c.figure, f"{1e6 / ours:.3g} µs", f"{1e6 / theirs:.3g} µs", f"{c.ratio:.3f}",
-                          f"{low:.3f}–{high:.3f}")
+                          c.interval_text())
             continue
         dimension = Dimension.BANDWIDTH if c.unit == "B/s" else Dimension.COMPUTE
         table.add_row(c.figure, format_quantity(ours, dimension), format_quantity(theirs, dimension), f"{c.ratio:.3f}",
-                      f"{low:.3f}–{high:.3f}")
+                      c.interval_text())
     console.print(table)
 
 
