@@ -7,14 +7,15 @@ import subprocess
 import pytest
 
 from perfcast.bench.backends import BackendUnavailable, open_backend
-from perfcast.bench.cuda import SOURCE, catalog_match, kernel_defines
+from perfcast.bench.cuda import CHAIN_CANDIDATES, SOURCE, catalog_match, kernel_defines, thread_block
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
 @pytest.mark.parametrize("arch", ["sm_75", "sm_80", "sm_90"])  # CUDA 13 dropped sm_70
-def test_cuda_kernels_compile(tmp_path, arch):
+@pytest.mark.parametrize("chains", CHAIN_CANDIDATES)
+def test_cuda_kernels_compile_in_every_shape_tried(tmp_path, arch, chains):
     result = subprocess.run(
-        ["nvcc", f"-arch={arch}", *kernel_defines(), "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
+        ["nvcc", f"-arch={arch}", *kernel_defines(chains), "-c", str(SOURCE), "-o", str(tmp_path / "bench.o")],
         capture_output=True, text=True,
     )
     assert result.returncode == 0, result.stderr
@@ -60,3 +61,25 @@ def test_without_cupy_or_gpu_the_reason_is_given():
         pass
     with pytest.raises(BackendUnavailable, match="CuPy|CUDA GPU"):
         open_backend("cuda", None, 1)
+
+
+@pytest.mark.parametrize(
+    ("warp", "max_block", "max_per_sm", "expected"),
+    [
+        (32, 1024, 2048, 256),  # Volta, Ampere A100, Hopper: 8 blocks of 8 warps fill an SM
+        (32, 1024, 1536, 256),  # Ampere GA10x, Ada: 6 blocks
+        (32, 1024, 1024, 256),  # Turing
+        (32, 128, 2048, 128),  # a block limit below 8 warps
+        (64, 1024, 2560, 512),  # 64-thread warps: still 8 warps
+        (32, 1024, 1000, 32),  # an SM limit nothing but a warp divides
+    ],
+)
+def test_thread_block_from_the_warp_and_the_sm(warp, max_block, max_per_sm, expected):
+    block = thread_block(warp, max_block, max_per_sm)
+    assert block == expected
+    assert block % warp == 0 and block & (block - 1) == 0 and block <= max_block
+
+
+def test_thread_block_refuses_limits_that_hold_no_warp():
+    with pytest.raises(BackendUnavailable, match="warp 32"):
+        thread_block(32, 16, 2048)

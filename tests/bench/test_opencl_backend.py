@@ -60,10 +60,9 @@ def test_the_compute_kernels_shape_is_chosen_among_those_tried(backend, quick_su
         assert f"{chains} x {width}-wide" in notes[0]
     # The kept shape is the fastest tried, and the peak is measured with it.
     tried = {part.split(" GOP/s")[0].rsplit(" ", 1)[0]: float(part.split(" GOP/s")[0].rsplit(" ", 1)[1])
-             for part in notes[0].split("(tried ")[1].split("; native")[0].split(", ")}
-    kept = notes[0].split(": ")[1].split(" (")[0]  # "8 chains of 16-wide vectors"
-    chains, width = kept.split()[0], kept.split()[3].split("-")[0]
-    assert tried[f"{chains} x {width}-wide"] == max(tried.values())
+             for part in notes[0].split("; tried ")[1].split("; native")[0].split(", ")}
+    kept = notes[0].split("(kept ")[1].split(";")[0]  # "8 x 16-wide"
+    assert tried[kept] == max(tried.values())
 
 
 def test_profile(backend, quick_suite):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -22,8 +22,9 @@ from perfcast.bench.suite import (
     cache_plateaus,
     calibrated_rate,
 )
+from perfcast.errors import BackendUnavailable
 
-__all__ = ["KernelRuntime", "SuiteShape", "ProgressSteps", "run_accelerator_suite"]
+__all__ = ["KernelRuntime", "PeakShape", "SuiteShape", "ProgressSteps", "choose_peak_shapes", "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 Timed = Callable[[int], float]
@@ -33,6 +34,7 @@ class KernelRuntime(Protocol):
     """What the suite needs of a runtime: buffers, and a kernel launched `passes` times returning seconds."""
 
     group: int  # work-group / thread-block size, a power of two
+    kernels: dict[str, Any]  # kernel name -> the compiled kernel `timed` launches (the peak shapes chosen replace theirs)
 
     def buffer(self, host: np.ndarray) -> Any:
         """Return a device buffer holding a copy of `host`."""
@@ -136,6 +138,76 @@ ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
 ELEMENTARY_CHAINS = 4  # enough to overlap a library call's latency on a CPU and a special-function unit's on a GPU
 ELEMENTARY_CALLS = 3 * ELEMENTARY_CHAINS
 ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time on a CPU, so a launch stays short
+
+
+@dataclass(frozen=True)
+class PeakShape:
+    """A shape of the compute kernels: `chains` independent values per work-item, each a vector of `width` lanes."""
+
+    chains: int
+    width: int = 1  # OpenCL vector width; 1 on CUDA, whose threads are scalar
+
+    @property
+    def lanes(self) -> int:
+        """Return the independent lanes per work-item (count)."""
+        return self.chains * self.width
+
+    @property
+    def label(self) -> str:
+        """Return the short name used in notes, e.g. '8 x 16-wide'."""
+        return f"{self.chains} x {self.width}-wide"
+
+    def describe(self) -> str:
+        """Return the shape in words, e.g. '8 chains of 16-wide vectors'."""
+        return f"{self.chains} chains of {self.width}-wide vectors" if self.width > 1 else f"{self.chains} scalar chains"
+
+
+def choose_peak_shapes(
+    runtime: KernelRuntime,
+    shape: SuiteShape,
+    candidates: Mapping[str, Sequence[PeakShape]],
+    build: Callable[[PeakShape], Mapping[str, Any]],
+    context: Mapping[str, str] | None = None,
+) -> tuple[SuiteShape, list[str]]:
+    """Try each precision's candidate shapes briefly; keep the fastest fma/add kernels in the runtime; return notes.
+
+    `candidates` maps a precision (fp32, int32, fp64) to its shapes; `build`
+    returns the compiled kernels of one shape by name, or raises
+    BackendUnavailable when the compiler rejects that shape (the others still
+    run). `context` adds a remark per precision to its note (e.g. the native
+    vector width the shapes came from). The choice is made from measurement
+    because the best shape depends on compiler and hardware in ways no device
+    query tells (register pressure, latency, issue width).
+    """
+    lanes: dict[str, int] = {}
+    notes = []
+    results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
+    for precision, shapes in candidates.items():
+        fma, add = (PEAK_KERNELS[(precision, kind)][0] for kind in ("fma", "add_mul"))
+        tried: dict[PeakShape, tuple[float, dict[str, Any]]] = {}
+        failed = []
+        for candidate in shapes:
+            try:
+                built = build(candidate)
+            except BackendUnavailable:
+                failed.append(candidate.label)
+                continue
+            kernels = {name: built[name] for name in (fma, add)}
+            runtime.kernels.update(kernels)
+            trial = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
+            run, work = peak_run(runtime, trial, precision, "fma", results)
+            tried[candidate] = (calibrated_rate(run, work, 3, 0.005).value, kernels)
+        if not tried:
+            raise BackendUnavailable(f"no {precision} compute kernel built (tried {', '.join(failed)})")
+        best = max(tried, key=lambda key: tried[key][0])
+        runtime.kernels.update(tried[best][1])
+        lanes.update({fma: best.lanes, add: best.lanes})
+        remark = (context or {}).get(precision)
+        notes.append(f"{precision} compute kernels: {best.describe()} (kept {best.label}; tried "
+                     + ", ".join(f"{c.label} {rate / 1e9:.3g} GOP/s" for c, (rate, _) in tried.items())
+                     + (f"; {remark}" if remark else "")
+                     + (f"; {', '.join(failed)} did not build" if failed else "") + ").")
+    return replace(shape, peak_lanes=lanes), notes
 
 
 def elementary_defines() -> tuple[str, ...]:

@@ -9,30 +9,54 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perfcast.bench.accelerator import PER_ITEM, SuiteShape, elementary_defines, run_accelerator_suite
+from perfcast.bench.accelerator import (
+    PER_ITEM,
+    PeakShape,
+    SuiteShape,
+    choose_peak_shapes,
+    elementary_defines,
+    run_accelerator_suite,
+)
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
 from perfcast.devices.catalog import catalog
 from perfcast.devices.schema import Device, Provenance, device_slug
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["CudaBackend", "catalog_match", "kernel_defines"]
+__all__ = ["CudaBackend", "catalog_match", "kernel_defines", "thread_block"]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.cu"
-# Independent values per thread in the compute kernels: 8 independent FMAs cover the 4-cycle FMA latency of
-# Volta to Hopper from one warp per SM sub-partition, where the suite keeps every SM fully occupied besides.
-CHAINS = 8
-BLOCK = 256
+# Independent values per thread tried for the compute kernels. A 4-cycle FMA (Volta to Hopper) needs 4
+# independent instructions in flight per SM sub-partition; with every SM full of warps any count covers that,
+# but registers per thread (fp64 takes two), the compiler's scheduling and fp64 units shared by fewer warps
+# decide which is fastest, and no device query tells it: each is measured briefly and the fastest kept.
+CHAIN_CANDIDATES = (4, 8, 16)
+WARPS_PER_BLOCK = 8  # blocks of 8 warps: several blocks per SM, and a power of two (local_ldst masks by it)
 
 
-def kernel_defines() -> tuple[str, ...]:
-    """Return the -D options bench.cu is compiled with (NVRTC at run time, nvcc in the tests)."""
-    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={CHAINS}", *elementary_defines())
+def kernel_defines(chains: int = CHAIN_CANDIDATES[1]) -> tuple[str, ...]:
+    """Return the -D options bench.cu is compiled with (NVRTC at run time, nvcc in the tests) for `chains`."""
+    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={chains}", *elementary_defines())
+
+
+def thread_block(warp_size: int, max_block: int, max_per_sm: int) -> int:
+    """Return the threads per block: WARPS_PER_BLOCK warps, fewer where the GPU's limits ask, so blocks fill an SM.
+
+    A power of two, a whole number of warps, at most the block limit, and a
+    divisor of the SM's thread limit where one exists (1536 threads hold six
+    blocks of 256), so that full occupancy leaves no thread slot idle.
+    """
+    if warp_size < 1 or max_block < warp_size:
+        raise BackendUnavailable(f"unusable CUDA limits: warp {warp_size}, at most {max_block} threads per block")
+    block = 1 << (min(WARPS_PER_BLOCK * warp_size, max_block).bit_length() - 1)
+    while block > warp_size and max_per_sm % block:
+        block //= 2
+    return max(block, warp_size)
 
 
 def _import_cupy() -> Any:
@@ -119,27 +143,59 @@ class CudaBackend:
         cupy = _import_cupy()
         with cupy.cuda.Device(self.index):
             props = self._properties()
-            runtime = _CudaRuntime(cupy, cupy.RawModule(code=SOURCE.read_text(),
-                                                           options=("-std=c++14", *kernel_defines())))
+            modules: dict[int, Any] = {}
+
+            def module(chains: int) -> Any:
+                if chains not in modules:
+                    try:
+                        modules[chains] = cupy.RawModule(code=SOURCE.read_text(),
+                                                         options=("-std=c++14", *kernel_defines(chains)))
+                        modules[chains].get_function("empty")  # NVRTC compiles here, so a failure is caught now
+                    except cupy.cuda.compiler.CompileException as error:
+                        raise BackendUnavailable(f"bench.cu did not compile with {chains} chains: {error}") from None
+                return modules[chains]
+
+            block = thread_block(props["warpSize"], props["maxThreadsPerBlock"], props["maxThreadsPerMultiProcessor"])
+            runtime = _CudaRuntime(cupy, module(CHAIN_CANDIDATES[1]), group=block)
             shape = SuiteShape(
                 dram_bytes=int(min(max(8 * props["l2CacheSize"], 1 << 30), props["totalGlobalMem"] // 8)),
                 smallest_sweep=256 * 2**10,
                 sweep_points=10 if quick else 18,
                 compute_items=props["multiProcessorCount"] * props["maxThreadsPerMultiProcessor"] * 4,
-                lanes_per_item=CHAINS,
+                lanes_per_item=CHAIN_CANDIDATES[1],
                 chain=512,
                 stride=8,  # one useful float per 32-byte sector
                 mix_steps=(1, 4, 16, 64, 256) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
                 cache_levels=(("L2", float(props["l2CacheSize"])),),
                 has_fp64=True,
             )
+
+            def build(candidate: PeakShape) -> dict[str, Any]:
+                return _Functions(module(candidate.chains))
+
+            shapes = [PeakShape(chains) for chains in CHAIN_CANDIDATES]
+            shape, notes = choose_peak_shapes(runtime, shape, {p: shapes for p in ("fp32", "int32", "fp64")}, build)
             version = cupy.cuda.runtime.runtimeGetVersion()
             tool = (f"perfcast bench (cuda backend, CuPy {cupy.__version__}, "
                     f"CUDA runtime {version // 1000}.{version % 1000 // 10})")
             suite = SuiteResult(backend="cuda", tool=tool, repetitions=3 if quick else self.repetitions)
             run_accelerator_suite(runtime, shape, suite, progress, 0.004 if quick else 0.02)
-        suite.notes.insert(0, f"CUDA on GPU {self.index}; host link as pinned host-to-device copies.")
+        suite.notes[:0] = [f"CUDA on GPU {self.index}; blocks of {block} threads ({props['warpSize']}-thread warps, "
+                           f"{props['maxThreadsPerMultiProcessor']} threads per SM); host link as pinned host-to-device "
+                           "copies.", *notes]
         return suite
+
+
+class _Functions(dict[str, Any]):
+    """A module's kernels by name, fetched from the module when first asked for."""
+
+    def __init__(self, module: Any) -> None:
+        super().__init__()
+        self.module = module
+
+    def __missing__(self, name: str) -> Any:
+        self[name] = self.module.get_function(name)
+        return self[name]
 
 
 @dataclass
@@ -148,7 +204,8 @@ class _CudaRuntime:
 
     cupy: Any
     module: Any
-    group: int = BLOCK
+    group: int
+    kernels: dict[str, Any] = field(default_factory=dict)  # overrides of the module's kernels (the peak shapes)
 
     def buffer(self, host: np.ndarray) -> Any:
         return self.cupy.asarray(host)
@@ -163,7 +220,7 @@ class _CudaRuntime:
         return self.cupy.cuda.get_elapsed_time(start, end) * 1e-3
 
     def timed(self, name: str, items: int, *args: Any, shared: int = 0) -> Callable[[int], float]:
-        kernel = self.module.get_function(name)
+        kernel = self.kernels[name] if name in self.kernels else self.module.get_function(name)
         grid = (max(1, items // self.group),)
         return lambda passes: self._span(lambda: kernel(grid, (self.group,), args, shared_mem=shared), passes)
 

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import datetime as _dt
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from perfcast.bench.accelerator import (
-    PEAK_KERNELS,
     PER_ITEM,
+    PeakShape,
     SuiteShape,
+    choose_peak_shapes,
     elementary_defines,
     launch_latency,
     peak_run,
@@ -152,43 +153,24 @@ class OpenClBackend:
             raise BackendUnavailable(f"the OpenCL benchmarks did not build on {self.device.name}: {error}") from None
 
     def _choose_peak_shapes(self, runtime: _OpenClRuntime, shape: SuiteShape) -> tuple[SuiteShape, list[str]]:
-        """Try each precision's compute-kernel shapes briefly; keep the fastest in the runtime; say what was tried."""
-        lanes: dict[str, int] = {}
-        notes = []
-        results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
+        """Try each precision's compute-kernel shapes, from its native vector width, briefly; keep the fastest."""
+        candidates, context = {}, {}
         for precision, type_name in NATIVE_WIDTH_TYPE.items():
             if precision == "fp64" and not self.has_fp64:
                 continue
             native = int(getattr(self.device, f"native_vector_width_{type_name}", 1) or 1)
-            fma, add = (PEAK_KERNELS[(precision, kind)][0] for kind in ("fma", "add_mul"))
-            tried: dict[tuple[int, int], tuple[float, dict[str, Any]]] = {}
-            failed = []
-            for width, chains in peak_shapes(native):
-                program = runtime.programs.get((width, chains))
-                if program is None:
-                    try:
-                        program = self._build(runtime.cl, runtime.context, f"-DPEAK_WIDTH={width}",
-                                              f"-DPEAK_CHAINS={chains}")
-                    except BackendUnavailable:  # a compiler that rejects one shape: the others still run
-                        failed.append(f"{chains} x {width}-wide")
-                        continue
-                    runtime.programs[(width, chains)] = program
-                kernels = {name: getattr(program, name) for name in (fma, add)}
-                runtime.kernels.update(kernels)
-                trial = replace(shape, peak_lanes={**shape.peak_lanes, fma: width * chains})
-                run, work = peak_run(runtime, trial, precision, "fma", results)
-                tried[(width, chains)] = (calibrated_rate(run, work, 3, 0.005).value, kernels)
-            if not tried:
-                raise BackendUnavailable(f"no {precision} compute kernel built on {self.device.name} "
-                                         f"(tried {', '.join(failed)})")
-            best = max(tried, key=lambda key: tried[key][0])
-            runtime.kernels.update(tried[best][1])
-            lanes.update({fma: best[0] * best[1], add: best[0] * best[1]})
-            notes.append(f"{precision} compute kernels: {best[1]} chains of {best[0]}-wide vectors (tried "
-                         + ", ".join(f"{c} x {w}-wide {rate / 1e9:.3g} GOP/s" for (w, c), (rate, _) in tried.items())
-                         + f"; native width {native}"
-                         + (f"; {', '.join(failed)} did not build" if failed else "") + ").")
-        return replace(shape, peak_lanes=lanes), notes
+            candidates[precision] = [PeakShape(chains, width) for width, chains in peak_shapes(native)]
+            context[precision] = f"native width {native}"
+
+        def build(candidate: PeakShape) -> Any:
+            program = runtime.programs.get(candidate)
+            if program is None:
+                program = self._build(runtime.cl, runtime.context, f"-DPEAK_WIDTH={candidate.width}",
+                                      f"-DPEAK_CHAINS={candidate.chains}")
+                runtime.programs[candidate] = program
+            return {kernel.function_name: kernel for kernel in program.all_kernels()}
+
+        return choose_peak_shapes(runtime, shape, candidates, build, context)
 
     def _prepared(self, quick: bool) -> tuple[_OpenClRuntime, SuiteShape, list[str]]:
         """Return the built runtime, the suite's sizes on this device, and notes on the shapes chosen."""
@@ -284,7 +266,7 @@ class _OpenClRuntime:
     queue: Any
     kernels: dict[str, Any]
     group: int
-    programs: dict[tuple[int, int], Any] = field(default_factory=dict)  # bench.cl per compute-kernel shape
+    programs: dict[PeakShape, Any] = field(default_factory=dict)  # bench.cl built per compute-kernel shape
 
     def buffer(self, host: np.ndarray) -> Any:
         flags = self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.COPY_HOST_PTR

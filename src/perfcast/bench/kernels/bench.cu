@@ -56,7 +56,7 @@ extern "C" __global__ void mem_random(const float *__restrict__ a, const int *__
     sink[i] = s;
 }
 
-// ------------------------------------------------------------------ compute: 8 independent chains per thread
+// ------------------------------------------------------------------ compute: CHAINS independent chains per thread
 
 #define COMPUTE(NAME, T, STEP)                                                                   \
     extern "C" __global__ void NAME(int k, T a, T b, T *sink)                                    \

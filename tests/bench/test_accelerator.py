@@ -1,0 +1,87 @@
+"""The suite's shared procedure for kernel runtimes: choosing the compute kernels' shape by measuring each."""
+
+import numpy as np
+import pytest
+
+from perfcast.bench.accelerator import PEAK_KERNELS, PeakShape, SuiteShape, choose_peak_shapes, peak_run
+from perfcast.errors import BackendUnavailable
+
+SHAPE = SuiteShape(dram_bytes=1 << 20, smallest_sweep=1 << 10, sweep_points=2, compute_items=1024, lanes_per_item=8,
+                   chain=64, stride=8, mix_steps=(1,), cache_levels=(), has_fp64=True)
+
+
+class FakeKernel:
+    """A compiled kernel whose throughput (lane-ops per second) is given."""
+
+    def __init__(self, name: str, lane_ops_per_second: float) -> None:
+        self.name, self.rate = name, lane_ops_per_second
+
+
+class FakeRuntime:
+    """Times a launch as the work it was told it does over its kernel's throughput."""
+
+    group = 64
+
+    def __init__(self) -> None:
+        self.kernels: dict[str, FakeKernel] = {}
+        self.launched: list[FakeKernel] = []
+
+    def buffer(self, host):
+        return host
+
+    def timed(self, name, items, *args):
+        kernel = self.kernels[name]
+        chain = int(args[0])
+
+        def run(passes):
+            self.launched.append(kernel)
+            return passes * items * chain / kernel.rate
+
+        return run
+
+
+def kernels_of(shape: PeakShape, speed: dict[int, float]) -> dict[str, FakeKernel]:
+    """The six peak kernels of one shape; this shape's lanes run at speed[chains] lane-steps per second."""
+    return {name: FakeKernel(f"{name}@{shape.label}", speed[shape.chains] / shape.lanes)
+            for name, _, _ in PEAK_KERNELS.values()}
+
+
+def test_the_fastest_shape_is_kept_per_precision_and_its_lanes_count_the_work():
+    runtime = FakeRuntime()
+    speed = {4: 1e9, 8: 3e9, 16: 2e9}
+    candidates = {"fp32": [PeakShape(c) for c in (4, 8, 16)], "fp64": [PeakShape(c) for c in (4, 16)]}
+    shape, notes = choose_peak_shapes(runtime, SHAPE, candidates, lambda s: kernels_of(s, speed),
+                                      {"fp32": "native width 1"})
+    assert runtime.kernels["peak_f32_fma"].name == "peak_f32_fma@8 x 1-wide"
+    assert runtime.kernels["peak_f32_add"].name == "peak_f32_add@8 x 1-wide"
+    assert runtime.kernels["peak_f64_fma"].name == "peak_f64_fma@16 x 1-wide"  # 8 was not a candidate for fp64
+    assert shape.peak_lanes == {"peak_f32_fma": 8, "peak_f32_add": 8, "peak_f64_fma": 16, "peak_f64_add": 16}
+    assert notes[0].startswith("fp32 compute kernels: 8 scalar chains (kept 8 x 1-wide; tried 4 x 1-wide")
+    assert "native width 1" in notes[0] and "native width" not in notes[1]
+    # The rate a kept shape reports is its work (lanes x chain x 2 op per FMA step) over its time.
+    results = np.zeros(SHAPE.compute_items)
+    run, work = peak_run(runtime, shape, "fp32", "fma", results)
+    assert work / run(1) == pytest.approx(2 * 3e9)
+    assert "8 x 1-wide 6 GOP/s" in notes[0] and "4 x 1-wide 2 GOP/s" in notes[0]
+
+
+def test_a_shape_the_compiler_rejects_is_said_and_the_others_run():
+    runtime = FakeRuntime()
+
+    def build(shape):
+        if shape.chains == 16:
+            raise BackendUnavailable("too many registers")
+        return kernels_of(shape, {4: 1e9, 8: 2e9})
+
+    shape, notes = choose_peak_shapes(runtime, SHAPE, {"int32": [PeakShape(c, 4) for c in (4, 8, 16)]}, build)
+    assert shape.peak_lanes["peak_i32_fma"] == 32
+    assert notes[0].startswith("int32 compute kernels: 8 chains of 4-wide vectors (kept 8 x 4-wide;")
+    assert notes[0].endswith("16 x 4-wide did not build).")
+    with pytest.raises(BackendUnavailable, match="no int32 compute kernel built"):
+        choose_peak_shapes(runtime, SHAPE, {"int32": [PeakShape(16)]}, build)
+
+
+def test_peak_shape_words():
+    assert PeakShape(8, 16).lanes == 128 and PeakShape(8, 16).label == "8 x 16-wide"
+    assert PeakShape(8, 16).describe() == "8 chains of 16-wide vectors"
+    assert PeakShape(4).describe() == "4 scalar chains"

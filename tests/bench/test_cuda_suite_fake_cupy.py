@@ -1,0 +1,127 @@
+"""`perfcast bench --backend cuda` end to end on a stand-in for CuPy: the backend's own logic (block size from
+the device query, the compute shape chosen by measurement, every figure of the suite, the profile written) is
+checked here; CuPy and the GPU themselves only where one is lent (docs/gpu.md)."""
+
+import re
+import sys
+import types
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from perfcast.cli import app
+
+PROPS = {
+    "name": b"NVIDIA H100 80GB HBM3", "totalGlobalMem": 512 * 2**20, "l2CacheSize": 2**20, "warpSize": 32,
+    "maxThreadsPerBlock": 1024, "maxThreadsPerMultiProcessor": 1536, "multiProcessorCount": 4, "major": 9,
+    "minor": 0, "clockRate": 1_980_000, "sharedMemPerMultiprocessor": 228 * 2**10,
+}
+# Simulated lane-operations per second of the compute kernels by their -DCHAINS: fp64 likes 16, the rest 8.
+LANE_RATES = {"f32": {4: 2e12, 8: 4e12, 16: 3e12}, "i32": {4: 1e12, 8: 2e12, 16: 1.5e12},
+              "f64": {4: 0.5e12, 8: 1e12, 16: 1.8e12}}
+
+
+class Clock:
+    now = 0.0
+
+
+class FakeArray:
+    def __init__(self, host):
+        self.host = np.asarray(host)
+
+    def set(self, staged):
+        Clock.now += staged.nbytes / 50e9
+
+
+class FakeKernel:
+    def __init__(self, name, chains, launches):
+        self.name, self.chains, self.launches = name, chains, launches
+
+    def __call__(self, grid, block, args, shared_mem=0):
+        threads = grid[0] * block[0]
+        self.launches.append((self.name, block[0], self.chains))
+        match = re.fullmatch(r"peak_(f32|i32|f64)_(fma|add)", self.name)
+        if match:
+            Clock.now += threads * self.chains * int(args[0]) / LANE_RATES[match[1]][self.chains]
+        else:
+            Clock.now += 5e-6 + threads * 1e-12
+
+
+def fake_cupy(launches, compiled):
+    cupy = types.ModuleType("cupy")
+    cupy.__version__ = "13.6.0 (stand-in)"
+
+    class CompileException(Exception):
+        pass
+
+    class RawModule:
+        def __init__(self, code, options):
+            assert "#error" in code  # bench.cu itself
+            self.chains = int(next(o for o in options if o.startswith("-DCHAINS=")).split("=")[1])
+            compiled.append(self.chains)
+
+        def get_function(self, name):
+            return FakeKernel(name, self.chains, launches)
+
+    class Event:
+        def record(self):
+            self.at = Clock.now
+
+        def synchronize(self):
+            pass
+
+    class Device:
+        def __init__(self, index):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    runtime = types.SimpleNamespace(
+        getDeviceCount=lambda: 1, getDeviceProperties=lambda index: dict(PROPS), runtimeGetVersion=lambda: 13000,
+        CUDARuntimeError=RuntimeError,
+    )
+    cupy.cuda = types.SimpleNamespace(
+        runtime=runtime, Device=Device, Event=Event, get_elapsed_time=lambda a, b: (b.at - a.at) * 1e3,
+        alloc_pinned_memory=lambda nbytes: bytearray(nbytes),
+        compiler=types.SimpleNamespace(CompileException=CompileException),
+    )
+    cupy.RawModule = RawModule
+    cupy.asarray = FakeArray
+    return cupy
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    launched, compiled = [], []
+    monkeypatch.setitem(sys.modules, "cupy", fake_cupy(launched, compiled))
+    return launched, compiled
+
+
+def test_bench_cuda_end_to_end_chooses_block_and_chains_from_the_device(launches, tmp_path, monkeypatch):
+    launched, compiled = launches
+    monkeypatch.chdir(tmp_path)  # bench keeps a copy of the profile under ./.perfcast
+    out = tmp_path / "h100.yaml"
+    result = CliRunner().invoke(app, ["bench", "--backend", "cuda", "--quick", "-r", "2", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert sorted(compiled) == [4, 8, 16]  # one NVRTC build per shape tried, none twice
+    # 1536 threads per SM: blocks of 256 (six fill it), for every kernel launched.
+    assert {block for name, block, _ in launched if name != "empty"} == {256}
+    # The peaks are measured with each precision's fastest shape, and the rates follow from its lanes.
+    final = {}
+    for name, _, chains in launched:
+        final[name] = chains
+    assert final["peak_f32_fma"] == 8 and final["peak_i32_fma"] == 8 and final["peak_f64_fma"] == 16
+    device = yaml.safe_load(out.read_text())
+    text = out.read_text()
+    assert "fp64 compute kernels: 16 scalar chains (kept 16 x 1-wide" in " ".join(text.split())
+    assert "blocks of 256 threads" in " ".join(text.split())
+    # A kept shape's rate is its lanes x steps x 2 op over the simulated time: 2 x the lane rate of that shape.
+    for precision, rate in (("fp32", 4e12), ("int32", 2e12), ("fp64", 1.8e12)):
+        value, unit = device["peak"][precision]["fma"]["value"].split()
+        assert unit == "TFLOP/s" and float(value) * 1e12 == pytest.approx(2 * rate, rel=1e-6)
