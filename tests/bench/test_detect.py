@@ -7,6 +7,7 @@ import pytest
 
 from perfcast.bench.detect import (
     CacheInfo,
+    datapath_bits,
     describe_cpu,
     detect_cpu,
     parse_cpuinfo,
@@ -83,6 +84,22 @@ def test_describe_cpu_estimates_peaks_with_their_method(tmp_path):
     dram = device.memory_level("DRAM").bandwidth
     assert dram.value == 30e9 and dram.provenance.source == "measured" and dram.provenance.repetitions == 5
     assert parse_device_text(device_to_yaml(device)) == device
+
+
+def test_zen4_runs_avx512_on_256_bit_units_and_is_estimated_so(tmp_path):
+    """Zen 4 (family 25) takes AVX-512 at half rate, Zen 5 (family 26, the fixture above) at full width."""
+    info = parse_cpuinfo((DATA / "amd-epyc-zen4-2core-kvm.txt").read_text())
+    assert info.vendor == "AMD" and info.family == 25 and "avx512f" in info.flags
+    assert datapath_bits(info) == (256, " (Zen 4 runs 512-bit vectors on 256-bit units)")
+    device = describe_cpu(info, PROBE, loaded_clock=None, today=dt.date(2026, 11, 23))
+    clock = info.clock_hz
+    fma = device.peak["fp32"]["fma"]
+    assert fma.value == pytest.approx(2 * clock * 8 * 4)  # 8 fp32 lanes of 256 bit, 2 pipes, 2 ops
+    assert "Zen 4 runs 512-bit vectors on 256-bit units" in fma.provenance.method
+    assert device.simd_width_bits == 512  # the registers stay 512-bit: the register blocks are sized by them
+    zen5 = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    assert zen5.family == 26 and datapath_bits(zen5) == (512, "")
+    assert parse_cpuinfo((DATA / "arm-neoverse-4core.txt").read_text()).family is None
 
 
 def test_describe_cpu_without_fma_has_add_mul_only():

@@ -271,3 +271,18 @@ def test_cuda_launch_shapes_match_the_opencl_ones():
         grid, block = _grid(launch)
         assert block == launch.local_size
         assert tuple(g * b for g, b in zip(grid, block)) == launch.global_size
+
+
+def test_a_backend_that_cannot_run_leaves_no_working_folder(tmp_path, monkeypatch):
+    """Asked on a machine without the backend, the run says why and keeps nothing (nothing to resume)."""
+    from perfcast.campaign import run as campaign_run
+    from perfcast.errors import BackendUnavailable
+
+    def unavailable(selector):
+        raise BackendUnavailable("no such device here")
+
+    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "cuda", ("stand-in", unavailable))
+    archive = tmp_path / "c.zip"
+    with pytest.raises(BackendUnavailable, match="no such device"):
+        campaign_run.run_campaign(campaign_run.CampaignOptions("cuda", archive))
+    assert list(tmp_path.iterdir()) == []

@@ -63,7 +63,8 @@ def _import_cupy() -> Any:
     try:
         import cupy
     except ImportError as error:
-        raise BackendUnavailable("the cuda backend needs CuPy (pip install cupy-cuda12x) and an NVIDIA GPU") from error
+        raise BackendUnavailable("the cuda backend needs CuPy (pip install 'perfcast[cuda12]' or 'perfcast[cuda13]') "
+                                 "and an NVIDIA GPU") from error
     try:
         if cupy.cuda.runtime.getDeviceCount() == 0:
             raise BackendUnavailable("CuPy finds no CUDA GPU on this machine")

@@ -52,6 +52,7 @@ class CpuInfo:
     flags: frozenset[str]
     clock_hz: float | None
     caches: tuple[CacheInfo, ...] = field(default=())
+    family: int | None = None  # x86 'cpu family' (25 = AMD Zen 3 / Zen 4); None elsewhere
 
 
 _SIZE = re.compile(r"^\s*(\d+)\s*([KMG]?)B?\s*$", re.IGNORECASE)
@@ -106,6 +107,7 @@ def parse_cpuinfo(text: str) -> CpuInfo:
         physical_cores=len(cores) or logical,
         flags=flags,
         clock_hz=float(mhz) * 1e6 if mhz else None,
+        family=int(first["cpu family"]) if first.get("cpu family", "").isdigit() else None,
     )
 
 
@@ -141,6 +143,20 @@ def simd_width_bits(flags: frozenset[str]) -> int:
     return 64
 
 
+def datapath_bits(info: CpuInfo) -> tuple[int, str]:
+    """Return the width (bit) of the vector units that execute the widest vectors, and why, if not the registers'.
+
+    AMD's Zen 4 (family 25 with AVX-512) runs 512-bit instructions as two halves on 256-bit units: its FMA
+    peak is the AVX2 peak (likwid-bench measured 231 fp32 GFLOP/s on 2 cores, as with 256-bit FMAs), and
+    an estimate from the 512-bit registers would be twice the truth. Other CPUs are taken at their
+    registers' width.
+    """
+    width = simd_width_bits(info.flags)
+    if info.vendor == "AMD" and info.family == 25 and width > 256:
+        return 256, f" (Zen 4 runs {width}-bit vectors on 256-bit units)"
+    return width, ""
+
+
 def _has_fma(flags: frozenset[str]) -> bool:
     """Return whether the flags advertise fused multiply-add (x86 FMA3/FMA4, Armv8 Advanced SIMD)."""
     return bool(flags & {"fma", "fma4", "asimd"})
@@ -167,6 +183,7 @@ def describe_cpu(
     if info.clock_hz is None and loaded_clock is None:
         raise ValueError("the CPU clock is unknown (no 'cpu MHz' in /proc/cpuinfo, no cpufreq, no clock probe)")
     width = simd_width_bits(info.flags)
+    datapath, datapath_note = datapath_bits(info)
     cores = info.physical_cores
     clock = loaded_clock.median if loaded_clock else info.clock_hz
     assert clock is not None
@@ -184,9 +201,9 @@ def describe_cpu(
     add_mul_pipes = "2 pipes issuing an add or a multiply" if fma else "1 add pipe + 1 multiply pipe"
     peak: dict[str, dict[str, object]] = {}
     for precision, element_bits in (("fp32", 32), ("fp64", 64)):
-        lanes = max(1, width // element_bits)
+        lanes = max(1, datapath // element_bits)
         add_mul = cores * clock * lanes * 2
-        method = f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {lanes} lanes ({width}-bit SIMD) x "
+        method = f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {lanes} lanes ({datapath}-bit SIMD{datapath_note}) x "
         kinds: dict[str, object] = {
             "add_mul": Figure.estimated(add_mul, method + f"2 ops ({add_mul_pipes})").fields()
         }
@@ -194,7 +211,7 @@ def describe_cpu(
             kinds["fma"] = Figure.estimated(2 * add_mul, method + "4 ops (2 FMA pipes x 2 ops, assumed)").fields()
         peak[precision] = kinds
     memory: list[dict[str, object]] = []
-    simd_bytes = width // 8
+    simd_bytes = datapath // 8
     # Sustained load bytes per core per clock, typical of current cores: two vector loads from L1,
     # one 64-byte line from L2 and half a line from L3.
     per_clock_bytes = {1: 2 * simd_bytes, 2: 64, 3: 32}

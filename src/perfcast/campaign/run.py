@@ -299,6 +299,8 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
     if options.repetitions < 10:
         raise InputError(f"--repetitions {options.repetitions}: a campaign times each kernel at least 10 times")
     kernels = _selected(options.kernels)
+    # The backend first: a machine that cannot run it (no CuPy, no OpenCL device) is told so and keeps no folder.
+    timer = CAMPAIGN_BACKENDS[options.backend][1](options.device)
     folder = WorkingFolder.for_archive(options.output)
     if options.fresh:
         folder.discard()
@@ -312,7 +314,6 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
     else:
         manifest = _fresh_manifest(options)
         folder.save_manifest(manifest)
-    timer = CAMPAIGN_BACKENDS[options.backend][1](options.device)
     if manifest["environment"] is None:
         manifest["environment"] = timer.environment()
     if manifest["device"] is None or not (folder.path / "device.yaml").exists():

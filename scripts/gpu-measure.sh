@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# The GPU measurements the issues ask for, in one device call (docs/gpu.md, section 3).
+#
+#   bash scripts/gpu-measure.sh TAG [STEP...]      (run from the repository root on the lent machine)
+#
+# TAG names the files (h100, h200). STEPs, in the order given (default: campaign special):
+#   campaign  perfcast campaign run --backend cuda (it runs the full bench suite first; the archive's
+#             device.yaml is that profile), profiled with ncu
+#   special   ncu metrics and the SASS source page of the transcendental and n-body kernels (perfcast project
+#             --sass-counts)
+#   bench     perfcast bench --backend cuda on its own, with the sweep as CSV
+#   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD
+#
+# Needs $OUT, and the wheels in .whl/ where perfcast's dependencies are missing (carry: [".whl"]; docs/gpu.md,
+# section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
+# is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
+# WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
+# and at most 7 from the steps (campaign 1, special 3, bench 2, tuning 1).
+set -u
+tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
+shift
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(campaign special)
+out=${OUT:?OUT must name the folder the results go to}
+deadline=$(( $(date +%s) + ${BUDGET:-560} ))
+log=$out/gpu-$tag.log
+work=${WORK:-/tmp/perfcast-gpu}
+mkdir -p "$work"
+
+say() { echo "$*" | tee -a "$log"; }
+
+# Runs "$@" until the deadline; logs its output, its exit status and its seconds.
+timed() {
+    local left=$(( deadline - $(date +%s) ))
+    if [ "$left" -le 10 ]; then say "-- skipped (no time left): $*"; return 124; fi
+    local start=$(date +%s) rc
+    say "-- $(date -u +%H:%M:%S) ($left s left): $*"
+    timeout --signal=INT --kill-after=20 "$left" "$@" >>"$log" 2>&1
+    rc=$?
+    say "-- exit $rc after $(( $(date +%s) - start )) s"
+    return $rc
+}
+
+if [ -d .whl ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl >>"$log" 2>&1 \
+        || { say "the wheels in .whl/ did not install (docs/gpu.md section 1)"; exit 1; }
+fi
+export PYTHONPATH=/tmp/site:$PWD/src
+python3 -c "import pydantic, perfcast" >>"$log" 2>&1 \
+    || { say "perfcast does not import: carry the wheels in .whl/ (docs/gpu.md section 1)"; exit 1; }
+{
+    echo "== perfcast GPU measurements, tag $tag, steps ${steps[*]}, commit $(git rev-parse --short HEAD 2>/dev/null)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+    nvcc --version | tail -1; ncu --version | tail -1; python3 --version; python3 -m perfcast --version
+    lscpu | grep -E '^Model name|^CPU\(s\)'
+} >>"$log" 2>&1
+
+for step in "${steps[@]}"; do
+    say "== $step"
+    case $step in
+    campaign)
+        archive=$work/campaign-$tag.zip
+        timed python3 -m perfcast campaign run --backend cuda -o "$archive"
+        rc=$?
+        if [ $rc -eq 0 ]; then
+            cp "$archive" "$out/"
+        elif [ -d "$archive.partial" ]; then
+            tar czf "$out/campaign-$tag.partial.tgz" -C "$work" "campaign-$tag.zip.partial"
+            say "unfinished (exit $rc): what it measured is in campaign-$tag.partial.tgz; unpacked beside the" \
+                "archive's path, the same command resumes it"
+        fi
+        ;;
+    special)
+        timed python3 -m perfcast profile --tool ncu --sass-counts -o "$out/special-$tag.yaml" -- \
+            python3 -m perfcast.campaign.cuda transcendental=16777216,nbody=32768
+        ;;
+    bench)
+        timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
+        ;;
+    tuning)
+        if python3 -c "import pyopencl as cl, sys; sys.exit(not any('NVIDIA' in p.name for p in cl.get_platforms()))" \
+            >>"$log" 2>&1; then
+            timed python3 -m perfcast validate tuning --runs 7 --budget 50 --nsim 262144 --npos 8192 --device NVIDIA \
+                --stores "$work/tuning" --markdown "$out/tuning-$tag.md" --json
+        else
+            say "no NVIDIA OpenCL platform here (the driver's ICD file may be missing): tuning skipped"
+        fi
+        ;;
+    *)
+        say "unknown step $step (campaign, special, bench, tuning)"
+        ;;
+    esac
+done
+say "== done $(date -u +%H:%M:%S); files: $(cd "$out" && ls | tr '\n' ' ')"
