@@ -8,25 +8,11 @@
  */
 #include <stddef.h>
 
-/* Register blocks from perfcast.kernels.native.vector_isa() via -D: REGISTER_BYTES in CHAINS vectors. */
-#if !defined(REGISTER_BYTES) || !defined(CHAINS) || !defined(LANES)
-#error "compile with perfcast.kernels.native.native_flags(): -DREGISTER_BYTES=... -DLANES=... -DCHAINS=..."
+#ifndef LANES /* floats per register block, from perfcast.kernels.native.vector_isa() via -D */
+#define LANES 128
 #endif
-#define VECTOR_BYTES (REGISTER_BYTES / CHAINS)
-/* A full block is CHAINS vectors (GCC/Clang vector extensions) unrolled by hand: left to the vectoriser as
- * an array of LANES floats, gcc 12 kept an AVX-512 block (384 floats) in memory on a Zen 4, a load and a
- * store around every FMA (see bench.c). */
-typedef float vec __attribute__((vector_size(VECTOR_BYTES)));
 
-/* The operator on a full block: k chained FMAs on each of its LANES values. */
-static inline void fma_block(vec *v, int k, float a, float b)
-{
-    for (int r = 0; r < k; r++)
-#pragma GCC unroll 64
-        for (int i = 0; i < CHAINS; i++) v[i] = v[i] * a + b;
-}
-
-/* The operator on a partial block: k chained FMAs on each of `len` values (len < LANES). */
+/* The operator: k chained FMAs on each of `len` independent values (len <= LANES). */
 static inline void fma_chain(float *restrict v, long len, int k, float a, float b)
 {
     for (int r = 0; r < k; r++)
@@ -44,10 +30,12 @@ void elementwise(const float *restrict x, float *restrict y, long n, int k, floa
     long blocks = n / LANES;
 #pragma omp parallel for schedule(static)
     for (long blk = 0; blk < blocks; blk++) {
-        vec v[CHAINS];
-        __builtin_memcpy(v, x + blk * LANES, sizeof v);
-        fma_block(v, k, a, b);
-        __builtin_memcpy(y + blk * LANES, v, sizeof v);
+        float v[LANES];
+        const float *in = x + blk * LANES;
+        for (int i = 0; i < LANES; i++) v[i] = in[i];
+        fma_chain(v, LANES, k, a, b);
+        float *out = y + blk * LANES;
+        for (int i = 0; i < LANES; i++) out[i] = v[i];
     }
     for (long i = blocks * LANES; i < n; i++) { /* tail */
         float v = x[i];
@@ -63,18 +51,16 @@ float reduce_sum(const float *restrict x, long n, int k, float a, float b)
     float total = 0.0f;
 #pragma omp parallel reduction(+ : total)
     {
-        vec acc[CHAINS] = {0};
+        float acc[LANES] = {0};
 #pragma omp for schedule(static)
         for (long blk = 0; blk < blocks; blk++) {
-            vec v[CHAINS];
-            __builtin_memcpy(v, x + blk * LANES, sizeof v);
-            fma_block(v, k, a, b);
-#pragma GCC unroll 64
-            for (int i = 0; i < CHAINS; i++) acc[i] += v[i];
+            float v[LANES];
+            const float *in = x + blk * LANES;
+            for (int i = 0; i < LANES; i++) v[i] = in[i];
+            fma_chain(v, LANES, k, a, b);
+            for (int i = 0; i < LANES; i++) acc[i] += v[i];
         }
-        float lanes[LANES];
-        __builtin_memcpy(lanes, acc, sizeof lanes);
-        for (int i = 0; i < LANES; i++) total += lanes[i];
+        for (int i = 0; i < LANES; i++) total += acc[i];
     }
     for (long i = blocks * LANES; i < n; i++) {
         float v = x[i];
@@ -96,20 +82,6 @@ void neighbourhood(const float *restrict in, float *restrict out, long rows, lon
     for (long r = 0; r < rows; r++) {
         for (long c0 = 0; c0 < cols; c0 += LANES) {
             long len = cols - c0 < LANES ? cols - c0 : LANES;
-            if (len == LANES) {
-                vec acc[CHAINS] = {0};
-                for (int dr = 0; dr < size; dr++) {
-                    for (int dc = 0; dc < size; dc++) {
-                        vec v[CHAINS];
-                        __builtin_memcpy(v, in + (r + dr) * stride + c0 + dc, sizeof v);
-                        fma_block(v, k, a, b);
-#pragma GCC unroll 64
-                        for (int i = 0; i < CHAINS; i++) acc[i] += w * v[i];
-                    }
-                }
-                __builtin_memcpy(out + r * cols + c0, acc, sizeof acc);
-                continue;
-            }
             float acc[LANES] = {0};
             for (int dr = 0; dr < size; dr++) {
                 for (int dc = 0; dc < size; dc++) {
