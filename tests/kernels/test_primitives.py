@@ -5,7 +5,7 @@ import shutil
 import numpy as np
 import pytest
 
-from perfcast.kernels.native import NativeBuildError, build_library
+from perfcast.kernels.native import NativeBuildError, VectorIsa, build_library
 from perfcast.kernels.primitives import elementwise, load_primitives, neighbourhood, reduction, reference_chain
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="the native kernels need gcc")
@@ -80,3 +80,28 @@ def test_missing_compiler(tmp_path):
     source.write_text("int f(void) { return 0; }\n")
     with pytest.raises(NativeBuildError, match="no C compiler"):
         build_library(source, compiler="no-such-cc")
+
+
+@pytest.mark.parametrize(("isa", "lanes"), [(VectorIsa("AVX-512", 64, 32), 256), (VectorIsa("AVX2", 32, 16), 96),
+                                             (VectorIsa("NEON", 16, 32), 96)])
+def test_primitive_blocks_are_capped_where_gcc_stops_unrolling(tmp_path, isa, lanes):
+    """A block of at most LANES_MAX floats, which gcc unrolls into registers: the reduction's FMAs take no operand
+    from memory on AVX-512 (with the whole 384-float register block they did: 3 FMAs, 2 from memory)."""
+    import re
+    import subprocess
+
+    from perfcast.kernels.primitives import SOURCE, primitive_flags
+
+    flags = primitive_flags(isa)
+    assert f"-DLANES={lanes}" in flags
+    if isa.name != "AVX-512" or shutil.which("gcc") is None:
+        return
+    if subprocess.run(["gcc", "-dumpmachine"], capture_output=True, text=True).stdout.split("-")[0] != "x86_64":
+        pytest.skip("the assembly check reads x86 assembly")
+    built = subprocess.run(["gcc", "-O3", "-march=x86-64-v4", "-mprefer-vector-width=512", "-fopenmp",
+                            f"-DLANES={lanes}", "-S", "-o", str(tmp_path / "p.s"), str(SOURCE)],
+                           capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    body = re.search(r"^reduce_sum\._omp_fn\.\d+:(.*?)\.cfi_endproc", (tmp_path / "p.s").read_text(), re.S | re.M)
+    fmas = re.findall(r"^\s*vfmadd\w+\s+(.*)$", body[1], re.M)
+    assert len(fmas) >= 16 and not [operands for operands in fmas if "(" in operands]

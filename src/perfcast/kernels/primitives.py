@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-from perfcast.kernels.native import NativeLibrary, build_library, native_flags
+from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, vector_isa
 
-__all__ = ["SyntheticPrimitive", "load_primitives", "neighbourhood", "elementwise", "reduction"]
+__all__ = ["SyntheticPrimitive", "load_primitives", "primitive_flags", "neighbourhood", "elementwise", "reduction"]
 
 SOURCE = Path(__file__).with_name("primitives.c")
 _A, _B, _W = np.float32(0.999), np.float32(0.001), np.float32(0.04)
@@ -28,9 +28,22 @@ class SyntheticPrimitive:
     result: Callable[[], np.ndarray | float]
 
 
+# The most floats a block of primitives.c may hold. Its blocks are plain C arrays (perfcast classify reads the
+# file as C), which gcc 12 keeps in registers only when it unrolls them whole: on an AVX-512 Zen 4 the
+# 384-float block of three quarters of the registers stayed in memory (element-wise map and reduction at
+# k = 64: 66 and 67 GFLOP/s), 256 floats unrolled (106 and 108), 192 the same (109, 110). 256 floats are
+# 16 AVX-512 or 32 AVX2 registers' worth: no fewer independent chains than an FMA pipe's latency needs.
+LANES_MAX = 256
+
+
+def primitive_flags(isa: VectorIsa | None = None) -> tuple[str, ...]:
+    """Return the primitives' build flags: LANES from the register block (this CPU's), at most LANES_MAX floats."""
+    return (*DEFAULT_FLAGS, f"-DLANES={min((isa or vector_isa()).block_bytes // 4, LANES_MAX)}")
+
+
 def load_primitives() -> NativeLibrary:
     """Return the compiled primitives library with its C signatures declared."""
-    library = build_library(SOURCE, native_flags())
+    library = build_library(SOURCE, primitive_flags())
     c_float_p = ctypes.POINTER(ctypes.c_float)
     lib = library.handle
     lib.elementwise.argtypes = [c_float_p, c_float_p, ctypes.c_long, ctypes.c_int, ctypes.c_float, ctypes.c_float]
