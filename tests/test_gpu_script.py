@@ -58,3 +58,20 @@ def test_the_deadline_skips_what_no_longer_fits(checkout):
     done = run_script(checkout, "t2", "bench", budget="5")
     assert done.returncode == 0
     assert "skipped (no time left)" in (out / "gpu-t2.log").read_text()
+
+
+def test_without_pip_the_wheels_are_unpacked(checkout):
+    """A machine whose Python has no pip still gets the carried wheels: each is unpacked into /tmp/site."""
+    import zipfile
+
+    root, bin_dir, out = checkout
+    (root / ".whl").mkdir()
+    with zipfile.ZipFile(root / ".whl" / "perfcast_probe-1.0-py3-none-any.whl", "w") as wheel:
+        wheel.writestr("perfcast_probe_marker.py", "VALUE = 1\n")
+    nopip = bin_dir / "python3"  # a python3 whose `-m pip` fails, as on a machine without pip
+    nopip.write_text(f'#!/bin/sh\n[ "$1 $2" = "-m pip" ] && exit 1\nexec "{sys.executable}" "$@"\n')
+    done = run_script(checkout, "t3", "bogus")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unpacking the wheels" in (out / "gpu-t3.log").read_text()
+    assert Path("/tmp/site/perfcast_probe_marker.py").exists()
+    Path("/tmp/site/perfcast_probe_marker.py").unlink()
