@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,7 +157,7 @@ class CudaBackend:
                 return modules[chains]
 
             block = thread_block(props["warpSize"], props["maxThreadsPerBlock"], props["maxThreadsPerMultiProcessor"])
-            runtime = _CudaRuntime(cupy, module(CHAIN_CANDIDATES[1]), group=block)
+            runtime = _CudaRuntime(cupy, block, _Functions(module(CHAIN_CANDIDATES[1])))
             shape = SuiteShape(
                 dram_bytes=int(min(max(8 * props["l2CacheSize"], 1 << 30), props["totalGlobalMem"] // 8)),
                 smallest_sweep=256 * 2**10,
@@ -204,9 +204,8 @@ class _CudaRuntime:
     """Launching and timing bench.cu kernels between CUDA events."""
 
     cupy: Any
-    module: Any
     group: int
-    kernels: dict[str, Any] = field(default_factory=dict)  # overrides of the module's kernels (the peak shapes)
+    kernels: dict[str, Any]  # bench.cu's kernels by name; the peak shapes chosen replace theirs
 
     def buffer(self, host: np.ndarray) -> Any:
         return self.cupy.asarray(host)
@@ -221,7 +220,7 @@ class _CudaRuntime:
         return self.cupy.cuda.get_elapsed_time(start, end) * 1e-3
 
     def timed(self, name: str, items: int, *args: Any, shared: int = 0) -> Callable[[int], float]:
-        kernel = self.kernels[name] if name in self.kernels else self.module.get_function(name)
+        kernel = self.kernels[name]
         grid = (max(1, items // self.group),)
         return lambda passes: self._span(lambda: kernel(grid, (self.group,), args, shared_mem=shared), passes)
 
@@ -231,7 +230,7 @@ class _CudaRuntime:
     def launch_latencies(self, sink: Any, launches: int) -> list[float]:
         # CUDA events cannot see a launch's queued time: this is the span between two events around one empty
         # kernel of one block, the GPU-side cost of a launch.
-        kernel = self.module.get_function("empty")
+        kernel = self.kernels["empty"]
         latencies = []
         for _ in range(launches):
             latencies.append(self._span(lambda: kernel((1,), (self.group,), (sink,)), 1))
