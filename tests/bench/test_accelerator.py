@@ -1,9 +1,20 @@
-"""The suite's shared procedure for kernel runtimes: choosing the compute kernels' shape by measuring each."""
+"""The suite's shared procedure for kernel runtimes: choosing the compute kernels' shape by measuring each; the host copy."""
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from perfcast.bench.accelerator import PEAK_KERNELS, PeakShape, SuiteShape, choose_peak_shapes, peak_run
+from perfcast.bench.accelerator import (
+    PEAK_KERNELS,
+    UPLOAD_BYTES,
+    PeakShape,
+    SuiteShape,
+    choose_peak_shapes,
+    host_link_bytes,
+    peak_run,
+    upload_run,
+)
 from perfcast.errors import BackendUnavailable
 
 SHAPE = SuiteShape(dram_bytes=1 << 20, smallest_sweep=1 << 10, sweep_points=2, compute_items=1024, lanes_per_item=8,
@@ -85,3 +96,25 @@ def test_peak_shape_words():
     assert PeakShape(8, 16).lanes == 128 and PeakShape(8, 16).label == "8 x 16-wide"
     assert PeakShape(8, 16).describe() == "8 chains of 16-wide vectors"
     assert PeakShape(4).describe() == "4 scalar chains"
+
+
+def test_one_host_copy_is_256_mib_unless_the_device_allocates_less():
+    assert host_link_bytes(80 * 2**30) == UPLOAD_BYTES == 256 * 2**20
+    assert host_link_bytes(512 * 2**20) == 256 * 2**20  # half of the largest buffer
+    assert host_link_bytes(300 * 2**20) == 128 * 2**20  # largest power of two <= 150 MiB
+    assert host_link_bytes(8) == 4
+    with pytest.raises(ValueError, match="no room"):
+        host_link_bytes(4)
+
+
+def test_the_upload_copies_its_own_buffer_of_the_shape_s_bytes():
+    copies = []
+
+    class Runtime(FakeRuntime):
+        def timed_upload(self, target, host):
+            copies.append((target.nbytes, host.nbytes))
+            return lambda passes: passes * host.nbytes / 1e10
+
+    run, moved = upload_run(Runtime(), replace(SHAPE, upload_bytes=4096))
+    assert moved == 4096 and copies == [(4096, 4096)]
+    assert run(2) == pytest.approx(2 * 4096 / 1e10)

@@ -27,6 +27,10 @@ from perfcast.errors import BackendUnavailable
 __all__ = ["KernelRuntime", "PeakShape", "SuiteShape", "ProgressSteps", "choose_peak_shapes", "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
+# Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
+# VM copied 85 MiB at 11.8 GB/s and 256 MiB at 13.9 GB/s (median of 5, alternating; clpeak 13.9 in the same run,
+# which copies 256 MiB on a CPU device). Smaller where the device cannot allocate it (`host_link_bytes`).
+UPLOAD_BYTES = 256 * 2**20
 Timed = Callable[[int], float]
 
 
@@ -74,6 +78,23 @@ class SuiteShape:
     read_widths: tuple[int, ...] = ()  # vector widths of mem_read_vN kernels to try beside mem_read (OpenCL)
     item_read_widths: tuple[int, ...] = ()  # and of mem_read_cN, consecutive vectors per work-item (OpenCL)
     peak_lanes: Mapping[str, int] = field(default_factory=dict)  # peak kernel -> its lanes, where not lanes_per_item
+    upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
+
+
+def host_link_bytes(max_allocation: int) -> int:
+    """Return the bytes (B) of one host-to-device copy: UPLOAD_BYTES, or less on a device that allocates less.
+
+    Less: the largest power of two <= half of `max_allocation` (B, the device's largest buffer).
+    """
+    if max_allocation < 8:
+        raise ValueError(f"a largest allocation of {max_allocation} B leaves no room for a host-to-device copy")
+    return min(UPLOAD_BYTES, 1 << ((max_allocation // 2).bit_length() - 1))
+
+
+def upload_run(runtime: KernelRuntime, shape: SuiteShape) -> tuple[Timed, float]:
+    """Return run(passes) of one host-to-device copy of `shape.upload_bytes` and its bytes (B)."""
+    n = shape.upload_bytes // 4
+    return runtime.timed_upload(runtime.buffer(np.zeros(n, np.float32)), np.ones(n, np.float32)), 4.0 * n
 
 
 class ProgressSteps:
@@ -286,7 +307,7 @@ def run_accelerator_suite(
     index = runtime.buffer(np.random.default_rng(0).permutation(n).astype(np.int32))
     suite.bandwidth_ceilings["uncoalesced"] = measure(runtime.timed("mem_random", n // PER_ITEM, a, index, sink), 4 * n)
     tick("host to device copy")
-    suite.host_link = measure(runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
+    suite.host_link = measure(*upload_run(runtime, shape))
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
     for precision, kind in PEAK_KERNELS:
         if precision == "fp64" and not shape.has_fp64:

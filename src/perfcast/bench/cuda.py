@@ -21,6 +21,7 @@ from perfcast.bench.accelerator import (
     SuiteShape,
     choose_peak_shapes,
     elementary_defines,
+    host_link_bytes,
     run_accelerator_suite,
 )
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult
@@ -169,6 +170,7 @@ class CudaBackend:
                 mix_steps=(1, 4, 16, 64, 256) if quick else (1, 2, 4, 8, 16, 32, 64, 128, 256, 512),
                 cache_levels=(("L2", float(props["l2CacheSize"])),),
                 has_fp64=True,
+                upload_bytes=host_link_bytes(props["totalGlobalMem"]),
             )
 
             def build(candidate: PeakShape) -> dict[str, Any]:

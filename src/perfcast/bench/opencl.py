@@ -21,11 +21,13 @@ from perfcast.bench.accelerator import (
     SuiteShape,
     choose_peak_shapes,
     elementary_defines,
+    host_link_bytes,
     launch_latency,
     peak_run,
     read_runs,
     run_accelerator_suite,
     suite_elements,
+    upload_run,
 )
 from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibrated_rate
 from perfcast.devices.schema import Provenance, device_slug
@@ -198,6 +200,7 @@ class OpenClBackend:
             has_fp64=self.has_fp64,
             read_widths=READ_WIDTHS,
             item_read_widths=ITEM_READ_WIDTHS,
+            upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
         return runtime, shape, notes
@@ -247,8 +250,7 @@ class OpenClProbe:
 
     def upload_bandwidth(self) -> float:
         """Return the host-to-device copy bandwidth in B/s."""
-        a, _, n = self._arrays()
-        return self._rate(self.runtime.timed_upload(a, np.ones(n, np.float32)), 4 * n)
+        return self._rate(*upload_run(self.runtime, self.shape))
 
     def launch_rate(self) -> float:
         """Return 1 / the median kernel launch latency (launches/s), latency as clpeak counts it."""
