@@ -195,6 +195,28 @@ def test_app_json_totals_are_sums():
     ]
 
 
+def test_app_prices_elementary_calls_at_a_device_s_measured_rate(tmp_path):
+    from perfcast.devices.catalog import catalog, save_device
+    from perfcast.devices.schema import ComputeFigure, Precision
+
+    rate = ComputeFigure.measured(1e8, "perfcast bench (test), exp/log/sin calls", "2026-11-23")
+    measured = catalog()["core-i7-930"].model_copy(update={"name": "cpu-with-calls", "elementary": {Precision.FP32: rate}})
+    device = save_device(measured, tmp_path / "cpu.yaml")
+    (tmp_path / "app.yaml").write_text(
+        'name: m\nprimitives:\n  - {name: map, species: "1048576|element -> 1048576|element", f: 35, elementary_calls: 3}\n'
+        '  - {name: copy, species: "1048576|element -> 1048576|element", f: 1}\n')
+    result = run("app", str(tmp_path / "app.yaml"), "-d", str(device), "-d", "core-i7-930", "--json")
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)["devices"]
+    ops = measured.peak_compute("fp32") / 1e8  # P_compute / calls per second
+    priced, plain = data["cpu-with-calls"], data["core-i7-930"]
+    assert priced["primitives"][0]["priced_f"] == pytest.approx(35 + 3 * (ops - 8))
+    assert plain["primitives"][0]["priced_f"] == 35 and plain["primitives"][0]["elementary_calls"] == 3
+    assert priced["primitives"][1]["priced_f"] == 1  # no calls: f as written
+    assert "ops per call = P_compute" in priced["inputs"]["elementary call"]
+    assert "no measured rate" in plain["inputs"]["elementary call"]
+
+
 def test_app_missing_file():
     result = run("app", "no-such.yaml", "-d", "gtx470")
     assert result.exit_code == 2 and "cannot read" in result.stderr

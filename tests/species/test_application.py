@@ -6,7 +6,7 @@ import pytest
 
 from perfcast.devices.catalog import catalog
 from perfcast.devices.hull_view import hull_inputs
-from perfcast.species.application import predict_app, predict_primitive
+from perfcast.species.application import predict_app, predict_primitive, priced_f
 from perfcast.species.application_file import ApplicationFileError, load_application
 
 EXAMPLE = Path(__file__).parent.parent.parent / "examples" / "fast-focus.yaml"
@@ -77,3 +77,54 @@ def test_fast_focus_from_c_predicts_what_the_hand_written_file_does():
         assert classified.species == hand.species and classified.f == hand.f, hand.name
     inputs = hull_inputs(catalog()["gtx470"])
     assert predict_app(from_c, inputs.figures)[0] == predict_app(by_hand, inputs.figures)[0]
+
+
+MAP = "N|element -> N|element"
+
+
+def _map_app(tmp_path, primitive: str):
+    path = tmp_path / "app.yaml"
+    path.write_text(f"name: m\nbind: {{N: 1048576}}\nprimitives:\n  - {primitive}\n")
+    return load_application(path)
+
+
+def test_elementary_calls_are_priced_at_the_extra_ops_given(tmp_path):
+    application = _map_app(tmp_path, f'{{name: map, species: "{MAP}", f: 35, elementary_calls: 3}}')
+    primitive = application.primitives[0]
+    assert priced_f(primitive) == 35
+    assert priced_f(primitive, 915) == 35 + 3 * 915
+    figures = hull_inputs(catalog()["core-i7-930"]).figures
+    plain = predict_app(application, figures)[1][0].prediction.terms["c0"][0]
+    priced = predict_app(application, figures, extra_ops_per_call=915)[1][0].prediction.terms["c0"][0]
+    # c0 = w (f m + o) / P_compute with m = 1 and o = 16 for an element-wise map
+    assert priced / plain == pytest.approx((35 + 2745 + 16) / (35 + 16))
+
+
+def test_a_device_cheaper_than_f_counts_cannot_make_f_negative(tmp_path):
+    application = _map_app(tmp_path, f'{{name: map, species: "{MAP}", f: 10, elementary_calls: 3}}')
+    assert priced_f(application.primitives[0], -3) == 1
+    with pytest.raises(ValueError, match="fewer ops than its 3 elementary calls"):
+        priced_f(application.primitives[0], -7)
+
+
+def test_negative_calls_are_refused(tmp_path):
+    with pytest.raises(ApplicationFileError, match="primitives.0.elementary_calls"):
+        _map_app(tmp_path, f'{{name: map, species: "{MAP}", f: 10, elementary_calls: -1}}')
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+def test_calls_are_counted_from_c_code(tmp_path):
+    (tmp_path / "map.c").write_text(
+        "#include <math.h>\n#define N 1048576\n"
+        "void map(const float *x, float *y) {\n"
+        "  for (int i = 0; i < N; i++) y[i] = expf(-x[i]) * logf(x[i] + 2.0f) + sqrtf(x[i]);\n}\n")
+    classified = _map_app(tmp_path, "{name: map, source: map.c}").primitives[0]
+    assert classified.elementary_calls == 2  # expf and logf; sqrtf is one op, not a library routine
+    assert classified.f == 2 * 8 + 1 + 4  # two calls at 8, sqrt 1, the negation, add, multiply and add
+    given = _map_app(tmp_path, "{name: map, source: map.c, elementary_calls: 0}").primitives[0]
+    assert given.elementary_calls == 0
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+def test_fast_focus_from_c_has_no_elementary_calls():
+    assert all(p.elementary_calls == 0 for p in load_application(EXAMPLE.with_name("fast-focus-from-c.yaml")).primitives)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -218,8 +219,8 @@ def app_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
-    from perfcast.devices.hull_view import hull_inputs
-    from perfcast.species.application import predict_app
+    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
+    from perfcast.species.application import predict_app, priced_f
     from perfcast.species.application_file import load_application
 
     devices = [resolve_device(name) for name in device_names]
@@ -228,9 +229,15 @@ def app_command(
         check_chart_path(output)
         halo = _parse_tile(tile)
         results = {}
+        calls = any(p.elementary_calls for p in application.primitives)
+        extra: dict[str, float] = {}
         for device in devices:
             inputs = hull_inputs(device, application.precision, application.element_size)
-            results[device.name] = (inputs, *predict_app(application, inputs.figures, halo))
+            if calls:
+                cost = elementary_ops(device, application.precision)
+                extra[device.name] = cost.ops - ELEMENTARY_OPS
+                inputs = replace(inputs, sources={**inputs.sources, "elementary call": cost.source})
+            results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     if as_json:
@@ -241,7 +248,8 @@ def app_command(
                     "inputs": inputs.sources,
                     "primitives": [
                         {"name": p.name, "species": str(step.species), "class": step.variables.name,
-                         "origin": step.variables.origin, "f": p.f,
+                         "origin": step.variables.origin, "f": p.f, "elementary_calls": p.elementary_calls or 0.0,
+                         "priced_f": priced_f(p, extra.get(name, 0.0)),
                          **{k: v for k, v in _hull_rows(step.prediction)[0].items() if k != "f"}}
                         for p, step in zip(application.primitives, steps)
                     ],

@@ -39,6 +39,7 @@ __all__ = [
     "PrimitivePrediction",
     "predict_app",
     "predict_primitive",
+    "priced_f",
 ]
 
 
@@ -85,6 +86,10 @@ class Primitive(BaseModel):
     line: int | None = Field(default=None, ge=1, description="the line of the loop nest, where the function has several")
     define: dict[str, int] = Field(default_factory=dict, description="macros and sizes for classifying `source`")
     f: float | None = Field(default=None, ge=0, description="ops per application of the element operator")
+    elementary_calls: float | None = Field(
+        default=None, ge=0, description="elementary-function calls (exp, log, sin, ...) per application of the "
+        "element operator, counted in f at 8 ops each as `perfcast classify` counts them; a device with a measured "
+        "rate of such calls prices them at its own cost (with 'source' they are counted from the C code)")
     element_size: float | None = Field(default=None, gt=0, description="bytes per element (default: the file's)")
     assume: tuple[str, ...] = ()
 
@@ -147,10 +152,26 @@ class Application(BaseModel):
         return transfer.bytes if transfer.bytes is not None else transfer.elements * self.element_size  # type: ignore[operator]
 
 
+def priced_f(primitive: Primitive, extra_ops_per_call: float = 0.0) -> float:
+    """Return the primitive's f (ops) with each elementary call costing `extra_ops_per_call` ops more than f counts."""
+    f = primitive.f or 0.0
+    if primitive.elementary_calls and extra_ops_per_call:
+        f += primitive.elementary_calls * extra_ops_per_call
+        if f < 0:
+            raise ValueError(f"primitive {primitive.name!r}: f = {primitive.f:g} counts fewer ops than its "
+                             f"{primitive.elementary_calls:g} elementary calls at 8 ops each")
+    return f
+
+
 def predict_app(
-    application: Application, figures: GpuFigures | CpuFigures, tile: HaloTile = HaloTile()
+    application: Application, figures: GpuFigures | CpuFigures, tile: HaloTile = HaloTile(),
+    extra_ops_per_call: float = 0.0,
 ) -> tuple[ApplicationPrediction, tuple[PrimitivePrediction, ...]]:
-    """Return the application's total time range (s) on one device's `figures`, and each primitive's prediction."""
+    """Return the application's total time range (s) on one device's `figures`, and each primitive's prediction.
+
+    `extra_ops_per_call`: ops one elementary-function call costs on the device beyond the 8 that f counts it at
+    (a device's measured cost, see perfcast.devices.hull_view.elementary_ops); 0 keeps every f as written.
+    """
     steps = []
     for primitive in application.primitives:
         try:
@@ -158,7 +179,7 @@ def predict_app(
                 predict_primitive(
                     primitive.species or "",
                     figures,
-                    [primitive.f or 0.0],
+                    [priced_f(primitive, extra_ops_per_call)],
                     bind=application.bind,
                     element_bytes=primitive.element_size or application.element_size,
                     assume=primitive.assume,

@@ -57,14 +57,18 @@ def load_application(path: str | Path) -> Application:
 
 def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
     """Return `primitive` with the species and f of its C loop nest (classified now)."""
-    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
+    from perfcast.species.c_source import CSourceError, parse_c_file
+    from perfcast.species.classify import ELEMENTARY_FUNCTIONS, ClassifyError, bind_symbols, classify_source
 
     source = Path(primitive.source or "")
     source = source if source.is_absolute() else folder / source
     defines = {**bind, **primitive.define}
     try:
-        result = classify_file(source, primitive.function, defines)
-    except ClassifyError as error:
+        parsed = parse_c_file(source, defines)
+        result = classify_source(parsed, primitive.function)
+        # f is linear in the cost of a call: one op more per elementary call adds the number of calls to f.
+        counting = classify_source(parsed, primitive.function, {name: 9 for name in ELEMENTARY_FUNCTIONS})
+    except (ClassifyError, CSourceError) as error:
         raise ApplicationFileError(f"{where}: {error}") from None
     nests = [n for n in result.nests if primitive.line is None or n.line == primitive.line]
     usable = [n for n in nests if n.species is not None]
@@ -86,4 +90,10 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
         raise ApplicationFileError(f"{where}: f = {nest.f} of {nest.location} has unbound symbols; "
                                    "add them to 'define' or give 'f'")
     element_size = primitive.element_size or nest.element_bytes
-    return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size})
+    calls = primitive.elementary_calls
+    if calls is None:
+        twin = next(n for n in counting.nests if n.line == nest.line and n.function == nest.function)
+        counted, plain = twin.f_value(defines), nest.f_value(defines)
+        calls = counted - plain if counted is not None and plain is not None else 0.0
+    return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size,
+                                        "elementary_calls": calls})

@@ -59,6 +59,7 @@ from perfcast.species.polynomial import NotAffine, Poly
 
 __all__ = [
     "CALL_COSTS",
+    "ELEMENTARY_FUNCTIONS",
     "ClassifyError",
     "LoopNestSpecies",
     "SourceClassification",
@@ -71,8 +72,9 @@ __all__ = [
 _ELEMENTARY = ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan",
                "atan2", "sinh", "cosh", "tanh", "pow", "cbrt", "erf", "erfc", "hypot", "tgamma", "lgamma")
 _SINGLE = ("sqrt", "fabs", "fmin", "fmax", "floor", "ceil", "round", "trunc", "rint", "copysign", "fmod")
+ELEMENTARY_FUNCTIONS = tuple(name + suffix for name in _ELEMENTARY for suffix in ("", "f"))
 CALL_COSTS: dict[str, int] = {
-    **{name + suffix: 8 for name in _ELEMENTARY for suffix in ("", "f")},
+    **dict.fromkeys(ELEMENTARY_FUNCTIONS, 8),
     **{name + suffix: 1 for name in _SINGLE for suffix in ("", "f")},
     "rsqrtf": 1, "abs": 1, "labs": 1, "min": 1, "max": 1, "MIN": 1, "MAX": 1, "fma": 2, "fmaf": 2,
     # Run-time queries: no arithmetic on data.
