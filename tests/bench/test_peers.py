@@ -174,6 +174,37 @@ def test_the_l1_triad_per_core_and_cycle():
     assert peers.l1_per_cycle([], 3e9, 2, 32) == "" and peers.l1_per_cycle([l1], 0.0, 2, 32) == ""
 
 
+@pytest.mark.parametrize(("text", "policy"), [
+    ("always [madvise] never\n", "madvise"), ("[always] madvise never\n", "always"), ("always madvise never\n", None),
+])
+def test_the_huge_page_policy_is_the_bracketed_word(tmp_path, text, policy):
+    path = tmp_path / "enabled"
+    path.write_text(text)
+    assert peers.huge_page_policy(path) == policy
+    assert peers.huge_page_policy(tmp_path / "absent") is None
+
+
+def test_the_page_note_appears_only_where_the_two_sides_get_different_pages():
+    note = peers.huge_page_note("madvise", numpy_asks=True)
+    assert "2 MiB pages against 4 KiB" in note and "byte counting is the same" in note
+    assert peers.huge_page_note("always", True) == ""  # both sides get huge pages
+    assert peers.huge_page_note("never", True) == ""  # neither does
+    assert peers.huge_page_note("madvise", False) == ""  # numpy does not ask either
+    assert peers.huge_page_note(None, True) == ""
+
+
+def test_numpy_is_asked_whether_it_madvises_huge_pages():
+    from numpy._core import multiarray
+
+    before = multiarray._set_madvise_hugepage(False)
+    try:
+        assert peers.numpy_asks_for_huge_pages() is False
+        multiarray._set_madvise_hugepage(True)
+        assert peers.numpy_asks_for_huge_pages() is True
+    finally:
+        multiarray._set_madvise_hugepage(before)
+
+
 def test_the_ratio_interval_resamples_the_rounds():
     """Steady rounds give a point; spread rounds a range around the ratio, the same each time it is asked."""
     from perfcast.bench.reference import Comparison
@@ -190,3 +221,23 @@ def test_the_ratio_interval_resamples_the_rounds():
     assert low <= narrower[0] <= narrower[1] <= high
     text = peers_markdown("likwid", [PeerFigure("L1", "B/s", lambda: 0.0, lambda: 0.0, "stream_avx")], [spread], 7)
     assert f"| {low:.3f}–{high:.3f} |" in text and "bootstrap" in text
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="the native benchmarks need gcc")
+def test_the_cli_says_which_side_streams_through_huge_pages(fake_likwid, monkeypatch, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from perfcast.cli import app
+
+    monkeypatch.setattr(peers, "LIKWID_SECONDS", 0.01)  # each side runs this long a figure: 1 s by default
+    monkeypatch.setattr(peers, "huge_page_policy", lambda: "madvise")
+    monkeypatch.setattr(peers, "numpy_asks_for_huge_pages", lambda: True)
+    report = tmp_path / "bench.md"
+    result = CliRunner().invoke(app, ["validate", "bench", "--quick", "--rounds", "1", "--against", "likwid", "--json",
+                                      "--markdown", str(report)])
+    assert result.exit_code == 0, result.stderr
+    notes = json.loads(result.stdout)["notes"]
+    assert any(note.startswith("Pages: this kernel's transparent-huge-page policy is `madvise`") for note in notes)
+    assert "2 MiB pages against 4 KiB ones" in report.read_text()

@@ -230,7 +230,15 @@ def validate_bench_command(
 ) -> None:
     """Run perfcast's CPU triad and FMA peak beside a reference STREAM triad and peak-FMA loop in C, and peers."""
     from perfcast.bench.detect import detect_cpu
-    from perfcast.bench.peers import PEERS, compare_with_peers, l1_per_cycle, peers_markdown
+    from perfcast.bench.peers import (
+        PEERS,
+        compare_with_peers,
+        huge_page_note,
+        huge_page_policy,
+        l1_per_cycle,
+        numpy_asks_for_huge_pages,
+        peers_markdown,
+    )
     from perfcast.bench.reference import compare_with_references, comparison_markdown
     from perfcast.kernels.native import NativeBuildError
 
@@ -255,12 +263,14 @@ def validate_bench_command(
         name: _timing_rounds(rounds, partial(compare_with_peers, figures, rounds), f"rounds beside {name}")
         for name, figures in peer_figures.items()
     }
-    per_cycle = ""
+    likwid_notes = ""
     boost = host.clock.boost  # detection measured it under load, on every core, when the command started
     if "likwid" in peer_results and boost is not None and boost.provenance.source == "measured":
         from perfcast.kernels.native import vector_isa
 
-        per_cycle = l1_per_cycle(peer_results["likwid"], boost.value, host.threads, vector_isa().vector_bytes)
+        likwid_notes = l1_per_cycle(peer_results["likwid"], boost.value, host.threads, vector_isa().vector_bytes)
+    if "likwid" in peer_results:
+        likwid_notes += huge_page_note(huge_page_policy(), numpy_asks_for_huge_pages())
     if as_json:
         print_json({"device": host.full_name, "threads": host.threads, "elements_per_array": elements,
                      "comparisons": [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast,
@@ -269,17 +279,17 @@ def validate_bench_command(
                      "peers": {name: [{"figure": c.figure, "unit": c.unit, "perfcast": c.perfcast, "peer": c.reference,
                                        "ratio": c.ratio, "interval": c.interval()} for c in found]
                                for name, found in peer_results.items()},
-                    "notes": [per_cycle.strip()] if per_cycle else []})
+                    "notes": [note.strip() for note in likwid_notes.split("\n\n") if note.strip()]})
     else:
         _print_comparisons(f"perfcast against the references on {host.full_name}", "reference", results)
         for name, found in peer_results.items():
             _print_comparisons(f"perfcast beside {name}", name, found)
-        if per_cycle:
-            console.print(per_cycle.strip(), highlight=False)
+        if likwid_notes:
+            console.print(likwid_notes.strip(), highlight=False)
     if markdown is not None:
         command = _command_line("perfcast validate bench --markdown docs/validation/bench-cpu.md")
         text = comparison_markdown(results, host, elements, largest, rounds, command)
-        text += "".join(peers_markdown(name, peer_figures[name], found, rounds) + (per_cycle if name == "likwid" else "")
+        text += "".join(peers_markdown(name, peer_figures[name], found, rounds) + (likwid_notes if name == "likwid" else "")
                         for name, found in peer_results.items())
         write_text_atomic(markdown, text)
         (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
