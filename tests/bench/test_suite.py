@@ -1,5 +1,7 @@
 """Suite bookkeeping: calibration, cache plateaus, and turning measurements into a measured profile."""
 
+from pathlib import Path
+
 import pytest
 
 from perfcast.bench.suite import (
@@ -161,3 +163,37 @@ def test_peak_shapes_follow_the_native_vector_width():
     assert peak_shapes(1) == [(1, 8), (2, 4), (16, 4), (16, 8)]  # GPUs report 1
     assert peak_shapes(16) == [(16, 8), (16, 4)]
     assert peak_shapes(3) == peak_shapes(1)  # not an OpenCL vector size
+
+
+def test_best_of_runs_keeps_each_measured_figure_s_highest_and_nothing_else():
+    from perfcast.bench.suite import best_of_runs
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.devices.schema import Figure
+
+    profile = load_device_file(Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml")
+
+    def scaled(level_name, factor, device=profile):
+        memory = [level.model_copy(update={"bandwidth": Figure.measured(level.bandwidth.value * factor, "t", "2026-11-23")})
+                  if level.level == level_name else level for level in device.memory]
+        return device.model_copy(update={"memory": memory})
+
+    slow_dram, slow_l1 = scaled("DRAM", 0.5), scaled("L1", 0.8)
+    best = best_of_runs([slow_dram, slow_l1])
+    for level in ("DRAM", "L1"):
+        assert best.memory_level(level).bandwidth.value == pytest.approx(profile.memory_level(level).bandwidth.value)
+    assert best.memory_level("DRAM").bandwidth.provenance.note.endswith("the other gave 0.50 of it")
+    assert best.memory_level("L1").bandwidth.provenance.source == profile.memory_level("L1").bandwidth.provenance.source
+    assert best.peak == profile.peak  # the same in both runs: kept as it was
+    assert best.memory_level("L1").size == profile.memory_level("L1").size
+    assert best_of_runs([profile]) is profile
+    with pytest.raises(ValueError, match="different devices"):
+        best_of_runs([profile, profile.model_copy(update={"name": "other"})])
+    with pytest.raises(ValueError, match="no measured profiles"):
+        best_of_runs([])
+    # List entries that name different things are not merged: the first run's stays.
+    fewer = profile.model_copy(update={"memory": [m for m in profile.memory if m.level != "L2"] + [
+        next(m for m in profile.memory if m.level == "L2")]})
+    assert [m.level for m in fewer.memory] != [m.level for m in profile.memory]
+    mixed = best_of_runs([fewer, scaled("DRAM", 2.0)])
+    assert [m.level for m in mixed.memory] == [m.level for m in fewer.memory]
+    assert mixed.memory_level("DRAM").bandwidth.value == pytest.approx(2 * profile.memory_level("DRAM").bandwidth.value)

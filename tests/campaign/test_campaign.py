@@ -286,3 +286,78 @@ def test_a_backend_that_cannot_run_leaves_no_working_folder(tmp_path, monkeypatc
     with pytest.raises(BackendUnavailable, match="no such device"):
         campaign_run.run_campaign(campaign_run.CampaignOptions("cuda", archive))
     assert list(tmp_path.iterdir()) == []
+
+
+class _StandInTimer:
+    """Times every kernel at 1 ms: the campaign's flow without a device."""
+
+    def supports(self, kernel):
+        return None
+
+    def time(self, kernel, n, repetitions):
+        return {"times_s": [1e-3] * repetitions, "check": None, "work_items": 1}
+
+    def environment(self):
+        return {"device": "stand-in"}
+
+
+def _dram_scaled(device, factor):
+    """The device with its DRAM bandwidth times `factor`."""
+    from perfcast.devices.schema import Figure
+
+    memory = [level.model_copy(update={"bandwidth": Figure.measured(level.bandwidth.value * factor, "stand-in bench",
+                                                                   "2026-11-23")})
+              if level.level == "DRAM" else level for level in device.memory]
+    return device.model_copy(update={"memory": memory})
+
+
+def test_the_device_is_measured_before_and_after_the_kernels_and_keeps_the_best(tmp_path, monkeypatch):
+    from perfcast.campaign import run as campaign_run
+    from perfcast.devices.catalog import load_device_file, parse_device_text
+
+    measured = load_device_file(DEVICE_PROFILE)
+    benches = []
+
+    def bench(options, progress):
+        benches.append([name for name in campaign_run.WorkingFolder.for_archive(archive).manifest()["kernels"]])
+        if len(benches) == 2 and interrupt:
+            raise KeyboardInterrupt
+        return _dram_scaled(measured, {1: 0.5, 2: 1.0, 3: 1.0}[len(benches)])
+
+    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "opencl", ("stand-in", lambda selector: _StandInTimer()))
+    monkeypatch.setattr(campaign_run, "_bench", bench)
+    monkeypatch.setattr(campaign_run, "_profile_kernels", lambda *args: None)
+    archive = tmp_path / "c.zip"
+    options = campaign_run.CampaignOptions("opencl", archive, kernels=("triad", "stencil7"))
+    interrupt = True
+    with pytest.raises(KeyboardInterrupt):  # stopped during the second run of the bench
+        campaign_run.run_campaign(options)
+    assert benches == [[], ["triad", "stencil7"]]  # the first before the kernels, the second after
+    interrupt = False
+    campaign_run.run_campaign(options)  # resumes: the kernels and the first run are kept
+    assert len(benches) == 3
+    with zipfile.ZipFile(archive) as z:
+        names = set(z.namelist())
+        profile = parse_device_text(z.read("device.yaml").decode(), "device.yaml")
+        manifest = json.loads(z.read("manifest.json"))
+    assert {"device-run-1.yaml", "device-run-2.yaml", "device.yaml"} <= names and manifest["device_runs"] == 2
+    dram = profile.memory_level("DRAM").bandwidth
+    assert dram.value == pytest.approx(measured.memory_level("DRAM").bandwidth.value)  # the better run's
+    assert dram.provenance.note.endswith("the other gave 0.50 of it")
+    assert "best of 2 runs of perfcast bench" in profile.notes
+
+
+def test_one_device_run_is_allowed_and_out_of_range_refused(tmp_path, monkeypatch):
+    from perfcast.campaign import run as campaign_run
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.errors import InputError
+
+    calls = []
+    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "opencl", ("stand-in", lambda selector: _StandInTimer()))
+    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: calls.append(1) or load_device_file(DEVICE_PROFILE))
+    monkeypatch.setattr(campaign_run, "_profile_kernels", lambda *args: None)
+    archive = tmp_path / "one.zip"
+    campaign_run.run_campaign(campaign_run.CampaignOptions("opencl", archive, kernels=("triad",), device_runs=1))
+    assert len(calls) == 1
+    with pytest.raises(InputError, match="--device-runs 0"):
+        campaign_run.run_campaign(campaign_run.CampaignOptions("opencl", tmp_path / "x.zip", device_runs=0))

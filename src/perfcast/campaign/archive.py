@@ -6,7 +6,8 @@ output resumes there. A finished run packs the folder into ARCHIVE (a zip file, 
 
 Layout (inside the zip and the folder alike):
   manifest.json   format, version, command, environment, and per kernel its size, times, check and profile notes
-  device.yaml     the device's measured profile (perfcast bench)
+  device.yaml     the device's measured profile (perfcast bench): each figure the best of the runs below
+  device-run-N.yaml  each run of perfcast bench, the first before the kernels were timed, the others after
   profile.yaml    the kernels' profiles (perfcast-profile), scaled to the run's sizes
   raw/            the profiler's own outputs
 """

@@ -27,6 +27,7 @@ def run_command(
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=10, help="Timed launches per kernel (at least 10).")] = 10,
     device_profile: Annotated[Path | None, typer.Option("--device-profile", help="Use this measured profile (perfcast bench -o) instead of measuring the device now.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Discard what an interrupted run left and start again.")] = False,
+    device_runs: Annotated[int, typer.Option("--device-runs", min=1, max=5, help="Runs of perfcast bench: the first before the kernels are timed, the others after; each figure of the profile is the best run's.")] = 2,
 ) -> None:
     """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
@@ -38,7 +39,8 @@ def run_command(
     if command:  # the variables that shaped the run belong to the command that reproduces it
         command = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
-                              fresh, command or f"perfcast campaign run --backend {backend} -o {output}")
+                              fresh, command or f"perfcast campaign run --backend {backend} -o {output}",
+                              device_runs=device_runs)
     with measuring_progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                             TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
