@@ -345,6 +345,9 @@ def test_the_device_is_measured_before_and_after_the_kernels_and_keeps_the_best(
     assert dram.value == pytest.approx(measured.memory_level("DRAM").bandwidth.value)  # the better run's
     assert dram.provenance.note.endswith("the other gave 0.50 of it")
     assert "best of 2 runs of perfcast bench" in profile.notes
+    report = runner.invoke(app, ["campaign", "report", str(archive), "-o", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert "each figure the best of 2 runs, the first before the kernels" in (tmp_path / "report" / "report.md").read_text()
 
 
 def test_one_device_run_is_allowed_and_out_of_range_refused(tmp_path, monkeypatch):

@@ -64,7 +64,9 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
         f"## {result.device.full_name} ({m['backend']}{', quick' if m['quick'] else ''})", "",
         f"- archive: `{result.archive.path.name}`, made {m['created']} by perfcast {m['perfcast']}",
         f"- device: {env.get('device', '?')}; platform: {env.get('platform', '?')}; host: {m['host']['platform']}",
-        f"- device profile: `{result.device.name}` ({result.device.provenance.describe()})",
+        f"- device profile: `{result.device.name}` ({result.device.provenance.describe()})"
+        + (f"; each figure the best of {m['device_runs']} runs, the first before the kernels were timed, the others "
+           "after (`device-run-N.yaml` in the archive)" if m.get("device_runs", 1) > 1 else ""),
         *([f"- environment: {' '.join(f'{k}={v}' for k, v in m['variables'].items())}"] if m.get("variables") else []),
         f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
         f"- profiles: {(m.get('profiling') or {}).get('tool') or 'none'}", "",
