@@ -302,8 +302,9 @@ def huge_page_note(policy: str | None, numpy_asks: bool) -> str:
         "\nPages: this kernel's transparent-huge-page policy is `madvise`. perfcast's triad arrays are numpy's, "
         "which asks for huge pages; likwid-bench's are not, so the DRAM figures compare 2 MiB pages against 4 KiB "
         "ones (fewer TLB misses, each dearer in a virtual machine). The byte counting is the same. On the "
-        "2-core Zen 4 VM of docs/validation, the policy set to `always` took likwid-bench's DRAM triad from 28.8 "
-        "to 31.2 GB/s (medians of 8 alternating rounds; perfcast 33.4 in the same rounds).\n"
+        "developers' 2-core Zen 4 VM (not necessarily this machine), the policy set to `always` took likwid-bench's "
+        "DRAM triad from 28.8 to 31.2 GB/s (medians of 8 alternating rounds; perfcast 33.4 in the same rounds; "
+        "docs/validation/README.md).\n"
     )
 
 

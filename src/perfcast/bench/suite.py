@@ -401,8 +401,9 @@ def best_of_runs(runs: Sequence[Device]) -> Device:
     Every measured figure of a profile is a rate (op/s, B/s, calls/s, Hz) or a size, and a ceiling is the best
     rate the device was seen to reach: on a shared host one run of the suite can fall in a slow spell (a 2-core
     VM's DRAM triad read 50 GB/s in one run and 27 GB/s in the next, minutes apart). Each kept figure's note
-    says how the other runs compared. Figures that are not measured or the same in every run, and list entries
-    naming different things, stay the first run's.
+    says how the other runs compared. Figures that are not measured or the same in every run, list entries
+    naming different things, and the notes (self-check warnings included) stay the first run's; each run's own
+    profile keeps its notes.
     """
     if not runs:
         raise ValueError("no measured profiles to take the best of")
