@@ -130,3 +130,32 @@ def test_validate_classify_quick(tmp_path):
     assert {p["primitive"] for p in data["points"]} == set(by_name)
     text = report.read_text()
     assert "Classify -> predict -> measure" in text and "Reproduce with" in text
+
+
+def test_classify_predict_prices_elementary_calls_at_a_measured_device_s_cost(tmp_path):
+    from perfcast.devices.catalog import catalog, save_device
+    from perfcast.devices.schema import ComputeFigure, Precision
+
+    source = tmp_path / "map.c"
+    source.write_text("#include <math.h>\n#define N 1048576\nvoid map(const float *x, float *y) {\n"
+                      "  for (int i = 0; i < N; i++) y[i] = expf(-x[i]) * logf(x[i] + 2.0f);\n}\n")
+    rate = ComputeFigure.measured(1e8, "perfcast bench (test), exp/log/sin calls", "2026-11-23")
+    cpu = catalog()["core-i7-930"]
+    measured = save_device(cpu.model_copy(update={"name": "cpu-with-calls", "elementary": {Precision.FP32: rate}}),
+                           tmp_path / "cpu.yaml")
+    result = run("classify", str(source), "--predict", "-d", str(measured), "-d", "core-i7-930", "--json")
+    assert result.exit_code == 0, result.output
+    (nest,) = json.loads(result.stdout)["nests"]
+    priced, plain = nest["predictions"]
+    ops = cpu.peak_compute("fp32") / 1e8
+    assert priced["elementary_calls"] == plain["elementary_calls"] == 2  # expf and logf
+    assert priced["priced_f"] == pytest.approx(priced["f"] + 2 * (ops - 8))
+    assert "ops per call = P_compute" in priced["elementary_call_cost"]
+    assert plain["priced_f"] == plain["f"] and "no measured rate" in plain["elementary_call_cost"]
+    assert priced["lower"] > plain["lower"]
+    text = run("classify", str(source), "--predict", "-d", str(measured))
+    assert text.exit_code == 0 and "2 elementary call(s) at" in text.stdout
+    # A cost the user sets is the cost: nothing is repriced.
+    given = run("classify", str(source), "--predict", "-d", str(measured), "--call-cost", "expf=20", "--json")
+    (row,) = json.loads(given.stdout)["nests"][0]["predictions"]
+    assert row["priced_f"] == row["f"] and row["elementary_call_cost"] == "--call-cost expf as given"

@@ -128,3 +128,17 @@ def test_calls_are_counted_from_c_code(tmp_path):
 @pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
 def test_fast_focus_from_c_has_no_elementary_calls():
     assert all(p.elementary_calls == 0 for p in load_application(EXAMPLE.with_name("fast-focus-from-c.yaml")).primitives)
+
+
+@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+def test_calls_that_do_not_come_to_a_number_are_an_error_not_zero(tmp_path):
+    (tmp_path / "chain.c").write_text(
+        "#include <math.h>\n#define N 1048576\n"
+        "void chain(const float *x, float *y, int K) {\n"
+        "  for (int i = 0; i < N; i++) { float v = x[i]; for (int k = 0; k < K; k++) v = expf(v); y[i] = v; }\n}\n")
+    with pytest.raises(ApplicationFileError, match="elementary calls of chain:4 do not come to a number"):
+        _map_app(tmp_path, "{name: chain, source: chain.c, f: 100}")
+    bound = _map_app(tmp_path, "{name: chain, source: chain.c, define: {K: 3}}").primitives[0]
+    assert bound.elementary_calls == 3 and bound.f == 3 * 8
+    given = _map_app(tmp_path, "{name: chain, source: chain.c, f: 100, elementary_calls: 12}").primitives[0]
+    assert given.elementary_calls == 12

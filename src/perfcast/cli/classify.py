@@ -52,7 +52,8 @@ def classify_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Algorithmic species and operator complexity f of each loop nest in a C file, with the reasons."""
-    from perfcast.species.classify import ClassifyError, bind_symbols, classify_file
+    from perfcast.species.c_source import CSourceError, parse_c_file
+    from perfcast.species.classify import ELEMENTARY_FUNCTIONS, ClassifyError, bind_symbols, classify_source, elementary_calls
 
     try:
         defines = _parse_pairs(define, "--define", "N=1024")
@@ -63,8 +64,12 @@ def classify_command(
             raise ValueError("--device is used with --predict")
         if element_size is not None and not element_size > 0:
             raise ValueError(f"--element-size {element_size}: must be positive")
-        result = classify_file(path, function, defines, costs)
-    except (ClassifyError, ValueError) as error:
+        parsed = parse_c_file(path, defines)
+        result = classify_source(parsed, function, costs)
+        # A measured device prices each elementary call at its own cost, unless --call-cost set one.
+        overridden = sorted(set(costs) & set(ELEMENTARY_FUNCTIONS))
+        calls = elementary_calls(parsed, result.nests, function, defines, costs) if predict else []
+    except (ClassifyError, CSourceError, ValueError) as error:
         raise fail(str(error)) from None
     devices = [resolve_device(name) for name in device_names or []] if predict else []
     predictions: dict[int, list[dict[str, Any]]] = {}
@@ -73,7 +78,7 @@ def classify_command(
             for index, nest in enumerate(result.nests):
                 if nest.species is not None:
                     predictions[index] = _predict(nest, devices, bind_symbols(nest, defines), defines,
-                                                  element_size, precision)
+                                                  element_size, precision, calls[index], overridden)
         except ValueError as error:
             raise fail(str(error)) from None
     if as_json:
@@ -89,9 +94,10 @@ def classify_command(
 
 
 def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[str, int],
-             element_size: float | None, precision: Precision | None) -> list[dict[str, Any]]:
-    """Return the boat hull range of one classified nest on each device."""
-    from perfcast.devices.hull_view import hull_inputs
+             element_size: float | None, precision: Precision | None, calls: float | None,
+             overridden: list[str]) -> list[dict[str, Any]]:
+    """Return the boat hull range of one classified nest on each device, elementary calls at the device's cost."""
+    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
     from perfcast.species.application import predict_primitive
 
     missing = sorted(nest.parsed().symbols - set(bind))
@@ -104,9 +110,17 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
     rows = []
     for device in devices:
         inputs = hull_inputs(device, chosen, size)
-        result = predict_primitive(nest.species, inputs.figures, [f], bind=bind, element_bytes=size)
+        priced, call_cost = f, None
+        if calls:
+            if overridden:
+                call_cost = f"--call-cost {', '.join(overridden)} as given"
+            else:
+                cost = elementary_ops(device, chosen)
+                priced, call_cost = f + calls * (cost.ops - ELEMENTARY_OPS), cost.source
+        result = predict_primitive(nest.species, inputs.figures, [priced], bind=bind, element_bytes=size)
         p = result.prediction
-        rows.append({"device": device.name, "f": f, "element_bytes": size, "precision": chosen.value,
+        rows.append({"device": device.name, "f": f, "elementary_calls": calls, "priced_f": priced,
+                     "elementary_call_cost": call_cost, "element_bytes": size, "precision": chosen.value,
                      "class": result.variables.name, "origin": result.variables.origin,
                      "lower": float(p.lower[0]), "upper": float(p.upper[0]),
                      "lower_term": str(p.lower_term[0]), "upper_term": str(p.upper_term[0])})
@@ -140,13 +154,17 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
         rows = predictions.get(index)
         if rows:
             table = Table(box=box.SIMPLE_HEAD)
-            for column in ("device", "class", "lower", "upper", "bound by"):
-                table.add_column(column, justify="right" if column in ("lower", "upper") else "left")
+            for column in ("device", "class", "f", "lower", "upper", "bound by"):
+                table.add_column(column, justify="right" if column in ("f", "lower", "upper") else "left")
             for row in rows:
                 table.add_row(printable(row["device"]), printable(f"{row['class']} ({row['origin'][:3]}.)"),
-                              format_time(row["lower"]), format_time(row["upper"]),
+                              f"{row['priced_f']:.4g}", format_time(row["lower"]), format_time(row["upper"]),
                               f"{row['lower_term']} / {row['upper_term']}")
             console.print(table)
+            for row in rows:
+                if row["elementary_call_cost"]:
+                    console.print(f"  [dim]{printable(row['device'])}: {row['elementary_calls']:g} elementary "
+                                  f"call(s) at {printable(row['elementary_call_cost'])}[/]", highlight=False)
         console.print()
     if result.unresolved:
         console.print(f"[yellow]unresolved identifiers[/] (macros without a value, kept as size symbols): "

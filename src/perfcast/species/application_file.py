@@ -58,7 +58,7 @@ def load_application(path: str | Path) -> Application:
 def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
     """Return `primitive` with the species and f of its C loop nest (classified now)."""
     from perfcast.species.c_source import CSourceError, parse_c_file
-    from perfcast.species.classify import ELEMENTARY_FUNCTIONS, ClassifyError, bind_symbols, classify_source
+    from perfcast.species.classify import ClassifyError, bind_symbols, classify_source, elementary_calls
 
     source = Path(primitive.source or "")
     source = source if source.is_absolute() else folder / source
@@ -66,8 +66,6 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
     try:
         parsed = parse_c_file(source, defines)
         result = classify_source(parsed, primitive.function)
-        # f is linear in the cost of a call: one op more per elementary call adds the number of calls to f.
-        counting = classify_source(parsed, primitive.function, {name: 9 for name in ELEMENTARY_FUNCTIONS})
     except (ClassifyError, CSourceError) as error:
         raise ApplicationFileError(f"{where}: {error}") from None
     nests = [n for n in result.nests if primitive.line is None or n.line == primitive.line]
@@ -92,8 +90,10 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
     element_size = primitive.element_size or nest.element_bytes
     calls = primitive.elementary_calls
     if calls is None:
-        twin = next(n for n in counting.nests if n.line == nest.line and n.function == nest.function)
-        counted, plain = twin.f_value(defines), nest.f_value(defines)
-        calls = counted - plain if counted is not None and plain is not None else 0.0
+        counted = elementary_calls(parsed, [nest], primitive.function, defines)[0]
+        if counted is None:
+            raise ApplicationFileError(f"{where}: the elementary calls of {nest.location} do not come to a number "
+                                       "with the sizes bound; add them to 'define' or give 'elementary_calls'")
+        calls = counted
     return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size,
                                         "elementary_calls": calls})

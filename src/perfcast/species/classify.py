@@ -65,6 +65,7 @@ __all__ = [
     "SourceClassification",
     "classify_file",
     "classify_source",
+    "elementary_calls",
 ]
 
 # Ops charged for one call of a library function. Elementary functions are a short polynomial plus range
@@ -1675,6 +1676,26 @@ def classify_source(
     for name in names:
         nests.extend(_classify_function(unit, unit.functions[name], costs))
     return SourceClassification(source.path, tuple(nests), _unresolved(unit, source.ast), tuple(names))
+
+
+def elementary_calls(
+    source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None, defines: Mapping[str, int],
+    call_costs: Mapping[str, int] | None = None,
+) -> list[float | None]:
+    """Return the elementary-function calls (exp, log, sin, ...) per operator application of each of `nests`.
+
+    f is linear in what a call costs, so classifying `source` again with every elementary function one op
+    dearer adds the number of calls to f. None where f does not come to a number with `defines`.
+    """
+    costs = {**CALL_COSTS, **(call_costs or {})}
+    dearer = classify_source(source, function, {**costs, **{name: costs[name] + 1 for name in ELEMENTARY_FUNCTIONS}})
+    twins = {(n.function, n.line): n for n in dearer.nests}
+    calls: list[float | None] = []
+    for nest in nests:
+        twin = twins.get((nest.function, nest.line))
+        plain, counted = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
+        calls.append(counted - plain if plain is not None and counted is not None else None)
+    return calls
 
 
 def classify_file(
