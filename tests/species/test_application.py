@@ -112,12 +112,18 @@ def test_negative_calls_are_refused(tmp_path):
         _map_app(tmp_path, f'{{name: map, species: "{MAP}", f: 10, elementary_calls: -1}}')
 
 
-@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+needs_gcc = pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+
+
+def _c_loop(tmp_path, name: str, parameters: str, body: str) -> None:
+    """Write NAME.c: one function looping i over N = 2^20 with `body`, math.h included."""
+    (tmp_path / f"{name}.c").write_text(f"#include <math.h>\n#define N 1048576\nvoid {name}({parameters}) {{\n"
+                                        f"  for (int i = 0; i < N; i++) {body}\n}}\n")
+
+
+@needs_gcc
 def test_calls_are_counted_from_c_code(tmp_path):
-    (tmp_path / "map.c").write_text(
-        "#include <math.h>\n#define N 1048576\n"
-        "void map(const float *x, float *y) {\n"
-        "  for (int i = 0; i < N; i++) y[i] = expf(-x[i]) * logf(x[i] + 2.0f) + sqrtf(x[i]);\n}\n")
+    _c_loop(tmp_path, "map", "const float *x, float *y", "y[i] = expf(-x[i]) * logf(x[i] + 2.0f) + sqrtf(x[i]);")
     classified = _map_app(tmp_path, "{name: map, source: map.c}").primitives[0]
     assert classified.elementary_calls == 2  # expf and logf; sqrtf is one op, not a library routine
     assert classified.f == 2 * 8 + 1 + 4  # two calls at 8, sqrt 1, the negation, add, multiply and add
@@ -125,17 +131,15 @@ def test_calls_are_counted_from_c_code(tmp_path):
     assert given.elementary_calls == 0
 
 
-@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+@needs_gcc
 def test_fast_focus_from_c_has_no_elementary_calls():
     assert all(p.elementary_calls == 0 for p in load_application(EXAMPLE.with_name("fast-focus-from-c.yaml")).primitives)
 
 
-@pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="gcc preprocesses the C file")
+@needs_gcc
 def test_calls_that_do_not_come_to_a_number_are_an_error_not_zero(tmp_path):
-    (tmp_path / "chain.c").write_text(
-        "#include <math.h>\n#define N 1048576\n"
-        "void chain(const float *x, float *y, int K) {\n"
-        "  for (int i = 0; i < N; i++) { float v = x[i]; for (int k = 0; k < K; k++) v = expf(v); y[i] = v; }\n}\n")
+    _c_loop(tmp_path, "chain", "const float *x, float *y, int K",
+            "{ float v = x[i]; for (int k = 0; k < K; k++) v = expf(v); y[i] = v; }")
     with pytest.raises(ApplicationFileError, match="elementary calls of chain:4 do not come to a number"):
         _map_app(tmp_path, "{name: chain, source: chain.c, f: 100}")
     bound = _map_app(tmp_path, "{name: chain, source: chain.c, define: {K: 3}}").primitives[0]
