@@ -195,13 +195,46 @@ def test_app_json_totals_are_sums():
     ]
 
 
-def test_app_prices_elementary_calls_at_a_device_s_measured_rate(tmp_path):
+def _cpu_with_call_rate(folder, calls_per_second: float):
+    """The catalog's core-i7-930 with a measured rate of fp32 elementary calls, and the device file written."""
     from perfcast.devices.catalog import catalog, save_device
     from perfcast.devices.schema import ComputeFigure, Precision
 
-    rate = ComputeFigure.measured(1e8, "perfcast bench (test), exp/log/sin calls", "2026-11-23")
+    rate = ComputeFigure.measured(calls_per_second, "perfcast bench (test), exp/log/sin calls", "2026-11-23")
     measured = catalog()["core-i7-930"].model_copy(update={"name": "cpu-with-calls", "elementary": {Precision.FP32: rate}})
-    device = save_device(measured, tmp_path / "cpu.yaml")
+    return measured, save_device(measured, folder / "cpu.yaml")
+
+
+@pytest.fixture
+def cpu_with_calls(tmp_path):
+    """The core-i7-930 with 1e8 elementary calls per second measured."""
+    return _cpu_with_call_rate(tmp_path, 1e8)
+
+
+def test_hull_prices_elementary_calls_on_a_measured_device(cpu_with_calls):
+    measured, device = cpu_with_calls
+    result = run("hull", "1048576|element -> 1048576|element", "-d", str(device), "-d", "core-i7-930",
+                 "--f", "35,100", "--elementary-calls", "3", "--json")
+    assert result.exit_code == 0, result.stderr
+    priced, plain = json.loads(result.stdout)["devices"]
+    extra = 3 * (measured.peak_compute("fp32") / 1e8 - 8)
+    assert [row["f"] for row in priced["rows"]] == pytest.approx([35 + extra, 100 + extra])
+    assert priced["f_given"] == [35, 100] and "3 per f, " in priced["inputs"]["elementary call"]
+    assert [row["f"] for row in plain["rows"]] == [35, 100]  # no measured rate: f as given
+    assert run("hull", "1048576|element -> 1048576|element", "-d", "gtx470", "--elementary-calls", "-1").exit_code == 2
+
+
+def test_hull_refuses_an_f_that_holds_fewer_ops_than_its_calls(tmp_path):
+    from perfcast.devices.catalog import catalog
+
+    _, device = _cpu_with_call_rate(tmp_path, catalog()["core-i7-930"].peak_compute("fp32") / 2)  # 2 ops a call
+    result = run("hull", "1048576|element -> 1048576|element", "-d", str(device), "--f", "10",
+                 "--elementary-calls", "3")
+    assert result.exit_code == 2 and "counts fewer ops than its 3 elementary calls" in result.stderr
+
+
+def test_app_prices_elementary_calls_at_a_device_s_measured_rate(tmp_path, cpu_with_calls):
+    measured, device = cpu_with_calls
     (tmp_path / "app.yaml").write_text(
         'name: m\nprimitives:\n  - {name: map, species: "1048576|element -> 1048576|element", f: 35, elementary_calls: 3}\n'
         '  - {name: copy, species: "1048576|element -> 1048576|element", f: 1}\n')

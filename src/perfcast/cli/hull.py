@@ -116,11 +116,12 @@ def hull_command(
     precision: Annotated[Precision, typer.Option("--precision", "-p", help="Precision of the compute peak.")] = Precision.FP32,
     tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
     transfers: Annotated[bool, typer.Option("--transfers", help="Add host<->device copies (t0) to both ends (GPUs).")] = False,
+    calls: Annotated[float, typer.Option("--elementary-calls", min=0, help="Elementary-function calls (exp, log, sin, ...) each f holds at 8 ops; a device measured by perfcast bench prices them at its own cost.")] = 0.0,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the boat hull chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
-    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
     from perfcast.species.application import predict_primitive
 
     devices = [resolve_device(name) for name in device_names]
@@ -138,8 +139,16 @@ def hull_command(
         results = []
         for device in devices:
             inputs = hull_inputs(device, precision, element_size)
+            priced = f
+            if calls:
+                cost = elementary_ops(device, precision)
+                priced = [value + calls * (cost.ops - ELEMENTARY_OPS) for value in f]
+                if min(priced) < 0:
+                    raise ValueError(f"--f {min(f):g} counts fewer ops than its {calls:g} elementary calls at "
+                                     f"{ELEMENTARY_OPS} ops each")
+                inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
             wants_bus = transfers and device.kind == "gpu"
-            results.append((inputs, predict_primitive(species, inputs.figures, f, transfers=wants_bus, **options)))
+            results.append((inputs, predict_primitive(species, inputs.figures, priced, transfers=wants_bus, **options)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     bound, variables = results[0][1].species, results[0][1].variables
@@ -155,7 +164,7 @@ def hull_command(
                  "assume": options["assume"], "floors": list(r.prediction.floors),
                  "ruled_out": list(r.prediction.ruled_out),
                  "ignored_assumptions": list(r.prediction.ignored_assumptions),
-                 "transfer": r.prediction.transfer, "rows": _hull_rows(r.prediction)}
+                 "transfer": r.prediction.transfer, "f_given": f, "rows": _hull_rows(r.prediction)}
                 for inputs, r in results
             ],
         })
