@@ -178,9 +178,10 @@ def _measure_device(options: CampaignOptions, folder: WorkingFolder, progress: P
         device = load_device_file(options.device_profile)
         shutil.copyfile(options.device_profile, target)
         return device.name
-    save_device(_bench(options, _within(progress, "bench", 0.0, 0.3)), target)
+    device = _bench(options, _within(progress, "bench", 0.0, 0.3))
+    save_device(device, target)
     shutil.copyfile(target, folder.file("device-run-1.yaml"))
-    return load_device_file(target).name
+    return device.name
 
 
 def _within(progress: Progress, prefix: str, start: float, share: float) -> Progress:
