@@ -6,12 +6,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from perfcast.models.boathull import (
+    ELEMENTARY_OPS,
     ClassVariables,
     CpuFigures,
     GpuFigures,
     predict_application,
     predict_cpu,
     predict_gpu,
+    priced_complexity,
     transfer_time,
 )
 
@@ -171,3 +173,12 @@ def test_compute_bound_limit(cls, f):
     p = predict_gpu(cls, GPU, [f * 1e6, f * 2e6], assume=["fma", "coalesced"])
     if p.lower_term[0] == "c0":
         assert p.lower[1] / p.lower[0] == pytest.approx((2e6 * f * cls.m + cls.o) / (1e6 * f * cls.m + cls.o))
+
+
+def test_elementary_calls_priced_by_hand():
+    assert ELEMENTARY_OPS == 8
+    assert priced_complexity(35, 3, 915) == 35 + 2745  # 3 calls at 923 ops where f counted 8
+    assert priced_complexity(35, 0, 915) == 35
+    assert priced_complexity(10, 3, -3) == 1  # a device whose calls cost 5 ops
+    with pytest.raises(ValueError, match="f = 10 counts fewer ops than its 3 elementary calls at 8 ops each"):
+        priced_complexity(10, 3, -7)

@@ -12,10 +12,11 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
+from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
+from perfcast.models.boathull import priced_complexity
 from perfcast.models.quantitative import kernel_parameters, predict
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
@@ -82,7 +83,7 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     if kernel.elementary_calls:
         # f counts each call at ELEMENTARY_OPS; a device with a measured rate of calls prices them itself.
         cost = elementary_ops(device, kernel.precision)
-        f += kernel.elementary_calls * (cost.ops - ELEMENTARY_OPS)
+        f = priced_complexity(f, kernel.elementary_calls, cost.extra)
         priced = f"; f = {f:.4g}: {kernel.elementary_calls:g} elementary calls at {cost.source}"
     result = predict_primitive(kernel.species, figures, f, bind=kernel.bind(n), element_bytes=kernel.element_bytes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])

@@ -97,7 +97,8 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
              element_size: float | None, precision: Precision | None, calls: float | None,
              overridden: list[str]) -> list[dict[str, Any]]:
     """Return the boat hull range of one classified nest on each device, elementary calls at the device's cost."""
-    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import elementary_ops, hull_inputs
+    from perfcast.models.boathull import priced_complexity
     from perfcast.species.application import predict_primitive
 
     missing = sorted(nest.parsed().symbols - set(bind))
@@ -116,7 +117,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
                 call_cost = f"--call-cost {', '.join(overridden)} as given"
             else:
                 cost = elementary_ops(device, chosen)
-                priced, call_cost = f + calls * (cost.ops - ELEMENTARY_OPS), cost.source
+                priced, call_cost = priced_complexity(f, calls, cost.extra), cost.source
         result = predict_primitive(nest.species, inputs.figures, [priced], bind=bind, element_bytes=size)
         p = result.prediction
         rows.append({"device": device.name, "f": f, "elementary_calls": calls, "priced_f": priced,

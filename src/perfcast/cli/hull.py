@@ -121,7 +121,8 @@ def hull_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
-    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import elementary_ops, hull_inputs
+    from perfcast.models.boathull import priced_complexity
     from perfcast.species.application import predict_primitive
 
     devices = [resolve_device(name) for name in device_names]
@@ -142,10 +143,7 @@ def hull_command(
             priced = f
             if calls:
                 cost = elementary_ops(device, precision)
-                priced = [value + calls * (cost.ops - ELEMENTARY_OPS) for value in f]
-                if min(priced) < 0:
-                    raise ValueError(f"--f {min(f):g} counts fewer ops than its {calls:g} elementary calls at "
-                                     f"{ELEMENTARY_OPS} ops each")
+                priced = [priced_complexity(value, calls, cost.extra) for value in f]
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
             wants_bus = transfers and device.kind == "gpu"
             results.append((inputs, predict_primitive(species, inputs.figures, priced, transfers=wants_bus, **options)))
@@ -228,7 +226,7 @@ def app_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
-    from perfcast.devices.hull_view import ELEMENTARY_OPS, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import elementary_ops, hull_inputs
     from perfcast.species.application import predict_app, priced_f
     from perfcast.species.application_file import load_application
 
@@ -244,7 +242,7 @@ def app_command(
             inputs = hull_inputs(device, application.precision, application.element_size)
             if calls:
                 cost = elementary_ops(device, application.precision)
-                extra[device.name] = cost.ops - ELEMENTARY_OPS
+                extra[device.name] = cost.extra
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": cost.source})
             results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0)))
     except (LookupError, ValueError) as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from perfcast.devices.schema import Device, Figure, Precision
-from perfcast.models.boathull import CpuFigures, GpuFigures
+from perfcast.models.boathull import ELEMENTARY_OPS, CpuFigures, GpuFigures
 from perfcast.units import Dimension, format_quantity
 
 __all__ = ["ELEMENTARY_OPS", "ElementaryOps", "HullInputs", "elementary_ops", "hull_inputs"]
@@ -13,10 +13,6 @@ __all__ = ["ELEMENTARY_OPS", "ElementaryOps", "HullInputs", "elementary_ops", "h
 # An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
 # since compute capability 1.2 and on GCN.
 TRANSACTION_BYTES = 32
-
-# Ops a species' f gives one elementary-function call (exp, log, sin, ...): `perfcast classify`'s count, near
-# a GPU's special-function cost and far below a CPU's, where a call runs a library routine.
-ELEMENTARY_OPS = 8
 
 
 @dataclass(frozen=True)
@@ -80,6 +76,11 @@ class ElementaryOps:
 
     ops: float
     source: str
+
+    @property
+    def extra(self) -> float:
+        """Return the ops (op/call) a call costs beyond the ELEMENTARY_OPS that a species' f counts it at."""
+        return self.ops - ELEMENTARY_OPS
 
 
 def elementary_ops(device: Device, precision: Precision | str = Precision.FP32) -> ElementaryOps:

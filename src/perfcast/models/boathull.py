@@ -22,10 +22,12 @@ __all__ = [
     "ClassVariables",
     "CpuFigures",
     "GpuFigures",
+    "ELEMENTARY_OPS",
     "HullPrediction",
     "predict_application",
     "predict_cpu",
     "predict_gpu",
+    "priced_complexity",
     "transfer_time",
 ]
 
@@ -36,6 +38,22 @@ GPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"fma": ("c1",), "coalesced": ("m1
 CPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"vectorised": ("c1", "c3"), "multithreaded": ("c2", "c3")}
 ASSUMPTIONS = frozenset(GPU_ASSUMPTIONS) | frozenset(CPU_ASSUMPTIONS)
 CPU_FLOORS = ("c1", "c2", "c3")
+
+# Ops a species' f gives one elementary-function call (exp, log, sin, ...): `perfcast classify`'s count, near
+# a GPU's special-function cost and far below a CPU's, where a call runs a library routine.
+ELEMENTARY_OPS = 8
+
+
+def priced_complexity(f: float, calls: float, extra_ops_per_call: float) -> float:
+    """Return f (ops) with each of its `calls` elementary calls costing `extra_ops_per_call` more than ELEMENTARY_OPS.
+
+    A device whose calls cost less than f counts them at (extra < 0) can take f below zero: that is an error.
+    """
+    priced = f + calls * extra_ops_per_call
+    if priced < 0:
+        raise ValueError(f"f = {f:g} counts fewer ops than its {calls:g} elementary calls at {ELEMENTARY_OPS} ops "
+                         "each")
+    return priced
 
 
 @dataclass(frozen=True)

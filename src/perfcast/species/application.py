@@ -24,6 +24,7 @@ from perfcast.models.boathull import (
     predict_application,
     predict_cpu,
     predict_gpu,
+    priced_complexity,
     transfer_time,
 )
 from perfcast.species.classes import HaloTile, class_variables
@@ -155,12 +156,12 @@ class Application(BaseModel):
 def priced_f(primitive: Primitive, extra_ops_per_call: float = 0.0) -> float:
     """Return the primitive's f (ops) with each elementary call costing `extra_ops_per_call` ops more than f counts."""
     f = primitive.f or 0.0
-    if primitive.elementary_calls and extra_ops_per_call:
-        f += primitive.elementary_calls * extra_ops_per_call
-        if f < 0:
-            raise ValueError(f"primitive {primitive.name!r}: f = {primitive.f:g} counts fewer ops than its "
-                             f"{primitive.elementary_calls:g} elementary calls at 8 ops each")
-    return f
+    if not (primitive.elementary_calls and extra_ops_per_call):
+        return f
+    try:
+        return priced_complexity(f, primitive.elementary_calls, extra_ops_per_call)
+    except ValueError as error:
+        raise ValueError(f"primitive {primitive.name!r}: {error}") from None
 
 
 def predict_app(
