@@ -56,6 +56,8 @@ python3 -c "import pydantic, perfcast" >>"$log" 2>&1 \
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
     nvcc --version | tail -1; ncu --version | tail -1; python3 --version; python3 -m perfcast --version
     lscpu | grep -E '^Model name|^CPU\(s\)'
+    # ncu needs the performance counters: root, or a driver loaded with RmProfilingAdminOnly 0 (ERR_NVGPUCTRPERM).
+    echo "user id $(id -u); $(grep -s RmProfilingAdminOnly /proc/driver/nvidia/params || echo 'RmProfilingAdminOnly: not readable')"
 } >>"$log" 2>&1
 
 for step in "${steps[@]}"; do

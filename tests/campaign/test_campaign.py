@@ -1,6 +1,7 @@
 """The campaign for real on PoCL (--quick), its archive, resuming, and the scoring rules of spec §6."""
 
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -364,3 +365,81 @@ def test_one_device_run_is_allowed_and_out_of_range_refused(tmp_path, monkeypatc
     assert len(calls) == 1
     with pytest.raises(InputError, match="--device-runs 0"):
         campaign_run.run_campaign(campaign_run.CampaignOptions("opencl", tmp_path / "x.zip", device_runs=0))
+
+
+def test_ncu_denied_the_counters_keeps_the_timings_and_says_why(tmp_path, monkeypatch):
+    """On a GPU whose counters are kept to administrators the archive holds the timings, and the report says why
+    it has no quantitative predictions."""
+    import stat
+    import sys
+
+    from perfcast.campaign import run as campaign_run
+    from perfcast.devices.catalog import load_device_file
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ncu = bin_dir / "ncu"
+    ncu.write_text(f"""#!{sys.executable}
+import sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("Version 2025.3.1.0")
+    sys.exit(0)
+with open(args[args.index("--log-file") + 1], "w") as log:
+    log.write("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
+              "Counters on the target device 0.\\n==WARNING== No kernels were profiled.\\n")
+""")
+    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "cuda", ("stand-in", lambda selector: _StandInTimer()))
+    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: load_device_file(DEVICE_PROFILE))
+    archive = tmp_path / "gpu.zip"
+    result = runner.invoke(app, ["campaign", "run", "--backend", "cuda", "--device-runs", "1", "-k", "triad", "-k",
+                                 "stencil7", "-o", str(archive)])
+    assert result.exit_code == 0, result.output
+    assert "warning:" in result.output and "ERR_NVGPUCTRPERM" in result.output
+    read = Archive.read(archive)
+    assert read.manifest["profiling"]["tool"] is None
+    assert "restricted to administrators" in read.manifest["profiling"]["note"]
+    assert set(read.manifest["kernels"]) == {"triad", "stencil7"}
+    with zipfile.ZipFile(archive) as z:
+        assert "raw/ncu.ncu.txt" in z.namelist() and "profile.yaml" not in z.namelist()
+    scores = score_archive(read)
+    assert scores.summaries["roofline"].n == 2 and scores.summaries["quantitative"].n == 0
+    report = runner.invoke(app, ["campaign", "report", str(archive), "-o", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    assert "- profiles: none (Nsight Compute profiled nothing: the GPU's performance counters are restricted" in (
+        tmp_path / "report" / "report.md").read_text()
+
+
+def test_a_kernel_ncu_did_not_profile_is_named_and_the_others_kept(tmp_path, monkeypatch):
+    import stat
+    import sys
+
+    from perfcast.campaign import run as campaign_run
+    from perfcast.devices.catalog import load_device_file
+
+    sample = Path(__file__).parents[1] / "data" / "profiles" / "ncu-raw-constructed.csv"  # holds triad only
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    ncu = bin_dir / "ncu"
+    ncu.write_text(f"""#!{sys.executable}
+import shutil, sys
+args = sys.argv[1:]
+if args == ["--version"]:
+    print("Version 2025.3.1.0")
+    sys.exit(0)
+shutil.copyfile({str(sample)!r}, args[args.index("--log-file") + 1])
+""")
+    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "cuda", ("stand-in", lambda selector: _StandInTimer()))
+    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: load_device_file(DEVICE_PROFILE))
+    archive = campaign_run.run_campaign(campaign_run.CampaignOptions(
+        "cuda", tmp_path / "gpu.zip", kernels=("triad", "stencil7"), device_runs=1))
+    read = Archive.read(archive)
+    assert read.manifest["profiling"]["note"].startswith("Nsight Compute profiled no launch of stencil7")
+    assert "profile" in read.manifest["kernels"]["triad"] and "profile" not in read.manifest["kernels"]["stencil7"]
+    scores = {s.kernel: s for s in score_archive(read).scores}
+    assert "quantitative" in scores["triad"].predictions
+    assert scores["stencil7"].left_out["quantitative"] == "no profile of this kernel in the archive"

@@ -131,6 +131,56 @@ def test_capture_with_a_fake_tool(tmp_path, monkeypatch, tool, sample, version, 
     assert profile.source.version in ("2025.3.1.0", "10.2")
 
 
+# What ncu 2025 writes to its --log-file when the counters are kept to administrators (it may exit with 0).
+NCU_PERMISSION_LOG = """==PROF== Connected to process 4242 (/usr/bin/python3.12)
+==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the \
+target device 0. For instructions on enabling permissions and to get more information see \
+https://developer.nvidia.com/ERR_NVGPUCTRPERM
+==PROF== Disconnected from process 4242
+==WARNING== No kernels were profiled.
+""".replace("\\\n", "")
+
+
+@pytest.mark.parametrize("capture_source", [False, True])
+def test_ncu_without_counter_permission_says_how_to_get_it(tmp_path, monkeypatch, capture_source):
+    from perfcast.profiles.capture import capture_ncu_source
+
+    log = tmp_path / "denied.txt"
+    log.write_text(NCU_PERMISSION_LOG)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_tool(bin_dir, "ncu", log, "Version 2025.3.1.0")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ToolError, match="restricted to administrators.*NVreg_RestrictProfilingToAdminUsers=0"):
+        if capture_source:
+            capture_ncu_source(["./app"], tmp_path / "p.yaml")
+        else:
+            capture("ncu", ["./app"], tmp_path / "p.yaml")
+    assert not (tmp_path / "p.yaml").exists()
+
+
+def test_an_ncu_failure_quotes_its_own_errors(tmp_path, monkeypatch):
+    log = tmp_path / "failed.txt"
+    log.write_text("==PROF== Connected to process 7\n==ERROR== Failed to profile \"triad\" in process 7\n"
+                   "==ERROR== An error was reported by the driver\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _fake_tool(bin_dir, "ncu", log, "Version 2025.3.1.0")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(ToolError) as raised:
+        capture("ncu", ["./app"], tmp_path / "p.yaml")
+    message = str(raised.value)
+    assert message.count('==ERROR== Failed to profile "triad" in process 7') == 1  # quoted once, by the reader
+    assert "An error was reported by the driver" in message and message.endswith(f"(ncu's log: {tmp_path / 'p.ncu.txt'})")
+
+    log.write_text("==ERROR== The application returned an error code (1).\n")
+    _fake_tool(bin_dir, "ncu", log, "Version 2025.3.1.0")
+    bin_dir.joinpath("ncu").write_text(bin_dir.joinpath("ncu").read_text() + "sys.exit(1)\n")
+    with pytest.raises(ToolError, match=r"exited with status 1.*ncu said: ==ERROR== The application returned an error "
+                                        r"code \(1\)\. \(ncu's log"):
+        capture("ncu", ["./app"], tmp_path / "p.yaml")
+
+
 def test_capture_errors(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(ToolError, match="ncu is not on PATH"):

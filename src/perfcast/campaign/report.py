@@ -60,6 +60,7 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
     """Return the Markdown of one archive's results."""
     m = result.archive.manifest
     env = m.get("environment") or {}
+    profiling = m.get("profiling") or {}
     lines = [
         f"## {result.device.full_name} ({m['backend']}{', quick' if m['quick'] else ''})", "",
         f"- archive: `{result.archive.path.name}`, made {m['created']} by perfcast {m['perfcast']}",
@@ -69,7 +70,8 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
            "after (`device-run-N.yaml` in the archive)" if m.get("device_runs", 1) > 1 else ""),
         *([f"- environment: {' '.join(f'{k}={v}' for k, v in m['variables'].items())}"] if m.get("variables") else []),
         f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
-        f"- profiles: {(m.get('profiling') or {}).get('tool') or 'none'}", "",
+        f"- profiles: {profiling.get('tool') or 'none'}" + (f" ({profiling['note']})" if profiling.get("note") else ""),
+        "",
         "| model | n | MAPE | median APE | worst kernel | in range / violations |",
         "|---|---|---|---|---|---|",
     ]

@@ -19,7 +19,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ import numpy as np
 
 from perfcast import __version__
 from perfcast.campaign.archive import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError, WorkingFolder
-from perfcast.errors import BackendUnavailable, InputError, ToolError
+from perfcast.errors import BackendUnavailable, InputError, NotFound, ToolError
 from perfcast.kernels.campaign import KERNELS, OPENCL_SOURCE, TILE, CampaignKernel, kernel_named, opencl_options
 from perfcast.profiles.metrics import METRICS
 from perfcast.profiles.profile import KernelProfile, ProfileSet, load_profile, scaling_differences
@@ -267,15 +267,38 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
     progress("profiling with Nsight Compute", 0.7)
     listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}" for k in timed)
     command = [sys.executable, "-m", "perfcast.campaign.cuda", listing]
-    captured = capture("ncu", command, folder.file("raw/ncu.yaml"), timeout=1800).profile
-    profiles = []
+    try:
+        captured = capture("ncu", command, folder.file("raw/ncu.yaml"), timeout=1800).profile
+    except ToolError as error:
+        # The timings stand without profiles (roofline and boat hull are scored on them): keep them, and say why
+        # the quantitative model and the projection have nothing to work on. ncu's log stays in raw/.
+        manifest["profiling"] = {"tool": None, "note": f"{error}; no profiles, so no quantitative predictions "
+                                                       "or projections"}
+        folder.save_manifest(manifest)
+        return
+    profiles, missing = [], []
     for kernel in timed:
-        profile = captured.kernel(kernel.name)
+        try:
+            # Named as the suite names it: ncu may print a signature ("triad(float*, ...)"), the scores look up names.
+            profile = replace(captured.kernel(kernel.name), name=kernel.name)
+        except NotFound:
+            missing.append(kernel.name)
+            continue
         profiles.append(profile)
         manifest["kernels"][kernel.name]["profile"] = {"profile_n": manifest["kernels"][kernel.name]["n"],
                                                        "profiled_duration_s": profile.duration}
-    ProfileSet(captured.source, tuple(profiles), captured.notes).save(folder.file("profile.yaml"))
+    notes = captured.notes
+    if not profiles:
+        manifest["profiling"] = {"tool": None, "note": "Nsight Compute profiled none of the timed kernels (its log is "
+                                                       "raw/ncu.ncu.txt): no quantitative predictions or projections"}
+        folder.save_manifest(manifest)
+        return
+    if missing:
+        notes = (*notes, f"Nsight Compute profiled no launch of {', '.join(missing)} (its log is raw/ncu.ncu.txt)")
+    ProfileSet(captured.source, tuple(profiles), notes).save(folder.file("profile.yaml"))
     manifest["profiling"] = {"tool": f"Nsight Compute {captured.source.version or ''}".strip()}
+    if missing:
+        manifest["profiling"]["note"] = notes[-1]
     folder.save_manifest(manifest)
 
 

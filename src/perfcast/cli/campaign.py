@@ -32,6 +32,7 @@ def run_command(
     """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
+    from perfcast.campaign.archive import Archive
     from perfcast.campaign.run import CampaignOptions, run_campaign, runtime_variables
 
     check_writable(output, "--output")
@@ -47,6 +48,9 @@ def run_command(
         archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done,
                                                                        refresh=True))
     console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
+    note = (Archive.read(archive).manifest.get("profiling") or {}).get("note")
+    if note:
+        console.print(f"[yellow]warning:[/] {printable(note)}")
 
 
 @campaign_app.command("report")

@@ -22,9 +22,10 @@ from perfcast.profiles.metrics import ncu_metric_names, nvprof_metric_names
 from perfcast.profiles.ncu import read_ncu
 from perfcast.profiles.nvprof import read_nvprof
 from perfcast.profiles.oclgrind import read_oclgrind
-from perfcast.profiles.profile import ProfileSet
+from perfcast.profiles.profile import ProfileError, ProfileSet
 
-__all__ = ["TOOLS", "Capture", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_source_arguments"]
+__all__ = ["TOOLS", "Capture", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_failure",
+           "ncu_source_arguments"]
 
 OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
 
@@ -90,9 +91,31 @@ def _run(arguments: list[str], env: dict[str, str] | None, timeout: float | None
                         f"{stdout or 'the terminal above'}")
 
 
+# Rented and containerised GPUs often keep the counters to administrators; ncu then profiles nothing, and may
+# still exit with status 0. Its log says ERR_NVGPUCTRPERM.
+NCU_COUNTERS_RESTRICTED = (
+    "the GPU's performance counters are restricted to administrators (ERR_NVGPUCTRPERM): run as root, or load "
+    "the driver with NVreg_RestrictProfilingToAdminUsers=0 (a container needs --cap-add=SYS_ADMIN); see "
+    "https://developer.nvidia.com/ERR_NVGPUCTRPERM")
+
+
+def ncu_failure(log: Path, error: Exception) -> str:
+    """Return why an Nsight Compute run gave no profile: its own ==ERROR== lines from `log` first, then `error`."""
+    text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+    if "ERR_NVGPUCTRPERM" in text:
+        return f"Nsight Compute profiled nothing: {NCU_COUNTERS_RESTRICTED}"
+    own = [line.strip() for line in text.splitlines() if line.startswith("==ERROR==") and line.strip() not in str(error)]
+    said = f"; ncu said: {' | '.join(own[:3])[:600]}" if own else ""  # what the reader's message did not quote
+    return f"{error}{said} (ncu's log: {log})"
+
+
 def _capture_ncu(executable: str, command: Sequence[str], raw: Path, timeout: float | None) -> Capture:
-    _run([executable, *ncu_arguments(raw), *command], None, timeout, None)
-    profile = read_ncu(raw.read_text(encoding="utf-8", errors="replace"), command=shlex.join(command), raw=raw.name)
+    try:
+        _run([executable, *ncu_arguments(raw), *command], None, timeout, None)
+        profile = read_ncu(raw.read_text(encoding="utf-8", errors="replace"), command=shlex.join(command),
+                           raw=raw.name)
+    except (ToolError, ProfileError) as error:
+        raise ToolError(ncu_failure(raw, error)) from None
     source = replace(profile.source, version=_version(executable), device=_gpu_name() or profile.source.device)
     return Capture(replace(profile, source=source), raw)
 
@@ -158,8 +181,11 @@ def capture_ncu_source(command: Sequence[str], output: Path, timeout: float | No
     if executable is None:
         raise ToolError(f"ncu is not on PATH ({TOOLS['ncu'][0]})")
     page = output.with_name(output.name.removesuffix(output.suffix) + ".ncu-source.csv")
-    _run([executable, *ncu_source_arguments(page), *command], None, timeout, None)
-    read_ncu_source(page.read_text(encoding="utf-8", errors="replace"))
+    try:
+        _run([executable, *ncu_source_arguments(page), *command], None, timeout, None)
+        read_ncu_source(page.read_text(encoding="utf-8", errors="replace"))
+    except (ToolError, ProfileError) as error:
+        raise ToolError(ncu_failure(page, error)) from None
     return page
 
 
