@@ -197,3 +197,36 @@ def test_best_of_runs_keeps_each_measured_figure_s_highest_and_nothing_else():
     mixed = best_of_runs([fewer, scaled("DRAM", 2.0)])
     assert [m.level for m in mixed.memory] == [m.level for m in fewer.memory]
     assert mixed.memory_level("DRAM").bandwidth.value == pytest.approx(2 * profile.memory_level("DRAM").bandwidth.value)
+
+
+def test_best_of_runs_lists_each_run_s_self_checks_under_that_run():
+    from perfcast.bench.suite import best_of_runs, profile_warnings
+    from perfcast.devices.catalog import load_device_file
+
+    profile = load_device_file(Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml")
+    base = "Measured by perfcast bench (opencl) on 2026-11-23. Kernel launch latency 21 µs."
+    first = profile.model_copy(update={"notes": f"{base} Self-check: spread above 20% (a noisy machine; rerun when it "
+                                                "is quiet): DRAM triad 33%. Self-check: peak fp32 fma: measured 61.2 "
+                                                "GFLOP/s, below half the estimated 174 GFLOP/s."})
+    second = profile.model_copy(update={"notes": f"{base} Self-check: L1 bandwidth 100 GB/s is below L2's 120 GB/s."})
+    quiet = profile.model_copy(update={"notes": base})
+    notes = best_of_runs([first, quiet, second]).notes.splitlines()
+    assert notes[0] == base  # the first run's notes, without its warnings
+    assert notes[1].startswith("Each measured figure is the best of 3 runs")
+    assert notes[2:] == [
+        "Run 1 of 3 warned: spread above 20% (a noisy machine; rerun when it is quiet): DRAM triad 33%.",
+        "Run 1 of 3 warned: peak fp32 fma: measured 61.2 GFLOP/s, below half the estimated 174 GFLOP/s.",
+        "Run 3 of 3 warned: L1 bandwidth 100 GB/s is below L2's 120 GB/s.",
+    ]
+    assert "Self-check" not in best_of_runs([quiet, quiet]).notes
+    assert profile_warnings(first) == ["spread above 20% (a noisy machine; rerun when it is quiet): DRAM triad 33%",
+                                       "peak fp32 fma: measured 61.2 GFLOP/s, below half the estimated 174 GFLOP/s"]
+    assert profile_warnings(best_of_runs([first, quiet, second])) == [
+        "run 1: spread above 20% (a noisy machine; rerun when it is quiet): DRAM triad 33%",
+        "run 1: peak fp32 fma: measured 61.2 GFLOP/s, below half the estimated 174 GFLOP/s",
+        "run 3: L1 bandwidth 100 GB/s is below L2's 120 GB/s"]
+    assert profile_warnings(quiet) == []
+    # Merged before the warnings were listed per run: the first run's line, then the merge's own.
+    older = profile.model_copy(update={"notes": f"{base} Self-check: L1 bandwidth 100 GB/s is below L2's 120 GB/s.\n"
+                                                "Each measured figure is the best of 2 runs of perfcast bench."})
+    assert profile_warnings(older) == ["run 1: L1 bandwidth 100 GB/s is below L2's 120 GB/s"]

@@ -12,6 +12,7 @@ import copy
 import csv
 import datetime as _dt
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -318,7 +319,7 @@ def measured_device(
         data["host_link"] = {"name": "host to device copy", "bandwidth": _figure(suite.host_link, suite.tool, today)}
     if warnings is None:
         warnings = self_checks(suite, base.before())
-    checks = [f"Self-check: {warning}." for warning in warnings]
+    checks = [f"{SELF_CHECK}{warning}." for warning in warnings]
     notes = [data.get("notes") or "", f"Measured by perfcast bench ({suite.backend}) on {today}.", *suite.notes,
              latency_note(suite) or "", *checks]
     data["notes"] = " ".join(note for note in notes if note).strip()
@@ -401,9 +402,10 @@ def best_of_runs(runs: Sequence[Device]) -> Device:
     Every measured figure of a profile is a rate (op/s, B/s, calls/s, Hz) or a size, and a ceiling is the best
     rate the device was seen to reach: on a shared host one run of the suite can fall in a slow spell (a 2-core
     VM's DRAM triad read 50 GB/s in one run and 27 GB/s in the next, minutes apart). Each kept figure's note
-    says how the other runs compared. Figures that are not measured or the same in every run, list entries
-    naming different things, and the notes (self-check warnings included) stay the first run's; each run's own
-    profile keeps its notes.
+    says how the other runs compared. Figures that are not measured or the same in every run, and list entries
+    naming different things, stay the first run's, and so do the notes, but for the self-checks: those of every
+    run are listed under the run that raised them, since a warning about one run's figure may not hold for the
+    figure kept.
     """
     if not runs:
         raise ValueError("no measured profiles to take the best of")
@@ -412,7 +414,36 @@ def best_of_runs(runs: Sequence[Device]) -> Device:
     if len(runs) == 1:
         return runs[0]
     merged = _best_node([run.model_dump() for run in runs])
-    note = (f"Each measured figure is the best of {len(runs)} runs of perfcast bench (the campaign measures the "
-            "device before and after timing its kernels).")
-    merged["notes"] = f"{merged['notes']}\n{note}" if merged.get("notes") else note
+    notes = [_without_self_checks(runs[0].notes or "")[0],
+             f"Each measured figure is the best of {len(runs)} runs of perfcast bench (the campaign measures the "
+             "device before and after timing its kernels)."]
+    for number, run in enumerate(runs, 1):
+        notes += [f"Run {number} of {len(runs)} warned: {check}." for check in _without_self_checks(run.notes or "")[1]]
+    merged["notes"] = "\n".join(note for note in notes if note)
     return Device.model_validate(merged)
+
+
+SELF_CHECK = "Self-check: "  # how measured_device writes each warning into the notes, after everything else
+RUN_WARNED = re.compile(r"^Run (\d+) of \d+ warned: (.*)$", re.MULTILINE)
+
+
+def profile_warnings(device: Device) -> list[str]:
+    """Return the self-check warnings a measured profile's notes hold ("run N: ..." where runs were merged)."""
+    notes = device.notes or ""
+    merged = [f"run {m[1]}: {m[2].removesuffix('.')}" for m in RUN_WARNED.finditer(notes)]
+    if merged:
+        return merged
+    checks = _without_self_checks(notes)[1]
+    # Profiles merged before the warnings were listed per run kept the first run's.
+    return [f"run 1: {check}" for check in checks] if "is the best of" in notes else checks
+
+
+def _without_self_checks(notes: str) -> tuple[str, list[str]]:
+    """Return a measured profile's notes up to its self-check warnings, and the warnings (without their final dot)."""
+    at = notes.find(SELF_CHECK)
+    if at < 0:
+        return notes, []
+    end = notes.find("\n", at)  # the warnings close their run's line; a later line is another note
+    end = len(notes) if end < 0 else end
+    checks = [part.strip().removesuffix(".") for part in notes[at:end].split(SELF_CHECK) if part.strip()]
+    return notes[:at].rstrip() + notes[end:], checks

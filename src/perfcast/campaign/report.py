@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcast.bench.suite import profile_warnings
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import MODELS, KernelScore, ModelSummary, score_kernel, summarise
@@ -71,6 +72,7 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
         *([f"- environment: {' '.join(f'{k}={v}' for k, v in m['variables'].items())}"] if m.get("variables") else []),
         f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
         f"- profiles: {profiling.get('tool') or 'none'}" + (f" ({profiling['note']})" if profiling.get("note") else ""),
+        *[f"- the bench warned: {warning}" for warning in profile_warnings(result.device)],
         "",
         "| model | n | MAPE | median APE | worst kernel | in range / violations |",
         "|---|---|---|---|---|---|",
