@@ -102,6 +102,19 @@ def test_zen4_runs_avx512_on_256_bit_units_and_is_estimated_so(tmp_path):
     assert parse_cpuinfo((DATA / "arm-neoverse-4core.txt").read_text()).family is None
 
 
+def test_detect_cpu_keeps_the_family_its_estimate_needs(tmp_path):
+    """detect_cpu re-reads the clock and caches from sysfs: the family must survive, or Zen 4 is estimated at 2x."""
+    from perfcast.bench.detect import detect_cpu
+
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc" / "cpuinfo").write_text((DATA / "amd-epyc-zen4-2core-kvm.txt").read_text())
+    device = detect_cpu(root=tmp_path, probe_clock=False, probe_bytes=8 * 2**20, repetitions=1)
+    clock = parse_cpuinfo((DATA / "amd-epyc-zen4-2core-kvm.txt").read_text()).clock_hz
+    fma = device.peak["fp32"]["fma"]
+    assert fma.value == pytest.approx(2 * clock * 8 * 4)
+    assert "Zen 4 runs 512-bit vectors on 256-bit units" in fma.provenance.method
+
+
 def test_describe_cpu_without_fma_has_add_mul_only():
     info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
     info = type(info)(**{**info.__dict__, "flags": frozenset({"sse2"})})

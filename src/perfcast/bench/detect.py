@@ -277,15 +277,7 @@ def detect_cpu(
         info = CpuInfo(platform.processor() or "unknown CPU", "unknown", count, count, frozenset(), None)
     cpu_dir = root / "sys" / "devices" / "system" / "cpu" / "cpu0"
     clock = max(filter(None, [info.clock_hz, _max_clock_hz(cpu_dir)]), default=None)
-    info = CpuInfo(
-        model_name=info.model_name,
-        vendor=info.vendor,
-        logical_cpus=info.logical_cpus,
-        physical_cores=info.physical_cores,
-        flags=info.flags,
-        clock_hz=clock,
-        caches=read_caches(cpu_dir),
-    )
+    info = replace(info, clock_hz=clock, caches=read_caches(cpu_dir))  # the family stays: Zen 4's estimate needs it
     total_cores = info.physical_cores
     confined = cores is not None and 0 < cores < info.physical_cores
     if confined:
