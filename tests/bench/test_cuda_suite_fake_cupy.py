@@ -3,6 +3,7 @@ the device query, the compute shape chosen by measurement, every figure of the s
 checked here; CuPy and the GPU themselves only where one is lent (docs/gpu.md)."""
 
 import re
+import shutil
 import sys
 import types
 
@@ -27,6 +28,9 @@ class Clock:
     now = 0.0
 
 
+ARGUMENTS: dict = {}  # kernel name -> the arguments of its first launch
+
+
 class FakeArray:
     def __init__(self, host):
         self.host = np.asarray(host)
@@ -42,6 +46,7 @@ class FakeKernel:
     def __call__(self, grid, block, args, shared_mem=0):
         threads = grid[0] * block[0]
         self.launches.append((self.name, block[0], self.chains))
+        ARGUMENTS.setdefault(self.name, tuple(args))
         match = re.fullmatch(r"peak_(f32|i32|f64)_(fma|add)", self.name)
         if match:
             Clock.now += threads * self.chains * int(args[0]) / LANE_RATES[match[1]][self.chains]
@@ -99,6 +104,7 @@ def fake_cupy(launches, compiled):
 @pytest.fixture
 def launches(monkeypatch):
     launched, compiled = [], []
+    ARGUMENTS.clear()
     monkeypatch.setitem(sys.modules, "cupy", fake_cupy(launched, compiled))
     return launched, compiled
 
@@ -125,3 +131,45 @@ def test_bench_cuda_end_to_end_chooses_block_and_chains_from_the_device(launches
     for precision, rate in (("fp32", 4e12), ("int32", 2e12), ("fp64", 1.8e12)):
         value, unit = device["peak"][precision]["fma"]["value"].split()
         assert unit == "TFLOP/s" and float(value) * 1e12 == pytest.approx(2 * rate, rel=1e-6)
+
+
+# bench.cu's parameter types -> the numpy dtype CuPy must be given (neither CuPy nor the driver checks them).
+C_TYPES = {"float": np.float32, "double": np.float64, "int": np.int32, "unsigned int": np.uint32}
+
+
+def bench_cu_signatures() -> dict:
+    """Return bench.cu's kernels as name -> [(C type, is a pointer, name)], macros expanded by the C preprocessor."""
+    import subprocess
+    from pathlib import Path
+
+    source = Path(__file__).parents[2] / "src" / "perfcast" / "bench" / "kernels" / "bench.cu"
+    expanded = subprocess.run(["gcc", "-E", "-P", "-x", "c", "-DPER_ITEM=4", "-DCHAINS=8", "-DELEMENTARY_CHAINS=4",
+                               str(source)], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for match in re.finditer(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', expanded):
+        parameters = []
+        for parameter in match[2].split(","):
+            words = re.sub(r"\b(?:__restrict__|const)\b", " ", parameter).replace("*", " * ").split()
+            parameters.append((" ".join(w for w in words[:-1] if w != "*"), "*" in words, words[-1]))
+        found[match[1]] = parameters
+    return found
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the C preprocessor (gcc) expands bench.cu's macros")
+def test_every_launch_passes_the_types_bench_cu_declares(launches, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["bench", "--backend", "cuda", "--quick", "-r", "2", "-o", str(tmp_path / "p.yaml")])
+    assert result.exit_code == 0, result.output
+    signatures = bench_cu_signatures()
+    assert set(ARGUMENTS) <= set(signatures) and len(ARGUMENTS) >= 12
+    for name, arguments in ARGUMENTS.items():
+        parameters = signatures[name]
+        assert len(arguments) == len(parameters), (name, arguments, parameters)
+        for argument, (type_, pointer, parameter) in zip(arguments, parameters):
+            dtype = np.dtype(C_TYPES[type_])
+            if pointer and parameter == "sink":  # written, never read: one float64 buffer serves every precision
+                assert isinstance(argument, FakeArray) and argument.host.itemsize >= dtype.itemsize, (name, type_)
+            elif pointer:
+                assert isinstance(argument, FakeArray) and argument.host.dtype == dtype, (name, parameter, type_)
+            else:  # a Python int or float would go in as 8 bytes
+                assert isinstance(argument, np.generic) and argument.dtype == dtype, (name, parameter, argument)

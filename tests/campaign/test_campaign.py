@@ -6,6 +6,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -13,7 +14,7 @@ from perfcast.campaign.archive import Archive, ArchiveError, WorkingFolder
 from perfcast.campaign.report import score_archive
 from perfcast.campaign.score import KernelScore, Prediction, summarise
 from perfcast.cli import app
-from perfcast.kernels.campaign import KERNELS
+from perfcast.kernels.campaign import KERNELS, TILE, kernel_named
 
 runner = CliRunner()
 DEVICE_PROFILE = Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml"
@@ -443,3 +444,65 @@ shutil.copyfile({str(sample)!r}, args[args.index("--log-file") + 1])
     scores = {s.kernel: s for s in score_archive(read).scores}
     assert "quantitative" in scores["triad"].predictions
     assert scores["stencil7"].left_out["quantitative"] == "no profile of this kernel in the archive"
+
+
+def _fake_cupy_for_the_suite(launched):
+    """A stand-in for CuPy that runs the triad on the host (the other kernels do nothing), 1 ms per launch."""
+    import types
+
+    clock = [0.0]
+
+    class Array:
+        def __init__(self, host):
+            self.host = np.array(host)
+
+    class Function:
+        def __init__(self, name):
+            self.name = name
+
+        def __call__(self, grid, block, args):
+            launched.append((self.name, grid, block))
+            if self.name == "triad":
+                a, b, c, s, n = args
+                a.host[:n] = b.host[:n] + s * c.host[:n]
+            clock[0] += 1e-3
+
+    class RawModule:
+        def __init__(self, code, options):
+            assert 'extern "C" __global__ void triad' in code and options == (f"-DTILE={TILE}",)
+
+        def get_function(self, name):
+            return Function(name)
+
+    class Event:
+        def record(self):
+            self.at = clock[0]
+
+        def synchronize(self):
+            pass
+
+    cupy = types.ModuleType("cupy")
+    cupy.RawModule, cupy.asarray, cupy.asnumpy = RawModule, Array, lambda array: array.host.copy()
+    cupy.cuda = types.SimpleNamespace(Event=Event, get_elapsed_time=lambda a, b: (b.at - a.at) * 1e3,
+                                      Device=lambda index=0: types.SimpleNamespace(synchronize=lambda: None))
+    return cupy
+
+
+def test_the_cuda_timer_and_the_program_ncu_runs_on_a_stand_in_for_cupy(monkeypatch):
+    """The campaign's CUDA side without a GPU: arguments, checks, event times, and the program ncu profiles."""
+    import sys
+
+    from perfcast.campaign.cuda import CudaTimer, _module, main
+
+    launched = []
+    cupy = _fake_cupy_for_the_suite(launched)
+    timer = CudaTimer(cupy, 0, _module(cupy))
+    triad = timer.time(kernel_named("triad"), 4096, 10)
+    assert triad["check"] is None and triad["times_s"] == pytest.approx([1e-3] * 10)
+    assert triad["work_items"] == 4096 and len(launched) == 12  # the checked launch, a warm-up, 10 timed
+    stencil = timer.time(kernel_named("stencil7"), 32, 10)
+    assert stencil["check"] and "stencil7" in stencil["check"]  # nothing computed it: the check says so
+    launched.clear()
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    assert main(["triad=4096,nbody=256"]) == 0
+    assert [name for name, _, _ in launched] == ["triad", "nbody"]  # each once, in the suite's order
