@@ -110,3 +110,27 @@ def test_bench_cl_takes_the_elementary_chains_from_python(backend):
     with pytest.raises(pyopencl.RuntimeError, match="ELEMENTARY_CHAINS"):
         build_program(pyopencl, context, SOURCE.read_text(), [f"-DPER_ITEM={PER_ITEM}"])
     assert build_program(pyopencl, context, SOURCE.read_text(), [f"-DPER_ITEM={PER_ITEM}", *elementary_defines()])
+
+
+def test_the_latency_launch_is_clpeak_s_one_largest_group_per_compute_unit(backend):
+    """Queued to start, each launch finished before the next, over the device's largest groups, one per unit."""
+    import types
+
+    from perfcast.bench.opencl import _OpenClRuntime
+
+    launched = []
+
+    def enqueue(queue, kernel, global_size, local_size):
+        launched.append((global_size, local_size))
+        waited = 20_000 * sum(1 for entry in launched if entry != "finished")  # ns: 20 us, then 40 us
+        return types.SimpleNamespace(profile=types.SimpleNamespace(queued=1000, start=1000 + waited))
+
+    cl = types.SimpleNamespace(enqueue_nd_range_kernel=enqueue)
+    queue = types.SimpleNamespace(finish=lambda: launched.append("finished"))
+    empty = types.SimpleNamespace(set_args=lambda *args: None)
+    runtime = _OpenClRuntime(cl, None, queue, {"empty": empty}, 256, units=3, largest_group=4096)
+    assert runtime.launch_latencies(object(), 2) == pytest.approx([20e-6, 40e-6])
+    assert launched == [((3 * 4096,), (4096,)), "finished", ((3 * 4096,), (4096,)), "finished"]
+    # The real runtime takes the empty kernel's largest group on this device.
+    largest = backend.probe().runtime.largest_group
+    assert 1 <= largest <= backend.device.max_work_group_size

@@ -179,9 +179,12 @@ class OpenClBackend:
         _import_opencl()
         cl, _, context, queue = profiling_queue(self.device)
         program = self._build(cl, context)
-        runtime = _OpenClRuntime(cl, context, queue, {k.function_name: k for k in program.all_kernels()},
+        kernels = {k.function_name: k for k in program.all_kernels()}
+        runtime = _OpenClRuntime(cl, context, queue, kernels,
                                  1 << (min(256, self.device.max_work_group_size).bit_length() - 1),
-                                 units=self.device.max_compute_units)
+                                 units=self.device.max_compute_units,
+                                 largest_group=kernels["empty"].get_work_group_info(
+                                     cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device))
         cache = self.device.global_mem_cache_size or 2**20
         dram_bytes = int(max((4 if quick else 8) * cache, 64 * 2**20))
         if not self.is_cpu:
@@ -271,6 +274,7 @@ class _OpenClRuntime:
     group: int
     programs: dict[PeakShape, Any] = field(default_factory=dict)  # bench.cl built per compute-kernel shape
     units: int = 1  # compute units: a launch for the latency has one work-group on each
+    largest_group: int = 1  # the empty kernel's largest work-group: the latency launch's groups are that size
 
     def buffer(self, host: np.ndarray) -> Any:
         flags = self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.COPY_HOST_PTR
@@ -299,13 +303,16 @@ class _OpenClRuntime:
 
     def launch_latencies(self, sink: Any, launches: int) -> list[float]:
         # As clpeak counts it: from the command's queued time to its start, the queue finished after each
-        # launch, over one work-group per compute unit. PoCL 3.1 on a Zen 4 VM started a one-item launch later
-        # (median 15-31 us over four sets of 200) than one of a group per unit (18-21 us; clpeak 21).
+        # launch, over one work-group of the largest size per compute unit. PoCL 3.1 on a Zen 4 VM started a
+        # one-item launch later (median 15-31 us over four sets of 200) than one of a 256-item group per unit
+        # (18-21 us; clpeak 21), and that later (median 25.1 us over 8 alternating rounds of 2000) than one of a
+        # 4096-item group per unit, clpeak's launch (20.6 us; clpeak itself 23.3).
         kernel = self.kernels["empty"]
         kernel.set_args(sink)
+        group = max(self.largest_group, 1)
         latencies = []
         for _ in range(launches):
-            event = self.cl.enqueue_nd_range_kernel(self.queue, kernel, (self.group * self.units,), (self.group,))
+            event = self.cl.enqueue_nd_range_kernel(self.queue, kernel, (group * self.units,), (group,))
             self.queue.finish()
             latencies.append((event.profile.start - event.profile.queued) * 1e-9)
         return latencies
