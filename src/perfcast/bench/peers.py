@@ -303,8 +303,10 @@ def huge_page_note(policy: str | None, numpy_asks: bool) -> str:
         "which asks for huge pages; likwid-bench's are not, so the DRAM figures compare 2 MiB pages against 4 KiB "
         "ones (fewer TLB misses, each dearer in a virtual machine). The byte counting is the same. On the "
         "developers' 2-core Zen 4 VM (not necessarily this machine), the policy set to `always` took likwid-bench's "
-        "DRAM triad from 28.8 to 31.2 GB/s (medians of 8 alternating rounds; perfcast 33.4 in the same rounds; "
-        "docs/validation/README.md).\n"
+        "DRAM triad from 28.8 to 31.2 GB/s (medians of 8 alternating rounds; perfcast 33.4 in the same rounds), but "
+        "a later run found perfcast's own triad no slower on 4 KiB pages (37.4 against 33.3 GB/s on huge pages, 10 "
+        "alternating rounds; likwid-bench 28.3, its non-temporal-store triad 42.3): there, pages do not explain a "
+        "DRAM ratio above 1 (docs/validation/README.md).\n"
     )
 
 
