@@ -368,9 +368,9 @@ def test_one_device_run_is_allowed_and_out_of_range_refused(tmp_path, monkeypatc
         campaign_run.run_campaign(campaign_run.CampaignOptions("opencl", tmp_path / "x.zip", device_runs=0))
 
 
-def test_ncu_denied_the_counters_keeps_the_timings_and_says_why(tmp_path, monkeypatch):
-    """On a GPU whose counters are kept to administrators the archive holds the timings, and the report says why
-    it has no quantitative predictions."""
+def _gpu_campaign_with_a_fake_ncu(tmp_path, monkeypatch, writes_log: str):
+    """Put an ncu on PATH whose run does `writes_log` (Python, `log` the --log-file path), and the campaign's CUDA
+    backend and bench on stand-ins; return the campaign module."""
     import stat
     import sys
 
@@ -381,19 +381,27 @@ def test_ncu_denied_the_counters_keeps_the_timings_and_says_why(tmp_path, monkey
     bin_dir.mkdir()
     ncu = bin_dir / "ncu"
     ncu.write_text(f"""#!{sys.executable}
-import sys
+import shutil, sys
 args = sys.argv[1:]
 if args == ["--version"]:
     print("Version 2025.3.1.0")
     sys.exit(0)
-with open(args[args.index("--log-file") + 1], "w") as log:
-    log.write("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
-              "Counters on the target device 0.\\n==WARNING== No kernels were profiled.\\n")
+log = args[args.index("--log-file") + 1]
+{writes_log}
 """)
     ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "cuda", ("stand-in", lambda selector: _StandInTimer()))
     monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: load_device_file(DEVICE_PROFILE))
+    return campaign_run
+
+
+def test_ncu_denied_the_counters_keeps_the_timings_and_says_why(tmp_path, monkeypatch):
+    """On a GPU whose counters are kept to administrators the archive holds the timings, and the report says why
+    it has no quantitative predictions."""
+    _gpu_campaign_with_a_fake_ncu(tmp_path, monkeypatch, (
+        'open(log, "w").write("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU '
+        'Performance Counters on the target device 0.\\n==WARNING== No kernels were profiled.\\n")'))
     archive = tmp_path / "gpu.zip"
     result = runner.invoke(app, ["campaign", "run", "--backend", "cuda", "--device-runs", "1", "-k", "triad", "-k",
                                  "stencil7", "-o", str(archive)])
@@ -414,28 +422,8 @@ with open(args[args.index("--log-file") + 1], "w") as log:
 
 
 def test_a_kernel_ncu_did_not_profile_is_named_and_the_others_kept(tmp_path, monkeypatch):
-    import stat
-    import sys
-
-    from perfcast.campaign import run as campaign_run
-    from perfcast.devices.catalog import load_device_file
-
     sample = Path(__file__).parents[1] / "data" / "profiles" / "ncu-raw-constructed.csv"  # holds triad only
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    ncu = bin_dir / "ncu"
-    ncu.write_text(f"""#!{sys.executable}
-import shutil, sys
-args = sys.argv[1:]
-if args == ["--version"]:
-    print("Version 2025.3.1.0")
-    sys.exit(0)
-shutil.copyfile({str(sample)!r}, args[args.index("--log-file") + 1])
-""")
-    ncu.chmod(ncu.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
-    monkeypatch.setitem(campaign_run.CAMPAIGN_BACKENDS, "cuda", ("stand-in", lambda selector: _StandInTimer()))
-    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: load_device_file(DEVICE_PROFILE))
+    campaign_run = _gpu_campaign_with_a_fake_ncu(tmp_path, monkeypatch, f"shutil.copyfile({str(sample)!r}, log)")
     archive = campaign_run.run_campaign(campaign_run.CampaignOptions(
         "cuda", tmp_path / "gpu.zip", kernels=("triad", "stencil7"), device_runs=1))
     read = Archive.read(archive)
