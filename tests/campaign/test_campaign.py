@@ -233,12 +233,12 @@ def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():
     assert priced.lower == pytest.approx(n * (1211 + 16) / 15.67e12, rel=1e-3)
 
 
-@pytest.mark.parametrize("backend", ["opencl", "cuda"])
+@pytest.mark.parametrize("backend", ["opencl", "cuda", "cpu"])
 def test_every_campaign_backend_opens_or_says_why(backend):
     from perfcast.campaign.run import CAMPAIGN_BACKENDS
     from perfcast.errors import BackendUnavailable
 
-    assert set(CAMPAIGN_BACKENDS) == {"opencl", "cuda"}
+    assert set(CAMPAIGN_BACKENDS) == {"opencl", "cuda", "cpu"}
     try:
         timer = CAMPAIGN_BACKENDS[backend][1](None)
     except BackendUnavailable as error:

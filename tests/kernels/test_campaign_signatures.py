@@ -2,7 +2,8 @@
 
 Neither CuPy nor pyopencl checks a raw kernel's arguments against its signature: an int64 where the kernel takes
 an int, or a float64 array for a float*, launches and computes garbage. On PoCL the campaign's result checks would
-show it; the CUDA suite runs only where a GPU is lent, so its arguments are checked here, from the source text.
+show it; the CUDA suite runs only where a GPU is lent, so its arguments are checked here, from the source text
+(and ctypes, for the C suite, checks nothing either).
 """
 
 import re
@@ -10,12 +11,13 @@ import re
 import numpy as np
 import pytest
 
-from perfcast.kernels.campaign import CUDA_SOURCE, KERNELS, OPENCL_SOURCE
+from perfcast.kernels.campaign import C_SOURCE, CUDA_SOURCE, KERNELS, OPENCL_SOURCE
 
 # C parameter types -> (is a pointer, the numpy dtype of its elements or of the scalar, elements per item).
 TYPES = {
     "float": (np.float32, 1), "double": (np.float64, 1), "int": (np.int32, 1), "unsigned int": (np.uint32, 1),
     "uint": (np.uint32, 1), "unsigned char": (np.uint8, 1), "uchar": (np.uint8, 1), "float4": (np.float32, 4),
+    "uint32_t": (np.uint32, 1), "uint8_t": (np.uint8, 1),
 }
 QUALIFIERS = re.compile(r"\b(?:__global|__restrict__|restrict|const)\b")
 
@@ -23,7 +25,7 @@ QUALIFIERS = re.compile(r"\b(?:__global|__restrict__|restrict|const)\b")
 def signatures(text: str, marker: str) -> dict[str, list[tuple[str, bool]]]:
     """Return each kernel's parameters in `text` as (element type, is a pointer), in order."""
     found = {}
-    for match in re.finditer(marker + r"\s+void\s+(\w+)\s*\(([^)]*)\)", text):
+    for match in re.finditer(marker + r"\s+(\w+)\s*\(([^)]*)\)", text, re.MULTILINE):
         parameters = []
         for parameter in match[2].split(","):
             words = QUALIFIERS.sub(" ", parameter).replace("*", " * ").split()
@@ -34,13 +36,14 @@ def signatures(text: str, marker: str) -> dict[str, list[tuple[str, bool]]]:
     return found
 
 
-SOURCES = {"cuda": signatures(CUDA_SOURCE.read_text(), r'extern\s+"C"\s+__global__'),
-           "opencl": signatures(OPENCL_SOURCE.read_text(), r"__kernel")}
+SOURCES = {"cuda": signatures(CUDA_SOURCE.read_text(), r'extern\s+"C"\s+__global__\s+void'),
+           "opencl": signatures(OPENCL_SOURCE.read_text(), r"__kernel\s+void"),
+           "c": signatures(C_SOURCE.read_text(), r"^double")}  # each C kernel returns its time
 
 
 def test_both_suites_define_every_kernel():
     names = {k.name for k in KERNELS}
-    assert set(SOURCES["cuda"]) == names and set(SOURCES["opencl"]) == names
+    assert all(set(found) == names for found in SOURCES.values())
 
 
 @pytest.mark.parametrize("language", sorted(SOURCES))

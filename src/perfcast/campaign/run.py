@@ -132,10 +132,17 @@ def _open_cuda(selector: str | None) -> Any:
     return CudaTimer.open(selector)
 
 
+def _open_cpu(selector: str | None) -> Any:
+    from perfcast.campaign.native import NativeTimer
+
+    return NativeTimer.open(selector)
+
+
 # The registry of campaign backends: the CLI's --backend choices come from it.
 CAMPAIGN_BACKENDS: dict[str, tuple[str, Callable[[str | None], Any]]] = {
     "opencl": ("the suite's OpenCL C on an OpenCL device (PoCL on CPUs), profiled with Oclgrind", _open_opencl),
     "cuda": ("the suite's CUDA C through CuPy, profiled with ncu", _open_cuda),
+    "cpu": ("the suite's C with OpenMP on this machine's cores, its OpenCL twin profiled with Oclgrind", _open_cpu),
 }
 
 
@@ -245,11 +252,11 @@ def _time_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dic
 
 def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
                      kernels: list[CampaignKernel], progress: Progress) -> None:
-    """Profile every timed kernel (Oclgrind for OpenCL, Nsight Compute for CUDA) and save the profiles."""
-    tool = "oclgrind" if options.backend == "opencl" else "ncu"
+    """Profile every timed kernel (Oclgrind for OpenCL and the C suite's twins, Nsight Compute for CUDA); save them."""
+    tool = "ncu" if options.backend == "cuda" else "oclgrind"  # the cpu backend's kernels have OpenCL twins
     if shutil.which(tool) is None:
-        manifest["profiling"] = {"tool": None, "note": f"{tool} is not installed: no profiles, so no quantitative "
-                                                       "predictions"}
+        manifest["profiling"] = {"tool": None, "incomplete": True,
+                                 "note": f"{tool} is not installed: no profiles, so no quantitative predictions"}
         folder.save_manifest(manifest)
         return
     timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
@@ -272,8 +279,8 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
     except ToolError as error:
         # The timings stand without profiles (roofline and boat hull are scored on them): keep them, and say why
         # the quantitative model and the projection have nothing to work on. ncu's log stays in raw/.
-        manifest["profiling"] = {"tool": None, "note": f"{error}; no profiles, so no quantitative predictions "
-                                                       "or projections"}
+        manifest["profiling"] = {"tool": None, "incomplete": True,
+                                 "note": f"{error}; no profiles, so no quantitative predictions or projections"}
         folder.save_manifest(manifest)
         return
     profiles, missing = [], []
@@ -289,8 +296,9 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
                                                        "profiled_duration_s": profile.duration}
     notes = captured.notes
     if not profiles:
-        manifest["profiling"] = {"tool": None, "note": "Nsight Compute profiled none of the timed kernels (its log is "
-                                                       "raw/ncu.ncu.txt): no quantitative predictions or projections"}
+        manifest["profiling"] = {"tool": None, "incomplete": True,
+                                 "note": "Nsight Compute profiled none of the timed kernels (its log is raw/ncu.ncu.txt): "
+                                         "no quantitative predictions or projections"}
         folder.save_manifest(manifest)
         return
     if missing:
@@ -298,7 +306,7 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
     ProfileSet(captured.source, tuple(profiles), notes).save(folder.file("profile.yaml"))
     manifest["profiling"] = {"tool": f"Nsight Compute {captured.source.version or ''}".strip()}
     if missing:
-        manifest["profiling"]["note"] = notes[-1]
+        manifest["profiling"].update(note=notes[-1], incomplete=True)
     folder.save_manifest(manifest)
 
 
@@ -344,8 +352,14 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
                              "scaled_by": record["work_items"] / items[2]}
         profiles.append(scaled)
     source = captured[2].source
-    ProfileSet(source, tuple(profiles), captured[2].notes).save(folder.file("profile.yaml"))
+    notes = captured[2].notes
     manifest["profiling"] = {"tool": f"Oclgrind {source.version or ''}".strip(), "tolerance": SCALING_TOLERANCE}
+    if manifest["backend"] != "opencl":
+        twin = ("the timed kernels are the C of suite.c; the counts are Oclgrind's of their OpenCL twins in suite.cl "
+                "(the same algorithm, arguments and work per work-item), not of the compiled C")
+        notes = (*notes, twin)
+        manifest["profiling"]["note"] = twin
+    ProfileSet(source, tuple(profiles), notes).save(folder.file("profile.yaml"))
     folder.save_manifest(manifest)
 
 

@@ -20,8 +20,8 @@ app.add_typer(campaign_app, name="campaign")
 @campaign_app.command("run")
 def run_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="The archive to write (one compressed file).")],
-    backend: Annotated[str, typer.Option("--backend", "-b", help="opencl (PoCL on CPUs, profiled with Oclgrind) or cuda (CuPy, profiled with ncu).")] = "opencl",
-    device: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index.")] = None,
+    backend: Annotated[str, typer.Option("--backend", "-b", help="opencl (PoCL on CPUs, profiled with Oclgrind), cuda (CuPy, profiled with ncu) or cpu (C with OpenMP, its OpenCL twins profiled with Oclgrind).")] = "opencl",
+    device: Annotated[str | None, typer.Option("--device", "-d", help="opencl: PLATFORM:DEVICE index or a name part; cuda: GPU index; cpu: none (OMP_NUM_THREADS).")] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Smaller sizes and the quick bench (about a minute; what the tests run).")] = False,
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Run only this kernel (repeatable).")] = None,
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=10, help="Timed launches per kernel (at least 10).")] = 10,
@@ -48,9 +48,10 @@ def run_command(
         archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done,
                                                                        refresh=True))
     console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
-    note = (Archive.read(archive).manifest.get("profiling") or {}).get("note")
-    if note:
-        console.print(f"[yellow]warning:[/] {printable(note)}")
+    profiling = Archive.read(archive).manifest.get("profiling") or {}
+    if profiling.get("note"):  # a failed or partial profiling is a warning; a caveat of the backend, a note
+        label = "[yellow]warning:[/]" if profiling.get("incomplete") else "note:"
+        console.print(f"{label} {printable(profiling['note'])}")
 
 
 @campaign_app.command("report")

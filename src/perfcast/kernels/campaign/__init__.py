@@ -18,10 +18,12 @@ import numpy as np
 
 from perfcast.errors import NotFound
 
-__all__ = ["CUDA_SOURCE", "KERNELS", "OPENCL_SOURCE", "TILE", "CampaignKernel", "Launch", "kernel_named", "opencl_options"]
+__all__ = ["CUDA_SOURCE", "C_SOURCE", "KERNELS", "OPENCL_SOURCE", "TILE", "CampaignKernel", "Launch", "kernel_named",
+           "opencl_options"]
 
 OPENCL_SOURCE = Path(__file__).parent / "suite.cl"
 CUDA_SOURCE = Path(__file__).parent / "suite.cu"
+C_SOURCE = Path(__file__).parent / "suite.c"  # C with OpenMP, for the cpu backend
 TILE = 16  # sgemm tile and the side of the 2D work-groups; GROUP = TILE^2 work-items in 1D groups
 GROUP = TILE * TILE
 NBODY_GROUP = 64
