@@ -78,6 +78,8 @@ def test_a_cpu_campaign_profiles_the_opencl_twins_and_says_so(tmp_path):
     result = CliRunner().invoke(app, ["campaign", "run", "--backend", "cpu", "--quick", "-k", "triad", "-k",
                                       "histogram256", "--device-profile", str(CPU_PROFILE), "-o", str(archive)])
     assert result.exit_code == 0, result.output
+    assert "note: the timed kernels are the C of suite.c" in " ".join(result.output.split())  # a caveat, no warning
+    assert "warning:" not in result.output
     read = Archive.read(archive)
     assert read.manifest["backend"] == "cpu" and set(read.manifest["kernels"]) == {"triad", "histogram256"}
     assert all(record["check"] is None for record in read.manifest["kernels"].values())
