@@ -255,15 +255,20 @@ def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: 
     """Profile every timed kernel (Oclgrind for OpenCL and the C suite's twins, Nsight Compute for CUDA); save them."""
     tool = "ncu" if options.backend == "cuda" else "oclgrind"  # the cpu backend's kernels have OpenCL twins
     if shutil.which(tool) is None:
-        manifest["profiling"] = {"tool": None, "incomplete": True,
-                                 "note": f"{tool} is not installed: no profiles, so no quantitative predictions"}
-        folder.save_manifest(manifest)
+        _without_profiles(folder, manifest, f"{tool} is not installed")
         return
     timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
     if tool == "ncu":
         _profile_with_ncu(folder, manifest, timed, progress)
     else:
         _profile_with_oclgrind(folder, manifest, timed, progress)
+
+
+def _without_profiles(folder: WorkingFolder, manifest: dict[str, Any], why: str) -> None:
+    """Record in the manifest that the run has no profiles, and why (the timings stand without them)."""
+    manifest["profiling"] = {"tool": None, "incomplete": True,
+                             "note": f"{why}: no profiles, so no quantitative predictions or projections"}
+    folder.save_manifest(manifest)
 
 
 def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
@@ -279,9 +284,7 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
     except ToolError as error:
         # The timings stand without profiles (roofline and boat hull are scored on them): keep them, and say why
         # the quantitative model and the projection have nothing to work on. ncu's log stays in raw/.
-        manifest["profiling"] = {"tool": None, "incomplete": True,
-                                 "note": f"{error}; no profiles, so no quantitative predictions or projections"}
-        folder.save_manifest(manifest)
+        _without_profiles(folder, manifest, str(error))
         return
     profiles, missing = [], []
     for kernel in timed:
@@ -296,10 +299,8 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
                                                        "profiled_duration_s": profile.duration}
     notes = captured.notes
     if not profiles:
-        manifest["profiling"] = {"tool": None, "incomplete": True,
-                                 "note": "Nsight Compute profiled none of the timed kernels (its log is raw/ncu.ncu.txt): "
-                                         "no quantitative predictions or projections"}
-        folder.save_manifest(manifest)
+        _without_profiles(folder, manifest, "Nsight Compute profiled none of the timed kernels (its log is "
+                                            "raw/ncu.ncu.txt)")
         return
     if missing:
         notes = (*notes, f"Nsight Compute profiled no launch of {', '.join(missing)} (its log is raw/ncu.ncu.txt)")
