@@ -25,6 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "profiles": {"models"} | BASE,
     "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
+    "validation": {"devices", "species", "models", "tune", "plots"} | BASE,
 }
 
 

@@ -411,3 +411,100 @@ def validate_tuning_command(
         console.print("\n".join(line for line in lines if not line.startswith("```")), highlight=False, soft_wrap=True)
     if markdown is not None:
         (errors if as_json else console).print(f"wrote {printable(markdown)}")
+
+
+def _machine() -> str:
+    """Return this machine in a few words: CPU model, cores, Python."""
+    import platform
+
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+@validate_app.command("gpu-corpus")
+def validate_gpu_corpus_command(
+    corpus_dir: Annotated[Path | None, typer.Option("--corpus", help="Corpus folder (corpus.yaml and KERNEL.csv.gz); default: the one perfcast ships.")] = None,
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Score only this corpus kernel. Repeatable.")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Project every 25th configuration only (and each GPU's best): seconds, for tests.")] = False,
+    markdown: Markdown = None,
+    as_json: Json = False,
+) -> None:
+    """Score every model on published GPU measurements (the corpus): roofline, boat hull, projection, portability."""
+    import json
+    import time
+
+    from perfcast.devices.catalog import get_device
+    from perfcast.validation.corpus import CORPUS_DIR, read_corpus
+    from perfcast.validation.gpu_report import corpus_json, corpus_markdown, summary, write_charts
+    from perfcast.validation.gpu_scores import score_corpus
+    from perfcast.validation.kernel_work import kernel_work
+
+    check_writable(markdown, "--markdown", (".md",))
+    started = time.perf_counter()
+    corpus = read_corpus(corpus_dir or CORPUS_DIR, kernels)
+    devices = {}
+    for name in corpus.devices():
+        devices[name] = get_device(name)
+    works = {k.name: kernel_work(k.name, k.configs, k.parameters, k.problem) for k in corpus.kernels.values()}
+    with console.status("scoring the GPU corpus") as status:
+        scores = score_corpus(list(corpus.kernels.values()), works, devices, quick=quick,
+                              progress=lambda label: status.update(printable(label)[:100]))
+    elapsed = time.perf_counter() - started
+    data = corpus_json(scores, corpus)
+    if markdown is not None:
+        folder = markdown.with_suffix("")
+        charts = {name: f"{folder.name}/{path.name}" for name, path in write_charts(scores, folder).items()}
+        command = _command_line("perfcast validate gpu-corpus --markdown " + str(markdown))
+        write_text_atomic(markdown, corpus_markdown(scores, corpus, devices, command, charts, elapsed, _machine()))
+        write_text_atomic(markdown.with_suffix(".json"), json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    if as_json:
+        print_json(data)
+    else:
+        head = summary(scores)
+        table = Table(box=box.SIMPLE_HEAD, title="perfcast on the GPU corpus", title_justify="left")
+        for column in ("model", "score", "result"):
+            table.add_column(column, overflow="fold")
+        roof = head["roofline"]
+        table.add_row("roofline", "violations naive / hierarchical",
+                      f"{roof['naive_violations']} / {roof['hierarchical_violations']} of {roof['configurations']} "
+                      f"({roof['implausible']} broken records)")
+        hull = head["hull"]
+        table.add_row("boat hull", "best time in a range <= 3x", f"{hull['contained_within_width']} of {hull['pairs']}")
+        for group, figures in head["projection"].items():
+            best = figures["best_mape"]
+            table.add_row(f"projection, {group}", "MAPE best: perfcast / bw / FLOP / max",
+                          " / ".join(f"{100 * best[m]:.1f} %" for m in best))
+        port = head["portability"]
+        table.add_row("portability", "median: source's best / top-5 projected",
+                      f"{100 * port['best_carried_median']:.1f} % / {100 * port['projected_top_median']['5']:.1f} %")
+        console.print(table)
+        for line in scores.skipped:
+            errors.print(f"note: {printable(line)}")
+    if markdown is not None:
+        (errors if as_json else console).print(f"wrote {printable(markdown)}, its .json and charts")
+
+
+@validate_app.command("gpu-corpus-build")
+def validate_gpu_corpus_build_command(
+    hub: Annotated[Path, typer.Argument(help="A checkout of AutoTuningAssociation/benchmark_hub (its files, LFS ones included).")],
+    commit: Annotated[str, typer.Option("--commit", help="The hub's commit the checkout holds (written into the manifest).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Corpus folder to write.")] = Path("corpus"),
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Build only this kernel. Repeatable.")] = None,
+) -> None:
+    """Rebuild the GPU corpus (compressed CSVs and manifest) from the benchmark hub's KernelTuner caches."""
+    from perfcast.validation.corpus_build import build_corpus
+
+    if not hub.is_dir():
+        raise fail(f"{printable(hub)} is not a folder (a checkout of the benchmark hub)")
+    with console.status("reading the hub's caches"):
+        rows = build_corpus(hub, output, commit, kernels)
+    for name, count in rows.items():
+        console.print(f"{printable(name)}: {count} configurations")
+    console.print(f"wrote {printable(output)}")

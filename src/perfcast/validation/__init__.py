@@ -1,0 +1,1 @@
+"""Scores of perfcast's models against measurements taken elsewhere: the published GPU tuning corpus."""

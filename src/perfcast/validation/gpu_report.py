@@ -1,0 +1,284 @@
+"""The GPU corpus report: markdown with its tables, the machine-readable JSON beside it, and its charts."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcast.devices.schema import Device
+from perfcast.validation.corpus import Corpus
+from perfcast.validation.gpu_scores import IMPLAUSIBLE, METHODS, CorpusScores, PairScore
+
+__all__ = ["GOALS", "corpus_json", "corpus_markdown", "summary", "write_charts"]
+
+GOALS = {"hull_contained": 0.80, "hull_width": 3.0, "projection_best_mape": 0.15}
+JSON_FORMAT = "perfcast-gpu-corpus-scores"
+JSON_VERSION = 1
+
+
+def _mean(values: Sequence[float]) -> float:
+    """Return the mean of the finite values (NaN when none)."""
+    finite = [v for v in values if math.isfinite(v)]
+    return statistics.fmean(finite) if finite else math.nan
+
+
+def _median(values: Sequence[float]) -> float:
+    """Return the median of the finite values (NaN when none)."""
+    finite = [v for v in values if math.isfinite(v)]
+    return statistics.median(finite) if finite else math.nan
+
+
+def _pct(value: float) -> str:
+    """Return a fraction as a percentage with one decimal, '—' for NaN."""
+    return "—" if not math.isfinite(value) else f"{100 * value:.1f} %"
+
+
+def _time(seconds: float) -> str:
+    """Return seconds in ms or µs."""
+    return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} µs"
+
+
+def _groups(pairs: Sequence[PairScore]) -> dict[str, list[PairScore]]:
+    """Return the pairs in the report's groups: all, same vendor, cross vendor."""
+    return {"all pairs": list(pairs), "same vendor": [p for p in pairs if p.same_vendor],
+            "cross vendor": [p for p in pairs if not p.same_vendor]}
+
+
+def summary(scores: CorpusScores) -> dict[str, Any]:
+    """Return the headline figures of every model (fractions, not percentages)."""
+    hull = scores.hull
+    contained = [h for h in hull if h.contained]
+    narrow_and_in = [h for h in hull if h.contained and h.width <= GOALS["hull_width"]]
+    projection: dict[str, Any] = {}
+    for group, pairs in _groups(scores.pairs).items():
+        projection[group] = {
+            "pairs": len(pairs),
+            "configurations": sum(p.n for p in pairs),
+            "best_mape": {m: _mean([p.best_ape[m] for p in pairs]) for m in METHODS},
+            "best_median_ape": {m: _median([p.best_ape[m] for p in pairs]) for m in METHODS},
+            "all_mape": {m: _mean([p.mape[m] for p in pairs]) for m in METHODS},
+            "median_rank_correlation": _median([p.rank_correlation for p in pairs]),
+        }
+    return {
+        "roofline": {"configurations": sum(r.n for r in scores.roofline),
+                     "naive_violations": sum(r.naive_violations for r in scores.roofline),
+                     "hierarchical_violations": sum(r.hierarchical_violations for r in scores.roofline),
+                     "implausible": sum(len(r.implausible) for r in scores.roofline)},
+        "hull": {"pairs": len(hull), "contained": len(contained), "contained_within_width": len(narrow_and_in),
+                 "fraction_contained_within_width": len(narrow_and_in) / len(hull) if hull else math.nan},
+        "projection": projection,
+        "portability": {"best_carried_median": _median([p.best_carried for p in scores.portability]),
+                        "projected_top_median": {str(k): _median([p.projected_top[k] for p in scores.portability])
+                                                 for k in (1, 3, 5)}},
+    }
+
+
+def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
+    """Return the scores as the JSON written beside the report (per model and device pair)."""
+    def clean(value: float) -> float | None:
+        return round(value, 6) if math.isfinite(value) else None
+
+    return {
+        "format": JSON_FORMAT, "version": JSON_VERSION, "quick": scores.quick,
+        "corpus": {"repository": corpus.manifest.get("repository"), "kernels": list(corpus.kernels)},
+        "summary": summary(scores),
+        "roofline": [{"kernel": r.kernel, "device": r.device, "n": r.n, "naive_violations": r.naive_violations,
+                      "hierarchical_violations": r.hierarchical_violations, "implausible": len(r.implausible),
+                      "best_time_s": r.best_time, "naive_fraction": clean(r.naive_fraction),
+                      "hierarchical_fraction": clean(r.hierarchical_fraction), "binding": r.binding_level}
+                     for r in scores.roofline],
+        "boat_hull": [{"kernel": h.kernel, "device": h.device, "lower_s": h.lower, "upper_s": h.upper,
+                       "measured_s": h.measured, "contained": h.contained, "width": clean(h.width),
+                       "miss": clean(h.miss), "ape_of_middle": clean(abs(math.sqrt(h.lower * h.upper) - h.measured)
+                                                                     / h.measured)}
+                      for h in scores.hull],
+        "projection": [{"kernel": p.kernel, "source": p.source, "target": p.target, "same_vendor": p.same_vendor,
+                        "n": p.n, "best_ape": {m: clean(v) for m, v in p.best_ape.items()},
+                        "mape": {m: clean(v) for m, v in p.mape.items()},
+                        "median_ape": {m: clean(v) for m, v in p.median_ape.items()},
+                        "rank_correlation": clean(p.rank_correlation)} for p in scores.pairs],
+        "portability": [{"kernel": p.kernel, "source": p.source, "target": p.target,
+                         "best_carried": clean(p.best_carried),
+                         "projected_top": {str(k): clean(v) for k, v in p.projected_top.items()}}
+                        for p in scores.portability],
+        "skipped": scores.skipped,
+    }
+
+
+def write_charts(scores: CorpusScores, folder: Path) -> dict[str, Path]:
+    """Draw the report's charts into `folder`; return name -> path."""
+    from perfcast.plots.files import save_figure
+    from perfcast.plots.gpu_corpus import hull_ranges_chart, projection_heatmap, roofline_fraction_chart
+
+    folder.mkdir(parents=True, exist_ok=True)
+    fractions: dict[str, dict[str, float]] = {}
+    for r in scores.roofline:
+        if r.n > len(r.implausible):
+            fractions.setdefault(r.kernel, {})[r.device] = r.hierarchical_fraction
+    devices: list[str] = []
+    for p in scores.pairs:
+        for d in (p.source, p.target):
+            if d not in devices:
+                devices.append(d)
+    errors: dict[tuple[str, str], list[float]] = {}
+    for p in scores.pairs:
+        errors.setdefault((p.source, p.target), []).append(p.best_ape["perfcast"])
+    paths = {
+        "roofline": save_figure(roofline_fraction_chart(
+            fractions, "Best configuration against its hierarchical roofline bound"), folder / "roofline.png"),
+        "projection": save_figure(projection_heatmap(
+            devices, {pair: _mean(v) for pair, v in errors.items()},
+            "Cross-GPU projection: error of the target's best configuration"), folder / "projection.png"),
+        "hull": save_figure(hull_ranges_chart(
+            [(f"{h.kernel} · {h.device}", h.lower, h.upper, h.measured) for h in scores.hull],
+            "Boat hull ranges and the best measured time"), folder / "hull.png"),
+    }
+    return paths
+
+
+def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, Device], command: str,
+                    charts: Mapping[str, str], elapsed: float, machine: str) -> str:
+    """Return the report: corpus, devices, the four scores with their tables, what was left out and why."""
+    head = summary(scores)
+    repo = corpus.manifest.get("repository") or {}
+    lines = [
+        "# perfcast on real GPUs: every model scored on published measurements",
+        "",
+        f"Regenerated by `{command}` ({elapsed:.0f} s on {machine}). "
+        + ("**Quick run: a reduced sample of configurations.** " if scores.quick else "")
+        + "The measurements are not ours: they are the brute-forced KernelTuner caches of the "
+        f"{repo.get('name', 'hub')} ({repo.get('url', '')}, {repo.get('licence', '')}, DOI {repo.get('doi', '')}, "
+        f"commit {str(repo.get('commit', ''))[:8]}; authors {repo.get('authors', '')}), kept in "
+        "`src/perfcast/validation/corpus/` as compressed CSVs of each configuration's median time and spread "
+        "(`perfcast validate gpu-corpus-build` rebuilds them from a checkout of the hub). Every GPU's figures come "
+        "from perfcast's device catalog (`perfcast devices show NAME` lists each figure's source).",
+        "",
+        "## Corpus",
+        "",
+        "| kernel | configurations | GPUs | source |",
+        "|---|---|---|---|",
+    ]
+    for kernel in corpus.kernels.values():
+        lines.append(f"| {kernel.name}: {kernel.title} | {len(kernel.configs)} | {', '.join(kernel.devices)} | "
+                     f"`{kernel.problem and corpus.manifest['kernels'][kernel.name].get('source', '')}` |")
+    lines += ["", "| GPU | catalog name | vendor | fp32 FMA peak | DRAM bandwidth |", "|---|---|---|---|---|"]
+    for name, device in devices.items():
+        lines.append(f"| {device.full_name} | `{name}` | {device.vendor} | {device.peak_compute('fp32') / 1e12:.2f} "
+                     f"TFLOP/s | {device.dram_bandwidth / 1e9:.0f} GB/s |")
+    roof = head["roofline"]
+    lines += [
+        "", "## Headline", "",
+        "| model | what is scored | result | goal |", "|---|---|---|---|",
+        f"| roofline (naive: fp32 FMA peak, DRAM) | configurations faster than the bound | "
+        f"{roof['naive_violations']} of {roof['configurations']} | 0 |",
+        f"| roofline (hierarchical: kernel's compute ceiling, L1/shared, L2, DRAM) | configurations faster than the "
+        f"bound | {roof['hierarchical_violations']} of {roof['configurations']} | 0 |",
+        f"| boat hull | best time of each (kernel, GPU) inside a range at most {GOALS['hull_width']:g}x wide | "
+        f"{head['hull']['contained_within_width']} of {head['hull']['pairs']} "
+        f"({_pct(head['hull']['fraction_contained_within_width'])}) | ≥ {GOALS['hull_contained']:.0%} |",
+    ]
+    for group, figures in head["projection"].items():
+        best = figures["best_mape"]
+        lines.append(f"| projection, {group} ({figures['pairs']} ordered pairs) | MAPE of the target's best "
+                     f"configuration: perfcast / bandwidth ratio / FLOP ratio / max ratio | "
+                     + " / ".join(_pct(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
+                     "below every baseline |")
+    port = head["portability"]
+    lines.append(f"| portability | median fraction of the target's optimum: source's best carried over / best of "
+                 f"top-1, 3, 5 projected | {_pct(port['best_carried_median'])} / "
+                 + " / ".join(_pct(port["projected_top_median"][k]) for k in ("1", "3", "5")) + " | — |")
+    lines += ["", f"![roofline fractions]({charts['roofline']})", ""]
+    lines += _roofline_section(scores)
+    lines += _hull_section(scores, charts)
+    lines += _projection_section(scores, charts)
+    lines += _portability_section(scores)
+    lines += ["", "## How each kernel's work is counted, and what is uncertain", ""]
+    for kernel, caveats in scores.caveats.items():
+        lines.append(f"- **{kernel}**")
+        lines += [f"  - {c}" for c in caveats]
+        lines += [f"  - {n}" for n in corpus.kernels[kernel].notes]
+    if scores.skipped:
+        lines += ["", "## Left out", ""] + [f"- {s}" for s in scores.skipped]
+    return "\n".join(lines) + "\n"
+
+
+def _roofline_section(scores: CorpusScores) -> list[str]:
+    """Return the roofline section: per (kernel, GPU) violations, broken records and fractions of the bound."""
+    lines = ["## 1. Roofline: no configuration may beat its bound", "",
+             "A bound is violated when a configuration's median time is below it by more than the runs' spread "
+             f"(σ/median). A time below the compulsory-DRAM time by more than {IMPLAUSIBLE:g}x cannot be the "
+             "kernel the corpus describes: such records are counted as *broken* and kept out of every other score.",
+             "", "| kernel | GPU | configurations | naive violations | hierarchical violations | broken records | "
+             "best time | naive bound / best | hierarchical bound / best | binding |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in scores.roofline:
+        lines.append(f"| {r.kernel} | {r.device} | {r.n} | {r.naive_violations} | {r.hierarchical_violations} | "
+                     f"{len(r.implausible)} | {_time(r.best_time)} | {r.naive_fraction:.2f} | "
+                     f"{r.hierarchical_fraction:.2f} | {r.binding_level} |")
+    worst = [(r, row) for r in scores.roofline for row in r.worst_violations]
+    if worst:
+        lines += ["", "Largest hierarchical violations (bound / measured time, and the level that binds):", ""]
+        for r, (row, ratio, level) in sorted(worst, key=lambda item: -item[1][1])[:10]:
+            lines.append(f"- {r.kernel} on {r.device}, row {row}: {ratio:.2f}x ({level})")
+    return lines + [""]
+
+
+def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
+    """Return the boat hull section: range, measured best, containment and how far each miss lies."""
+    lines = ["## 2. Boat hull: the best time inside the predicted range", "",
+             "| kernel | GPU | species | range | best measured | width | in range | miss |",
+             "|---|---|---|---|---|---|---|---|"]
+    for h in scores.hull:
+        miss = "—" if h.contained else (f"{h.miss:.2f}x above" if h.measured > h.upper else f"{h.miss:.2f}x below")
+        lines.append(f"| {h.kernel} | {h.device} | `{h.species}` | {_time(h.lower)} – {_time(h.upper)} "
+                     f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} | {h.width:.2f}x | "
+                     f"{'yes' if h.contained else 'no'} | {miss} |")
+    return lines + ["", f"![boat hull ranges]({charts['hull']})", ""]
+
+
+def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
+    """Return the projection section: groups, baselines, per-pair table and the heatmap."""
+    head = summary(scores)["projection"]
+    lines = ["## 3. Cross-GPU projection (method 4) against the naive baselines", "",
+             "Every configuration measured on both GPUs is projected from its source time; the baselines scale the "
+             "source time by the ratio of DRAM bandwidths, of fp32 peaks, or by the larger of the two. *Best*: the "
+             "target's fastest configuration, projected from its time on the source. Rank correlation: Spearman, "
+             "projected against measured target times over the configurations.", "",
+             "| group | pairs | configurations | method | MAPE best | median APE best | MAPE all | ",
+             "|---|---|---|---|---|---|---|"]
+    for group, figures in head.items():
+        for method in METHODS:
+            lines.append(f"| {group} | {figures['pairs']} | {figures['configurations']} | {method} | "
+                         f"{_pct(figures['best_mape'][method])} | {_pct(figures['best_median_ape'][method])} | "
+                         f"{_pct(figures['all_mape'][method])} |")
+    lines += ["", "Median rank correlation of the configurations: "
+              + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()), "",
+              f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
+              "", "| kernel | source → target | n | APE best: perfcast / bw / FLOP / max | MAPE all: perfcast / bw / "
+              "FLOP / max | rank corr. |", "|---|---|---|---|---|---|"]
+    for p in scores.pairs:
+        lines.append(f"| {p.kernel} | {p.source} → {p.target} | {p.n} | "
+                     + " / ".join(_pct(p.best_ape[m]) for m in METHODS) + " | "
+                     + " / ".join(_pct(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} |")
+    return lines + ["", "</details>", ""]
+
+
+def _portability_section(scores: CorpusScores) -> list[str]:
+    """Return the portability section: the source's tuning carried to the target, and the projection's top k."""
+    lines = ["## 4. Portability of tuned configurations", "",
+             "The fraction of the target's optimum reached by the source's best configuration, and by the best of "
+             "the k configurations the projection ranks fastest on the target (each measured there).", "",
+             "| kernel | source → target | source's best | top-1 projected | top-3 | top-5 |", "|---|---|---|---|---|---|"]
+    by_kernel: dict[str, list[float]] = {}
+    for p in scores.portability:
+        by_kernel.setdefault(p.kernel, []).append(p.best_carried)
+        lines.append(f"| {p.kernel} | {p.source} → {p.target} | {_pct(p.best_carried)} | "
+                     + " | ".join(_pct(p.projected_top[k]) for k in (1, 3, 5)) + " |")
+    lines += ["", "Median of the source's best carried over, per kernel: "
+              + ", ".join(f"{k} {_pct(float(np.median(v)))}" for k, v in by_kernel.items()), ""]
+    return lines

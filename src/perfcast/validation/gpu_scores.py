@@ -1,0 +1,315 @@
+"""Every model scored on the GPU corpus: roofline bounds, boat hull ranges, cross-GPU projection, portability.
+
+Inputs are the corpus (measured times per configuration and GPU), each kernel's work (`kernel_work`) and
+the catalog's figures of each GPU; outputs are frozen dataclasses a report prints. Scoring follows spec §6:
+a bound is violated when it is beaten by more than the measurement's spread, a range contains a time within
+the spread, a point prediction has its absolute percentage error (APE).
+
+A configuration that beats its compulsory-DRAM bound (every input read once, every output written once, at
+the GPU's peak bandwidth) by more than `IMPLAUSIBLE` cannot have run the kernel the corpus says: its record is
+counted as a violation, listed, and kept out of every other score.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfcast.devices.hull_view import hull_inputs
+from perfcast.devices.projection_view import projection_capabilities
+from perfcast.devices.schema import Device, InstructionKind, Precision
+from perfcast.models.boathull import GpuFigures, predict_gpu
+from perfcast.models.projection import GpuMaxima, ProjectedKernel, project
+from perfcast.validation.corpus import CorpusKernel
+from perfcast.validation.kernel_work import KernelWork
+
+__all__ = ["IMPLAUSIBLE", "METHODS", "CorpusScores", "GpuFigures4", "HullScore", "PairScore", "PortabilityScore", "RooflineScore",
+           "gpu_figures", "hull_score", "pair_score", "portability_score", "roofline_score", "score_corpus", "spearman"]
+
+IMPLAUSIBLE = 2.0  # a time below the compulsory-DRAM bound / this is a broken record, not a fast kernel
+
+
+@dataclass(frozen=True)
+class GpuFigures4:
+    """The figures of one GPU that the four scores read (op/s, B/s), from the catalog."""
+
+    device: Device
+    fma: float
+    add_mul: float
+    bandwidth: dict[str, float]  # L1, shared, L2, DRAM where the catalog gives them
+    hull: GpuFigures
+    maxima: GpuMaxima
+
+    @property
+    def vendor(self) -> str:
+        """Return the vendor's name as the catalog writes it."""
+        return self.device.vendor
+
+
+def gpu_figures(device: Device, source: Device | None = None) -> GpuFigures4:
+    """Return a GPU's fp32 peaks, level bandwidths, boat hull figures and projection maxima (op/s, B/s)."""
+    kinds = device.peak[Precision.FP32]
+    fma = kinds[InstructionKind.FMA].value
+    add_mul_figure = kinds.get(InstructionKind.ADD_MUL)
+    add_mul = add_mul_figure.value if add_mul_figure else fma / 2
+    bandwidth = {level.level: level.bandwidth.value for level in device.memory if level.bandwidth is not None}
+    hull = hull_inputs(device, Precision.FP32).figures
+    assert isinstance(hull, GpuFigures)
+    maxima = projection_capabilities(device, Precision.FP32, source=source).maxima()
+    return GpuFigures4(device, fma, add_mul, bandwidth, hull, maxima)
+
+
+def _ok(kernel: CorpusKernel, device: str) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.float64]]:
+    """Return which rows ran on `device`, their times (s) and spreads (0 where unknown)."""
+    column = kernel.column(device)
+    ok = kernel.measured(device)
+    spread = np.nan_to_num(kernel.spreads[:, column], nan=0.0)
+    return ok, kernel.times[:, column], spread
+
+
+def _compute_ceiling(work: KernelWork, gpu: GpuFigures4) -> NDArray[np.float64]:
+    """Return Perf_mix (op/s) per row: FMA-only and ADD/MUL-only rates weighted by the kernel's FP instructions."""
+    n_fp = work.n_fma + work.n_add + work.n_mul
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mix = (gpu.fma * work.n_fma + gpu.add_mul * (work.n_add + work.n_mul)) / n_fp
+    return np.where(n_fp > 0, mix, gpu.fma)
+
+
+@dataclass(frozen=True)
+class RooflineScore:
+    """The roofline bounds of one kernel on one GPU against every configuration measured there."""
+
+    kernel: str
+    device: str
+    n: int
+    naive_violations: int  # configurations faster than max(FLOP / peak, DRAM / bandwidth) beyond their spread
+    hierarchical_violations: int  # ... than the hierarchical bound (compute ceiling and every level)
+    implausible: NDArray[np.int64]  # rows beating the DRAM bound by more than IMPLAUSIBLE: broken records
+    best_row: int  # the fastest plausible configuration
+    best_time: float  # s
+    naive_fraction: float  # naive bound / best time
+    hierarchical_fraction: float
+    binding_level: str  # what binds the hierarchical bound of the best configuration
+    worst_violations: list[tuple[int, float, str]] = field(default_factory=list)  # (row, bound / time, level)
+
+    def plausible(self, kernel: CorpusKernel) -> NDArray[np.bool_]:
+        """Return which rows ran and are plausible on this GPU."""
+        ok = kernel.measured(self.device).copy()
+        ok[self.implausible] = False
+        return ok
+
+
+def roofline_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: GpuFigures4) -> RooflineScore:
+    """Return the roofline's violations and the best configuration's fraction of the bound on `device`."""
+    ok, times, spread = _ok(kernel, device)
+    dram_time = work.dram / gpu.bandwidth["DRAM"]
+    naive = np.maximum(work.flop / gpu.fma, dram_time)
+    terms = {"compute": work.flop / _compute_ceiling(work, gpu), "DRAM": dram_time}
+    if "L2" in gpu.bandwidth:
+        terms["L2"] = work.l2 / gpu.bandwidth["L2"]
+    if "L1" in gpu.bandwidth:
+        terms["L1"] = (work.l1 + work.shared) / gpu.bandwidth["L1"]
+    if "shared" in gpu.bandwidth:
+        terms["shared"] = work.shared / gpu.bandwidth["shared"]
+    stack = np.stack(list(terms.values()))
+    hierarchical = stack.max(axis=0)
+    level = np.asarray(list(terms))[stack.argmax(axis=0)]
+    limit = times * (1 + spread)
+    implausible = np.where(ok & (times * IMPLAUSIBLE < dram_time))[0]
+    naive_bad = ok & (naive > limit)
+    hier_bad = ok & (hierarchical > limit)
+    plausible = ok.copy()
+    plausible[implausible] = False
+    if not plausible.any():
+        best = int(np.argmin(np.where(ok, times, np.inf)))
+    else:
+        best = int(np.argmin(np.where(plausible, times, np.inf)))
+    worst = sorted(((int(r), float(hierarchical[r] / times[r]), str(level[r])) for r in np.where(hier_bad)[0]),
+                   key=lambda item: -item[1])[:5]
+    return RooflineScore(kernel.name, device, int(ok.sum()), int(naive_bad.sum()), int(hier_bad.sum()), implausible,
+                         best, float(times[best]), float(naive[best] / times[best]),
+                         float(hierarchical[best] / times[best]), str(level[best]), worst)
+
+
+@dataclass(frozen=True)
+class HullScore:
+    """The boat hull's range for one kernel on one GPU against its best measured time."""
+
+    kernel: str
+    device: str
+    species: str
+    lower: float  # s
+    upper: float
+    measured: float  # s, the best plausible configuration
+    spread: float
+    contained: bool
+    width: float  # upper / lower
+    miss: float  # 1 when contained, else how far outside: measured / upper or lower / measured (> 1)
+    lower_term: str
+    upper_term: str
+
+
+def hull_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: GpuFigures4, best_row: int) -> HullScore:
+    """Return the boat hull's predicted range (spec §2.3) and whether the best measured time lies in it."""
+    hull = work.hull
+    prediction = predict_gpu(hull.variables, gpu.hull, [hull.f], element_bytes=hull.element_bytes,
+                             assume=hull.assume)
+    lower, upper = float(prediction.lower[0]), float(prediction.upper[0])
+    column = kernel.column(device)
+    measured = float(kernel.times[best_row, column])
+    spread = float(np.nan_to_num(kernel.spreads[best_row, column], nan=0.0))
+    contained = lower * (1 - spread) <= measured <= upper * (1 + spread)
+    miss = 1.0 if contained else (measured / upper if measured > upper else lower / measured)
+    return HullScore(kernel.name, device, hull.species, lower, upper, measured, spread, contained, upper / lower, miss,
+                     str(prediction.lower_term[0]), str(prediction.upper_term[0]))
+
+
+def spearman(a: NDArray[np.float64], b: NDArray[np.float64]) -> float:
+    """Return Spearman's rank correlation of two samples (NaN-free, at least 3 points; else NaN)."""
+    if len(a) < 3:
+        return math.nan
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(a, b).statistic)
+
+
+@dataclass(frozen=True)
+class PairScore:
+    """One kernel projected from a source GPU onto a target: errors of perfcast and of the naive baselines."""
+
+    kernel: str
+    source: str
+    target: str
+    same_vendor: bool
+    n: int  # configurations measured (plausibly) on both
+    best_row: int  # the target's best configuration
+    best_ape: dict[str, float]  # method -> APE of the target's best configuration projected from its source time
+    mape: dict[str, float]  # method -> MAPE over every shared configuration
+    median_ape: dict[str, float]
+    rank_correlation: float  # Spearman of projected against measured target times over the configurations
+    projected: NDArray[np.float64]  # s, perfcast's projection of every shared row (NaN elsewhere)
+
+
+METHODS = ("perfcast", "bandwidth ratio", "FLOP ratio", "max ratio")
+
+
+def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str, on_source: GpuFigures4,
+               on_target: GpuFigures4, plausible: Mapping[str, NDArray[np.bool_]],
+               rows: Sequence[int] | None = None) -> PairScore:
+    """Return the §4 projection of every configuration measured on both GPUs against the target's times.
+
+    `rows` limits the configurations projected (a reduced corpus); the target's best is always among them.
+    """
+    ts, tt = kernel.times[:, kernel.column(source)], kernel.times[:, kernel.column(target)]
+    both = plausible[source] & plausible[target]
+    if rows is not None:
+        keep = np.zeros_like(both)
+        keep[np.asarray(rows, dtype=np.int64)] = True
+        best_target = int(np.argmin(np.where(plausible[target], tt, np.inf)))
+        keep[best_target] = True
+        both &= keep
+    index = np.where(both)[0]
+    projected = np.full(len(tt), np.nan)
+    for r in index:
+        measured = ProjectedKernel(float(work.n_fma[r]), float(work.n_add[r]), float(work.n_mul[r]),
+                                   32.0, work.hits(int(r)), float(work.shared[r]), 1.0, float(work.flop[r]),
+                                   float(ts[r]))
+        projected[r] = project(measured, on_source.maxima, on_target.maxima).time
+    bw = on_source.bandwidth["DRAM"] / on_target.bandwidth["DRAM"]
+    fl = on_source.fma / on_target.fma
+    predictions = {"perfcast": projected, "bandwidth ratio": ts * bw, "FLOP ratio": ts * fl,
+                   "max ratio": ts * max(bw, fl)}
+    best = int(index[np.argmin(tt[index])]) if len(index) else -1
+    best_ape, mape, median = {}, {}, {}
+    for method, values in predictions.items():
+        ape = np.abs(values[index] - tt[index]) / tt[index]
+        mape[method] = float(ape.mean()) if len(ape) else math.nan
+        median[method] = float(np.median(ape)) if len(ape) else math.nan
+        best_ape[method] = float(abs(values[best] - tt[best]) / tt[best]) if best >= 0 else math.nan
+    same = on_source.vendor == on_target.vendor
+    return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
+                     spearman(projected[index], tt[index]), projected)
+
+
+@dataclass(frozen=True)
+class PortabilityScore:
+    """How well the source's tuning serves the target: its best configuration, and the projection's top k."""
+
+    kernel: str
+    source: str
+    target: str
+    best_carried: float  # target optimum / target time of the source's best (0 when it fails there)
+    projected_top: dict[int, float]  # k -> target optimum / best target time among the k best projected
+
+
+def portability_score(kernel: CorpusKernel, source: str, target: str, plausible: Mapping[str, NDArray[np.bool_]],
+                      projected: NDArray[np.float64], ks: Sequence[int] = (1, 3, 5)) -> PortabilityScore:
+    """Return the fraction of the target's optimum reached by the source's best and by the top-k projected."""
+    ts, tt = kernel.times[:, kernel.column(source)], kernel.times[:, kernel.column(target)]
+    optimum = float(np.min(np.where(plausible[target], tt, np.inf)))
+    best_source = int(np.argmin(np.where(plausible[source], ts, np.inf)))
+    carried = optimum / float(tt[best_source]) if plausible[target][best_source] else 0.0
+    order = np.argsort(np.where(np.isfinite(projected), projected, np.inf))
+    finite = int(np.isfinite(projected).sum())
+    top = {}
+    for k in ks:
+        chosen = order[:min(k, finite)]
+        reached = [optimum / float(tt[r]) for r in chosen if plausible[target][r]]
+        top[k] = max(reached, default=0.0)
+    return PortabilityScore(kernel.name, source, target, carried, top)
+
+
+@dataclass(frozen=True)
+class CorpusScores:
+    """Every score of the corpus: per (kernel, GPU) roofline and hull, per ordered pair projection and portability."""
+
+    roofline: list[RooflineScore]
+    hull: list[HullScore]
+    pairs: list[PairScore]
+    portability: list[PortabilityScore]
+    caveats: dict[str, tuple[str, ...]]  # kernel -> the work count's assumptions
+    skipped: list[str]  # (kernel, GPU) or pairs left out, with why
+    quick: bool
+
+
+QUICK_STRIDE = 25  # a reduced corpus projects every 25th configuration (and each GPU's best)
+
+
+def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork], devices: Mapping[str, Device],
+                 quick: bool = False, progress: Callable[[str], None] | None = None) -> CorpusScores:
+    """Return every score over `kernels` on the catalog `devices` (a reduced sample of configurations with `quick`)."""
+    roofline, hull, pairs, portability, skipped = [], [], [], [], []
+    own = {name: gpu_figures(device) for name, device in devices.items()}
+    for kernel in kernels:
+        work = works[kernel.name]
+        present = [d for d in kernel.devices if d in devices]
+        skipped += [f"{kernel.name} on {d}: not in the device catalog" for d in kernel.devices if d not in devices]
+        plausible: dict[str, NDArray[np.bool_]] = {}
+        for device in present:
+            score = roofline_score(kernel, work, device, own[device])
+            roofline.append(score)
+            plausible[device] = score.plausible(kernel)
+            if not plausible[device].any():
+                skipped.append(f"{kernel.name} on {device}: no plausible configuration "
+                               f"({len(score.implausible)} of {score.n} beat the compulsory-DRAM bound "
+                               f"by more than {IMPLAUSIBLE:g}x)")
+                continue
+            hull.append(hull_score(kernel, work, device, own[device], int(score.best_row)))
+        usable = [d for d in present if plausible[d].any()]
+        rows = range(0, len(kernel.configs), QUICK_STRIDE) if quick else None
+        for source in usable:
+            for target in usable:
+                if source == target:
+                    continue
+                if progress:
+                    progress(f"{kernel.name}: {source} -> {target}")
+                on_target = gpu_figures(devices[target], source=devices[source])
+                pair = pair_score(kernel, work, source, target, own[source], on_target, plausible, rows)
+                pairs.append(pair)
+                portability.append(portability_score(kernel, source, target, plausible, pair.projected))
+    return CorpusScores(roofline, hull, pairs, portability, {k.name: works[k.name].caveats for k in kernels},
+                        skipped, quick)

@@ -1,0 +1,234 @@
+"""The work of each corpus kernel: FLOP, FP instructions and bytes per memory level, per configuration.
+
+Counted from each kernel's source and problem size (`corpus.yaml` names both), for every configuration at
+once (arrays over the rows of the corpus). Bytes are those *requested* at each level, the traversals N+_l of
+the hierarchical roofline (spec §1, §4): `l1` every global load and store the threads issue, `l2` what
+leaves a work-group's L1 (its footprint: the tile with its halo, the panels of a GEMM tile), `dram` the
+compulsory bytes (each input read once, each output written once), `shared` the bytes the kernel moves
+through shared (local) memory. Every count rests on assumptions; each kernel lists them in `caveats`, and
+the report prints them beside its scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from perfcast.errors import NotFound
+from perfcast.models.boathull import ClassVariables
+from perfcast.species.classes import class_variables
+from perfcast.species.grammar import parse_species
+
+__all__ = ["SECTOR_BYTES", "WORK", "HullClass", "KernelWork", "kernel_work"]
+
+SECTOR_BYTES = 32  # the unit a GPU's L1 requests from L2 (an NVIDIA sector; AMD's L2 line is 64 or 128 B)
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class HullClass:
+    """How the boat hull sees a kernel: its species (or derived class variables), complexity f and element size."""
+
+    species: str  # the species text, or a description where the variables are derived
+    variables: ClassVariables
+    f: float  # ops per operator application
+    element_bytes: float
+    assume: tuple[str, ...] = ()  # floors the kernel rules out (e.g. "fma": it is written with FMAs)
+
+
+@dataclass(frozen=True)
+class KernelWork:
+    """A kernel's work per configuration (arrays over rows): FLOP, FP instructions by kind, bytes per level."""
+
+    flop: Array
+    n_fma: Array
+    n_add: Array
+    n_mul: Array
+    l1: Array  # B requested from global memory by the threads (N+_L1 without shared memory)
+    l2: Array  # B that leave the work-groups' L1 (N+_L2)
+    dram: Array  # compulsory B (N+_DRAM)
+    shared: Array  # B through shared / local memory
+    hull: HullClass
+    caveats: tuple[str, ...]
+
+    def hits(self, row: int) -> dict[str, float]:
+        """Return the bytes that hit in L1, L2 and DRAM for configuration `row` (spec §4's N_l)."""
+        l1, l2, dram = (float(a[row]) for a in (self.l1, self.l2, self.dram))
+        l2 = max(l2, dram)
+        l1 = max(l1, l2)
+        return {"L1": l1 - l2, "L2": l2 - dram, "DRAM": dram}
+
+
+def _column(configs: NDArray[np.int64], parameters: tuple[str, ...], name: str, default: int) -> Array:
+    """Return one parameter's values over the rows as floats, `default` where the space does not tune it."""
+    if name in parameters:
+        return configs[:, parameters.index(name)].astype(np.float64)
+    return np.full(len(configs), float(default))
+
+
+def _full(configs: NDArray[np.int64], value: float) -> Array:
+    """Return `value` for every row."""
+    return np.full(len(configs), float(value))
+
+
+def _convolution(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
+    """Return a tiled 2D convolution's work (convolution.cu of the hub): one FMA per filter tap and output."""
+    width, height = (int(v) for v in problem["size"])
+    fw, fh = (int(v) for v in problem["filter"])
+    s = float(problem.get("element_bytes", 4))
+    p = {name: _column(configs, parameters, name, default) for name, default in
+         (("block_size_x", 16), ("block_size_y", 16), ("tile_size_x", 1), ("tile_size_y", 1), ("use_shmem", 1))}
+    outputs = float(width * height)
+    taps = float(fw * fh)
+    tile_x, tile_y = p["block_size_x"] * p["tile_size_x"], p["block_size_y"] * p["tile_size_y"]
+    groups = np.ceil(width / tile_x) * np.ceil(height / tile_y)
+    staged = groups * (tile_x + fw - 1) * (tile_y + fh - 1) * s  # each group's input tile with its halo
+    written = outputs * s
+    dram = _full(configs, ((width + fw - 1) * (height + fh - 1) + outputs) * s)
+    shmem = p["use_shmem"] > 0
+    # The committed source stages the tile in shared memory whatever use_shmem says. For use_shmem=0 the
+    # code that ran is unknown: its global loads are counted at their least, the staged tile (every input
+    # the group needs, once), so that the bound stays a bound.
+    l1 = staged + written
+    l2 = staged + written
+    # The filter loops are unrolled: a thread's taps of its tile's outputs overlap where the tile's stride
+    # (the block size) is below the filter, and the compiler loads each distinct shared word once.
+    rows = np.where(p["block_size_y"] >= fh, p["tile_size_y"] * fh, p["block_size_y"] * (p["tile_size_y"] - 1) + fh)
+    cols = np.where(p["block_size_x"] >= fw, p["tile_size_x"] * fw, p["block_size_x"] * (p["tile_size_x"] - 1) + fw)
+    per_output = rows * cols / (p["tile_size_x"] * p["tile_size_y"])
+    shared = np.where(shmem, staged + outputs * per_output * s, 0.0)
+    fma = _full(configs, outputs * taps)
+    species = f"{width}x{height}|neighb({fw}x{fh}) -> {width}x{height}|element"
+    hull = HullClass(species, class_variables(parse_species(species)), 2.0, s)
+    caveats = ("FLOP = 2 per filter tap and output (one FMA); the filter is read from constant memory and not counted.",
+               "L2 traffic is each work-group's tile with its halo; DRAM traffic is compulsory (the halo is assumed "
+               "to hit in L2 across neighbouring groups).",
+               "Shared-memory loads: each distinct word a thread's unrolled taps read, once (taps of neighbouring "
+               "outputs of its tile overlap where the block is smaller than the filter).",
+               "use_shmem=0 (convolution-milo): the committed source ignores it, yet the times differ; its global "
+               "loads are counted at their least (the staged tile once), its shared-memory bytes as none.")
+    return KernelWork(2 * fma, fma, _full(configs, 0), _full(configs, 0), l1, np.maximum(l2, dram), dram, shared,
+                      hull, caveats)
+
+
+def _dedispersion_shifts(channels: int, samples: int) -> Array:
+    """Return the hub's per-channel delays (samples per unit DM), as dedispersion_milo.py computes them."""
+    channel_bandwidth, sampling_time, min_freq = 0.1953125, 0.00004096, 1425.0
+    max_freq = min_freq + (channels - 1) * channel_bandwidth
+    inverse = 1.0 / (min_freq + np.arange(channels, dtype=np.float64) * channel_bandwidth) ** 2
+    shifts = 4148.808 * (inverse - 1 / max_freq**2) * samples / (samples * sampling_time)
+    shifts[-1] = 0.0
+    return np.asarray(shifts, dtype=np.float64)
+
+
+def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
+    """Return dedispersion's work (dedispersion.cu of the hub): per output and channel a shifted byte load."""
+    samples, dms, channels = int(problem["samples"]), int(problem["dms"]), int(problem["channels"])
+    per_channel = samples + int(problem["max_shift"])
+    dm_step = 0.02
+    bx, by = _column(configs, parameters, "block_size_x", 1), _column(configs, parameters, "block_size_y", 1)
+    tx, ty = _column(configs, parameters, "tile_size_x", 1), _column(configs, parameters, "tile_size_y", 1)
+    outputs = float(samples * dms)
+    pairs = outputs * channels
+    dram = _full(configs, channels * per_channel * 1.0 + outputs * 4 + channels * 4)
+    # Each thread loads one input byte and the channel's 4-byte delay per (output, channel).
+    l1 = _full(configs, pairs * (1 + 4) + outputs * 4)
+    # A work-group covers tile_x samples and tile_y DMs; per channel it reads the samples of its first DM
+    # shifted by up to (tile_y - 1) x dm_step x delay more: a contiguous span, fetched in 32-byte sectors.
+    tile_x, tile_y = bx * tx, by * ty
+    groups = np.ceil(samples / tile_x) * np.ceil(dms / tile_y)
+    mean_shift = float(_dedispersion_shifts(channels, samples).mean())
+    span = tile_x + (tile_y - 1) * dm_step * mean_shift
+    sectors = np.ceil(span / SECTOR_BYTES) + 1.0 - 1.0 / np.maximum(1.0, np.ceil(span / SECTOR_BYTES))
+    l2 = groups * channels * (sectors * SECTOR_BYTES + 4) + outputs * 4
+    w = outputs
+    cls = ClassVariables(w=w, m=channels, o=64, d=channels * per_channel + outputs * 4,
+                         c=channels * per_channel + outputs * 4, u=0, floors=("c1",), origin="derived",
+                         name="derived: each output sums one shifted byte per channel (a sheared neighbourhood)")
+    hull = HullClass(f"{channels}x{per_channel}|sheared column({channels}) -> {dms}x{samples}|element (derived, "
+                     "element size 1 B: c and d in bytes)", cls, 2.0, 1.0)
+    caveats = ("FLOP = 2 per output and channel (the delay multiply and the accumulate); the float-to-int "
+               "conversion of the shift and the index arithmetic are instructions, not FLOP.",
+               "L1 bytes count the 1-byte input and the 4-byte delay as requested per (output, channel); the "
+               "delay is the same for every thread of a DM and is served as a broadcast.",
+               f"L2 bytes: a group's span of samples per channel, from the mean delay ({mean_shift:.1f} samples per "
+               "unit DM), in 32-byte sectors.")
+    return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
+                      np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), hull, caveats)
+
+
+def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
+    """Return CLBlast Xgemm's work: C = alpha A B + beta C with MWG x NWG tiles per work-group."""
+    m, n, k = (float(problem[name]) for name in ("m", "n", "k"))
+    s = float(problem.get("element_bytes", 4))
+    col = {name: _column(configs, parameters, name, 0) for name in
+           ("MWG", "NWG", "MDIMC", "NDIMC", "SA", "SB")}
+    mwi, nwi = col["MWG"] / col["MDIMC"], col["NWG"] / col["NDIMC"]
+    fma = m * n * k
+    dram = _full(configs, (m * k + k * n + 2 * m * n) * s)
+    # Per work-group the A panel (MWG x K) and B panel (K x NWG) leave L2; per thread each k needs MWI values
+    # of A and NWI of B, from local memory where SA / SB stage them, else from global memory through L1.
+    panels = (m * n * k / col["NWG"] + m * n * k / col["MWG"]) * s + 2 * m * n * s
+    loads_a, loads_b = m * n * k / nwi * s, m * n * k / mwi * s
+    from_global = np.where(col["SA"] > 0, 0.0, loads_a) + np.where(col["SB"] > 0, 0.0, loads_b)
+    staged = np.where(col["SA"] > 0, m * n * k / col["NWG"] * s + loads_a, 0.0) + \
+        np.where(col["SB"] > 0, m * n * k / col["MWG"] * s + loads_b, 0.0)
+    l1 = np.where(col["SA"] > 0, m * n * k / col["NWG"] * s, 0.0) + np.where(col["SB"] > 0, m * n * k / col["MWG"] * s,
+                                                                                0.0) + from_global + 2 * m * n * s
+    species = f"{int(m)}x{int(k)}|chunk(1x{int(k)}) ^ {int(k)}x{int(n)}|chunk({int(k)}x1) -> {int(m)}x{int(n)}|element"
+    hull = HullClass(species, class_variables(parse_species(species)), 2.0, s)
+    caveats = ("FLOP = 2 M N K (the alpha/beta update, 3 M N, is left out: 0.07 % here).",
+               "L2 bytes are the A and B panels of each work-group's tile, L1 bytes the per-thread loads where "
+               "SA / SB do not stage them in local memory; the vector widths VWM / VWN change instructions, "
+               "not bytes.")
+    zero = _full(configs, 0)
+    return KernelWork(_full(configs, 2 * fma), _full(configs, fma), zero, zero, np.maximum(l1, panels),
+                      np.maximum(panels, dram), dram, staged, hull, caveats)
+
+
+def _pnpoly(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
+    """Return point-in-polygon's work: every point against every edge; only unconditional FLOP are counted."""
+    points, vertices = float(problem["points"]), float(problem["vertices"])
+    tile = _column(configs, parameters, "tile_size", 1)
+    between = _column(configs, parameters, "between_method", 0)
+    pairs = points * vertices
+    # is_between: methods 2 and 3 subtract twice and multiply; 0 and 1 only compare. The edge's slope
+    # (two subtractions and a division) is computed once per edge for a thread's tile of points.
+    between_flop = np.where(between >= 2, 3.0, 0.0)
+    slope = 3.0 / tile
+    flop = pairs * (between_flop + slope)
+    n_add = pairs * (np.where(between >= 2, 2.0, 0.0) + 2.0 / tile)
+    n_mul = pairs * (np.where(between >= 2, 1.0, 0.0) + 1.0 / tile)
+    dram = _full(configs, points * (8 + 4))
+    cls = ClassVariables(w=points, m=1, o=16, d=2 * points, c=2 * points, u=0, floors=("c1",), origin="derived",
+                         name="derived: each point tested against every edge (element to element)")
+    hull = HullClass(f"{int(points)}|element -> {int(points)}|element (derived; 8-byte points, 4-byte flags)", cls,
+                     float(vertices * 3), 6.0)
+    caveats = ("FLOP counts only the arithmetic every configuration executes: the crossing test's subtraction "
+               "and FMA run only where the point lies between the edge's ends (data dependent) and are left out, "
+               "so the roofline is a loose bound here; the kernel is bound by compares and branches.",
+               "Boat hull f = 3 ops per edge (the crossing test's subtract and FMA, as written), element size 6 B "
+               "(the mean of the 8-byte point and the 4-byte flag).")
+    zero = _full(configs, 0)
+    return KernelWork(flop, zero, n_add, n_mul, dram, dram, dram, zero, hull, caveats)
+
+
+WORK: dict[str, Callable[[NDArray[np.int64], tuple[str, ...], Mapping[str, Any]], KernelWork]] = {
+    "convolution-milo": _convolution,
+    "convolution": _convolution,
+    "dedispersion-milo": _dedispersion,
+    "gemm": _gemm,
+    "pnpoly": _pnpoly,
+}
+
+
+def kernel_work(name: str, configs: NDArray[np.int64], parameters: tuple[str, ...],
+                problem: Mapping[str, Any]) -> KernelWork:
+    """Return the work of corpus kernel `name` for every configuration (FLOP, instructions, B per level)."""
+    if name not in WORK:
+        raise NotFound(f"perfcast cannot count the work of {name!r} (it counts: {', '.join(WORK)})")
+    return WORK[name](configs, parameters, problem)

@@ -1,0 +1,92 @@
+"""The GPU corpus files: read back what was written, refuse what is broken, turn into recorded spaces."""
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfcast.errors import NotFound
+from perfcast.validation.corpus import CorpusError, read_corpus, write_kernel_csv
+from perfcast.validation.corpus_build import build_corpus
+
+
+def _manifest(folder: Path, version: int = 1) -> None:
+    (folder / "corpus.yaml").write_text(
+        f"format: perfcast-gpu-corpus\nversion: {version}\nrepository: {{name: test}}\nkernels:\n"
+        "  k:\n    title: a kernel\n    problem: {size: [4]}\n    sources:\n      a: {path: a.json}\n"
+        "      b: {path: b.json}\n")
+
+
+def _write(folder: Path) -> None:
+    per_device = {"a": {(1, 2): ("ok", 2.0, 0.01), (3, 4): ("runtime", float("nan"), float("nan"))},
+                  "b": {(1, 2): ("ok", 4.0, float("nan"))}}
+    write_kernel_csv(folder / "k.csv.gz", ("x", "y"), [(1, 2), (3, 4)], per_device)
+    _manifest(folder)
+
+
+def test_a_written_kernel_reads_back(tmp_path: Path) -> None:
+    _write(tmp_path)
+    kernel = read_corpus(tmp_path).kernels["k"]
+    assert kernel.parameters == ("x", "y") and kernel.devices == ("a", "b")
+    assert kernel.times[0, 0] == pytest.approx(2e-3) and kernel.times[0, 1] == pytest.approx(4e-3)
+    assert kernel.status[1, 0] == "runtime" and kernel.status[1, 1] == "absent"
+    assert np.isnan(kernel.spreads[0, 1])
+    assert kernel.best_row("a") == 0
+    space = kernel.recorded_space("a")
+    assert [r.status for r in space.records] == ["ok", "runtime"]
+    assert len(kernel.recorded_space("b").records) == 1  # absent rows are not records
+
+
+def test_a_newer_corpus_asks_for_a_newer_perfcast(tmp_path: Path) -> None:
+    _write(tmp_path)
+    _manifest(tmp_path, version=99)
+    with pytest.raises(CorpusError, match="update perfcast"):
+        read_corpus(tmp_path)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,2,-3,,4,\n", "positive"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,2,3,,4\n", "cells"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,2,3,,4,\n1,2,3,,4,\n", "twice"),
+    ("x,y,time_ms@a,time_ms@b\n1,2,3,4\n", "spread"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,z,3,,4,\n", "integer"),
+])
+def test_a_broken_kernel_file_is_refused_with_a_reason(tmp_path: Path, body: str, message: str) -> None:
+    _manifest(tmp_path)
+    (tmp_path / "k.csv.gz").write_bytes(gzip.compress(body.encode()))
+    with pytest.raises(CorpusError, match=message):
+        read_corpus(tmp_path)
+
+
+def test_an_unknown_kernel_is_named(tmp_path: Path) -> None:
+    _write(tmp_path)
+    with pytest.raises(NotFound, match="it has: k"):
+        read_corpus(tmp_path, ["gemm"])
+
+
+def test_the_shipped_corpus_reads_and_names_its_sources() -> None:
+    corpus = read_corpus()
+    assert {"convolution-milo", "dedispersion-milo", "gemm", "pnpoly", "convolution"} <= set(corpus.kernels)
+    assert len(corpus.devices()) == 10
+    assert corpus.manifest["repository"]["licence"].startswith("MIT")
+    for kernel in corpus.kernels.values():
+        assert all(source.path.endswith(".json.gz") for source in kernel.sources)
+        assert (kernel.status == "ok").sum() > 0.5 * kernel.status.size
+
+
+def test_the_build_takes_medians_and_spreads_from_the_runs(tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    cache = {"device_name": "GPU", "kernel_name": "k", "problem_size": [4], "tune_params_keys": ["x"],
+             "tune_params": {"x": [1, 2]}, "objective": "time",
+             "cache": {"1": {"x": 1, "time": 2.5, "times": [1.0, 2.0, 4.0]},
+                       "2": {"x": 2, "time": "RuntimeFailedConfig"}}}
+    (hub / "cachefiles/convolution_milo").mkdir(parents=True)
+    for name in ("A100", "A4000", "A6000", "MI250X", "W6600", "W7800"):
+        (hub / f"cachefiles/convolution_milo/{name}.json.gz").write_bytes(gzip.compress(json.dumps(cache).encode()))
+    build_corpus(hub, tmp_path / "out", "0" * 40, ["convolution-milo"])
+    kernel = read_corpus(tmp_path / "out").kernels["convolution-milo"]
+    assert kernel.times[0, 0] == pytest.approx(2e-3)  # the median of 1, 2, 4 ms, not their mean
+    assert kernel.spreads[0, 0] == pytest.approx(np.std([1.0, 2.0, 4.0]) / 2.0, rel=1e-2)
+    assert kernel.status[1, 0] == "runtime"

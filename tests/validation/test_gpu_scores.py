@@ -1,0 +1,121 @@
+"""Scoring on the GPU corpus, on a small synthetic kernel measured on two catalog GPUs."""
+
+import math
+
+import numpy as np
+import pytest
+
+from perfcast.devices.catalog import get_device
+from perfcast.validation.corpus import CorpusKernel, KernelSource
+from perfcast.validation.gpu_scores import (
+    IMPLAUSIBLE,
+    gpu_figures,
+    hull_score,
+    pair_score,
+    portability_score,
+    roofline_score,
+    score_corpus,
+)
+from perfcast.validation.kernel_work import kernel_work
+
+NAMES = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "use_shmem")
+PROBLEM = {"size": [4096, 4096], "filter": [15, 15], "element_bytes": 4}
+CONFIGS = np.array([[32, 4, 1, 2, 1], [64, 4, 1, 2, 1], [32, 8, 1, 1, 1], [16, 1, 1, 1, 1]])
+
+
+def _kernel(times_a: list[float], times_b: list[float]) -> CorpusKernel:
+    times = np.array([times_a, times_b]).T
+    status = np.full(times.shape, "ok", dtype="<U8")
+    status[np.isnan(times)] = "runtime"
+    return CorpusKernel("convolution-milo", "test", NAMES, CONFIGS, ("a100-40gb", "v100"), times,
+                        np.zeros_like(times), status, PROBLEM,
+                        (KernelSource("a100-40gb", "a", ""), KernelSource("v100", "b", "")), {})
+
+
+@pytest.fixture(scope="module")
+def gpus() -> dict:
+    return {name: get_device(name) for name in ("a100-40gb", "v100")}
+
+
+def _work():
+    return kernel_work("convolution-milo", CONFIGS, NAMES, PROBLEM)
+
+
+def test_a_time_below_the_bound_is_a_violation_and_far_below_it_a_broken_record(gpus: dict) -> None:
+    work = _work()
+    a100 = gpu_figures(gpus["a100-40gb"])
+    naive = max(float(work.flop[0]) / a100.fma, float(work.dram[0]) / a100.bandwidth["DRAM"])
+    dram = float(work.dram[0]) / a100.bandwidth["DRAM"]
+    kernel = _kernel([naive * 0.9, naive * 1.5, dram / (IMPLAUSIBLE * 1.1), naive * 3], [1e-3] * 4)
+    score = roofline_score(kernel, work, "a100-40gb", a100)
+    assert score.naive_violations == 2  # row 0 (10 % under) and the broken row 2
+    assert list(score.implausible) == [2]
+    assert score.best_row == 0  # the broken record is not the best
+    assert score.naive_fraction == pytest.approx(1 / 0.9)
+    assert not score.plausible(kernel)[2]
+
+
+def test_the_spread_forgives_a_bound_beaten_within_it(gpus: dict) -> None:
+    work = _work()
+    a100 = gpu_figures(gpus["a100-40gb"])
+    naive = max(float(work.flop[0]) / a100.fma, float(work.dram[0]) / a100.bandwidth["DRAM"])
+    kernel = _kernel([naive * 0.95] * 4, [1e-3] * 4)
+    spreads = kernel.spreads.copy()
+    spreads[:, 0] = 0.1
+    kernel = CorpusKernel(kernel.name, kernel.title, NAMES, CONFIGS, kernel.devices, kernel.times, spreads,
+                          kernel.status, PROBLEM, kernel.sources, {})
+    assert roofline_score(kernel, work, "a100-40gb", a100).naive_violations == 0
+
+
+def test_the_hull_contains_a_time_inside_its_range_and_measures_a_miss(gpus: dict) -> None:
+    work = _work()
+    a100 = gpu_figures(gpus["a100-40gb"])
+    inside = hull_score(_kernel([7e-4] * 4, [1e-3] * 4), work, "a100-40gb", a100, 0)
+    assert inside.lower < 7e-4 < inside.upper and inside.contained and inside.miss == 1
+    assert inside.width == pytest.approx(2.0)  # c1 = 2 c0: the FMA floor
+    outside = hull_score(_kernel([inside.upper * 3] * 4, [1e-3] * 4), work, "a100-40gb", a100, 0)
+    assert not outside.contained and outside.miss == pytest.approx(3.0)
+
+
+def test_a_target_that_scales_by_bandwidth_is_predicted_exactly_by_that_baseline(gpus: dict) -> None:
+    work = _work()
+    a100, v100 = gpu_figures(gpus["a100-40gb"]), gpu_figures(gpus["v100"])
+    ratio = a100.bandwidth["DRAM"] / v100.bandwidth["DRAM"]
+    source = [1e-3, 2e-3, 3e-3, 4e-3]
+    kernel = _kernel(source, [t * ratio for t in source])
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    pair = pair_score(kernel, work, "a100-40gb", "v100", a100, gpu_figures(gpus["v100"], gpus["a100-40gb"]),
+                      plausible)
+    assert pair.n == 4 and pair.same_vendor
+    assert pair.mape["bandwidth ratio"] == pytest.approx(0, abs=1e-12)
+    assert pair.best_ape["bandwidth ratio"] == pytest.approx(0, abs=1e-12)
+    assert pair.mape["max ratio"] == pytest.approx(abs(max(ratio, a100.fma / v100.fma) / ratio - 1))
+    assert pair.rank_correlation == pytest.approx(1.0)
+    assert np.isfinite(pair.projected).all() and pair.mape["perfcast"] >= 0
+
+
+def test_a_configuration_failed_on_either_gpu_is_not_projected(gpus: dict) -> None:
+    work = _work()
+    kernel = _kernel([1e-3, 2e-3, math.nan, 4e-3], [1e-3, math.nan, 3e-3, 4e-3])
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    a100, v100 = gpu_figures(gpus["a100-40gb"]), gpu_figures(gpus["v100"])
+    pair = pair_score(kernel, work, "a100-40gb", "v100", a100, v100, plausible)
+    assert pair.n == 2 and np.isnan(pair.projected[1]) and np.isnan(pair.projected[2])
+
+
+def test_portability_carries_the_sources_best_and_takes_the_best_of_the_top_k() -> None:
+    kernel = _kernel([1e-3, 2e-3, 3e-3, 4e-3], [4e-3, 2e-3, 1e-3, 8e-3])
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    projected = np.array([1.0, 3.0, 2.0, 4.0])  # the projection ranks rows 0, 2, 1, 3
+    score = portability_score(kernel, "a100-40gb", "v100", plausible, projected, ks=(1, 2))
+    assert score.best_carried == pytest.approx(1e-3 / 4e-3)
+    assert score.projected_top == {1: pytest.approx(0.25), 2: pytest.approx(1.0)}
+
+
+def test_scoring_the_corpus_covers_every_pair_and_leaves_out_gpus_it_does_not_know(gpus: dict) -> None:
+    kernel = _kernel([1e-3, 2e-3, 3e-3, 4e-3], [2e-3, 3e-3, 4e-3, 5e-3])
+    scores = score_corpus([kernel], {kernel.name: _work()}, gpus)
+    assert len(scores.roofline) == 2 and len(scores.hull) == 2
+    assert [(p.source, p.target) for p in scores.pairs] == [("a100-40gb", "v100"), ("v100", "a100-40gb")]
+    partial = score_corpus([kernel], {kernel.name: _work()}, {"v100": gpus["v100"]})
+    assert partial.pairs == [] and any("a100-40gb: not in the device catalog" in s for s in partial.skipped)
