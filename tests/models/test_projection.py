@@ -128,3 +128,18 @@ def test_faster_target_never_projects_slower():
     assert all(value >= p.measured_performance for value in p.per_level.values())
     same = project(kernel(), SOURCE, SOURCE)
     assert same.lower == pytest.approx(same.upper) == pytest.approx(same.measured_performance)
+
+
+def test_a_wider_wavefront_on_the_target_lowers_its_compute_ceiling():
+    heavy = kernel(flop=1e9, time=1e9 / 5e12, active_threads=32)
+    same = project(heavy, SOURCE, TARGET)
+    # 32 work-items per group fill a 32-wide warp but half a 64-wide wavefront
+    wide = project(heavy, SOURCE, TARGET, on_target_kernel=kernel(flop=1e9, time=1e9 / 5e12, active_threads=32,
+                                                                  warp_size=64))
+    assert wide.target.perf_ceil == pytest.approx(same.target.perf_ceil / 2)
+    assert wide.upper == pytest.approx(same.upper / 2)
+
+
+def test_the_kernel_on_the_target_must_keep_the_profiles_counts():
+    with pytest.raises(ValueError, match="hits"):
+        project(kernel(), SOURCE, TARGET, on_target_kernel=kernel(hits={"L1": 1.0, "L2": 1.0, "DRAM": 1.0}))

@@ -432,18 +432,21 @@ def _machine() -> str:
 def validate_gpu_corpus_command(
     corpus_dir: Annotated[Path | None, typer.Option("--corpus", help="Corpus folder (corpus.yaml and KERNEL.csv.gz); default: the one perfcast ships.")] = None,
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Score only this corpus kernel. Repeatable.")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Project every 25th configuration only (and each GPU's best): seconds, for tests.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Project every 25th configuration only (and each GPU's best), replay tuning with 2 seeds and 100 evaluations: seconds, for tests.")] = False,
+    seeds: Annotated[int, typer.Option("--replay-seeds", min=0, help="Seeds of random search in the tuning replay (0: no replay).")] = 20,
+    budget: Annotated[int, typer.Option("--replay-budget", min=1, help="Evaluations of each random search run.")] = 500,
     markdown: Markdown = None,
     as_json: Json = False,
 ) -> None:
     """Score every model on published GPU measurements (the corpus): roofline, boat hull, projection, portability."""
+    import dataclasses
     import json
     import time
 
     from perfcast.devices.catalog import get_device
     from perfcast.validation.corpus import CORPUS_DIR, read_corpus
     from perfcast.validation.gpu_report import corpus_json, corpus_markdown, summary, write_charts
-    from perfcast.validation.gpu_scores import score_corpus
+    from perfcast.validation.gpu_scores import replay_scores, score_corpus
     from perfcast.validation.kernel_work import kernel_work
 
     check_writable(markdown, "--markdown", (".md",))
@@ -456,6 +459,11 @@ def validate_gpu_corpus_command(
     with console.status("scoring the GPU corpus") as status:
         scores = score_corpus(list(corpus.kernels.values()), works, devices, quick=quick,
                               progress=lambda label: status.update(printable(label)[:100]))
+        if seeds:
+            replays = replay_scores(list(corpus.kernels.values()), scores.usable, 2 if quick else seeds,
+                                    min(budget, 100) if quick else budget,
+                                    progress=lambda label: status.update(printable(label)[:100]))
+            scores = dataclasses.replace(scores, replays=replays)
     elapsed = time.perf_counter() - started
     data = corpus_json(scores, corpus)
     if markdown is not None:
@@ -481,6 +489,9 @@ def validate_gpu_corpus_command(
             best = figures["best_mape"]
             table.add_row(f"projection, {group}", "MAPE best: perfcast / bw / FLOP / max",
                           " / ".join(f"{100 * best[m]:.1f} %" for m in best))
+        for strategy, figures in head["tuning_replay"].items():
+            table.add_row(f"tuning replay, {strategy}", f"final fraction over {figures['spaces']} spaces: median / lowest",
+                          f"{100 * figures['final_median']:.1f} % / {100 * figures['final_lowest']:.1f} %")
         port = head["portability"]
         table.add_row("portability", "median: source's best / top-5 projected",
                       f"{100 * port['best_carried_median']:.1f} % / {100 * port['projected_top_median']['5']:.1f} %")

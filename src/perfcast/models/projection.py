@@ -165,16 +165,25 @@ class Projection:
     left_out: dict[str, str]
 
 
-def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_ratio: float = 1.0) -> Projection:
+def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_ratio: float = 1.0,
+            on_target_kernel: ProjectedKernel | None = None) -> Projection:
     """Return the projection (§4) of a kernel measured on `source` onto `target`; `flop_ratio` scales its FLOP there.
 
     `flop_ratio` is FLOP_t / FLOP_s from the SASS comparison of special functions (1 when they compile alike).
+    `on_target_kernel` is the kernel as it runs on the target where that differs from the profile in its active
+    threads per warp instruction and warp size (a work-group of 32 fills a 32-wide warp but half a 64-wide
+    wavefront); its counts and bytes must be the profile's, as §4 assumes equal traffic.
     """
     positive("flop_ratio", flop_ratio)
     measured = kernel.flop / kernel.time
     flop_target = kernel.flop * flop_ratio
     on_source = kernel_ceilings(kernel, source)
-    on_target = kernel_ceilings(kernel, target, flop_target)
+    if on_target_kernel is not None:
+        differ = [name for name in ("n_fma", "n_add", "n_mul", "hits", "shared_bytes", "flop")
+                  if getattr(on_target_kernel, name) != getattr(kernel, name)]
+        if differ:
+            raise ValueError(f"the kernel on the target must keep the profile's {', '.join(differ)}")
+    on_target = kernel_ceilings(on_target_kernel or kernel, target, flop_target)
     per_level = {level: measured / on_source.rooflines[level] * on_target.rooflines[level]
                  for level in LEVELS if level in on_source.rooflines and level in on_target.rooflines}
     left_out = {**on_source.left_out, **on_target.left_out}

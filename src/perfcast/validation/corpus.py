@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from perfcast.errors import InputError, NotFound
 from perfcast.safe_yaml import load_yaml_file
-from perfcast.tune.recorded import Record, RecordedSpace, read_recorded
+from perfcast.tune.recorded import Record, RecordedSpace, Value, read_recorded
 
 __all__ = ["CORPUS_DIR", "CORPUS_FORMAT", "CORPUS_VERSION", "Corpus", "CorpusError", "CorpusKernel", "KernelSource",
            "build_kernel", "read_corpus", "write_kernel_csv"]
@@ -71,6 +71,7 @@ class CorpusKernel:
     sources: tuple[KernelSource, ...]
     repository: dict[str, str]
     notes: tuple[str, ...] = ()
+    work_group: tuple[str, ...] = ()  # the parameters that shape a work-group (the tuner's group level)
 
     def config(self, row: int) -> dict[str, int]:
         """Return configuration `row` as a parameter mapping."""
@@ -102,8 +103,10 @@ class CorpusKernel:
             if state == "absent":
                 continue
             time = float(self.times[row, column]) if state == "ok" else None
-            records.append(Record(self.config(row), state, time, (time,) if time is not None else ()))
-        values = {name: tuple(sorted({int(v) for v in self.configs[:, i]})) for i, name in enumerate(self.parameters)}
+            config: dict[str, Value] = dict(self.config(row))
+            records.append(Record(config, state, time, (time,) if time is not None else ()))
+        values: dict[str, tuple[Value, ...]] = {
+            name: tuple(sorted({int(v) for v in self.configs[:, i]})) for i, name in enumerate(self.parameters)}
         size = tuple(int(v) for v in self.problem.get("size", ()))
         return RecordedSpace(self.name, device, size, values, records, origin=f"gpu corpus {self.name} on {device}")
 
@@ -112,7 +115,7 @@ class CorpusKernel:
         index = np.asarray(rows, dtype=np.int64)
         return CorpusKernel(self.name, self.title, self.parameters, self.configs[index], self.devices,
                             self.times[index], self.spreads[index], self.status[index], self.problem, self.sources,
-                            self.repository, self.notes)
+                            self.repository, self.notes, self.work_group)
 
 
 @dataclass(frozen=True)
@@ -296,5 +299,5 @@ def read_corpus(directory: Path | str = CORPUS_DIR, kernels: Sequence[str] | Non
         result[name] = CorpusKernel(
             name, str(entry.get("title", name)), parameters, configs, tuple(devices), times, spreads, status,
             dict(entry.get("problem") or {}), tuple(sources), {**repository, **(entry.get("repository") or {})},
-            tuple(str(n) for n in entry.get("notes") or ()))
+            tuple(str(n) for n in entry.get("notes") or ()), tuple(str(p) for p in entry.get("work_group") or ()))
     return Corpus(result, str(directory), manifest)

@@ -45,6 +45,7 @@ class HubKernel:
     problem: dict[str, Any]
     caches: dict[str, str]
     notes: tuple[str, ...] = ()
+    work_group: tuple[str, ...] = ("block_size_x", "block_size_y")  # the parameters that shape a work-group
 
 
 HUB_KERNELS: dict[str, HubKernel] = {
@@ -71,12 +72,13 @@ HUB_KERNELS: dict[str, HubKernel] = {
         "currently_unused/kernels/gemm/ (common.opencl, xgemm_part1-3.opencl)",
         {"m": 4096, "n": 4096, "k": 4096, "element_bytes": 4},
         {device: f"{_OLD}/gemm/{file}.json.gz" for device, file in _GEFORCE.items()},
-        ("The RTX 3060 laptop's space holds 10000 of the 17956 configurations the other three GPUs hold.",)),
+        ("The RTX 3060 laptop's space holds 10000 of the 17956 configurations the other three GPUs hold.",),
+        ("MDIMC", "NDIMC")),
     "pnpoly": HubKernel(
         "Point-in-polygon (crossing number): 20 000 000 points against a 600-vertex polygon",
         "currently_unused/kernels/pnpoly.cu",
         {"points": 20_000_000, "vertices": 600},
-        {device: f"{_OLD}/pnpoly/{file}.json.gz" for device, file in _GEFORCE.items()}),
+        {device: f"{_OLD}/pnpoly/{file}.json.gz" for device, file in _GEFORCE.items()}, (), ("block_size_x",)),
 }
 
 
@@ -102,7 +104,8 @@ def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = 
         sources = {device: {"path": cache, "recorded_name": read_recorded(paths[device]).device}
                    for device, cache in spec.caches.items()}
         manifest["kernels"][name] = {"title": spec.title, "source": spec.source, "problem": spec.problem,
-                                     "sources": sources, "notes": list(spec.notes)}
+                                     "work_group": list(spec.work_group), "sources": sources,
+                                     "notes": list(spec.notes)}
     write_text_atomic(out / "corpus.yaml", "# The GPU corpus: see perfcast.validation.corpus for the format.\n"
                       + yaml.safe_dump(manifest, sort_keys=False, width=110, allow_unicode=True))
     return rows

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from perfcast.devices.schema import Device
+from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
 from perfcast.validation.gpu_scores import IMPLAUSIBLE, METHODS, CorpusScores, PairScore
 
@@ -61,6 +62,8 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
             "configurations": sum(p.n for p in pairs),
             "best_mape": {m: _mean([p.best_ape[m] for p in pairs]) for m in METHODS},
             "best_median_ape": {m: _median([p.best_ape[m] for p in pairs]) for m in METHODS},
+            "tuned_mape": {m: _mean([p.tuned_ape[m] for p in pairs]) for m in METHODS},
+            "tuned_median_ape": {m: _median([p.tuned_ape[m] for p in pairs]) for m in METHODS},
             "all_mape": {m: _mean([p.mape[m] for p in pairs]) for m in METHODS},
             "median_rank_correlation": _median([p.rank_correlation for p in pairs]),
         }
@@ -72,6 +75,13 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
         "hull": {"pairs": len(hull), "contained": len(contained), "contained_within_width": len(narrow_and_in),
                  "fraction_contained_within_width": len(narrow_and_in) / len(hull) if hull else math.nan},
         "projection": projection,
+        "tuning_replay": {r.strategy: {"spaces": sum(1 for s in scores.replays for x in s.replays
+                                                     if x.strategy == r.strategy),
+                                       "final_median": _median([statistics.median(x.chosen) for s in scores.replays
+                                                                for x in s.replays if x.strategy == r.strategy]),
+                                       "final_lowest": min(statistics.median(x.chosen) for s in scores.replays
+                                                           for x in s.replays if x.strategy == r.strategy)}
+                          for r in (scores.replays[0].replays if scores.replays else [])},
         "portability": {"best_carried_median": _median([p.best_carried for p in scores.portability]),
                         "projected_top_median": {str(k): _median([p.projected_top[k] for p in scores.portability])
                                                  for k in (1, 3, 5)}},
@@ -99,6 +109,8 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                       for h in scores.hull],
         "projection": [{"kernel": p.kernel, "source": p.source, "target": p.target, "same_vendor": p.same_vendor,
                         "n": p.n, "best_ape": {m: clean(v) for m, v in p.best_ape.items()},
+                        "tuned_ape": {m: clean(v) for m, v in p.tuned_ape.items()},
+                        "left_out_levels": list(p.left_out),
                         "mape": {m: clean(v) for m, v in p.mape.items()},
                         "median_ape": {m: clean(v) for m, v in p.median_ape.items()},
                         "rank_correlation": clean(p.rank_correlation)} for p in scores.pairs],
@@ -106,6 +118,14 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                          "best_carried": clean(p.best_carried),
                          "projected_top": {str(k): clean(v) for k, v in p.projected_top.items()}}
                         for p in scores.portability],
+        "tuning_replay": [{"kernel": r.kernel, "device": r.device, "configurations": r.configurations,
+                           "within": {str(f): n for f, n in r.within.items()},
+                           "strategies": {x.strategy: {
+                               "seeds": x.seeds, "final_median": clean(statistics.median(x.chosen)),
+                               "evaluations_median": statistics.median(x.evaluations),
+                               "to_reach_median": {str(f): x.summary(f)[0] for f in (0.90, 0.97, 0.99)},
+                               "to_reach_runs": {str(f): x.summary(f)[1] for f in (0.90, 0.97, 0.99)}}
+                               for x in r.replays}} for r in scores.replays],
         "skipped": scores.skipped,
     }
 
@@ -174,10 +194,12 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     lines += [
         "", "## Headline", "",
         "| model | what is scored | result | goal |", "|---|---|---|---|",
-        f"| roofline (naive: fp32 FMA peak, DRAM) | configurations faster than the bound | "
+        f"| roofline (naive: fp32 FMA peak, DRAM) | plausible configurations faster than the bound | "
         f"{roof['naive_violations']} of {roof['configurations']} | 0 |",
-        f"| roofline (hierarchical: kernel's compute ceiling, L1/shared, L2, DRAM) | configurations faster than the "
-        f"bound | {roof['hierarchical_violations']} of {roof['configurations']} | 0 |",
+        f"| roofline (hierarchical: kernel's compute ceiling, L1/shared, L2, DRAM) | plausible configurations faster "
+        f"than the bound | {roof['hierarchical_violations']} of {roof['configurations']} | 0 |",
+        f"| roofline | broken records (faster than the compulsory DRAM traffic allows by more than {IMPLAUSIBLE:g}x) "
+        f"| {roof['implausible']} | — |",
         f"| boat hull | best time of each (kernel, GPU) inside a range at most {GOALS['hull_width']:g}x wide | "
         f"{head['hull']['contained_within_width']} of {head['hull']['pairs']} "
         f"({_pct(head['hull']['fraction_contained_within_width'])}) | ≥ {GOALS['hull_contained']:.0%} |",
@@ -197,11 +219,13 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     lines += _hull_section(scores, charts)
     lines += _projection_section(scores, charts)
     lines += _portability_section(scores)
+    if scores.replays:
+        lines += _replay_section(scores)
     lines += ["", "## How each kernel's work is counted, and what is uncertain", ""]
-    for kernel, caveats in scores.caveats.items():
-        lines.append(f"- **{kernel}**")
+    for name, caveats in scores.caveats.items():
+        lines.append(f"- **{name}**")
         lines += [f"  - {c}" for c in caveats]
-        lines += [f"  - {n}" for n in corpus.kernels[kernel].notes]
+        lines += [f"  - {n}" for n in corpus.kernels[name].notes]
     if scores.skipped:
         lines += ["", "## Left out", ""] + [f"- {s}" for s in scores.skipped]
     return "\n".join(lines) + "\n"
@@ -249,12 +273,16 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
              "source time by the ratio of DRAM bandwidths, of fp32 peaks, or by the larger of the two. *Best*: the "
              "target's fastest configuration, projected from its time on the source. Rank correlation: Spearman, "
              "projected against measured target times over the configurations.", "",
-             "| group | pairs | configurations | method | MAPE best | median APE best | MAPE all | ",
-             "|---|---|---|---|---|---|---|"]
+             "*Tuned*: the source's optimum projected onto the target, against the target's optimum (each GPU "
+             "tuned on its own: how fast will my tuned kernel run there?).", "",
+             "| group | pairs | configurations | method | MAPE best | median APE best | MAPE tuned | median APE tuned "
+             "| MAPE all |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for group, figures in head.items():
         for method in METHODS:
             lines.append(f"| {group} | {figures['pairs']} | {figures['configurations']} | {method} | "
                          f"{_pct(figures['best_mape'][method])} | {_pct(figures['best_median_ape'][method])} | "
+                         f"{_pct(figures['tuned_mape'][method])} | {_pct(figures['tuned_median_ape'][method])} | "
                          f"{_pct(figures['all_mape'][method])} |")
     lines += ["", "Median rank correlation of the configurations: "
               + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()), "",
@@ -266,6 +294,43 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
                      + " / ".join(_pct(p.best_ape[m]) for m in METHODS) + " | "
                      + " / ".join(_pct(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} |")
     return lines + ["", "</details>", ""]
+
+
+def _evaluations(replay: StrategyReplay, fraction: float) -> str:
+    """Return the median evaluations to reach `fraction` of the optimum, with how many runs did, or 'never'."""
+    median, reached, _, _ = replay.summary(fraction)
+    if median is None:
+        return "never"
+    return f"{median:g}" + ("" if reached == replay.seeds else f" ({reached}/{replay.seeds})")
+
+
+def _replay_section(scores: CorpusScores) -> list[str]:
+    """Return the tuning replay section: evaluations to 90/97/99 % of each space's optimum, per strategy."""
+    seeds = max((r.seeds for score in scores.replays for r in score.replays), default=0)
+    lines = ["## 5. Tuning replayed on every space", "",
+             "perfcast's strategies run on each recorded space: every configuration a strategy asks for is answered "
+             "from the record and costs one evaluation (a failed one too). The hierarchical method is deterministic "
+             f"(one run); random search is replayed with {seeds} seeds. Evaluations: median over the runs that "
+             "reached the fraction (how many did, where not all). *Final*: optimum / the time of the configuration "
+             "the strategy returned (median over runs). *Within*: configurations of the space within 90 / 97 / "
+             "99 % of its optimum (how easy the space is). KernelTuner's strategies on the same spaces: "
+             "[tuning-replay/README.md](tuning-replay/README.md).", "",
+             "| kernel | GPU | configurations | within 90/97/99 % | strategy | to 90 % | to 97 % | to 99 % | final | "
+             "evaluations |", "|---|---|---|---|---|---|---|---|---|---|"]
+    finals: dict[str, list[float]] = {}
+    for score in scores.replays:
+        within = " / ".join(str(score.within[f]) for f in (0.90, 0.97, 0.99))
+        for replay in score.replays:
+            final = statistics.median(replay.chosen)
+            finals.setdefault(replay.strategy, []).append(final)
+            lines.append(f"| {score.kernel} | {score.device} | {score.configurations} | {within} | {replay.strategy} | "
+                         + " | ".join(_evaluations(replay, f) for f in (0.90, 0.97, 0.99))
+                         + f" | {_pct(final)} | {statistics.median(replay.evaluations):g} |")
+    lines += ["", "Final fraction of the optimum over the spaces: "
+              + "; ".join(f"{name} median {_pct(statistics.median(v))}, lowest {_pct(min(v))}, "
+                          f"{sum(f >= 0.9 for f in v)} of {len(v)} spaces at 90 % or more" for name, v in finals.items()),
+              ""]
+    return lines
 
 
 def _portability_section(scores: CorpusScores) -> list[str]:

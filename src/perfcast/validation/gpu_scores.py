@@ -24,11 +24,15 @@ from perfcast.devices.projection_view import projection_capabilities
 from perfcast.devices.schema import Device, InstructionKind, Precision
 from perfcast.models.boathull import GpuFigures, predict_gpu
 from perfcast.models.projection import GpuMaxima, ProjectedKernel, project
+from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import CorpusKernel
 from perfcast.validation.kernel_work import KernelWork
 
-__all__ = ["IMPLAUSIBLE", "METHODS", "CorpusScores", "GpuFigures4", "HullScore", "PairScore", "PortabilityScore", "RooflineScore",
-           "gpu_figures", "hull_score", "pair_score", "portability_score", "roofline_score", "score_corpus", "spearman"]
+__all__ = [
+    "CorpusScores", "GpuFigures4", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
+    "REPLAY_STRATEGIES", "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score",
+    "portability_score", "replay_scores", "roofline_score", "score_corpus", "spearman"
+]
 
 IMPLAUSIBLE = 2.0  # a time below the compulsory-DRAM bound / this is a broken record, not a fast kernel
 
@@ -56,7 +60,8 @@ def gpu_figures(device: Device, source: Device | None = None) -> GpuFigures4:
     fma = kinds[InstructionKind.FMA].value
     add_mul_figure = kinds.get(InstructionKind.ADD_MUL)
     add_mul = add_mul_figure.value if add_mul_figure else fma / 2
-    bandwidth = {level.level: level.bandwidth.value for level in device.memory if level.bandwidth is not None}
+    bandwidth: dict[str, float] = {level.level: level.bandwidth.value for level in device.memory
+                                   if level.bandwidth is not None}
     hull = hull_inputs(device, Precision.FP32).figures
     assert isinstance(hull, GpuFigures)
     maxima = projection_capabilities(device, Precision.FP32, source=source).maxima()
@@ -86,7 +91,7 @@ class RooflineScore:
     kernel: str
     device: str
     n: int
-    naive_violations: int  # configurations faster than max(FLOP / peak, DRAM / bandwidth) beyond their spread
+    naive_violations: int  # plausible configurations faster than max(FLOP / peak, DRAM / bandwidth) beyond their spread
     hierarchical_violations: int  # ... than the hierarchical bound (compute ceiling and every level)
     implausible: NDArray[np.int64]  # rows beating the DRAM bound by more than IMPLAUSIBLE: broken records
     best_row: int  # the fastest plausible configuration
@@ -120,10 +125,13 @@ def roofline_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: Gpu
     level = np.asarray(list(terms))[stack.argmax(axis=0)]
     limit = times * (1 + spread)
     implausible = np.where(ok & (times * IMPLAUSIBLE < dram_time))[0]
-    naive_bad = ok & (naive > limit)
-    hier_bad = ok & (hierarchical > limit)
+    if len(implausible) > ok.sum() / 2:
+        # Most of the space beats physics: the records are not this kernel's (the rest cannot be trusted either).
+        implausible = np.where(ok)[0]
     plausible = ok.copy()
     plausible[implausible] = False
+    naive_bad = plausible & (naive > limit)  # broken records are counted apart
+    hier_bad = plausible & (hierarchical > limit)
     if not plausible.any():
         best = int(np.argmin(np.where(ok, times, np.inf)))
     else:
@@ -192,6 +200,9 @@ class PairScore:
     median_ape: dict[str, float]
     rank_correlation: float  # Spearman of projected against measured target times over the configurations
     projected: NDArray[np.float64]  # s, perfcast's projection of every shared row (NaN elsewhere)
+    tuned_ape: dict[str, float] = field(default_factory=dict)  # method -> APE of the source's optimum projected
+    # onto the target, against the target's optimum (each GPU tuned on its own)
+    left_out: tuple[str, ...] = ()  # levels without a bandwidth on either GPU, left out of the rooflines
 
 
 METHODS = ("perfcast", "bandwidth ratio", "FLOP ratio", "max ratio")
@@ -214,11 +225,23 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
         both &= keep
     index = np.where(both)[0]
     projected = np.full(len(tt), np.nan)
+    # A level whose bandwidth the catalog lacks on either GPU is left out of the pair's rooflines (spec §4:
+    # a level without a byte count is not divided by), and the pair says so.
+    known = [level for level in ("L1", "L2", "DRAM")
+             if all(_has_bandwidth(g.maxima, level) for g in (on_source, on_target))]
+    use_shared = all(_has_bandwidth(g.maxima, "shared") for g in (on_source, on_target))
+    left_out = tuple(level for level in ("L1", "L2", "shared") if level not in known
+                     and (level != "shared" or not use_shared))
+    source_warp, target_warp = (g.device.warp_size or 32 for g in (on_source, on_target))
     for r in index:
-        measured = ProjectedKernel(float(work.n_fma[r]), float(work.n_add[r]), float(work.n_mul[r]),
-                                   32.0, work.hits(int(r)), float(work.shared[r]), 1.0, float(work.flop[r]),
-                                   float(ts[r]))
-        projected[r] = project(measured, on_source.maxima, on_target.maxima).time
+        hits = {level: value for level, value in work.hits(int(r)).items() if level in known}
+        counts = (float(work.n_fma[r]), float(work.n_add[r]), float(work.n_mul[r]))
+        shared = float(work.shared[r]) if use_shared else 0.0
+        measured = ProjectedKernel(*counts, work.active_threads(int(r), source_warp), hits, shared, 1.0,
+                                   float(work.flop[r]), float(ts[r]), source_warp)
+        there = ProjectedKernel(*counts, work.active_threads(int(r), target_warp), hits, shared, 1.0,
+                                float(work.flop[r]), float(ts[r]), target_warp)
+        projected[r] = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there).time
     bw = on_source.bandwidth["DRAM"] / on_target.bandwidth["DRAM"]
     fl = on_source.fma / on_target.fma
     predictions = {"perfcast": projected, "bandwidth ratio": ts * bw, "FLOP ratio": ts * fl,
@@ -230,9 +253,23 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
         mape[method] = float(ape.mean()) if len(ape) else math.nan
         median[method] = float(np.median(ape)) if len(ape) else math.nan
         best_ape[method] = float(abs(values[best] - tt[best]) / tt[best]) if best >= 0 else math.nan
+    # Tuned to tuned: the source's optimum projected, against the target's optimum (a user's question).
+    best_source = int(index[np.argmin(ts[index])]) if len(index) else -1
+    optimum = float(np.min(np.where(plausible[target], tt, np.inf)))
+    tuned = {m: float(abs(v[best_source] - optimum) / optimum) if best_source >= 0 else math.nan
+             for m, v in predictions.items()}
     same = on_source.vendor == on_target.vendor
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
-                     spearman(projected[index], tt[index]), projected)
+                     spearman(projected[index], tt[index]), projected, tuned, left_out)
+
+
+def _has_bandwidth(maxima: GpuMaxima, level: str) -> bool:
+    """Return whether the projection's figures give `level` a bandwidth."""
+    try:
+        maxima.bandwidth(level)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -274,6 +311,8 @@ class CorpusScores:
     caveats: dict[str, tuple[str, ...]]  # kernel -> the work count's assumptions
     skipped: list[str]  # (kernel, GPU) or pairs left out, with why
     quick: bool
+    usable: dict[str, list[str]] = field(default_factory=dict)  # kernel -> GPUs with plausible records
+    replays: list[ReplayScore] = field(default_factory=list)
 
 
 QUICK_STRIDE = 25  # a reduced corpus projects every 25th configuration (and each GPU's best)
@@ -283,6 +322,7 @@ def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork
                  quick: bool = False, progress: Callable[[str], None] | None = None) -> CorpusScores:
     """Return every score over `kernels` on the catalog `devices` (a reduced sample of configurations with `quick`)."""
     roofline, hull, pairs, portability, skipped = [], [], [], [], []
+    usable_spaces: dict[str, list[str]] = {}
     own = {name: gpu_figures(device) for name, device in devices.items()}
     for kernel in kernels:
         work = works[kernel.name]
@@ -300,6 +340,7 @@ def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork
                 continue
             hull.append(hull_score(kernel, work, device, own[device], int(score.best_row)))
         usable = [d for d in present if plausible[d].any()]
+        usable_spaces[kernel.name] = usable
         rows = range(0, len(kernel.configs), QUICK_STRIDE) if quick else None
         for source in usable:
             for target in usable:
@@ -308,8 +349,50 @@ def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork
                 if progress:
                     progress(f"{kernel.name}: {source} -> {target}")
                 on_target = gpu_figures(devices[target], source=devices[source])
-                pair = pair_score(kernel, work, source, target, own[source], on_target, plausible, rows)
+                try:
+                    pair = pair_score(kernel, work, source, target, own[source], on_target, plausible, rows)
+                except ValueError as error:  # a level the kernel uses has no bandwidth on one of the two
+                    skipped.append(f"{kernel.name}: {source} -> {target} not projected: {error}")
+                    continue
                 pairs.append(pair)
                 portability.append(portability_score(kernel, source, target, plausible, pair.projected))
     return CorpusScores(roofline, hull, pairs, portability, {k.name: works[k.name].caveats for k in kernels},
-                        skipped, quick)
+                        skipped, quick, usable_spaces)
+
+
+@dataclass(frozen=True)
+class ReplayScore:
+    """perfcast's strategies replayed on one (kernel, GPU) space of the corpus: evaluations to reach the optimum."""
+
+    kernel: str
+    device: str
+    configurations: int
+    within: dict[float, int]  # fraction -> configurations within it of the optimum (how easy the space is)
+    replays: list[StrategyReplay]
+
+
+REPLAY_STRATEGIES = ("hierarchical", "random")
+
+
+def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence[str]], seeds: int, budget: int,
+                  progress: Callable[[str], None] | None = None) -> list[ReplayScore]:
+    """Return the hierarchical method and random search replayed on every usable (kernel, GPU) space.
+
+    The hierarchical method is deterministic: it is replayed once; random search `seeds` times with `budget`.
+    """
+    from perfcast.tune.replay import replay
+
+    found = []
+    for kernel in kernels:
+        for device in usable.get(kernel.name, ()):
+            if progress:
+                progress(f"tuning replay: {kernel.name} on {device}")
+            space = kernel.recorded_space(device)
+            optimum = space.optimum().time or math.inf
+            times = np.array([r.time for r in space.valid()], dtype=np.float64)
+            within = {f: int((optimum / times >= f).sum()) for f in (0.90, 0.97, 0.99)}
+            group = [p for p in kernel.work_group if p in kernel.parameters] or None
+            runs = (replay(space, ["hierarchical"], 1, group=group)
+                    + replay(space, ["random"], seeds, group=group, budget=budget))
+            found.append(ReplayScore(kernel.name, device, len(space.records), within, runs))
+    return found

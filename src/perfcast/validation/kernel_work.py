@@ -11,6 +11,7 @@ the report prints them beside its scores.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -52,8 +53,14 @@ class KernelWork:
     l2: Array  # B that leave the work-groups' L1 (N+_L2)
     dram: Array  # compulsory B (N+_DRAM)
     shared: Array  # B through shared / local memory
+    group_threads: Array  # work-items per work-group (fills warps / wavefronts)
     hull: HullClass
     caveats: tuple[str, ...]
+
+    def active_threads(self, row: int, warp_size: int) -> float:
+        """Return the mean active threads per warp instruction of configuration `row` on warps of `warp_size`."""
+        threads = float(self.group_threads[row])
+        return threads / math.ceil(threads / warp_size)
 
     def hits(self, row: int) -> dict[str, float]:
         """Return the bytes that hit in L1, L2 and DRAM for configuration `row` (spec §4's N_l)."""
@@ -112,7 +119,7 @@ def _convolution(configs: NDArray[np.int64], parameters: tuple[str, ...], proble
                "use_shmem=0 (convolution-milo): the committed source ignores it, yet the times differ; its global "
                "loads are counted at their least (the staged tile once), its shared-memory bytes as none.")
     return KernelWork(2 * fma, fma, _full(configs, 0), _full(configs, 0), l1, np.maximum(l2, dram), dram, shared,
-                      hull, caveats)
+                      p["block_size_x"] * p["block_size_y"], hull, caveats)
 
 
 def _dedispersion_shifts(channels: int, samples: int) -> Array:
@@ -158,7 +165,7 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
                f"L2 bytes: a group's span of samples per channel, from the mean delay ({mean_shift:.1f} samples per "
                "unit DM), in 32-byte sectors.")
     return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
-                      np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), hull, caveats)
+                      np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), bx * by, hull, caveats)
 
 
 def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
@@ -173,7 +180,11 @@ def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapp
     # Per work-group the A panel (MWG x K) and B panel (K x NWG) leave L2; per thread each k needs MWI values
     # of A and NWI of B, from local memory where SA / SB stage them, else from global memory through L1.
     panels = (m * n * k / col["NWG"] + m * n * k / col["MWG"]) * s + 2 * m * n * s
-    loads_a, loads_b = m * n * k / nwi * s, m * n * k / mwi * s
+    # Threads of a warp that need the same A (B) value get it in one access (a broadcast): a warp of 32 spans
+    # min(MDIMC, 32) m-indices and ceil(32 / MDIMC) n-indices, so its loads move that many distinct words.
+    spans_m = np.minimum(col["MDIMC"], 32.0)
+    spans_n = np.minimum(np.ceil(32.0 / col["MDIMC"]), col["NDIMC"])
+    loads_a, loads_b = m * n * k / nwi * s * spans_m / 32, m * n * k / mwi * s * spans_n / 32
     from_global = np.where(col["SA"] > 0, 0.0, loads_a) + np.where(col["SB"] > 0, 0.0, loads_b)
     staged = np.where(col["SA"] > 0, m * n * k / col["NWG"] * s + loads_a, 0.0) + \
         np.where(col["SB"] > 0, m * n * k / col["MWG"] * s + loads_b, 0.0)
@@ -184,10 +195,12 @@ def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapp
     caveats = ("FLOP = 2 M N K (the alpha/beta update, 3 M N, is left out: 0.07 % here).",
                "L2 bytes are the A and B panels of each work-group's tile, L1 bytes the per-thread loads where "
                "SA / SB do not stage them in local memory; the vector widths VWM / VWN change instructions, "
-               "not bytes.")
+               "not bytes.",
+               "Per-thread loads count the distinct words each warp reads (threads sharing an A or B value are "
+               "served by one broadcast), with warps of 32 threads.")
     zero = _full(configs, 0)
     return KernelWork(_full(configs, 2 * fma), _full(configs, fma), zero, zero, np.maximum(l1, panels),
-                      np.maximum(panels, dram), dram, staged, hull, caveats)
+                      np.maximum(panels, dram), dram, staged, col["MDIMC"] * col["NDIMC"], hull, caveats)
 
 
 def _pnpoly(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapping[str, Any]) -> KernelWork:
@@ -214,7 +227,8 @@ def _pnpoly(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Ma
                "Boat hull f = 3 ops per edge (the crossing test's subtract and FMA, as written), element size 6 B "
                "(the mean of the 8-byte point and the 4-byte flag).")
     zero = _full(configs, 0)
-    return KernelWork(flop, zero, n_add, n_mul, dram, dram, dram, zero, hull, caveats)
+    return KernelWork(flop, zero, n_add, n_mul, dram, dram, dram, zero,
+                      _column(configs, parameters, "block_size_x", 256), hull, caveats)
 
 
 WORK: dict[str, Callable[[NDArray[np.int64], tuple[str, ...], Mapping[str, Any]], KernelWork]] = {
