@@ -90,3 +90,12 @@ def test_the_build_takes_medians_and_spreads_from_the_runs(tmp_path: Path) -> No
     assert kernel.times[0, 0] == pytest.approx(2e-3)  # the median of 1, 2, 4 ms, not their mean
     assert kernel.spreads[0, 0] == pytest.approx(np.std([1.0, 2.0, 4.0]) / 2.0, rel=1e-2)
     assert kernel.status[1, 0] == "runtime"
+
+
+def test_a_kernel_file_that_decompresses_beyond_the_limit_is_refused(tmp_path: Path, monkeypatch) -> None:
+    import perfcast.validation.corpus as corpus_module
+
+    _write(tmp_path)
+    monkeypatch.setattr(corpus_module, "MAX_BYTES", 16)
+    with pytest.raises(CorpusError, match="decompresses to more than"):
+        read_corpus(tmp_path)

@@ -444,6 +444,7 @@ def validate_gpu_corpus_command(
     import time
 
     from perfcast.devices.catalog import get_device
+    from perfcast.errors import NotFound
     from perfcast.validation.corpus import CORPUS_DIR, read_corpus
     from perfcast.validation.gpu_report import corpus_json, corpus_markdown, summary, write_charts
     from perfcast.validation.gpu_scores import replay_scores, score_corpus
@@ -454,7 +455,10 @@ def validate_gpu_corpus_command(
     corpus = read_corpus(corpus_dir or CORPUS_DIR, kernels)
     devices = {}
     for name in corpus.devices():
-        devices[name] = get_device(name)
+        try:
+            devices[name] = get_device(name)
+        except NotFound:  # scored without it; the report lists what was left out
+            continue
     works = {k.name: kernel_work(k.name, k.configs, k.parameters, k.problem) for k in corpus.kernels.values()}
     with console.status("scoring the GPU corpus") as status:
         scores = score_corpus(list(corpus.kernels.values()), works, devices, quick=quick,

@@ -36,6 +36,7 @@ CORPUS_VERSION = 1
 CORPUS_DIR = Path(__file__).parent / "corpus"
 FAILURES = ("compile", "runtime", "wrong", "timeout", "absent")
 MAX_ROWS = 200_000  # a kernel file with more configurations than this is refused, not read
+MAX_BYTES = 256 * 2**20  # nor one that decompresses to more than this
 
 
 class CorpusError(InputError):
@@ -72,6 +73,7 @@ class CorpusKernel:
     repository: dict[str, str]
     notes: tuple[str, ...] = ()
     work_group: tuple[str, ...] = ()  # the parameters that shape a work-group (the tuner's group level)
+    source: str = ""  # the kernel's source file(s) in the repository
 
     def config(self, row: int) -> dict[str, int]:
         """Return configuration `row` as a parameter mapping."""
@@ -115,7 +117,7 @@ class CorpusKernel:
         index = np.asarray(rows, dtype=np.int64)
         return CorpusKernel(self.name, self.title, self.parameters, self.configs[index], self.devices,
                             self.times[index], self.spreads[index], self.status[index], self.problem, self.sources,
-                            self.repository, self.notes, self.work_group)
+                            self.repository, self.notes, self.work_group, self.source)
 
 
 @dataclass(frozen=True)
@@ -209,13 +211,17 @@ def write_kernel_csv(path: Path, parameters: Sequence[str], configs: Iterable[tu
     return count
 
 
-def _read_kernel_csv(path: Path, name: str) -> tuple[tuple[str, ...], list[str], NDArray[np.int64], NDArray[np.float64],
+def _read_kernel_csv(path: Path) -> tuple[tuple[str, ...], list[str], NDArray[np.int64], NDArray[np.float64],
                                                       NDArray[np.float64], NDArray[np.str_]]:
     """Return parameters, devices, configurations, times (s), spreads and statuses of one kernel file."""
     try:
-        text = gzip.decompress(path.read_bytes()).decode("utf-8")
+        with gzip.open(path, "rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)  # bounded: a small file may decompress to gigabytes
+        text = raw.decode("utf-8")
     except (OSError, EOFError, UnicodeDecodeError) as error:
         raise CorpusError(f"{path}: not a gzip-compressed UTF-8 CSV ({error})") from error
+    if len(raw) > MAX_BYTES:
+        raise CorpusError(f"{path}: decompresses to more than the {MAX_BYTES // 2**20} MiB perfcast reads")
     rows = list(csv.reader(io.StringIO(text)))
     if not rows:
         raise CorpusError(f"{path}: empty")
@@ -289,7 +295,7 @@ def read_corpus(directory: Path | str = CORPUS_DIR, kernels: Sequence[str] | Non
         entry = entries[name]
         if not isinstance(entry, dict) or not isinstance(entry.get("sources"), dict):
             raise CorpusError(f"{manifest_path}: kernel {name} needs 'sources' (device: cache path)")
-        parameters, devices, configs, times, spreads, status = _read_kernel_csv(directory / f"{name}.csv.gz", name)
+        parameters, devices, configs, times, spreads, status = _read_kernel_csv(directory / f"{name}.csv.gz")
         sources = []
         for device in devices:
             source = entry["sources"].get(device)
@@ -299,5 +305,6 @@ def read_corpus(directory: Path | str = CORPUS_DIR, kernels: Sequence[str] | Non
         result[name] = CorpusKernel(
             name, str(entry.get("title", name)), parameters, configs, tuple(devices), times, spreads, status,
             dict(entry.get("problem") or {}), tuple(sources), {**repository, **(entry.get("repository") or {})},
-            tuple(str(n) for n in entry.get("notes") or ()), tuple(str(p) for p in entry.get("work_group") or ()))
+            tuple(str(n) for n in entry.get("notes") or ()), tuple(str(p) for p in entry.get("work_group") or ()),
+            str(entry.get("source", "")))
     return Corpus(result, str(directory), manifest)

@@ -185,7 +185,7 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     ]
     for kernel in corpus.kernels.values():
         lines.append(f"| {kernel.name}: {kernel.title} | {len(kernel.configs)} | {', '.join(kernel.devices)} | "
-                     f"`{kernel.problem and corpus.manifest['kernels'][kernel.name].get('source', '')}` |")
+                     f"`{kernel.source}` |")
     lines += ["", "| GPU | catalog name | vendor | fp32 FMA peak | DRAM bandwidth |", "|---|---|---|---|---|"]
     for name, device in devices.items():
         lines.append(f"| {device.full_name} | `{name}` | {device.vendor} | {device.peak_compute('fp32') / 1e12:.2f} "
