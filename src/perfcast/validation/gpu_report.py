@@ -66,6 +66,8 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
             "tuned_median_ape": {m: _median([p.tuned_ape[m] for p in pairs]) for m in METHODS},
             "all_mape": {m: _mean([p.mape[m] for p in pairs]) for m in METHODS},
             "median_rank_correlation": _median([p.rank_correlation for p in pairs]),
+            "best_in_interval": sum(p.best_contained for p in pairs),
+            "in_interval": _mean([p.contained for p in pairs]),
         }
     return {
         "roofline": {"configurations": sum(r.n for r in scores.roofline),
@@ -113,7 +115,8 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                         "left_out_levels": list(p.left_out),
                         "mape": {m: clean(v) for m, v in p.mape.items()},
                         "median_ape": {m: clean(v) for m, v in p.median_ape.items()},
-                        "rank_correlation": clean(p.rank_correlation)} for p in scores.pairs],
+                        "rank_correlation": clean(p.rank_correlation), "best_in_interval": p.best_contained,
+                        "in_interval": clean(p.contained)} for p in scores.pairs],
         "portability": [{"kernel": p.kernel, "source": p.source, "target": p.target,
                          "best_carried": clean(p.best_carried),
                          "projected_top": {str(k): clean(v) for k, v in p.projected_top.items()}}
@@ -285,7 +288,12 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
                          f"{_pct(figures['tuned_mape'][method])} | {_pct(figures['tuned_median_ape'][method])} | "
                          f"{_pct(figures['all_mape'][method])} |")
     lines += ["", "Median rank correlation of the configurations: "
-              + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()), "",
+              + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()) + ".", "",
+              "The projection also gives an interval, [min_l, max_l] over the levels (spec §4; the point above is "
+              "its middle). The target's best time lies inside it for "
+              + ", ".join(f"{f['best_in_interval']} of {f['pairs']} pairs ({g})" for g, f in head.items())
+              + "; over every configuration, the mean fraction inside is "
+              + ", ".join(f"{_pct(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
               "", "| kernel | source → target | n | APE best: perfcast / bw / FLOP / max | MAPE all: perfcast / bw / "
               "FLOP / max | rank corr. |", "|---|---|---|---|---|---|"]

@@ -203,6 +203,8 @@ class PairScore:
     tuned_ape: dict[str, float] = field(default_factory=dict)  # method -> APE of the source's optimum projected
     # onto the target, against the target's optimum (each GPU tuned on its own)
     left_out: tuple[str, ...] = ()  # levels without a bandwidth on either GPU, left out of the rooflines
+    best_contained: bool = False  # the target's best time lies in its projected interval [min_l, max_l]
+    contained: float = math.nan  # fraction of the configurations whose target time lies in their interval
 
 
 METHODS = ("perfcast", "bandwidth ratio", "FLOP ratio", "max ratio")
@@ -225,6 +227,7 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
         both &= keep
     index = np.where(both)[0]
     projected = np.full(len(tt), np.nan)
+    fastest, slowest = np.full(len(tt), np.nan), np.full(len(tt), np.nan)  # the projected interval (s)
     # A level whose bandwidth the catalog lacks on either GPU is left out of the pair's rooflines (spec §4:
     # a level without a byte count is not divided by), and the pair says so.
     known = [level for level in ("L1", "L2", "DRAM")
@@ -241,7 +244,9 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
                                    float(work.flop[r]), float(ts[r]), source_warp)
         there = ProjectedKernel(*counts, work.active_threads(int(r), target_warp), hits, shared, 1.0,
                                 float(work.flop[r]), float(ts[r]), target_warp)
-        projected[r] = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there).time
+        projection = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there)
+        projected[r] = projection.time
+        fastest[r], slowest[r] = projection.time_range
     bw = on_source.bandwidth["DRAM"] / on_target.bandwidth["DRAM"]
     fl = on_source.fma / on_target.fma
     predictions = {"perfcast": projected, "bandwidth ratio": ts * bw, "FLOP ratio": ts * fl,
@@ -259,8 +264,12 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     tuned = {m: float(abs(v[best_source] - optimum) / optimum) if best_source >= 0 else math.nan
              for m, v in predictions.items()}
     same = on_source.vendor == on_target.vendor
+    spread = np.nan_to_num(kernel.spreads[:, kernel.column(target)], nan=0.0)
+    inside = (fastest * (1 - spread) <= tt) & (tt <= slowest * (1 + spread))
+    contained = float(inside[index].mean()) if len(index) else math.nan
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
-                     spearman(projected[index], tt[index]), projected, tuned, left_out)
+                     spearman(projected[index], tt[index]), projected, tuned, left_out,
+                     bool(inside[best]) if best >= 0 else False, contained)
 
 
 def _has_bandwidth(maxima: GpuMaxima, level: str) -> bool:
