@@ -224,7 +224,13 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     lines += _portability_section(scores)
     if scores.replays:
         lines += _replay_section(scores)
-    lines += ["", "## How each kernel's work is counted, and what is uncertain", ""]
+    lines += ["", "## Not scored here", "",
+              "- **The quantitative roofline (method 3)** reads a kernel's profiler metrics (its instruction mix, "
+              "DRAM transactions); the corpus holds times only, so it cannot be scored on it without inventing "
+              "those metrics. It is scored on the campaign suite (`perfcast campaign`, docs/validation/campaign-*), "
+              "and on a GPU when one is lent (docs/gpu.md).",
+              "- **Live tuning on a GPU** (a GPU of our own added to the corpus): see docs/gpu.md.", ""]
+    lines += ["## How each kernel's work is counted, and what is uncertain", ""]
     for name, caveats in scores.caveats.items():
         lines.append(f"- **{name}**")
         lines += [f"  - {c}" for c in caveats]
