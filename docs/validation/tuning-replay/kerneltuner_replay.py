@@ -5,8 +5,9 @@ Run in a throw-away environment with KernelTuner installed (`pip install kernel_
     python kerneltuner_replay.py CACHE.json BUDGET RUNS STRATEGY [STRATEGY ...]
 
 For each strategy, RUNS runs of at most BUDGET evaluations; per run, the evaluations needed to reach 90, 97
-and 99 % of the cache's optimum (every distinct configuration evaluated counts, failed ones too) and the
-fraction of the optimum reached. Prints one JSON object.
+and 99 % of the cache's optimum (every distinct configuration evaluated counts, failed ones too), the
+fraction of the optimum reached, and its improvements ([evaluations, fraction] each time the best found got
+faster: the fraction after any number of evaluations). Prints one JSON object.
 """
 
 import json
@@ -34,7 +35,7 @@ def main() -> None:
     report = {"cache": cache, "optimum_ms": optimum, "budget": budget, "runs": runs, "strategies": {}}
     for strategy in strategies:
         reached = {f: [] for f in ("90%", "97%", "99%")}
-        finals, counts = [], []
+        finals, counts, improvements = [], [], []
         for _ in range(runs):
             results, _env = kernel_tuner.tune_kernel(
                 data["kernel_name"], "__global__ void dummy() {}", tuple(data["problem_size"]), [],
@@ -53,8 +54,10 @@ def main() -> None:
                 reached[name].append(next((i + 1 for i, b in enumerate(trace) if optimum / b >= fraction), None))
             finals.append(optimum / best)
             counts.append(len(trace))
+            improvements.append([[i + 1, optimum / b] for i, b in enumerate(trace)
+                                 if b < math.inf and (i == 0 or b < trace[i - 1])])
         report["strategies"][strategy] = {"evaluations_to_reach": reached, "final_fraction": finals,
-                                          "evaluations": counts,
+                                          "evaluations": counts, "improvements": improvements,
                                           "median_final": statistics.median(finals)}
     print(json.dumps(report))
 

@@ -5,10 +5,21 @@ standard deviation, stores it at once and answers from the store when a run is r
 is never measured twice. A configuration that fails to build, to run, or gives a wrong result is a result
 too: stored with its status, skipped on resume, never the end of the run. The replay evaluator
 (`perfcast.tune.replay`) answers from a recorded space instead.
+
+The hierarchical method (`hierarchical`): step 1 tunes the work-item's parameters on one work-group, each
+swept with the others fixed (the smallest value within 97 % of the best kept), step 2 the work-group's, step
+3 the NDRange, step 4 reviews each parameter's neighbouring values at the target size. Steps 1 and 2 form a
+descent over the levels: the work-item is tuned again at the work-group step 2 found, then the work-group
+for it, until a pass changes nothing. The descent runs twice, from the smallest work-group and from one in
+the middle of the range, because the work-item that is best depends on the group it is measured in (shared
+memory, which pays in a large group and not in a small one, is the common case); the descent whose result is
+faster at the target size goes on to steps 3 and 4. The partial models of spec §5.3 spare measurements
+where their premise holds (`_sweep`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random as _random
@@ -280,14 +291,22 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
     `notes` (a guided run): the partial models of spec §5.3 guide the sweep, which then runs from the smallest
     value up. A work-group parameter (step 2) follows model (5): each work-item keeps its work, so past n_PE a
     larger group only takes longer in proportion; once the model, fitted to the values measured so far, shows
-    the group saturated, a larger value could at best tie, and a tie goes to the smaller value. A work-item
-    parameter (step 1) follows the form models (1)-(3) share per unit of work, a + b / x: once it fits and
-    predicts that no larger value can be more than 3 % faster (even by the fit's own error), the choice, the
-    smallest value within 97 % of the best, is made. The larger values are then not measured (said in `notes`).
+    the group saturated, a larger value could at best tie, and a tie goes to the smaller value. That premise
+    is checked: model (5) guides only where the problem measured grows with the group (one work-group, live);
+    a recorded space holds one problem size whatever the group, where a time that rises with the group is the
+    landscape's, not a saturation. A work-item parameter (step 1) follows the form models (1)-(3) share per
+    unit of work, a + b / x: once it fits and predicts that no larger value can be more than 3 % faster (even
+    by the fit's own error), the choice, the smallest value within 97 % of the best, is made. The larger
+    values are then not measured (said in `notes`).
     """
     tunable = session.tunable
     measured: list[Measurement] = []
-    guide = None if notes is None else _work_group_guide if name in tunable.group_parameters else _work_item_guide
+    guide = None
+    if notes is not None:
+        if name not in tunable.group_parameters:
+            guide = _work_item_guide
+        elif _work_grows_with(tunable, config, name, groups):
+            guide = _work_group_guide
     values = sorted(tunable.space.parameters[name]) if guide else tunable.space.parameters[name]
     for index, value in enumerate(values):
         candidate = {**config, name: value}
@@ -308,6 +327,13 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
     if not measured:
         return config
     return _decide(session, step, measured, name, pick_smallest_within)
+
+
+def _work_grows_with(tunable: Tunable, config: Config, name: str, groups: Callable[[Config], int]) -> bool:
+    """Return True when the problem a sweep of work-group parameter `name` measures grows with its value."""
+    values = sorted(tunable.space.parameters[name])
+    low, high = {**config, name: values[0]}, {**config, name: values[-1]}
+    return tunable.size_for(low, groups(low)) != tunable.size_for(high, groups(high))
 
 
 CONTEND = 0.6  # a value whose first measurement is within this of the best races for the step (drift is large)
@@ -336,10 +362,97 @@ def _decide(session: Evaluator, step: str, measured: Sequence[Measurement], name
     return min(keep, key=lambda m: m.config[name]).config
 
 
+def _tune_work_item(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
+    """Return `config` with the work-item parameters tuned (step 1): one work-group, each swept; until stable."""
+    for _ in range(max_passes):
+        before = dict(config)
+        for name in session.tunable.item_parameters:
+            config = _sweep(session, f"1-item:{name}", config, name, lambda c: 1, KEEP_WITHIN, notes)
+        if config == before:
+            break
+    return config
+
+
+def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
+    """Return `config` with the work-group parameters tuned (step 2): one work-group; until stable.
+
+    Each parameter is swept with the others fixed; values a race cannot tell from the best go to the smaller
+    group: at the target problem every doubling of the group halves the work-groups left to fill the device
+    with (on a 2-core CPU, `wgsize` 64 could leave one core busy), while on one work-group a larger group gains
+    only by spreading the launch.
+    """
+    groups = tuple(session.tunable.group_parameters)
+    for _ in range(max_passes):
+        before = dict(config)
+        for group in groups:
+            config = _sweep(session, "2-group" if len(groups) == 1 else f"2-group:{group}", config, group,
+                            lambda c: 1, GROUP_KEEP_WITHIN, notes)
+        if config == before:
+            break
+    return config
+
+
+MAX_GROUPS = 100_000  # work-group combinations looked through for a start that runs
+
+
+def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
+    """Return the work-groups the descents start from: the smallest (the spec's), then the middle of the range.
+
+    One work-group size is not representative of the others: the smallest (half a warp on a GPU, where a
+    kernel that shares data in the group loads the most halo per output) favours work-items that share
+    nothing; a group in the middle of the range favours those that share. Each start is a valid configuration
+    (`defaults` for the work-item, which must run): the middle is, per work-group parameter, the value nearest
+    the geometric mean of its smallest and largest (ties to the smaller; by position for values of 0 or
+    below), the smallest the minimum; where that group cannot run, the valid one nearest (summed distance on
+    the log scale), fewest work-items first. A start equal to an earlier one is dropped.
+    """
+    space = tunable.space
+    groups = tuple(tunable.group_parameters)
+    ordered = {name: sorted(space.parameters[name]) for name in groups}
+    positive = all(values[0] > 0 for values in ordered.values())
+
+    def position(name: str, value: int) -> float:
+        return math.log(value) if positive else ordered[name].index(value) / len(ordered[name])
+
+    def middle(name: str) -> int:
+        values = ordered[name]
+        if not positive:
+            return values[(len(values) - 1) // 2]
+        centre = (math.log(values[0]) + math.log(values[-1])) / 2
+        return min(values, key=lambda v: (round(abs(math.log(v) - centre), 9), v))
+
+    def runs(candidate: Config) -> bool:
+        return not (space.invalid(candidate) or tunable.invalid(candidate, tunable.size_for(candidate, 1)))
+
+    combinations = list(itertools.islice(itertools.product(*(space.parameters[name] for name in groups)), MAX_GROUPS))
+    smallest = {name: values[0] for name, values in ordered.items()}
+    starts: list[tuple[str, Config]] = []
+    for label, wanted in (("smallest", smallest), ("middle", {name: middle(name) for name in groups})):
+        at = {name: position(name, wanted[name]) for name in groups}
+
+        def distance(values: tuple[int, ...], at: dict[str, float] = at) -> tuple[float, float]:
+            far = sum(abs(position(n, v) - at[n]) for n, v in zip(groups, values))
+            return round(far, 9), math.prod(values) if positive else 0
+
+        for values in sorted(combinations, key=distance):
+            candidate = {**defaults, **dict(zip(groups, values))}
+            if runs(candidate):
+                if all(candidate != start for _, start in starts):
+                    starts.append((label, candidate))
+                break
+    return starts or [("smallest", {**defaults, **smallest})]  # nothing runs with the defaults: as the spec began
+
+
 def hierarchical(
     session: Evaluator, max_passes: int = 3, max_evaluations: int | None = None, guided: bool = True
 ) -> TuningResult:
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
+
+    Steps 1 and 2 run as a descent over the levels from each of two work-groups (`_starts`: the smallest, then
+    the middle of the range): the work-item tuned at the start's group, the work-group tuned for that
+    work-item, then the work-item again at the group found and so on, until a pass changes nothing (at most
+    `max_passes`). The descent whose result is fastest at the target size goes on to steps 3 and 4
+    (`_replaces`: a tie goes to the smaller group).
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
     `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
@@ -347,33 +460,36 @@ def hierarchical(
     """
     tunable = session.tunable
     space = tunable.space
-    groups = tuple(tunable.group_parameters)
-    config: Config = {name: values[0] for name, values in space.parameters.items()}
-    for group in groups:
-        config[group] = min(space.parameters[group])
+    defaults: Config = {name: values[0] for name, values in space.parameters.items()}
     steps: dict[str, Config] = {}
     notes: list[str] = []
-    # Step 1: one work-item (one work-group of one item, or of the smallest size allowed); revisit until stable.
-    for _ in range(max_passes):
-        before = dict(config)
-        for name in tunable.item_parameters:
-            config = _sweep(session, f"1-item:{name}", config, name, lambda c: 1, KEEP_WITHIN,
-                            notes if guided else None)
-        if config == before:
-            break
-    steps["work-item"] = dict(config)
-    # Step 2: the work-group (work-items per work-group, its shape), one work-group; revisit until stable.
-    # Values a race cannot tell from the best go to the smaller group: at the target problem every doubling
-    # of the group halves the work-groups left to fill the device with (on a 2-core CPU, `wgsize` 64 could
-    # leave one core busy), while on one work-group a larger group gains only by spreading the launch.
-    for _ in range(max_passes):
-        before = dict(config)
-        for group in groups:
-            config = _sweep(session, "2-group" if len(groups) == 1 else f"2-group:{group}", config, group,
-                            lambda c: 1, GROUP_KEEP_WITHIN, notes if guided else None)
-        if config == before:
-            break
-    steps["work-group"] = dict(config)
+    model_notes = notes if guided else None
+
+    def at_target(c: Config) -> Measurement | None:
+        g = tunable.groups_for_target(c)
+        return session.evaluate("4-review", c, tunable.size_for(c, g)) if g >= 1 else None
+
+    # Steps 1 and 2, from each start: each level re-tuned given the other until neither changes.
+    chosen: tuple[Config, Config, Measurement] | None = None
+    for label, start in _starts(tunable, defaults):
+        steps[f"start:{label}"] = dict(start)
+        config = dict(start)
+        item = config
+        for _ in range(max_passes):
+            before = dict(config)
+            config = item = _tune_work_item(session, config, max_passes, model_notes)
+            config = _tune_work_group(session, config, max_passes, model_notes)
+            if config == before:
+                break
+        steps[f"descent:{label}"] = dict(config)
+        found = at_target(config)
+        if found is not None and (chosen is None or _replaces(session, found, chosen[2])):
+            chosen = (dict(item), dict(config), found)
+    if chosen is None:
+        found_by = ", ".join(str(c) for k, c in steps.items() if k.startswith("descent:"))
+        raise RuntimeError(f"no configuration found by steps 1-2 ({found_by}) can run the target problem")
+    steps["work-item"], steps["work-group"] = chosen[0], chosen[1]
+    config = dict(chosen[1])
     # Step 3: work-groups over the device, up to the target problem. Model-guided: once model (6) of spec §5.3
     # fitted to the points so far shows the device saturated, the larger NDRanges are predicted, not measured.
     target_groups = tunable.groups_for_target(config)
@@ -394,13 +510,7 @@ def hierarchical(
     if by_groups:
         steps["ndrange"] = {**config, "groups": max(by_groups, key=lambda g: by_groups[g].metric)}
     # Step 4: review at the target size: try each parameter's neighbouring values; loop until nothing improves.
-    def at_target(c: Config) -> Measurement | None:
-        g = tunable.groups_for_target(c)
-        return session.evaluate("4-review", c, tunable.size_for(c, g)) if g >= 1 else None
-
-    current = at_target(config)
-    if current is None:
-        raise RuntimeError(f"the configuration {config} found by steps 1-3 cannot run the target problem")
+    current = chosen[2]
     improved = True
     while improved:
         improved = False
@@ -489,6 +599,28 @@ def _worth_a_race(session: Evaluator, challenger: Measurement, incumbent: Measur
     return challenger.metric > incumbent.metric
 
 
+def _replaces(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
+    """Return True when a later descent's result (`challenger`, at the target size) should replace the one kept.
+
+    Faster (by the means replayed, told apart in a race live), or not told apart and with fewer work-items per
+    group: the tie goes to the smaller group, as in step 2.
+    """
+    groups = tuple(session.tunable.group_parameters)
+
+    def items(config: Mapping[str, int]) -> tuple[int, ...]:
+        values = tuple(config[name] for name in groups)
+        return (math.prod(values),) if all(v > 0 for v in values) else values
+
+    fewer = items(challenger.config) < items(incumbent.config)
+    if not _worth_a_race(session, challenger, incumbent):
+        return challenger.metric == incumbent.metric and fewer
+    raced = _raced(session, "4-review", [incumbent, challenger])
+    if raced is None:
+        return challenger.metric > incumbent.metric or (challenger.metric == incumbent.metric and fewer)
+    result = raced[0]
+    return result.leader == 1 if result.ratios[1 - result.leader].separated else fewer
+
+
 def _confirmed(session: Evaluator, challenger: Measurement, incumbent: Measurement) -> bool:
     """Return True when `challenger` beats `incumbent`: by its mean replayed, told apart in a race live."""
     raced = _raced(session, "4-review", [incumbent, challenger])
@@ -517,8 +649,9 @@ def _raced(session: Evaluator, step: str, contenders: Sequence[Measurement]
 RANDOM_BUDGET = 20  # configurations random search measures when no budget is given
 
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
-    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), larger values spared where "
-                     "the partial models predict them no better; --budget caps its review",
+    "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), the first two re-tuned in turn "
+                     "until stable, from the smallest and from a middle work-group; larger values spared where the "
+                     "partial models predict them no better; --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
                               "model guidance: the baseline that the guided method's savings are counted against",

@@ -1,0 +1,159 @@
+"""The hierarchical method where the work-item and the work-group interact, replayed on small recorded spaces.
+
+Each space is built here from a formula (or is the 146-configuration convolution fixture) so that the method's
+old ways fail on it: tuning the work-item at the smallest work-group only, never tuning it again once the
+work-group has moved, and model (5) cutting a sweep short where its premise does not hold.
+"""
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from perfcast.tune.recorded import Record, RecordedSpace, read_recorded
+from perfcast.tune.replay import RecordedTunable, ReplaySession, default_levels
+from perfcast.tune.space import SearchSpace
+from perfcast.tune.strategies import _starts, hierarchical
+
+FIXTURE = Path(__file__).parents[1] / "data" / "tune" / "convolution-a100-subset.json"
+
+
+def recorded(parameters: dict[str, tuple[int, ...]], time_ms: Callable[..., float | None]) -> RecordedSpace:
+    """Return a space with every combination of `parameters` whose `time_ms(**config)` is not None."""
+    records = []
+    for values in itertools.product(*parameters.values()):
+        config = dict(zip(parameters, values))
+        t = time_ms(**config)
+        if t is not None:
+            records.append(Record(config, "ok", t * 1e-3))
+    return RecordedSpace("synthetic", "", (1,), parameters, records, origin="test")
+
+
+def replayed(space: RecordedSpace):
+    """Return (fraction of the optimum reached, result) of the hierarchical method replayed on `space`."""
+    item, group = default_levels(space)
+    session = ReplaySession(RecordedTunable(space, item, group))
+    result = hierarchical(session)
+    return space.optimum().time / result.measurement.mean, result
+
+
+# Shared memory pays only in a work-group of 64 items or more (at 16, the halo it loads is most of the tile);
+# without it a work-item wants the largest tile, with it the smallest. Its best: 64 items, tile 1, 2.4 ms.
+# Without: 128 items, tile 4, 3.5 ms.
+SPEED_PLAIN = {1: 1.0, 2: 1.5, 4: 2.0}
+SPEED_SHARED = {1: 2.5, 2: 2.2, 4: 2.0}
+GROUP_PLAIN = {16: 1.0, 32: 0.8, 64: 0.75, 128: 0.7, 256: 0.7}
+GROUP_SHARED = {16: 3.0, 32: 1.5, 64: 0.6, 128: 0.8, 256: 1.0}
+
+
+def shared_memory(block_size_x: int, tile: int, use_shmem: int) -> float:
+    if use_shmem:
+        return 10 / SPEED_SHARED[tile] * GROUP_SHARED[block_size_x]
+    return 10 / SPEED_PLAIN[tile] * GROUP_PLAIN[block_size_x]
+
+
+def test_a_work_group_in_the_middle_of_the_range_finds_what_the_smallest_hides():
+    """At the smallest group shared memory loses, so a descent from there stays without it (69 % of the optimum,
+    one-value moves cannot leave); the descent from the middle of the range (64) finds it, and wins."""
+    space = recorded({"block_size_x": (16, 32, 64, 128, 256), "tile": (1, 2, 4), "use_shmem": (0, 1)}, shared_memory)
+    fraction, result = replayed(space)
+    assert result.steps["start:middle"]["block_size_x"] == 64 and result.steps["start:smallest"]["block_size_x"] == 16
+    assert result.steps["descent:smallest"] == {"block_size_x": 128, "tile": 4, "use_shmem": 0}  # the old method's
+    assert fraction == 1.0 and result.best == {"block_size_x": 64, "tile": 1, "use_shmem": 1}
+
+
+def test_the_better_descent_wins_where_the_smallest_group_is_right():
+    """The mirror case: without shared memory, tile 4 in a group of 256 is fastest (1.0 ms) and slower than shared
+    memory below 256; the descent from the middle ends with shared memory (2.4 ms), the one from the smallest
+    group finds the optimum."""
+    def plain_wins(block_size_x: int, tile: int, use_shmem: int) -> float:
+        if not use_shmem and tile == 4:
+            return 1.0 if block_size_x == 256 else 4.0 + block_size_x / 256
+        return shared_memory(block_size_x, tile, use_shmem)
+
+    space = recorded({"block_size_x": (16, 32, 64, 128, 256), "tile": (1, 2, 4), "use_shmem": (0, 1)}, plain_wins)
+    fraction, result = replayed(space)
+    assert fraction == 1.0 and result.best == {"block_size_x": 256, "tile": 4, "use_shmem": 0}
+    assert result.steps["descent:middle"] == {"block_size_x": 64, "tile": 1, "use_shmem": 1}
+    assert result.steps["descent:smallest"] == result.best
+
+
+def level_interaction(block_size_x: int, tile: int) -> float:
+    """Below 256 items a work-item wants the largest tile; at 256 the smallest, and the tiles between are slow."""
+    if block_size_x == 256:
+        return {1: 2.0, 2: 6.0, 4: 6.0, 8: 4.0}[tile]
+    return {1: 8.0, 2: 7.0, 4: 6.0, 8: 5.0}[tile] * {16: 2.0, 32: 1.6, 64: 1.3, 128: 1.1}[block_size_x]
+
+
+def test_the_work_item_is_tuned_again_at_the_work_group_found():
+    """Step 2 moves to 256 items with tile 8 (4 ms, 50 %), where tile 1 is best (2 ms) behind two slower tiles:
+    the review's one-value moves stop there; the item tuned again at 256 finds tile 1."""
+    space = recorded({"block_size_x": (16, 32, 64, 128, 256), "tile": (1, 2, 4, 8)}, level_interaction)
+    fraction, result = replayed(space)
+    assert fraction == 1.0 and result.best == {"block_size_x": 256, "tile": 1}
+    assert all(result.steps[f"descent:{start}"] == result.best for start in ("middle", "smallest"))
+
+
+def rising_then_fastest(block_size_x: int, tile: int) -> float:
+    """Time rising in proportion to the group over its first values (model (5)'s saturated shape), fastest at 256."""
+    return (0.5 if block_size_x == 256 else block_size_x / 32) * (1 if tile == 1 else 1.2)
+
+
+def test_model_5_does_not_cut_short_a_sweep_of_a_recorded_space():
+    """A recorded space holds one problem size whatever the group: model (5), which expects the work to grow with
+    the group, must not read 32, 64, 96 as saturation and spare 128-256 (the old replay stopped at 50 %)."""
+    space = recorded({"block_size_x": (32, 64, 96, 128, 160, 192, 224, 256), "tile": (1, 2)}, rising_then_fastest)
+    fraction, result = replayed(space)
+    assert fraction == 1.0 and result.best["block_size_x"] == 256
+    assert not any("model (5)" in note for note in result.notes)
+
+
+def test_the_convolution_fixture_reaches_its_optimum():
+    """The 146-configuration A100 subset: from 16 x 1 alone the method stopped at 81 % (64 x 1, 1 x 3 tiles in
+    shared memory); the descent from the middle of the listed ranges (32 x 4) finds the optimum there."""
+    space = read_recorded(FIXTURE)
+    fraction, result = replayed(space)
+    assert fraction == 1.0
+    assert result.best == space.optimum().config
+    groups = ("block_size_x", "block_size_y")
+    assert [result.steps[f"start:{label}"][k] for label in ("middle", "smallest") for k in groups] == [32, 4, 16, 1]
+    assert result.evaluations < len(space.records) / 3
+
+
+class Groups:
+    """A stand-in Tunable for `_starts`: a space, its work-group parameters, and every size runs."""
+
+    def __init__(self, parameters, constraint=None, group=("x", "y")):
+        self.space = SearchSpace(parameters, [constraint] if constraint else [])
+        self.group_parameters = group
+        self.item_parameters = tuple(p for p in parameters if p not in group)
+
+    def size_for(self, config, groups):
+        return {"n": 1}
+
+    def invalid(self, config, size):
+        return None
+
+
+@pytest.mark.parametrize(("parameters", "constraint", "middle", "smallest"), [
+    # the geometric middle of each range (16 x 4 for 1..256 x 1..16); the smallest, the minimum
+    ({"x": (1, 2, 4, 16, 64, 256), "y": (1, 2, 4, 8, 16), "i": (0, 1)}, None, (16, 4), (1, 1)),
+    # 11.3 lies as far from 8 as from 16 on the log scale: the tie goes to the smaller
+    ({"x": (1, 2, 4, 8, 16, 32, 64, 128), "y": (2,), "i": (0,)}, None, (8, 2), (1, 2)),
+    # at least 64 items per group: the nearest valid groups, fewest items first, the first in order among equals
+    ({"x": (1, 2, 4, 8, 16, 32, 64, 128), "y": (1, 2, 4, 8, 16, 32), "i": (0,)},
+     lambda c: None if c["x"] * c["y"] >= 64 else "too few", (8, 8), (2, 32)),
+])
+def test_where_the_descents_start(parameters, constraint, middle, smallest):
+    tunable = Groups(parameters, constraint)
+    defaults = {name: values[0] for name, values in parameters.items()}
+    starts = dict(_starts(tunable, defaults))
+    assert (starts["middle"]["x"], starts["middle"]["y"]) == middle
+    assert (starts["smallest"]["x"], starts["smallest"]["y"]) == smallest
+    assert starts["middle"]["i"] == defaults["i"]
+
+
+def test_a_single_work_group_size_starts_once():
+    tunable = Groups({"x": (32,), "i": (1, 2)}, group=("x",))
+    assert [label for label, _ in _starts(tunable, {"x": 32, "i": 1})] == ["smallest"]
