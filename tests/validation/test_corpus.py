@@ -83,9 +83,13 @@ def test_the_build_takes_medians_and_spreads_from_the_runs(tmp_path: Path) -> No
              "cache": {"1": {"x": 1, "time": 2.5, "times": [1.0, 2.0, 4.0]},
                        "2": {"x": 2, "time": "RuntimeFailedConfig"}}}
     (hub / "cachefiles/convolution_milo").mkdir(parents=True)
+    (hub / "cachefiles/dedispersion_milo").mkdir(parents=True)
     for name in ("A100", "A4000", "A6000", "MI250X", "W6600", "W7800"):
         (hub / f"cachefiles/convolution_milo/{name}.json.gz").write_bytes(gzip.compress(json.dumps(cache).encode()))
+        (hub / f"cachefiles/dedispersion_milo/{name}.json.gz").write_bytes(gzip.compress(json.dumps(cache).encode()))
     build_corpus(hub, tmp_path / "out", "0" * 40, ["convolution-milo"])
+    build_corpus(hub, tmp_path / "out", "0" * 40, ["dedispersion-milo"])  # keeps convolution-milo listed
+    assert set(read_corpus(tmp_path / "out").kernels) == {"convolution-milo", "dedispersion-milo"}
     kernel = read_corpus(tmp_path / "out").kernels["convolution-milo"]
     assert kernel.times[0, 0] == pytest.approx(2e-3)  # the median of 1, 2, 4 ms, not their mean
     assert kernel.spreads[0, 0] == pytest.approx(np.std([1.0, 2.0, 4.0]) / 2.0, rel=1e-2)
@@ -98,4 +102,27 @@ def test_a_kernel_file_that_decompresses_beyond_the_limit_is_refused(tmp_path: P
     _write(tmp_path)
     monkeypatch.setattr(corpus_module, "MAX_BYTES", 16)
     with pytest.raises(CorpusError, match="decompresses to more than"):
+        read_corpus(tmp_path)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n", "no configurations"),
+    ("x,y,time_ms@a,spread@a,time_ms@a,spread@a\n1,2,3,,4,\n", "two columns"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,2,3,inf,4,\n", "positive"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1,2,3,nan,4,\n", "positive"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n99999999999999999999,2,3,,4,\n", "integer"),
+    ("x,y,time_ms@a,spread@a,time_ms@b,spread@b\n1," + "9" * 200_000 + ",3,,4,\n", "CSV"),
+])
+def test_more_broken_kernel_files_are_refused(tmp_path: Path, body: str, message: str) -> None:
+    _manifest(tmp_path)
+    (tmp_path / "k.csv.gz").write_bytes(gzip.compress(body.encode()))
+    with pytest.raises(CorpusError, match=message):
+        read_corpus(tmp_path)
+
+
+def test_a_kernel_name_that_is_a_path_is_refused(tmp_path: Path) -> None:
+    _write(tmp_path)
+    text = (tmp_path / "corpus.yaml").read_text().replace("  k:\n", "  ../k:\n")
+    (tmp_path / "corpus.yaml").write_text(text)
+    with pytest.raises(CorpusError, match="plain names"):
         read_corpus(tmp_path)

@@ -131,3 +131,41 @@ def test_scoring_the_corpus_covers_every_pair_and_leaves_out_gpus_it_does_not_kn
     assert [(p.source, p.target) for p in scores.pairs] == [("a100-40gb", "v100"), ("v100", "a100-40gb")]
     partial = score_corpus([kernel], {kernel.name: _work()}, {"v100": gpus["v100"]})
     assert partial.pairs == [] and any("a100-40gb: not in the device catalog" in s for s in partial.skipped)
+
+
+def test_a_level_without_a_bandwidth_is_charged_to_l1_and_said(gpus: dict) -> None:
+    from perfcast.validation.gpu_scores import _charged, _left_out
+
+    hits = {"L1": 10.0, "L2": 5.0, "DRAM": 1.0}
+    assert _charged(hits, 3.0, {"L1": True, "L2": False, "shared": True}) == ({"L1": 15.0, "DRAM": 1.0}, 3.0)
+    assert _charged(hits, 3.0, {"L1": False, "L2": True, "shared": False}) == ({"L2": 5.0, "DRAM": 1.0}, 0.0)
+    assert _left_out({"L1": True, "L2": False, "shared": True}) == ("L2 charged to L1",)
+    assert _left_out({"L1": False, "L2": False, "shared": True}) == ("L2 left out", "L1 left out")
+
+
+def test_the_projected_interval_contains_a_target_inside_it_within_its_spread(gpus: dict) -> None:
+    work = _work()
+    kernel = _kernel([1e-3, 2e-3, 3e-3, 4e-3], [1e-3, 2e-3, 3e-3, 4e-3])
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    a100, v100 = gpu_figures(gpus["a100-40gb"]), gpu_figures(gpus["v100"], gpus["a100-40gb"])
+    pair = pair_score(kernel, work, "a100-40gb", "v100", a100, v100, plausible)
+    # the target's times are set inside each configuration's projected interval
+    inside = _kernel([1e-3, 2e-3, 3e-3, 4e-3], list(pair.projected))
+    again = pair_score(inside, work, "a100-40gb", "v100", a100, v100, {d: inside.measured(d) for d in inside.devices})
+    assert again.contained == 1.0 and again.best_contained
+    assert again.mape["perfcast"] == pytest.approx(0, abs=1e-9)
+    assert again.tuned_ape["perfcast"] == pytest.approx(0, abs=1e-9)
+
+
+def test_the_hull_range_is_widened_by_the_measurements_spread(gpus: dict) -> None:
+    work = _work()
+    a100 = gpu_figures(gpus["a100-40gb"])
+    first = hull_score(_kernel([1e-3] * 4, [1e-3] * 4), work, "a100-40gb", a100, 0)
+    above = first.upper * 1.05
+    kernel = _kernel([above] * 4, [1e-3] * 4)
+    assert not hull_score(kernel, work, "a100-40gb", a100, 0).contained
+    spreads = kernel.spreads.copy()
+    spreads[:, 0] = 0.1
+    noisy = CorpusKernel(kernel.name, kernel.title, NAMES, CONFIGS, kernel.devices, kernel.times, spreads,
+                         kernel.status, PROBLEM, kernel.sources, {})
+    assert hull_score(noisy, work, "a100-40gb", a100, 0).contained

@@ -41,10 +41,47 @@ def test_dedispersion_counts_compulsory_bytes_and_two_flop_per_channel() -> None
     names = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y")
     problem = {"samples": 100, "dms": 4, "channels": 2, "max_shift": 10}
     work = kernel_work("dedispersion-milo", np.array([[32, 4, 1, 1]]), names, problem)
-    assert work.dram[0] == 2 * 110 + 400 * 4 + 2 * 4
+    # the delays of 4 DMs over a 0.2 MHz band are below one sample: each channel reads its 100 samples
+    assert work.dram[0] == 2 * 100 + 400 * 4 + 2 * 4
     assert work.flop[0] == 2 * 400 * 2
     assert work.n_add[0] == work.n_mul[0] == 800 and work.n_fma[0] == 0
     assert work.l2[0] >= work.dram[0] and work.l1[0] >= work.l2[0]
+
+
+def test_dedispersion_reads_each_channel_up_to_its_last_delay() -> None:
+    names = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y")
+    problem = {"samples": 25000, "dms": 2048, "channels": 1536, "max_shift": 650}
+    work = kernel_work("dedispersion-milo", np.array([[32, 8, 1, 1], [8, 8, 1, 1]]), names, problem)
+    inputs = work.dram[0] - 2048 * 25000 * 4 - 1536 * 4
+    assert 1536 * 25000 < inputs < 1536 * 25650  # more than the samples, less than the padded array
+    # a warp of 32 x 1 threads shares one delay; of 8 x 4, four
+    pairs = 2048 * 25000 * 1536
+    assert work.l1[0] == pytest.approx(pairs * (1 + 4 / 32) + 2048 * 25000 * 4)
+    assert work.l1[1] == pytest.approx(pairs * (1 + 16 / 32) + 2048 * 25000 * 4)
+
+
+def test_a_zero_size_parameter_is_refused() -> None:
+    from perfcast.errors import InputError
+
+    with pytest.raises(InputError, match="zero or negative"):
+        kernel_work("convolution-milo", np.array([[16, 4, 0, 2, 1]]), CONV, SMALL_CONV)
+
+
+def test_a_problem_without_its_sizes_is_named() -> None:
+    from perfcast.errors import InputError
+
+    with pytest.raises(InputError, match="lacks 'filter'"):
+        kernel_work("convolution-milo", np.array([[16, 4, 1, 2, 1]]), CONV, {"size": [32, 32]})
+
+
+def test_gemm_counts_the_words_a_warp_reads_once() -> None:
+    names = ("MWG", "NWG", "MDIMC", "NDIMC", "SA", "SB")
+    problem = {"m": 64, "n": 64, "k": 64, "element_bytes": 4}
+    # 8 x 8 threads: a warp spans 8 m-indices and 4 n-indices, so A's words are read 8 / 32, B's 4 / 32
+    work = kernel_work("gemm", np.array([[32, 32, 8, 8, 0, 0]]), names, problem)
+    mnk = 64**3
+    loads = mnk / 4 * 4 * 8 / 32 + mnk / 4 * 4 * 4 / 32  # MWI = NWI = 4
+    assert work.l1[0] == pytest.approx(loads + 2 * 64 * 64 * 4)
 
 
 def test_dedispersion_groups_that_span_more_dms_fetch_more_sectors_each() -> None:

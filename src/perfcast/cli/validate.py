@@ -464,9 +464,11 @@ def validate_gpu_corpus_command(
         scores = score_corpus(list(corpus.kernels.values()), works, devices, quick=quick,
                               progress=lambda label: status.update(printable(label)[:100]))
         if seeds:
+            broken = {k: {r.device: r.implausible.tolist() for r in scores.roofline if r.kernel == k}
+                      for k in corpus.kernels}
             replays = replay_scores(list(corpus.kernels.values()), scores.usable, 2 if quick else seeds,
                                     min(budget, 100) if quick else budget,
-                                    progress=lambda label: status.update(printable(label)[:100]))
+                                    progress=lambda label: status.update(printable(label)[:100]), broken=broken)
             scores = dataclasses.replace(scores, replays=replays)
     elapsed = time.perf_counter() - started
     data = corpus_json(scores, corpus)

@@ -15,6 +15,7 @@ import csv
 import gzip
 import io
 import math
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ CORPUS_DIR = Path(__file__).parent / "corpus"
 FAILURES = ("compile", "runtime", "wrong", "timeout", "absent")
 MAX_ROWS = 200_000  # a kernel file with more configurations than this is refused, not read
 MAX_BYTES = 256 * 2**20  # nor one that decompresses to more than this
+_NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")  # a kernel's name is also its file's: no folders
 
 
 class CorpusError(InputError):
@@ -96,12 +98,16 @@ class CorpusKernel:
             raise CorpusError(f"{self.name}: no configuration ran correctly on {device}")
         return int(np.argmin(times))
 
-    def recorded_space(self, device: str) -> RecordedSpace:
-        """Return the kernel on `device` as a recorded tuning space (failures kept: they cost a tuner evaluations)."""
+    def recorded_space(self, device: str, broken: Sequence[int] = ()) -> RecordedSpace:
+        """Return the kernel on `device` as a recorded tuning space (failures kept: they cost a tuner evaluations).
+
+        `broken` rows (records that cannot be the kernel) are given as failed runs, never as times.
+        """
         column = self.column(device)
         records = []
+        kept_out = set(int(r) for r in broken)
         for row in range(len(self.configs)):
-            state = str(self.status[row, column])
+            state = "wrong" if row in kept_out else str(self.status[row, column])
             if state == "absent":
                 continue
             time = float(self.times[row, column]) if state == "ok" else None
@@ -222,9 +228,12 @@ def _read_kernel_csv(path: Path) -> tuple[tuple[str, ...], list[str], NDArray[np
         raise CorpusError(f"{path}: not a gzip-compressed UTF-8 CSV ({error})") from error
     if len(raw) > MAX_BYTES:
         raise CorpusError(f"{path}: decompresses to more than the {MAX_BYTES // 2**20} MiB perfcast reads")
-    rows = list(csv.reader(io.StringIO(text)))
-    if not rows:
-        raise CorpusError(f"{path}: empty")
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as error:
+        raise CorpusError(f"{path}: not a CSV perfcast reads ({error})") from None
+    if len(rows) < 2:
+        raise CorpusError(f"{path}: no configurations (a header at most)")
     header, body = rows[0], rows[1:]
     if len(body) > MAX_ROWS:
         raise CorpusError(f"{path}: {len(body)} rows, more than the {MAX_ROWS} perfcast reads")
@@ -233,6 +242,8 @@ def _read_kernel_csv(path: Path) -> tuple[tuple[str, ...], list[str], NDArray[np
         raise CorpusError(f"{path}: the header needs parameters, then time_ms@GPU and spread@GPU pairs")
     parameters = tuple(header[:first])
     devices = [column.split("@", 1)[1] for column in header[first::2]]
+    if len(set(devices)) != len(devices):
+        raise CorpusError(f"{path}: a GPU has two columns")
     if [c for c in header[first + 1::2]] != [f"spread@{d}" for d in devices]:
         raise CorpusError(f"{path}: every time_ms@GPU column must be followed by its spread@GPU")
     configs = np.zeros((len(body), first), dtype=np.int64)
@@ -244,7 +255,7 @@ def _read_kernel_csv(path: Path) -> tuple[tuple[str, ...], list[str], NDArray[np
             raise CorpusError(f"{path}: row {r + 2} has {len(row)} cells, the header {len(header)}")
         try:
             configs[r] = [int(cell) for cell in row[:first]]
-        except ValueError as error:
+        except (ValueError, OverflowError) as error:
             raise CorpusError(f"{path}: row {r + 2}: a parameter is not an integer ({error})") from error
         for d in range(len(devices)):
             cell, spread = row[first + 2 * d], row[first + 2 * d + 1]
@@ -256,7 +267,8 @@ def _read_kernel_csv(path: Path) -> tuple[tuple[str, ...], list[str], NDArray[np
                 spread_value = float(spread) if spread else math.nan
             except ValueError as error:
                 raise CorpusError(f"{path}: row {r + 2}, {devices[d]}: {error}") from error
-            if not (math.isfinite(value) and value > 0) or spread_value < 0:
+            if not (math.isfinite(value) and value > 0) or not (math.isnan(spread_value) and not spread
+                                                                  or math.isfinite(spread_value) and spread_value >= 0):
                 raise CorpusError(f"{path}: row {r + 2}, {devices[d]}: time {cell!r} ms and spread {spread!r} "
                                   "must be positive and finite")
             times[r, d] = value * 1e-3
@@ -285,6 +297,9 @@ def read_corpus(directory: Path | str = CORPUS_DIR, kernels: Sequence[str] | Non
     entries = manifest.get("kernels")
     if not isinstance(entries, dict) or not entries:
         raise CorpusError(f"{manifest_path}: 'kernels' must map kernel names to their descriptions")
+    bad = [k for k in entries if not isinstance(k, str) or not _NAME.match(k)]
+    if bad:
+        raise CorpusError(f"{manifest_path}: kernel name(s) {bad} are not plain names (letters, digits, . _ -)")
     wanted = list(entries) if kernels is None else list(kernels)
     unknown = [k for k in wanted if k not in entries]
     if unknown:

@@ -47,7 +47,31 @@ def _time(seconds: float) -> str:
 def _groups(pairs: Sequence[PairScore]) -> dict[str, list[PairScore]]:
     """Return the pairs in the report's groups: all, same vendor, cross vendor."""
     return {"all pairs": list(pairs), "same vendor": [p for p in pairs if p.same_vendor],
-            "cross vendor": [p for p in pairs if not p.same_vendor]}
+            "cross vendor": [p for p in pairs if not p.same_vendor],
+            "every level known": [p for p in pairs if not p.left_out]}
+
+
+def _middle(lower: float, upper: float) -> tuple[float, str]:
+    """Return a range's middle (s) and which one (spec §6: geometric for ranges wider than 2x, else arithmetic)."""
+    if upper > 2 * lower:
+        return math.sqrt(lower * upper), "geometric"
+    return (lower + upper) / 2, "arithmetic"
+
+
+def _middle_ape(lower: float, upper: float, measured: float) -> float:
+    """Return the APE of a range's middle against the measured time."""
+    return abs(_middle(lower, upper)[0] - measured) / measured
+
+
+def _finite(data: Any) -> Any:
+    """Return `data` with every non-finite float as None (JSON has no NaN)."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: _finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(value) for value in data]
+    return data
 
 
 def summary(scores: CorpusScores) -> dict[str, Any]:
@@ -70,7 +94,7 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
             "in_interval": _mean([p.contained for p in pairs]),
         }
     return {
-        "roofline": {"configurations": sum(r.n for r in scores.roofline),
+        "roofline": {"configurations": sum(r.n - len(r.implausible) for r in scores.roofline),
                      "naive_violations": sum(r.naive_violations for r in scores.roofline),
                      "hierarchical_violations": sum(r.hierarchical_violations for r in scores.roofline),
                      "implausible": sum(len(r.implausible) for r in scores.roofline)},
@@ -95,7 +119,7 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
     def clean(value: float) -> float | None:
         return round(value, 6) if math.isfinite(value) else None
 
-    return {
+    return _finite({
         "format": JSON_FORMAT, "version": JSON_VERSION, "quick": scores.quick,
         "corpus": {"repository": corpus.manifest.get("repository"), "kernels": list(corpus.kernels)},
         "summary": summary(scores),
@@ -106,8 +130,8 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                      for r in scores.roofline],
         "boat_hull": [{"kernel": h.kernel, "device": h.device, "lower_s": h.lower, "upper_s": h.upper,
                        "measured_s": h.measured, "contained": h.contained, "width": clean(h.width),
-                       "miss": clean(h.miss), "ape_of_middle": clean(abs(math.sqrt(h.lower * h.upper) - h.measured)
-                                                                     / h.measured)}
+                       "miss": clean(h.miss), "spread": clean(h.spread), "middle": _middle(h.lower, h.upper)[1],
+                       "ape_of_middle": clean(_middle_ape(h.lower, h.upper, h.measured))}
                       for h in scores.hull],
         "projection": [{"kernel": p.kernel, "source": p.source, "target": p.target, "same_vendor": p.same_vendor,
                         "n": p.n, "best_ape": {m: clean(v) for m, v in p.best_ape.items()},
@@ -130,7 +154,7 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                                "to_reach_runs": {str(f): x.summary(f)[1] for f in (0.90, 0.97, 0.99)}}
                                for x in r.replays}} for r in scores.replays],
         "skipped": scores.skipped,
-    }
+    })
 
 
 def write_charts(scores: CorpusScores, folder: Path) -> dict[str, Path]:
@@ -264,13 +288,16 @@ def _roofline_section(scores: CorpusScores) -> list[str]:
 def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
     """Return the boat hull section: range, measured best, containment and how far each miss lies."""
     lines = ["## 2. Boat hull: the best time inside the predicted range", "",
-             "| kernel | GPU | species | range | best measured | width | in range | miss |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Spread: the best configuration's σ/median; the range is widened by it (spec §6). Middle: geometric "
+             "for ranges wider than 2x, else arithmetic.", "",
+             "| kernel | GPU | species | range | best measured (spread) | width | in range | miss | APE of the "
+             "middle |", "|---|---|---|---|---|---|---|---|---|"]
     for h in scores.hull:
         miss = "—" if h.contained else (f"{h.miss:.2f}x above" if h.measured > h.upper else f"{h.miss:.2f}x below")
         lines.append(f"| {h.kernel} | {h.device} | `{h.species}` | {_time(h.lower)} – {_time(h.upper)} "
-                     f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} | {h.width:.2f}x | "
-                     f"{'yes' if h.contained else 'no'} | {miss} |")
+                     f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} ({_pct(h.spread)}) | {h.width:.2f}x | "
+                     f"{'yes' if h.contained else 'no'} | {miss} | "
+                     f"{_pct(_middle_ape(h.lower, h.upper, h.measured))} ({_middle(h.lower, h.upper)[1]}) |")
     return lines + ["", f"![boat hull ranges]({charts['hull']})", ""]
 
 
@@ -284,8 +311,11 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
              "projected against measured target times over the configurations.", "",
              "*Tuned*: the source's optimum projected onto the target, against the target's optimum (each GPU "
              "tuned on its own: how fast will my tuned kernel run there?).", "",
+             "*MAPE all*: each pair's MAPE over its configurations, averaged over the pairs. *Every level known*: "
+             "the pairs whose two GPUs both give a bandwidth for L1, L2 and shared memory; elsewhere a level without "
+             "one is charged to L1 (or left out with L1), as the per-pair table says.", "",
              "| group | pairs | configurations | method | MAPE best | median APE best | MAPE tuned | median APE tuned "
-             "| MAPE all |",
+             "| MAPE all (mean over pairs) |",
              "|---|---|---|---|---|---|---|---|---|"]
     for group, figures in head.items():
         for method in METHODS:
@@ -302,11 +332,12 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
               + ", ".join(f"{_pct(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
               "", "| kernel | source → target | n | APE best: perfcast / bw / FLOP / max | MAPE all: perfcast / bw / "
-              "FLOP / max | rank corr. |", "|---|---|---|---|---|---|"]
+              "FLOP / max | rank corr. | levels without a bandwidth |", "|---|---|---|---|---|---|---|"]
     for p in scores.pairs:
         lines.append(f"| {p.kernel} | {p.source} → {p.target} | {p.n} | "
                      + " / ".join(_pct(p.best_ape[m]) for m in METHODS) + " | "
-                     + " / ".join(_pct(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} |")
+                     + " / ".join(_pct(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} | "
+                     + (", ".join(p.left_out) or "—") + " |")
     return lines + ["", "</details>", ""]
 
 

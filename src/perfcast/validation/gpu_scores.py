@@ -25,7 +25,7 @@ from perfcast.devices.schema import Device, InstructionKind, Precision
 from perfcast.models.boathull import GpuFigures, predict_gpu
 from perfcast.models.projection import GpuMaxima, ProjectedKernel, project
 from perfcast.tune.replay import StrategyReplay
-from perfcast.validation.corpus import CorpusKernel
+from perfcast.validation.corpus import CorpusError, CorpusKernel
 from perfcast.validation.kernel_work import KernelWork
 
 __all__ = [
@@ -111,13 +111,18 @@ class RooflineScore:
 def roofline_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: GpuFigures4) -> RooflineScore:
     """Return the roofline's violations and the best configuration's fraction of the bound on `device`."""
     ok, times, spread = _ok(kernel, device)
+    if not ok.any():
+        raise CorpusError(f"{kernel.name}: no configuration ran correctly on {device}")
     dram_time = work.dram / gpu.bandwidth["DRAM"]
     naive = np.maximum(work.flop / gpu.fma, dram_time)
     terms = {"compute": work.flop / _compute_ceiling(work, gpu), "DRAM": dram_time}
     if "L2" in gpu.bandwidth:
         terms["L2"] = work.l2 / gpu.bandwidth["L2"]
     if "L1" in gpu.bandwidth:
-        terms["L1"] = (work.l1 + work.shared) / gpu.bandwidth["L1"]
+        # NVIDIA's L1 and shared memory are one array behind one datapath: their bytes add up. AMD's LDS is
+        # apart from the vector L1, so each is bounded alone.
+        together = gpu.vendor.upper() == "NVIDIA"
+        terms["L1"] = (work.l1 + work.shared if together else work.l1) / gpu.bandwidth["L1"]
     if "shared" in gpu.bandwidth:
         terms["shared"] = work.shared / gpu.bandwidth["shared"]
     stack = np.stack(list(terms.values()))
@@ -202,7 +207,7 @@ class PairScore:
     projected: NDArray[np.float64]  # s, perfcast's projection of every shared row (NaN elsewhere)
     tuned_ape: dict[str, float] = field(default_factory=dict)  # method -> APE of the source's optimum projected
     # onto the target, against the target's optimum (each GPU tuned on its own)
-    left_out: tuple[str, ...] = ()  # levels without a bandwidth on either GPU, left out of the rooflines
+    left_out: tuple[str, ...] = ()  # how levels without a bandwidth on either GPU were treated
     best_contained: bool = False  # the target's best time lies in its projected interval [min_l, max_l]
     contained: float = math.nan  # fraction of the configurations whose target time lies in their interval
 
@@ -228,25 +233,23 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     index = np.where(both)[0]
     projected = np.full(len(tt), np.nan)
     fastest, slowest = np.full(len(tt), np.nan), np.full(len(tt), np.nan)  # the projected interval (s)
-    # A level whose bandwidth the catalog lacks on either GPU is left out of the pair's rooflines (spec §4:
-    # a level without a byte count is not divided by), and the pair says so.
-    known = [level for level in ("L1", "L2", "DRAM")
-             if all(_has_bandwidth(g.maxima, level) for g in (on_source, on_target))]
-    use_shared = all(_has_bandwidth(g.maxima, "shared") for g in (on_source, on_target))
-    left_out = tuple(level for level in ("L1", "L2", "shared") if level not in known
-                     and (level != "shared" or not use_shared))
+    known = {level: all(_has_bandwidth(g.maxima, level) for g in (on_source, on_target))
+             for level in ("L1", "L2", "shared")}
+    left_out = _left_out(known)
     source_warp, target_warp = (g.device.warp_size or 32 for g in (on_source, on_target))
-    for r in index:
-        hits = {level: value for level, value in work.hits(int(r)).items() if level in known}
+
+    def projection_of(r: int) -> tuple[float, tuple[float, float]]:
+        hits, shared = _charged(work.hits(r), float(work.shared[r]), known)
         counts = (float(work.n_fma[r]), float(work.n_add[r]), float(work.n_mul[r]))
-        shared = float(work.shared[r]) if use_shared else 0.0
-        measured = ProjectedKernel(*counts, work.active_threads(int(r), source_warp), hits, shared, 1.0,
+        measured = ProjectedKernel(*counts, work.active_threads(r, source_warp), hits, shared, 1.0,
                                    float(work.flop[r]), float(ts[r]), source_warp)
-        there = ProjectedKernel(*counts, work.active_threads(int(r), target_warp), hits, shared, 1.0,
+        there = ProjectedKernel(*counts, work.active_threads(r, target_warp), hits, shared, 1.0,
                                 float(work.flop[r]), float(ts[r]), target_warp)
         projection = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there)
-        projected[r] = projection.time
-        fastest[r], slowest[r] = projection.time_range
+        return projection.time, projection.time_range
+
+    for r in index:
+        projected[r], (fastest[r], slowest[r]) = projection_of(int(r))
     bw = on_source.bandwidth["DRAM"] / on_target.bandwidth["DRAM"]
     fl = on_source.fma / on_target.fma
     predictions = {"perfcast": projected, "bandwidth ratio": ts * bw, "FLOP ratio": ts * fl,
@@ -258,11 +261,14 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
         mape[method] = float(ape.mean()) if len(ape) else math.nan
         median[method] = float(np.median(ape)) if len(ape) else math.nan
         best_ape[method] = float(abs(values[best] - tt[best]) / tt[best]) if best >= 0 else math.nan
-    # Tuned to tuned: the source's optimum projected, against the target's optimum (a user's question).
-    best_source = int(index[np.argmin(ts[index])]) if len(index) else -1
+    # Tuned to tuned: the source's optimum (whether or not it runs on the target) projected, against the
+    # target's optimum: the question of a user who tunes on both.
+    best_source = int(np.argmin(np.where(plausible[source], ts, np.inf)))
     optimum = float(np.min(np.where(plausible[target], tt, np.inf)))
-    tuned = {m: float(abs(v[best_source] - optimum) / optimum) if best_source >= 0 else math.nan
-             for m, v in predictions.items()}
+    tuned_time = projected[best_source] if np.isfinite(projected[best_source]) else projection_of(best_source)[0]
+    tuned = {"perfcast": abs(tuned_time - optimum) / optimum}
+    tuned.update({m: float(abs(v[best_source] - optimum) / optimum) for m, v in predictions.items()
+                  if m != "perfcast"})
     same = on_source.vendor == on_target.vendor
     spread = np.nan_to_num(kernel.spreads[:, kernel.column(target)], nan=0.0)
     inside = (fastest * (1 - spread) <= tt) & (tt <= slowest * (1 + spread))
@@ -270,6 +276,39 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
                      spearman(projected[index], tt[index]), projected, tuned, left_out,
                      bool(inside[best]) if best >= 0 else False, contained)
+
+
+def _left_out(known: Mapping[str, bool]) -> tuple[str, ...]:
+    """Return how the pair's rooflines treat the levels without a bandwidth on either GPU, in words."""
+    notes = []
+    for level in ("L2", "shared"):
+        if not known[level]:
+            notes.append(f"{level} charged to L1" if known["L1"] else f"{level} left out")
+    if not known["L1"]:
+        notes.append("L1 left out")
+    return tuple(notes)
+
+
+def _charged(hits: Mapping[str, float], shared: float, known: Mapping[str, bool]) -> tuple[dict[str, float], float]:
+    """Return the bytes per level (B) and shared bytes the pair's rooflines take.
+
+    A level without a bandwidth on either GPU is charged to L1, which its bytes cross too, at L1's bandwidth
+    (optimistic for those bytes); without L1 it is left out with L1, whose roofline the model then does not
+    draw (spec §4: a level without a byte count is not divided by). L2's and DRAM's rooflines keep their own
+    bytes either way.
+    """
+    charged = dict(hits)
+    if not known["L2"]:
+        moved = charged.pop("L2")
+        if known["L1"]:
+            charged["L1"] += moved
+    if not known["shared"]:
+        if known["L1"]:
+            charged["L1"] += shared
+        shared = 0.0
+    if not known["L1"]:
+        charged.pop("L1")
+    return charged, shared
 
 
 def _has_bandwidth(maxima: GpuMaxima, level: str) -> bool:
@@ -339,6 +378,10 @@ def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork
         skipped += [f"{kernel.name} on {d}: not in the device catalog" for d in kernel.devices if d not in devices]
         plausible: dict[str, NDArray[np.bool_]] = {}
         for device in present:
+            if not kernel.measured(device).any():
+                skipped.append(f"{kernel.name} on {device}: no configuration ran correctly")
+                plausible[device] = kernel.measured(device)
+                continue
             score = roofline_score(kernel, work, device, own[device])
             roofline.append(score)
             plausible[device] = score.plausible(kernel)
@@ -358,11 +401,7 @@ def score_corpus(kernels: Sequence[CorpusKernel], works: Mapping[str, KernelWork
                 if progress:
                     progress(f"{kernel.name}: {source} -> {target}")
                 on_target = gpu_figures(devices[target], source=devices[source])
-                try:
-                    pair = pair_score(kernel, work, source, target, own[source], on_target, plausible, rows)
-                except ValueError as error:  # a level the kernel uses has no bandwidth on one of the two
-                    skipped.append(f"{kernel.name}: {source} -> {target} not projected: {error}")
-                    continue
+                pair = pair_score(kernel, work, source, target, own[source], on_target, plausible, rows)
                 pairs.append(pair)
                 portability.append(portability_score(kernel, source, target, plausible, pair.projected))
     return CorpusScores(roofline, hull, pairs, portability, {k.name: works[k.name].caveats for k in kernels},
@@ -384,11 +423,14 @@ REPLAY_STRATEGIES = ("hierarchical", "random")
 
 
 def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence[str]], seeds: int, budget: int,
-                  progress: Callable[[str], None] | None = None) -> list[ReplayScore]:
+                  progress: Callable[[str], None] | None = None,
+                  broken: Mapping[str, Mapping[str, Sequence[int]]] | None = None) -> list[ReplayScore]:
     """Return the hierarchical method and random search replayed on every usable (kernel, GPU) space.
 
     The hierarchical method is deterministic: it is replayed once; random search `seeds` times with `budget`.
+    `broken` (kernel -> GPU -> rows) names records kept out: they are replayed as failed configurations.
     """
+    broken = broken or {}
     from perfcast.tune.replay import replay
 
     found = []
@@ -396,7 +438,7 @@ def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence
         for device in usable.get(kernel.name, ()):
             if progress:
                 progress(f"tuning replay: {kernel.name} on {device}")
-            space = kernel.recorded_space(device)
+            space = kernel.recorded_space(device, broken.get(kernel.name, {}).get(device, ()))
             optimum = space.optimum().time or math.inf
             times = np.array([r.time for r in space.valid()], dtype=np.float64)
             within = {f: int((optimum / times >= f).sum()) for f in (0.90, 0.97, 0.99)}

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from perfcast.errors import NotFound
+from perfcast.errors import InputError, NotFound
 from perfcast.models.boathull import ClassVariables
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
@@ -111,13 +111,15 @@ def _convolution(configs: NDArray[np.int64], parameters: tuple[str, ...], proble
     fma = _full(configs, outputs * taps)
     species = f"{width}x{height}|neighb({fw}x{fh}) -> {width}x{height}|element"
     hull = HullClass(species, class_variables(parse_species(species)), 2.0, s)
-    caveats = ("FLOP = 2 per filter tap and output (one FMA); the filter is read from constant memory and not counted.",
-               "L2 traffic is each work-group's tile with its halo; DRAM traffic is compulsory (the halo is assumed "
-               "to hit in L2 across neighbouring groups).",
-               "Shared-memory loads: each distinct word a thread's unrolled taps read, once (taps of neighbouring "
-               "outputs of its tile overlap where the block is smaller than the filter).",
-               "use_shmem=0 (convolution-milo): the committed source ignores it, yet the times differ; its global "
-               "loads are counted at their least (the staged tile once), its shared-memory bytes as none.")
+    caveats: tuple[str, ...] = (
+        "FLOP = 2 per filter tap and output (one FMA); the filter is read from constant memory and not counted.",
+        "L2 traffic is each work-group's tile with its halo; DRAM traffic is compulsory (the halo is assumed "
+        "to hit in L2 across neighbouring groups).",
+        "Shared-memory loads: each distinct word a thread's unrolled taps read, once (taps of neighbouring "
+        "outputs of its tile overlap where the block is smaller than the filter).")
+    if "use_shmem" in parameters:
+        caveats += ("use_shmem=0: the committed source ignores the parameter, yet the times differ; its global "
+                    "loads are counted at their least (the staged tile, once) and its shared-memory bytes as none.",)
     return KernelWork(2 * fma, fma, _full(configs, 0), _full(configs, 0), l1, np.maximum(l2, dram), dram, shared,
                       p["block_size_x"] * p["block_size_y"], hull, caveats)
 
@@ -141,27 +143,36 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
     tx, ty = _column(configs, parameters, "tile_size_x", 1), _column(configs, parameters, "tile_size_y", 1)
     outputs = float(samples * dms)
     pairs = outputs * channels
-    dram = _full(configs, channels * per_channel * 1.0 + outputs * 4 + channels * 4)
-    # Each thread loads one input byte and the channel's 4-byte delay per (output, channel).
-    l1 = _full(configs, pairs * (1 + 4) + outputs * 4)
+    delays = _dedispersion_shifts(channels, samples)
+    # Each channel's samples are read up to the last DM's delay (the array is padded to max_shift).
+    read = float(np.sum(samples + np.floor((dms - 1) * dm_step * delays)))
+    if read > channels * per_channel:
+        raise InputError(f"dedispersion: the delays reach past max_shift {problem['max_shift']}")
+    dram = _full(configs, read + outputs * 4 + channels * 4)
+    # Per (output, channel) a thread loads one input byte and the channel's 4-byte delay. Counted as the
+    # distinct words a warp reads (as for GEMM): its 32 threads read 32 different bytes, but share the delay
+    # of each DM they cover, ceil(32 / block_size_x) of them.
+    dms_per_warp = np.minimum(np.ceil(32.0 / bx), by)
+    l1 = pairs * (1 + 4 * dms_per_warp / 32) + outputs * 4
     # A work-group covers tile_x samples and tile_y DMs; per channel it reads the samples of its first DM
     # shifted by up to (tile_y - 1) x dm_step x delay more: a contiguous span, fetched in 32-byte sectors.
     tile_x, tile_y = bx * tx, by * ty
     groups = np.ceil(samples / tile_x) * np.ceil(dms / tile_y)
-    mean_shift = float(_dedispersion_shifts(channels, samples).mean())
+    mean_shift = float(delays.mean())
     span = tile_x + (tile_y - 1) * dm_step * mean_shift
-    sectors = np.ceil(span / SECTOR_BYTES) + 1.0 - 1.0 / np.maximum(1.0, np.ceil(span / SECTOR_BYTES))
+    # A contiguous span of L bytes at an arbitrary offset touches (L + 31) / 32 sectors of 32 B on average.
+    sectors = (span + SECTOR_BYTES - 1) / SECTOR_BYTES
     l2 = groups * channels * (sectors * SECTOR_BYTES + 4) + outputs * 4
     w = outputs
-    cls = ClassVariables(w=w, m=channels, o=64, d=channels * per_channel + outputs * 4,
-                         c=channels * per_channel + outputs * 4, u=0, floors=("c1",), origin="derived",
+    cls = ClassVariables(w=w, m=channels, o=64, d=read + outputs * 4, c=read + outputs * 4, u=0, floors=("c1",), origin="derived",
                          name="derived: each output sums one shifted byte per channel (a sheared neighbourhood)")
     hull = HullClass(f"{channels}x{per_channel}|sheared column({channels}) -> {dms}x{samples}|element (derived, "
                      "element size 1 B: c and d in bytes)", cls, 2.0, 1.0)
     caveats = ("FLOP = 2 per output and channel (the delay multiply and the accumulate); the float-to-int "
                "conversion of the shift and the index arithmetic are instructions, not FLOP.",
-               "L1 bytes count the 1-byte input and the 4-byte delay as requested per (output, channel); the "
-               "delay is the same for every thread of a DM and is served as a broadcast.",
+               "L1 bytes: the distinct words a warp reads per (output, channel), 32 input bytes and one 4-byte "
+               "delay per DM the warp covers (a broadcast); DRAM bytes: each channel's samples up to the last DM's "
+               "delay, and the outputs.",
                f"L2 bytes: a group's span of samples per channel, from the mean delay ({mean_shift:.1f} samples per "
                "unit DM), in 32-byte sectors.")
     return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
@@ -231,6 +242,9 @@ def _pnpoly(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Ma
                       _column(configs, parameters, "block_size_x", 256), hull, caveats)
 
 
+# Parameters that are sizes or counts (a work count divides by them): zero or less is refused.
+_SIZES = {"block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "tile_size", "MWG", "NWG", "MDIMC", "NDIMC"}
+
 WORK: dict[str, Callable[[NDArray[np.int64], tuple[str, ...], Mapping[str, Any]], KernelWork]] = {
     "convolution-milo": _convolution,
     "convolution": _convolution,
@@ -245,4 +259,10 @@ def kernel_work(name: str, configs: NDArray[np.int64], parameters: tuple[str, ..
     """Return the work of corpus kernel `name` for every configuration (FLOP, instructions, B per level)."""
     if name not in WORK:
         raise NotFound(f"perfcast cannot count the work of {name!r} (it counts: {', '.join(WORK)})")
-    return WORK[name](configs, parameters, problem)
+    if (configs[:, [i for i, p in enumerate(parameters) if p in _SIZES]] <= 0).any():
+        raise InputError(f"{name}: a size parameter ({', '.join(p for p in parameters if p in _SIZES)}) is zero or "
+                         "negative")
+    try:
+        return WORK[name](configs, parameters, problem)
+    except KeyError as error:
+        raise InputError(f"{name}: the corpus manifest's problem lacks {error}") from None
