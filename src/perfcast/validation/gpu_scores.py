@@ -7,7 +7,8 @@ the spread, a point prediction has its absolute percentage error (APE).
 
 A configuration that beats its compulsory-DRAM bound (every input read once, every output written once, at
 the GPU's peak bandwidth) by more than `IMPLAUSIBLE` cannot have run the kernel the corpus says: its record is
-counted as a violation, listed, and kept out of every other score.
+counted as broken (apart from the violations), listed, and kept out of every other score; where most of a
+space is broken, all of it is.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from perfcast.validation.corpus import CorpusError, CorpusKernel
 from perfcast.validation.kernel_work import KernelWork
 
 __all__ = [
-    "CorpusScores", "GpuFigures4", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
+    "CorpusScores", "ScoredGpu", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
     "REPLAY_STRATEGIES", "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score",
     "portability_score", "replay_scores", "roofline_score", "score_corpus", "spearman"
 ]
@@ -38,7 +39,7 @@ IMPLAUSIBLE = 2.0  # a time below the compulsory-DRAM bound / this is a broken r
 
 
 @dataclass(frozen=True)
-class GpuFigures4:
+class ScoredGpu:
     """The figures of one GPU that the four scores read (op/s, B/s), from the catalog."""
 
     device: Device
@@ -54,10 +55,10 @@ class GpuFigures4:
         return self.device.vendor
 
 
-def gpu_figures(device: Device, source: Device | None = None) -> GpuFigures4:
+def gpu_figures(device: Device, source: Device | None = None) -> ScoredGpu:
     """Return a GPU's fp32 peaks, level bandwidths, boat hull figures and projection maxima (op/s, B/s)."""
-    kinds = device.peak[Precision.FP32]
-    fma = kinds[InstructionKind.FMA].value
+    kinds = device.peak.get(Precision.FP32, {})
+    fma = device.peak_compute(Precision.FP32)  # NotFound, naming the device, where it has no fp32 peak
     add_mul_figure = kinds.get(InstructionKind.ADD_MUL)
     add_mul = add_mul_figure.value if add_mul_figure else fma / 2
     bandwidth: dict[str, float] = {level.level: level.bandwidth.value for level in device.memory
@@ -65,10 +66,10 @@ def gpu_figures(device: Device, source: Device | None = None) -> GpuFigures4:
     hull = hull_inputs(device, Precision.FP32).figures
     assert isinstance(hull, GpuFigures)
     maxima = projection_capabilities(device, Precision.FP32, source=source).maxima()
-    return GpuFigures4(device, fma, add_mul, bandwidth, hull, maxima)
+    return ScoredGpu(device, fma, add_mul, bandwidth, hull, maxima)
 
 
-def _ok(kernel: CorpusKernel, device: str) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.float64]]:
+def _measured_column(kernel: CorpusKernel, device: str) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.float64]]:
     """Return which rows ran on `device`, their times (s) and spreads (0 where unknown)."""
     column = kernel.column(device)
     ok = kernel.measured(device)
@@ -76,7 +77,7 @@ def _ok(kernel: CorpusKernel, device: str) -> tuple[NDArray[np.bool_], NDArray[n
     return ok, kernel.times[:, column], spread
 
 
-def _compute_ceiling(work: KernelWork, gpu: GpuFigures4) -> NDArray[np.float64]:
+def _compute_ceiling(work: KernelWork, gpu: ScoredGpu) -> NDArray[np.float64]:
     """Return Perf_mix (op/s) per row: FMA-only and ADD/MUL-only rates weighted by the kernel's FP instructions."""
     n_fp = work.n_fma + work.n_add + work.n_mul
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -108,9 +109,9 @@ class RooflineScore:
         return ok
 
 
-def roofline_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: GpuFigures4) -> RooflineScore:
+def roofline_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: ScoredGpu) -> RooflineScore:
     """Return the roofline's violations and the best configuration's fraction of the bound on `device`."""
-    ok, times, spread = _ok(kernel, device)
+    ok, times, spread = _measured_column(kernel, device)
     if not ok.any():
         raise CorpusError(f"{kernel.name}: no configuration ran correctly on {device}")
     dram_time = work.dram / gpu.bandwidth["DRAM"]
@@ -166,7 +167,7 @@ class HullScore:
     upper_term: str
 
 
-def hull_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: GpuFigures4, best_row: int) -> HullScore:
+def hull_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: ScoredGpu, best_row: int) -> HullScore:
     """Return the boat hull's predicted range (spec §2.3) and whether the best measured time lies in it."""
     hull = work.hull
     prediction = predict_gpu(hull.variables, gpu.hull, [hull.f], element_bytes=hull.element_bytes,
@@ -215,8 +216,8 @@ class PairScore:
 METHODS = ("perfcast", "bandwidth ratio", "FLOP ratio", "max ratio")
 
 
-def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str, on_source: GpuFigures4,
-               on_target: GpuFigures4, plausible: Mapping[str, NDArray[np.bool_]],
+def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str, on_source: ScoredGpu,
+               on_target: ScoredGpu, plausible: Mapping[str, NDArray[np.bool_]],
                rows: Sequence[int] | None = None) -> PairScore:
     """Return the §4 projection of every configuration measured on both GPUs against the target's times.
 
