@@ -294,7 +294,8 @@ def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
              "middle |", "|---|---|---|---|---|---|---|---|---|"]
     for h in scores.hull:
         miss = "—" if h.contained else (f"{h.miss:.2f}x above" if h.measured > h.upper else f"{h.miss:.2f}x below")
-        lines.append(f"| {h.kernel} | {h.device} | `{h.species}` | {_time(h.lower)} – {_time(h.upper)} "
+        species = h.species.replace("|", "\\|")  # a bare | would end the table's cell, code span or not
+        lines.append(f"| {h.kernel} | {h.device} | `{species}` | {_time(h.lower)} – {_time(h.upper)} "
                      f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} ({_pct(h.spread)}) | {h.width:.2f}x | "
                      f"{'yes' if h.contained else 'no'} | {miss} | "
                      f"{_pct(_middle_ape(h.lower, h.upper, h.measured))} ({_middle(h.lower, h.upper)[1]}) |")
