@@ -438,7 +438,7 @@ def validate_gpu_corpus_command(
     markdown: Markdown = None,
     as_json: Json = False,
 ) -> None:
-    """Score every model on published GPU measurements (the corpus): roofline, boat hull, projection, portability."""
+    """Score every model on published GPU measurements (the corpus): roofline, hull, projection, portability, tuning."""
     import dataclasses
     import json
     import time
