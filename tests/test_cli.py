@@ -42,6 +42,14 @@ def test_devices_show():
     assert yaml.safe_load(run("devices", "show", "v100", "--yaml").stdout)["name"] == "v100"
 
 
+def test_devices_show_lists_measured_maxima_and_compute_ceilings():
+    result = runner.invoke(app, ["devices", "show", "a100-pcie-40gb"], terminal_width=200)
+    assert result.exit_code == 0
+    assert "measured maximum DRAM" in result.stdout and "1.35 TB/s" in result.stdout
+    ceilings = runner.invoke(app, ["devices", "show", "w7800"], terminal_width=200)
+    assert "compute (no dual issue)" in ceilings.stdout and "22.6 TFLOP/s" in ceilings.stdout
+
+
 def test_devices_show_unknown_device():
     result = run("devices", "show", "gtx9000")
     assert result.exit_code == 2

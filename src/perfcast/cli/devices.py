@@ -112,8 +112,14 @@ def _print_device(device: Device) -> None:
             rows.append((f"{level.level} bandwidth", level.bandwidth, Dimension.BANDWIDTH))
     for name, figure in device.bandwidth_ceilings.items():
         rows.append((f"bandwidth ({name})", figure, Dimension.BANDWIDTH))
+    for name, figure in device.compute_ceilings.items():
+        rows.append((f"compute ({name})", figure, Dimension.COMPUTE))
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
+    # The measured maxima the cross-device projection reads before any peak (spec §4).
+    for path, figure in device.maxima.figures().items():
+        dimension = Dimension.COMPUTE if path.startswith("compute.") else Dimension.BANDWIDTH
+        rows.append((f"measured maximum {path.split('.', 1)[1].replace('.', ' ')}", figure, dimension))
     for label, figure, dimension in rows:
         same = figure.provenance == default
         table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
