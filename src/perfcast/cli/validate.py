@@ -417,15 +417,17 @@ def _machine() -> str:
     """Return this machine in a few words: CPU model, cores, Python."""
     import platform
 
-    model = platform.processor() or platform.machine()
+    first: dict[str, str] = {}  # each cpuinfo field as the first core gives it
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+            key, _, value = line.partition(":")
+            first.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    model = first.get("model name") or platform.processor() or platform.machine()
+    flags = set(first.get("flags", "").split())
+    isa = next((f", {name}" for flag, name in (("avx512f", "AVX-512"), ("avx2", "AVX2")) if flag in flags), "")
+    return f"{model}{isa}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 @validate_app.command("gpu-corpus")
@@ -446,7 +448,7 @@ def validate_gpu_corpus_command(
     from perfcast.devices.catalog import get_device
     from perfcast.errors import NotFound
     from perfcast.validation.corpus import CORPUS_DIR, read_corpus
-    from perfcast.validation.gpu_report import corpus_json, corpus_markdown, summary, write_charts
+    from perfcast.validation.gpu_report import corpus_json, corpus_markdown, format_percent, summary, write_charts
     from perfcast.validation.gpu_scores import replay_scores, score_corpus
     from perfcast.validation.kernel_work import kernel_work
 
@@ -464,11 +466,10 @@ def validate_gpu_corpus_command(
         scores = score_corpus(list(corpus.kernels.values()), works, devices, quick=quick,
                               progress=lambda label: status.update(printable(label)[:100]))
         if seeds:
-            broken = {k: {r.device: r.implausible.tolist() for r in scores.roofline if r.kernel == k}
-                      for k in corpus.kernels}
             replays = replay_scores(list(corpus.kernels.values()), scores.usable, 2 if quick else seeds,
                                     min(budget, 100) if quick else budget,
-                                    progress=lambda label: status.update(printable(label)[:100]), broken=broken)
+                                    progress=lambda label: status.update(printable(label)[:100]),
+                                    broken=scores.broken())
             scores = dataclasses.replace(scores, replays=replays)
     elapsed = time.perf_counter() - started
     data = corpus_json(scores, corpus)
@@ -494,13 +495,14 @@ def validate_gpu_corpus_command(
         for group, figures in head["projection"].items():
             best = figures["best_mape"]
             table.add_row(f"projection, {group}", "MAPE best: perfcast / bw / FLOP / max",
-                          " / ".join(f"{100 * best[m]:.1f} %" for m in best))
+                          " / ".join(format_percent(best[m]) for m in best))
         for strategy, figures in head["tuning_replay"].items():
             table.add_row(f"tuning replay, {strategy}", f"final fraction over {figures['spaces']} spaces: median / lowest",
-                          f"{100 * figures['final_median']:.1f} % / {100 * figures['final_lowest']:.1f} %")
+                          f"{format_percent(figures['final_median'])} / {format_percent(figures['final_lowest'])}")
         port = head["portability"]
         table.add_row("portability", "median: source's best / top-5 projected",
-                      f"{100 * port['best_carried_median']:.1f} % / {100 * port['projected_top_median']['5']:.1f} %")
+                      f"{format_percent(port['best_carried_median'])} / "
+                      f"{format_percent(port['projected_top_median']['5'])}")
         console.print(table)
         for line in scores.skipped:
             errors.print(f"note: {printable(line)}")

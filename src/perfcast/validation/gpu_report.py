@@ -15,7 +15,7 @@ from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
 from perfcast.validation.gpu_scores import IMPLAUSIBLE, METHODS, CorpusScores, PairScore
 
-__all__ = ["GOALS", "corpus_json", "corpus_markdown", "summary", "write_charts"]
+__all__ = ["GOALS", "corpus_json", "corpus_markdown", "format_percent", "summary", "write_charts"]
 
 GOALS = {"hull_contained": 0.80, "hull_width": 3.0, "projection_best_mape": 0.15}
 JSON_FORMAT = "perfcast-gpu-corpus-scores"
@@ -34,8 +34,8 @@ def _median(values: Sequence[float]) -> float:
     return statistics.median(finite) if finite else math.nan
 
 
-def _pct(value: float) -> str:
-    """Return a fraction as a percentage with one decimal, '—' for NaN."""
+def format_percent(value: float) -> str:
+    """Return a fraction as a percentage with one decimal, '—' for NaN (no pair, no run)."""
     return "—" if not math.isfinite(value) else f"{100 * value:.1f} %"
 
 
@@ -229,22 +229,22 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
         f"| {roof['implausible']} | — |",
         f"| boat hull | best time of each (kernel, GPU) inside a range at most {GOALS['hull_width']:g}x wide | "
         f"{head['hull']['contained_within_width']} of {head['hull']['pairs']} "
-        f"({_pct(head['hull']['fraction_contained_within_width'])}) | ≥ {GOALS['hull_contained']:.0%} |",
+        f"({format_percent(head['hull']['fraction_contained_within_width'])}) | ≥ {GOALS['hull_contained']:.0%} |",
     ]
     for group, figures in head["projection"].items():
         best = figures["best_mape"]
         lines.append(f"| projection, {group} ({figures['pairs']} ordered pairs) | MAPE of the target's best "
                      f"configuration: perfcast / bandwidth ratio / FLOP ratio / max ratio | "
-                     + " / ".join(_pct(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
+                     + " / ".join(format_percent(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
                      "below every baseline |")
     port = head["portability"]
     lines.append(f"| portability | median fraction of the target's optimum: source's best carried over / best of "
-                 f"top-1, 3, 5 projected | {_pct(port['best_carried_median'])} / "
-                 + " / ".join(_pct(port["projected_top_median"][k]) for k in ("1", "3", "5")) + " | — |")
+                 f"top-1, 3, 5 projected | {format_percent(port['best_carried_median'])} / "
+                 + " / ".join(format_percent(port["projected_top_median"][k]) for k in ("1", "3", "5")) + " | — |")
     lines += ["", f"![roofline fractions]({charts['roofline']})", ""]
     lines += _roofline_section(scores)
     lines += _hull_section(scores, charts)
-    lines += _projection_section(scores, charts)
+    lines += _projection_section(scores, charts, head["projection"])
     lines += _portability_section(scores)
     if scores.replays:
         lines += _replay_section(scores)
@@ -296,15 +296,14 @@ def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
         miss = "—" if h.contained else (f"{h.miss:.2f}x above" if h.measured > h.upper else f"{h.miss:.2f}x below")
         species = h.species.replace("|", "\\|")  # a bare | would end the table's cell, code span or not
         lines.append(f"| {h.kernel} | {h.device} | `{species}` | {_time(h.lower)} – {_time(h.upper)} "
-                     f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} ({_pct(h.spread)}) | {h.width:.2f}x | "
+                     f"({h.lower_term}/{h.upper_term}) | {_time(h.measured)} ({format_percent(h.spread)}) | {h.width:.2f}x | "
                      f"{'yes' if h.contained else 'no'} | {miss} | "
-                     f"{_pct(_middle_ape(h.lower, h.upper, h.measured))} ({_middle(h.lower, h.upper)[1]}) |")
+                     f"{format_percent(_middle_ape(h.lower, h.upper, h.measured))} ({_middle(h.lower, h.upper)[1]}) |")
     return lines + ["", f"![boat hull ranges]({charts['hull']})", ""]
 
 
-def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
-    """Return the projection section: groups, baselines, per-pair table and the heatmap."""
-    head = summary(scores)["projection"]
+def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: Mapping[str, Any]) -> list[str]:
+    """Return the projection section: groups (`head`, the summary's), baselines, per-pair table and the heatmap."""
     lines = ["## 3. Cross-GPU projection (method 4) against the naive baselines", "",
              "Every configuration measured on both GPUs is projected from its source time; the baselines scale the "
              "source time by the ratio of DRAM bandwidths, of fp32 peaks, or by the larger of the two. *Best*: the "
@@ -320,24 +319,24 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str]) -> list
              "|---|---|---|---|---|---|---|---|---|"]
     for group, figures in head.items():
         for method in METHODS:
+            cells = (figures[key][method] for key in ("best_mape", "best_median_ape", "tuned_mape",
+                                                      "tuned_median_ape", "all_mape"))
             lines.append(f"| {group} | {figures['pairs']} | {figures['configurations']} | {method} | "
-                         f"{_pct(figures['best_mape'][method])} | {_pct(figures['best_median_ape'][method])} | "
-                         f"{_pct(figures['tuned_mape'][method])} | {_pct(figures['tuned_median_ape'][method])} | "
-                         f"{_pct(figures['all_mape'][method])} |")
+                         + " | ".join(format_percent(value) for value in cells) + " |")
     lines += ["", "Median rank correlation of the configurations: "
               + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()) + ".", "",
               "The projection also gives an interval, [min_l, max_l] over the levels (spec §4; the point above is "
               "its middle). The target's best time lies inside it for "
               + ", ".join(f"{f['best_in_interval']} of {f['pairs']} pairs ({g})" for g, f in head.items())
               + "; over every configuration, the mean fraction inside is "
-              + ", ".join(f"{_pct(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
+              + ", ".join(f"{format_percent(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
               "", "| kernel | source → target | n | APE best: perfcast / bw / FLOP / max | MAPE all: perfcast / bw / "
               "FLOP / max | rank corr. | levels without a bandwidth |", "|---|---|---|---|---|---|---|"]
     for p in scores.pairs:
         lines.append(f"| {p.kernel} | {p.source} → {p.target} | {p.n} | "
-                     + " / ".join(_pct(p.best_ape[m]) for m in METHODS) + " | "
-                     + " / ".join(_pct(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} | "
+                     + " / ".join(format_percent(p.best_ape[m]) for m in METHODS) + " | "
+                     + " / ".join(format_percent(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} | "
                      + (", ".join(p.left_out) or "—") + " |")
     return lines + ["", "</details>", ""]
 
@@ -371,9 +370,9 @@ def _replay_section(scores: CorpusScores) -> list[str]:
             finals.setdefault(replay.strategy, []).append(final)
             lines.append(f"| {score.kernel} | {score.device} | {score.configurations} | {within} | {replay.strategy} | "
                          + " | ".join(_evaluations(replay, f) for f in (0.90, 0.97, 0.99))
-                         + f" | {_pct(final)} | {statistics.median(replay.evaluations):g} |")
+                         + f" | {format_percent(final)} | {statistics.median(replay.evaluations):g} |")
     lines += ["", "Final fraction of the optimum over the spaces: "
-              + "; ".join(f"{name} median {_pct(statistics.median(v))}, lowest {_pct(min(v))}, "
+              + "; ".join(f"{name} median {format_percent(statistics.median(v))}, lowest {format_percent(min(v))}, "
                           f"{sum(f >= 0.9 for f in v)} of {len(v)} spaces at 90 % or more" for name, v in finals.items()),
               ""]
     return lines
@@ -388,8 +387,8 @@ def _portability_section(scores: CorpusScores) -> list[str]:
     by_kernel: dict[str, list[float]] = {}
     for p in scores.portability:
         by_kernel.setdefault(p.kernel, []).append(p.best_carried)
-        lines.append(f"| {p.kernel} | {p.source} → {p.target} | {_pct(p.best_carried)} | "
-                     + " | ".join(_pct(p.projected_top[k]) for k in (1, 3, 5)) + " |")
+        lines.append(f"| {p.kernel} | {p.source} → {p.target} | {format_percent(p.best_carried)} | "
+                     + " | ".join(format_percent(p.projected_top[k]) for k in (1, 3, 5)) + " |")
     lines += ["", "Median of the source's best carried over, per kernel: "
-              + ", ".join(f"{k} {_pct(float(np.median(v)))}" for k, v in by_kernel.items()), ""]
+              + ", ".join(f"{k} {format_percent(float(np.median(v)))}" for k, v in by_kernel.items()), ""]
     return lines

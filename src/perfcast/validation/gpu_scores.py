@@ -31,7 +31,7 @@ from perfcast.validation.kernel_work import KernelWork
 
 __all__ = [
     "CorpusScores", "ScoredGpu", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
-    "REPLAY_STRATEGIES", "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score",
+    "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score",
     "portability_score", "replay_scores", "roofline_score", "score_corpus", "spearman"
 ]
 
@@ -363,6 +363,13 @@ class CorpusScores:
     usable: dict[str, list[str]] = field(default_factory=dict)  # kernel -> GPUs with plausible records
     replays: list[ReplayScore] = field(default_factory=list)
 
+    def broken(self) -> dict[str, dict[str, list[int]]]:
+        """Return the broken records' rows, kernel -> GPU -> rows (kept out of every score)."""
+        found: dict[str, dict[str, list[int]]] = {}
+        for score in self.roofline:
+            found.setdefault(score.kernel, {})[score.device] = score.implausible.tolist()
+        return found
+
 
 QUICK_STRIDE = 25  # a reduced corpus projects every 25th configuration (and each GPU's best)
 
@@ -420,7 +427,6 @@ class ReplayScore:
     replays: list[StrategyReplay]
 
 
-REPLAY_STRATEGIES = ("hierarchical", "random")
 
 
 def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence[str]], seeds: int, budget: int,
