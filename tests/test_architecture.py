@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "kernels": BASE,
     "tune": {"kernels", "models"} | BASE,
     "plots": {"models", "tune"} | BASE,
-    "profiles": {"models"} | BASE,
+    "profiles": {"models", "kernels"} | BASE,  # kernels: its native build (the Oclgrind plugin)
     "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
     "validation": {"devices", "species", "models", "tune", "plots"} | BASE,

@@ -38,16 +38,20 @@ def _count(value: float | None) -> str:
 def _print_profile(profile: ProfileSet) -> None:
     """Print the kernels of a profile: launches, time, and the counts the models read."""
     table = Table(box=box.SIMPLE_HEAVY, title=printable(profile.source.describe()))
+    levels = [name for name in ("l1_bytes", "l2_bytes", "l3_bytes")
+              if any(name in kernel.metrics for kernel in profile.kernels)]
+    simulated = any(kernel.bytes_from for kernel in profile.kernels)
     for column in ("kernel", "launches", "time", "M_fp32", "M_fma32", "M_fp64", "M_int", "M_ldst", "M_inst",
-                   "DRAM B"):
-        table.add_column(column, justify="left" if column == "kernel" else "right")
+                   *(f"{name[:2].upper()} B" for name in levels), "DRAM B", *(("bytes from",) if simulated else ())):
+        table.add_column(column, justify="left" if column in ("kernel", "bytes from") else "right")
     for kernel in profile.kernels:
         m = kernel.metrics
         dram = (m["dram_read"] + m["dram_write"]) * 32 if "dram_read" in m and "dram_write" in m else None
         table.add_row(printable(kernel.name), str(kernel.launches),
                       format_time(kernel.duration) if kernel.duration else "—",
                       *(_count(m.get(name)) for name in ("fp32", "fma_fp32", "fp64", "int", "ldst", "inst_warp")),
-                      _count(dram))
+                      *(_count(m.get(name)) for name in levels), _count(dram),
+                      *((printable(kernel.bytes_from or "the profiler"),) if simulated else ()))
     console.print(table)
     for note in profile.notes:
         console.print(f"note: {printable(note)}")
@@ -65,14 +69,37 @@ def profile_command(
     timeout: Annotated[float | None, typer.Option("--timeout", help="Stop the profiled program after this many seconds.")] = None,
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Keep only this kernel (repeatable; exact name, name before its arguments, or a unique part).")] = None,
     sass_counts: Annotated[bool, typer.Option("--sass-counts", help="ncu only: run the program once more for Nsight Compute's source page (threads executed per SASS instruction), written beside the profile as .ncu-source.csv, for `perfcast project --sass-counts`.")] = False,
+    traffic: Annotated[str, typer.Option("--traffic", help="Where the bytes per level come from: 'footprint' (the bytes the kernels touch, no cache) or 'simulate' (Oclgrind traces every access and perfcast runs it through --device's caches).")] = "footprint",
+    device: Annotated[str | None, typer.Option("--device", "-d", help="--traffic simulate: the device whose caches to simulate (catalog name, YAML file, or 'host').")] = None,
+    trace_window: Annotated[int, typer.Option("--trace-window", min=0, help="--traffic simulate: record windows of this many work-groups (0: every work-group).")] = 0,
+    trace_stride: Annotated[int, typer.Option("--trace-stride", min=0, help="--traffic simulate: one window every this many work-groups.")] = 0,
+    keep_trace: Annotated[bool, typer.Option("--keep-trace", help="--traffic simulate: keep the binary memory trace beside the profile.")] = False,
 ) -> None:
     """Kernel metrics for the models: run a program under a profiler (or read its output) and write a profile."""
     from dataclasses import replace
 
     from perfcast.profiles import READERS, read_profile
-    from perfcast.profiles.capture import TOOLS, capture, capture_ncu_source, default_tool
+    from perfcast.profiles.capture import TOOLS, TrafficRequest, capture, capture_ncu_source, default_tool
 
     check_writable(output, "--output", (".yaml", ".yml"))
+    if traffic not in ("footprint", "simulate"):
+        raise typer.BadParameter(f"--traffic {traffic!r}: choose footprint or simulate")
+    request = None
+    if traffic == "simulate":
+        if from_file is not None or (tool is not None and tool != "oclgrind"):
+            raise typer.BadParameter("--traffic simulate traces the program under Oclgrind: give it after -- "
+                                     "with --tool oclgrind")
+        if device is None:
+            raise typer.BadParameter("--traffic simulate needs --device: whose caches to simulate")
+        from perfcast.devices.cache_view import cache_hierarchy
+        from perfcast.profiles.trace_plugin import TraceSampling
+
+        sampling = TraceSampling(trace_window, trace_stride)
+        request = TrafficRequest(cache_hierarchy(resolve_device(device)), sampling, keep_trace,
+                                 lambda text: errors.print(printable(text), highlight=False))
+        tool = "oclgrind"
+    elif device is not None or trace_window or trace_stride or keep_trace:
+        raise typer.BadParameter("--device, --trace-window, --trace-stride and --keep-trace go with --traffic simulate")
     if from_file is not None:
         if command:
             raise typer.BadParameter("give either --from FILE or a program to run, not both")
@@ -90,7 +117,7 @@ def profile_command(
         if sass_counts and chosen != "ncu":
             raise typer.BadParameter(f"--sass-counts needs Nsight Compute (--tool ncu), not {chosen}")
         errors.print(f"profiling with {chosen}: {printable(' '.join(command))}", highlight=False)
-        result = capture(chosen, command, output, timeout)
+        result = capture(chosen, command, output, timeout, request)
         profile = result.profile
         errors.print(f"raw output kept in {printable(result.raw)}"
                      + (f" and {len(result.extra)} IR file(s) beside it" if result.extra else ""), highlight=False)

@@ -201,6 +201,11 @@ class MemoryLevel(BaseModel):
     size: BytesFigure | None = None
     scope: Literal["per_core", "per_unit", "device"] = "device"
     bandwidth: BandwidthFigure | None = None
+    line: PositiveInt | None = Field(default=None, description="cache line (B); GPU: the sector a miss fetches")
+    ways: PositiveInt | None = Field(default=None, description="associativity of one instance")
+    write: Literal["back", "through"] | None = Field(
+        default=None, description="write-back (dirty lines written on eviction) or write-through")
+    write_allocate: bool | None = Field(default=None, description="a store miss fetches the line first")
     note: str | None = None
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "VectorIsa",
     "build_executable",
     "build_library",
+    "build_shared_object",
     "cache_dir",
     "cpu_flags",
     "native_flags",
@@ -210,6 +211,14 @@ def build_library(source: Path, flags: tuple[str, ...] = DEFAULT_FLAGS, compiler
         except OSError as error:
             raise NativeBuildError(f"cannot load {target}: {error}") from None
     return NativeLibrary(target, handle, command, version)
+
+
+def build_shared_object(source: Path, flags: tuple[str, ...], compiler: str = "g++") -> tuple[Path, tuple[str, ...], str]:
+    """Return (library path, command line, compiler version) of `source` compiled, cached, and not loaded here.
+
+    For libraries another program loads (an Oclgrind plugin): `flags` must hold -shared and -fPIC.
+    """
+    return _compile(source, flags, compiler, ".so")
 
 
 def build_executable(source: Path, flags: tuple[str, ...], compiler: str = "gcc") -> tuple[Path, tuple[str, ...], str]:

@@ -18,13 +18,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfcast.errors import ToolError
+from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.metrics import ncu_metric_names, nvprof_metric_names
 from perfcast.profiles.ncu import read_ncu
 from perfcast.profiles.nvprof import read_nvprof
 from perfcast.profiles.oclgrind import read_oclgrind
 from perfcast.profiles.profile import ProfileError, ProfileSet
+from perfcast.profiles.trace_plugin import TraceSampling, build_trace_plugin, trace_environment
+from perfcast.profiles.traffic import LaunchTrace, apply_traffic, simulate_trace
 
-__all__ = ["TOOLS", "Capture", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_failure",
+__all__ = ["TOOLS", "Capture", "TrafficRequest", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_failure",
            "ncu_source_arguments"]
 
 OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
@@ -128,13 +131,30 @@ def _capture_nvprof(executable: str, command: Sequence[str], raw: Path, timeout:
     return Capture(replace(profile, source=replace(profile.source, version=_version(executable))), raw)
 
 
-def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None) -> Capture:
+@dataclass(frozen=True)
+class TrafficRequest:
+    """Simulate the bytes each kernel moves through a device's caches (Oclgrind only): the caches, the sampling."""
+
+    hierarchy: CacheHierarchy
+    sampling: TraceSampling = TraceSampling()
+    keep_trace: bool = False
+    progress: Callable[[str], None] | None = None
+
+
+def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None,
+                      traffic: TrafficRequest | None = None) -> Capture:
     # pyopencl caches built programs and would hand Oclgrind a binary, leaving no IR to dump: turn its cache off.
     env = {**os.environ, "PYOPENCL_NO_CACHE": "1"}
+    arguments = [executable, "--inst-counts", "--dump-spir"]
+    trace = raw.with_name(raw.name.removesuffix(".txt") + ".trace")
+    if traffic is not None:
+        arguments += ["--plugins", str(build_trace_plugin())]
+        env.update(trace_environment(trace, traffic.sampling))
+        trace.unlink(missing_ok=True)
     started = time.time() - 1
     before = set(OCLGRIND_IR_DIR.glob("oclgrind_*"))
     try:
-        _run([executable, "--inst-counts", "--dump-spir", *command], env, timeout, raw)
+        _run([*arguments, *command], env, timeout, raw)
     finally:
         dumped = [p for p in set(OCLGRIND_IR_DIR.glob("oclgrind_*")) - before
                   if _ours(p) and p.stat().st_mtime >= started]
@@ -149,7 +169,29 @@ def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeou
     ir = [path.read_text(encoding="utf-8", errors="replace") for path in kept]
     profile = read_oclgrind(raw.read_text(encoding="utf-8", errors="replace"), ir=ir, command=shlex.join(command),
                             raw=raw.name)
+    if traffic is not None:
+        profile = _simulated(profile, trace, traffic)
+        if traffic.keep_trace:
+            kept.append(trace)
+        else:
+            trace.unlink(missing_ok=True)
     return Capture(replace(profile, source=replace(profile.source, version=_version(executable))), raw, tuple(kept))
+
+
+def _simulated(profile: ProfileSet, trace: Path, traffic: TrafficRequest) -> ProfileSet:
+    """Return `profile` with its bytes per level simulated from the memory trace Oclgrind's run left."""
+    if not trace.is_file():
+        raise ToolError(f"Oclgrind ran, but its memory trace {trace} is missing: the perfcast plugin did not load")
+
+    def heard(launch: LaunchTrace) -> None:
+        if traffic.progress is not None:
+            traffic.progress(f"simulating {launch.kernel}: {len(launch.groups)} work-groups, "
+                             f"{launch.accesses:,} accesses")
+
+    launches = simulate_trace(trace, traffic.hierarchy, heard)
+    if not launches:
+        raise ToolError(f"the memory trace {trace} holds no kernel launch")
+    return apply_traffic(profile, launches, traffic.sampling.describe())
 
 
 def _ours(path: Path) -> bool:
@@ -198,17 +240,27 @@ def default_tool() -> str:
                     "or nvprof")
 
 
-def capture(tool: str, command: Sequence[str], output: Path, timeout: float | None = None) -> Capture:
-    """Run `command` under `tool`, keep its raw output beside `output` and save the profile to `output`."""
+def capture(tool: str, command: Sequence[str], output: Path, timeout: float | None = None,
+            traffic: TrafficRequest | None = None) -> Capture:
+    """Run `command` under `tool`, keep its raw output beside `output` and save the profile to `output`.
+
+    `traffic`: simulate each kernel's bytes per level through a device's caches (Oclgrind only).
+    """
     if tool not in TOOLS:
         raise ToolError(f"unknown profiler {tool!r}; choose one of {', '.join(TOOLS)}")
+    if traffic is not None and tool != "oclgrind":
+        raise ToolError(f"simulated traffic needs every memory access of the kernels: Oclgrind traces them, "
+                        f"{tool} does not (it measures the traffic on the GPU it runs on)")
     if not command:
         raise ToolError("give the program to profile after --, e.g. perfcast profile -o p.yaml -- ./app 1024")
     executable = shutil.which(tool)
     if executable is None:
         raise ToolError(f"{tool} is not on PATH ({TOOLS[tool][0]})")
     raw = output.with_name(output.name.removesuffix(output.suffix) + f".{tool}.txt")
-    result = TOOLS[tool][1](executable, command, raw, timeout)
+    if traffic is not None:
+        result = _capture_oclgrind(executable, command, raw, timeout, traffic)
+    else:
+        result = TOOLS[tool][1](executable, command, raw, timeout)
     today = _dt.date.today().isoformat()
     profile = replace(result.profile, source=replace(result.profile.source, date=today))
     profile.save(output)

@@ -65,6 +65,9 @@ class KernelProfile:
     duration: float | None = None  # s, all launches
     work_items: int | None = None  # per launch, where the profiler knows it
     notes: tuple[str, ...] = ()
+    # Where the bytes per level (l1_bytes ... dram_bytes, dram_read/write) come from: "footprint" (the bytes the
+    # kernel touches, no cache), "simulated for DEVICE", "measured" (a hardware profiler); None: the reader's own
+    bytes_from: str | None = None
 
     def __post_init__(self) -> None:
         if self.launches < 1:
@@ -114,9 +117,10 @@ class KernelProfile:
                        duration=None if self.duration is None else self.duration * factor,
                        work_items=work_items, notes=(*self.notes, note))
 
-    def with_metrics(self, note: str, **values: float) -> KernelProfile:
-        """Return this profile with some metrics replaced, and a note saying why."""
-        return replace(self, metrics={**self.metrics, **values}, notes=(*self.notes, note))
+    def with_metrics(self, note: str, bytes_from: str | None = None, **values: float) -> KernelProfile:
+        """Return this profile with some metrics replaced, a note saying why, and where its bytes now come from."""
+        return replace(self, metrics={**self.metrics, **values}, notes=(*self.notes, note),
+                       bytes_from=bytes_from or self.bytes_from)
 
     def to_mapping(self) -> dict[str, Any]:
         """Return the kernel as a profile file writes it."""
@@ -126,6 +130,8 @@ class KernelProfile:
         if self.work_items is not None:
             data["work_items"] = self.work_items
         data["metrics"] = {k: float(v) for k, v in sorted(self.metrics.items())}
+        if self.bytes_from is not None:
+            data["bytes_from"] = self.bytes_from
         if self.notes:
             data["notes"] = list(self.notes)
         return data
@@ -208,7 +214,8 @@ class ProfileSet:
                 KernelProfile(str(k["name"]), int(k["launches"]), {str(m): float(v) for m, v in k["metrics"].items()},
                               None if k.get("duration_s") is None else float(k["duration_s"]),
                               None if k.get("work_items") is None else int(k["work_items"]),
-                              tuple(str(n) for n in k.get("notes", [])))
+                              tuple(str(n) for n in k.get("notes", [])),
+                              None if k.get("bytes_from") is None else str(k["bytes_from"]))
                 for k in data["kernels"]
             )
         except (KeyError, TypeError, ValueError, AttributeError) as error:

@@ -1,0 +1,304 @@
+// perfcast's Oclgrind plugin: every global, constant and local memory access of every work-item, streamed to a
+// binary file for the cache simulation (perfcast/profiles/traffic.py reads it; the format is described there).
+//
+// Loaded by `oclgrind --plugins THIS.so`. Configured by the environment:
+//   PERFCAST_TRACE_FILE     where to write the trace (required; nothing is recorded without it)
+//   PERFCAST_TRACE_WINDOW   work-groups recorded per window (0 or unset: every work-group)
+//   PERFCAST_TRACE_STRIDE   a window starts every STRIDE work-groups of a launch (dispatch order)
+//   PERFCAST_TRACE_MAX_MB   stop recording new work-groups of a launch past this many MB of records
+//
+// Oclgrind runs work-groups on several worker threads, one group per thread at a time, and each work-item of a
+// group up to its next barrier before the next work-item. Each thread therefore keeps its group's records and
+// writes them as one chunk when the group completes; a record carries what a device's schedule needs to
+// reorder them (the work-item's local index, its access ordinal, the barrier region).
+
+#include <oclgrind/Context.h>
+#include <oclgrind/Kernel.h>
+#include <oclgrind/KernelInvocation.h>
+#include <oclgrind/Memory.h>
+#include <oclgrind/Plugin.h>
+#include <oclgrind/WorkGroup.h>
+#include <oclgrind/WorkItem.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace
+{
+const char MAGIC[8] = {'P', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
+const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3;
+const uint8_t SPACE_GLOBAL = 1, SPACE_CONSTANT = 2, SPACE_LOCAL = 3;
+const uint8_t FLAG_STORE = 1, FLAG_ATOMIC = 2;
+const uint32_t GROUP_LEVEL = 0xffffffffu; // an access made by the whole work-group (async copies)
+const size_t PAGE = 4096;
+
+#pragma pack(push, 1)
+struct Record
+{
+  uint64_t address; // buffer placed at its own page-aligned base: see placeBuffer
+  uint32_t size;
+  uint32_t lane;    // local linear index of the work-item
+  uint32_t ordinal; // the work-item's accesses counted from 0
+  uint16_t region;  // barriers the work-group has passed
+  uint8_t space;
+  uint8_t flags;
+};
+#pragma pack(pop)
+static_assert(sizeof(Record) == 24, "the trace format fixes a 24-byte record");
+
+struct GroupState
+{
+  bool recording = false;
+  uint64_t index = 0;
+  uint16_t region = 0;
+  size_t localX = 1, localY = 1;
+  std::vector<uint32_t> ordinals;
+  std::vector<Record> records;
+};
+
+thread_local GroupState group;
+
+size_t envSize(const char* name, size_t fallback)
+{
+  const char* text = std::getenv(name);
+  return text && *text ? std::strtoull(text, nullptr, 10) : fallback;
+}
+
+class TracePlugin : public oclgrind::Plugin
+{
+public:
+  TracePlugin(const oclgrind::Context* context, FILE* out)
+    : oclgrind::Plugin(context), m_out(out), m_window(envSize("PERFCAST_TRACE_WINDOW", 0)),
+      m_stride(envSize("PERFCAST_TRACE_STRIDE", 0)), m_maxBytes(envSize("PERFCAST_TRACE_MAX_MB", 512) << 20)
+  {
+    std::fwrite(MAGIC, 1, sizeof MAGIC, m_out);
+  }
+
+  ~TracePlugin() override { std::fclose(m_out); }
+
+  bool isThreadSafe() const override { return true; }
+
+  void memoryAllocated(const oclgrind::Memory* memory, size_t address, size_t size, cl_mem_flags,
+                       const uint8_t*) override
+  {
+    if (memory->getAddressSpace() != oclgrind::AddrSpaceGlobal)
+      return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    placeBufferLocked(memory->extractBuffer(address), size);
+  }
+
+  void kernelBegin(const oclgrind::KernelInvocation* invocation) override
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    const std::string& name = invocation->getKernel()->getName();
+    uint32_t header[2] = {CHUNK_KERNEL, static_cast<uint32_t>(name.size())};
+    uint64_t sizes[9];
+    for (unsigned d = 0; d < 3; d++)
+    {
+      sizes[d] = invocation->getGlobalSize()[d];
+      sizes[3 + d] = invocation->getLocalSize()[d];
+      sizes[6 + d] = invocation->getGlobalOffset()[d];
+    }
+    std::fwrite(header, sizeof header, 1, m_out);
+    std::fwrite(sizes, sizeof sizes, 1, m_out);
+    std::fwrite(name.data(), 1, name.size(), m_out);
+    m_groupsSeen = 0;
+    m_groupsRecorded = 0;
+    m_bytesWritten = 0;
+    m_groupsDropped = 0;
+  }
+
+  void kernelEnd(const oclgrind::KernelInvocation*) override
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    uint32_t header[2] = {CHUNK_END, 0};
+    uint64_t counts[3] = {m_groupsSeen, m_groupsRecorded, m_groupsDropped};
+    std::fwrite(header, sizeof header, 1, m_out);
+    std::fwrite(counts, sizeof counts, 1, m_out);
+    std::fflush(m_out);
+  }
+
+  void workGroupBegin(const oclgrind::WorkGroup* workGroup) override
+  {
+    group.index = workGroup->getGroupIndex();
+    group.region = 0;
+    group.records.clear();
+    oclgrind::Size3 local = workGroup->getGroupSize();
+    group.localX = local.x;
+    group.localY = local.y;
+    group.ordinals.assign(local.x * local.y * local.z, 0);
+    bool inWindow = m_window == 0 || m_stride == 0 || group.index % m_stride < m_window;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_groupsSeen++;
+    group.recording = inWindow && m_bytesWritten < m_maxBytes;
+    if (inWindow && !group.recording)
+      m_groupsDropped++;
+  }
+
+  // Oclgrind reports a barrier once, when every work-item of the group has reached it.
+  void workGroupBarrier(const oclgrind::WorkGroup*, uint32_t) override { group.region++; }
+
+  void workGroupComplete(const oclgrind::WorkGroup*) override
+  {
+    if (!group.recording)
+      return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    uint32_t header[2] = {CHUNK_GROUP, 0};
+    uint64_t counts[2] = {group.index, group.records.size()};
+    std::fwrite(header, sizeof header, 1, m_out);
+    std::fwrite(counts, sizeof counts, 1, m_out);
+    std::fwrite(group.records.data(), sizeof(Record), group.records.size(), m_out);
+    m_bytesWritten += group.records.size() * sizeof(Record);
+    m_groupsRecorded++;
+    group.recording = false;
+  }
+
+  void memoryLoad(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address,
+                  size_t size) override
+  {
+    record(memory, item, address, size, 0);
+  }
+
+  void memoryStore(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address, size_t size,
+                   const uint8_t*) override
+  {
+    record(memory, item, address, size, FLAG_STORE);
+  }
+
+  void memoryAtomicLoad(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, oclgrind::AtomicOp,
+                        size_t address, size_t size) override
+  {
+    record(memory, item, address, size, FLAG_ATOMIC);
+  }
+
+  void memoryAtomicStore(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, oclgrind::AtomicOp,
+                         size_t address, size_t size) override
+  {
+    record(memory, item, address, size, FLAG_ATOMIC | FLAG_STORE);
+  }
+
+  void memoryLoad(const oclgrind::Memory* memory, const oclgrind::WorkGroup*, size_t address,
+                  size_t size) override
+  {
+    record(memory, nullptr, address, size, 0);
+  }
+
+  void memoryStore(const oclgrind::Memory* memory, const oclgrind::WorkGroup*, size_t address, size_t size,
+                   const uint8_t*) override
+  {
+    record(memory, nullptr, address, size, FLAG_STORE);
+  }
+
+private:
+  FILE* m_out;
+  std::mutex m_mutex;
+  size_t m_window, m_stride, m_maxBytes;
+  uint64_t m_groupsSeen = 0, m_groupsRecorded = 0, m_groupsDropped = 0, m_bytesWritten = 0;
+  std::map<size_t, uint64_t> m_base; // buffer number -> its base address in the trace
+  uint64_t m_next = PAGE;
+
+  // Buffers are placed one after another on page boundaries, in the order they were allocated, as an
+  // allocator would: Oclgrind's own addresses put every buffer at offset 0 of a huge aligned slot, which
+  // would map the start of every array to the same cache set.
+  uint64_t placeBufferLocked(size_t buffer, size_t size)
+  {
+    auto found = m_base.find(buffer);
+    if (found != m_base.end() && size == 0)
+      return found->second;
+    uint64_t base = m_next;
+    m_base[buffer] = base;
+    m_next = base + ((size + PAGE - 1) / PAGE + 1) * PAGE;
+    return base;
+  }
+
+  void record(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address, size_t size,
+              uint8_t flags)
+  {
+    if (!group.recording)
+      return;
+    unsigned space = memory->getAddressSpace();
+    uint8_t kind;
+    uint64_t traced;
+    if (space == oclgrind::AddrSpaceLocal)
+    {
+      kind = SPACE_LOCAL;
+      // Local memory is the group's own: its addresses need only be distinct, and small.
+      traced = (static_cast<uint64_t>(memory->extractBuffer(address)) << 24) | memory->extractOffset(address);
+    }
+    else if (space == oclgrind::AddrSpaceGlobal || space == oclgrind::AddrSpaceConstant)
+    {
+      kind = space == oclgrind::AddrSpaceGlobal ? SPACE_GLOBAL : SPACE_CONSTANT;
+      size_t buffer = memory->extractBuffer(address);
+      uint64_t base;
+      {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        auto found = m_base.find(buffer);
+        if (found != m_base.end())
+          base = found->second;
+        else
+        {
+          const oclgrind::Memory::Buffer* info = memory->getBuffer(address);
+          base = placeBufferLocked(buffer, info ? info->size : PAGE);
+        }
+      }
+      traced = base + memory->extractOffset(address);
+    }
+    else
+      return; // private memory: registers and the stack, not the memory hierarchy
+    Record r;
+    r.address = traced;
+    r.size = static_cast<uint32_t>(size);
+    r.space = kind;
+    r.flags = flags;
+    r.region = group.region;
+    if (item)
+    {
+      oclgrind::Size3 lid = item->getLocalID();
+      uint32_t lane = static_cast<uint32_t>(lid.x + group.localX * (lid.y + group.localY * lid.z));
+      r.lane = lane;
+      r.ordinal = lane < group.ordinals.size() ? group.ordinals[lane]++ : 0;
+    }
+    else
+    {
+      r.lane = GROUP_LEVEL;
+      r.ordinal = 0;
+    }
+    group.records.push_back(r);
+  }
+};
+
+TracePlugin* plugin = nullptr;
+} // namespace
+
+extern "C" bool initializePlugins(oclgrind::Context* context)
+{
+  const char* path = std::getenv("PERFCAST_TRACE_FILE");
+  if (!path || !*path)
+    return true; // loaded without a destination: record nothing
+  FILE* out = std::fopen(path, "wb");
+  if (!out)
+  {
+    std::fprintf(stderr, "perfcast trace: cannot write %s\n", path);
+    return false;
+  }
+  plugin = new TracePlugin(context, out);
+  context->registerPlugin(plugin);
+  return true;
+}
+
+extern "C" void releasePlugins(oclgrind::Context* context)
+{
+  if (plugin)
+  {
+    context->unregisterPlugin(plugin);
+    delete plugin;
+    plugin = nullptr;
+  }
+}

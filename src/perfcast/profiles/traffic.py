@@ -1,0 +1,471 @@
+"""The bytes that move: a kernel's memory accesses (traced under Oclgrind) simulated through a device's caches.
+
+The trace comes from perfcast's Oclgrind plugin (`oclgrind_trace.cpp`, built by `trace_plugin.py`). Format
+`PCTRACE1`, little-endian: the 8-byte magic, then chunks, each opening with two uint32 (kind, length):
+
+* kind 1, a launch: length = bytes of the kernel's name; nine uint64 (global size x y z, local size x y z,
+  global offset x y z); the name.
+* kind 2, a work-group's accesses: uint64 group index (dispatch order), uint64 n; n records of 24 bytes:
+  uint64 address, uint32 size, uint32 lane (local linear index; 0xffffffff: the group as a whole),
+  uint32 ordinal (the work-item's accesses counted from 0), uint16 region (barriers passed), uint8 space
+  (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic).
+* kind 3, the launch's end: uint64 work-groups run, recorded, and left out past the size cap.
+
+The simulation (pycachesim, the cache simulator of the kerncraft authors) replays each launch as the device
+would issue it: work-groups dealt round-robin to the compute units in waves, one private cache chain per unit
+(shared levels shared), each unit's accesses in warp (GPU) or vector (CPU) order, the units advancing a warp
+instruction at a time in turn. Where only windows of work-groups were recorded, each window's first wave
+warms the caches (dirty lines written back, then the counts reset) and the counted groups are scaled to the
+launch's. Every figure it returns is in bytes.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from perfcast.errors import InputError
+from perfcast.models.caches import CacheHierarchy
+from perfcast.profiles.profile import KernelProfile, ProfileSet
+
+__all__ = ["RECORD", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError", "apply_traffic",
+           "read_trace", "simulate_launch", "simulate_trace", "traffic_metrics"]
+
+TRACE_MAGIC = b"PCTRACE1"
+RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
+                   ("space", "u1"), ("flags", "u1")])
+GROUP_LEVEL = 0xFFFFFFFF
+SPACE_GLOBAL, SPACE_CONSTANT, SPACE_LOCAL = 1, 2, 3
+FLAG_STORE, FLAG_ATOMIC = 1, 2
+_KERNEL, _GROUP, _END = 1, 2, 3
+_LOCAL_BASE = 1 << 56  # where a CPU's local memory is placed, per core, far from any buffer
+
+
+class TraceError(InputError):
+    """A memory trace that cannot be read: not a trace, cut short inside a chunk, or inconsistent."""
+
+
+@dataclass
+class LaunchTrace:
+    """One kernel launch's recorded accesses: sizes, work-groups run and recorded, records per group index."""
+
+    kernel: str
+    global_size: tuple[int, int, int]
+    local_size: tuple[int, int, int]
+    offset: tuple[int, int, int]
+    groups: dict[int, np.ndarray] = field(default_factory=dict)
+    groups_run: int = 0
+    groups_dropped: int = 0
+    complete: bool = False
+
+    @property
+    def group_size(self) -> int:
+        """Return the work-items of one work-group."""
+        x, y, z = self.local_size
+        return x * y * z
+
+    @property
+    def accesses(self) -> int:
+        """Return the recorded accesses."""
+        return sum(len(records) for records in self.groups.values())
+
+
+def read_trace(path: str | Path) -> Iterator[LaunchTrace]:
+    """Yield the launches of a trace file in order; the last is marked incomplete where the file stops early."""
+    path = Path(path)
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise TraceError(f"cannot read the trace {path}: {error.strerror or error}") from None
+    with handle:
+        if handle.read(8) != TRACE_MAGIC:
+            raise TraceError(f"{path} is not a perfcast memory trace (no {TRACE_MAGIC.decode()} header)")
+        launch: LaunchTrace | None = None
+        while True:
+            head = handle.read(8)
+            if not head:
+                break
+            if len(head) < 8:
+                raise TraceError(f"{path}: cut short inside a chunk header")
+            kind, length = struct.unpack("<II", head)
+            if kind == _KERNEL:
+                if launch is not None:
+                    yield launch  # a launch without its end chunk: the program stopped inside it
+                body = _exact(handle, 72 + length, path)
+                g0, g1, g2, l0, l1, l2, o0, o1, o2 = struct.unpack("<9Q", body[:72])
+                launch = LaunchTrace(body[72:].decode("utf-8", "replace"), (g0, g1, g2), (l0, l1, l2), (o0, o1, o2))
+            elif kind == _GROUP:
+                index, count = struct.unpack("<QQ", _exact(handle, 16, path))
+                if launch is None:
+                    raise TraceError(f"{path}: work-group records before any launch")
+                records = np.frombuffer(_exact(handle, count * RECORD.itemsize, path), dtype=RECORD)
+                launch.groups[index] = records
+            elif kind == _END:
+                run, recorded, dropped = struct.unpack("<3Q", _exact(handle, 24, path))
+                if launch is None:
+                    raise TraceError(f"{path}: a launch end without its start")
+                if recorded != len(launch.groups):
+                    raise TraceError(f"{path}: kernel {launch.kernel!r} says {recorded} work-groups were recorded; "
+                                     f"the file holds {len(launch.groups)}")
+                launch.groups_run, launch.groups_dropped, launch.complete = run, dropped, True
+                yield launch
+                launch = None
+            else:
+                raise TraceError(f"{path}: unknown chunk kind {kind}")
+        if launch is not None:
+            yield launch
+
+
+def _exact(handle: Any, size: int, path: Path) -> bytes:
+    """Return exactly `size` bytes of `handle`, or raise TraceError."""
+    data: bytes = handle.read(size)
+    if len(data) != size:
+        raise TraceError(f"{path}: cut short ({len(data)} of {size} bytes of a chunk)")
+    return data
+
+
+@dataclass(frozen=True)
+class LevelTraffic:
+    """The bytes one cache level saw (all its instances, scaled to the launch): loads, stores, hits, misses."""
+
+    name: str
+    load_bytes: float
+    store_bytes: float
+    hit_bytes: float
+    miss_bytes: float
+
+    @property
+    def bytes(self) -> float:
+        """Return the bytes the level served (loads and stores that reached it)."""
+        return self.load_bytes + self.store_bytes
+
+
+@dataclass(frozen=True)
+class LaunchTraffic:
+    """A launch's simulated traffic per level (B, scaled to every work-group), DRAM and local memory apart."""
+
+    kernel: str
+    device: str
+    work_items: int
+    groups: int
+    groups_counted: int
+    levels: tuple[LevelTraffic, ...]
+    dram_read_bytes: float
+    dram_write_bytes: float
+    local_load_bytes: float  # shared memory / LDS on a GPU; 0 where local memory is simulated in the caches
+    local_store_bytes: float
+    accesses: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def scale(self) -> float:
+        """Return the factor the counted work-groups were scaled by."""
+        return self.groups / self.groups_counted if self.groups_counted else 0.0
+
+    def level(self, name: str) -> LevelTraffic:
+        """Return the level called `name`."""
+        for level in self.levels:
+            if level.name == name:
+                return level
+        raise KeyError(name)
+
+
+def _order(records: np.ndarray, hierarchy: CacheHierarchy) -> np.ndarray:
+    """Return the records of one work-group in the order the device issues them."""
+    lane = records["lane"].astype(np.int64)
+    group_level = lane == GROUP_LEVEL
+    lane = np.where(group_level, -1, lane)
+    block = np.where(group_level, -1, lane // hierarchy.lanes)
+    ordinal = records["ordinal"].astype(np.int64)
+    region = records["region"].astype(np.int64)
+    # np.lexsort sorts by the last key first.
+    if hierarchy.interleave_warps:
+        keys = (lane, block, ordinal, region)  # every warp's k-th access before any warp's (k+1)-th
+    else:
+        keys = (lane, ordinal, block, region)  # one vector of work-items through the region, then the next
+    return records[np.lexsort(keys)]
+
+
+class _Machine:
+    """The simulated caches of a device: one chain of private levels per compute unit, shared levels once."""
+
+    def __init__(self, hierarchy: CacheHierarchy) -> None:
+        from cachesim import Cache, MainMemory
+
+        self.hierarchy = hierarchy
+        self.memory = MainMemory()
+        cores = hierarchy.cores
+        outer_to_inner = list(reversed(hierarchy.levels))
+        # instances[level index] -> the Cache objects of that level
+        built: dict[str, list[Any]] = {}
+        for position, level in enumerate(outer_to_inner):
+            parent = built[outer_to_inner[position - 1].name] if position else None
+            copies = []
+            for instance in range(level.instances):
+                above = None if parent is None else parent[instance * len(parent) // level.instances]
+                copies.append(Cache(level.name, level.sets, level.ways, level.line, "LRU",
+                                    write_back=level.write == "back", write_allocate=level.allocate,
+                                    load_from=above, store_to=above))
+            built[level.name] = copies
+        last = built[hierarchy.levels[-1].name]
+        for cache in last:
+            self.memory.load_to(cache)
+            self.memory.store_from(cache)
+        self.levels = [built[level.name] for level in hierarchy.levels]
+        self.first = [self.levels[0][core * len(self.levels[0]) // cores] for core in range(cores)]
+        # Atomics are performed at the second level on a GPU (L2), at L1 on a CPU.
+        beyond = self.levels[1] if hierarchy.interleave_warps and len(self.levels) > 1 else self.levels[0]
+        self.atomic = [beyond[core * len(beyond) // cores] for core in range(cores)]
+        self.requested = np.zeros(2)  # (load, store) B the kernel asked of L1: the first level's own count
+        # includes the lines it fetched to write into (write-allocate), which are the next level's traffic
+        self.line = hierarchy.levels[0].line
+        self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
+
+    def stats(self) -> dict[str, np.ndarray]:
+        """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances."""
+        found = {}
+        for position, (level, copies) in enumerate(zip(self.hierarchy.levels, self.levels, strict=True)):
+            total = np.zeros(4)
+            for cache in copies:
+                s = cache.backend
+                total += (s.LOAD_byte, s.STORE_byte, s.HIT_byte, s.MISS_byte)
+            if position == 0:
+                total[:2] = self.requested
+            found[level.name] = total
+        m = self.memory.stats()
+        found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
+        return found
+
+    def write_back(self) -> None:
+        """Write every dirty line to the level beyond (inner levels first)."""
+        for copies in self.levels:
+            for cache in copies:
+                cache.backend.force_write_back()
+
+
+_TURN = 4  # warp instructions (or vectors) a compute unit issues before the next one's turn
+_HASH_BITS = 12  # the low bits of a line-unit number that the high bits are folded into
+
+
+def _hashed(addresses: np.ndarray, unit_bits: int) -> np.ndarray:
+    """Return addresses with set-index bits scrambled by the bits above them (a bijection that keeps lines whole).
+
+    The outermost line (2**unit_bits B) stays whole, so every level's lines map to whole lines.
+    """
+    units = addresses >> np.uint64(unit_bits)
+    high = units >> np.uint64(_HASH_BITS)
+    mixed = (high * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _HASH_BITS)
+    offset = addresses & np.uint64((1 << unit_bits) - 1)
+    return ((units ^ mixed) << np.uint64(unit_bits)) | offset
+
+
+@dataclass(frozen=True)
+class _Stream:
+    """One work-group's accesses as a compute unit sends them: addresses, flags, sizes (B); local bytes apart."""
+
+    addresses: np.ndarray
+    flags: np.ndarray
+    sizes: np.ndarray
+    local_load: int
+    local_store: int
+
+
+def _prepare(records: np.ndarray, core: int, machine: _Machine) -> _Stream:
+    """Return a work-group's records ready to send: ordered, local memory placed or set apart, hashed, coalesced."""
+    hierarchy = machine.hierarchy
+    records = _order(records, hierarchy)
+    slot = np.arange(len(records)) // hierarchy.lanes  # the warp instruction (or vector) each access belongs to
+    flags, sizes, addresses = records["flags"], records["size"], records["address"]
+    local = records["space"] == SPACE_LOCAL
+    local_load = local_store = 0
+    if local.any():
+        if hierarchy.local_in_cache:
+            addresses = np.where(local, addresses + np.uint64(_LOCAL_BASE + (core << 40)), addresses)
+        else:
+            stored = (flags & FLAG_STORE) != 0
+            local_load = int(sizes[local & ~stored].sum())
+            local_store = int(sizes[local & stored].sum())
+            keep = ~local
+            flags, sizes, addresses, slot = flags[keep], sizes[keep], addresses[keep], slot[keep]
+    if hierarchy.hashed_sets:
+        addresses = _hashed(addresses, machine.unit_bits)
+    if hierarchy.coalesce and len(addresses):
+        # A warp instruction reaches L1 as the lines it touches: an access to the line the previous lane of
+        # the same instruction touched is merged into it; every access becomes whole lines.
+        line = np.uint64(machine.line)
+        starts = addresses // line * line
+        span = ((addresses + sizes.astype(np.uint64) + line - np.uint64(1)) // line * line - starts)
+        atomic = (flags & FLAG_ATOMIC) != 0
+        same = np.zeros(len(starts), dtype=bool)
+        same[1:] = (starts[1:] == starts[:-1]) & (slot[1:] == slot[:-1]) & (flags[1:] == flags[:-1]) & ~atomic[1:]
+        keep = ~same
+        addresses = np.where(atomic, addresses, starts)[keep]
+        sizes = np.where(atomic, sizes, span.astype(np.uint32))[keep]
+        flags = flags[keep]
+    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store)
+
+
+def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -> None:
+    """Send accesses start..end of a unit's stream to its caches, runs of one kind and size in one call."""
+    flags = stream.flags[start:end]
+    sizes = stream.sizes[start:end]
+    if not len(flags):
+        return
+    kind = flags.astype(np.int64) << 32 | sizes.astype(np.int64)
+    cuts = (np.flatnonzero(np.diff(kind)) + 1).tolist()
+    first, atomic_level = machine.first[core].backend, machine.atomic[core].backend
+    for run_start, run_end in zip([0, *cuts], [*cuts, len(kind)], strict=True):
+        flag = int(flags[run_start])
+        size = int(sizes[run_start])
+        chunk = stream.addresses[start + run_start:start + run_end].tolist()
+        if flag & FLAG_ATOMIC:
+            atomic_level.iterload(chunk, size)
+            atomic_level.iterstore(chunk, size)
+            if atomic_level is first:
+                machine.requested += len(chunk) * size
+        elif flag & FLAG_STORE:
+            first.iterstore(chunk, size)
+            machine.requested[1] += len(chunk) * size
+        else:
+            first.iterload(chunk, size)
+            machine.requested[0] += len(chunk) * size
+
+
+def _windows(indices: Sequence[int]) -> list[list[int]]:
+    """Return the recorded work-group indices split into runs of consecutive indices."""
+    runs: list[list[int]] = []
+    for index in indices:
+        if runs and index == runs[-1][-1] + 1:
+            runs[-1].append(index)
+        else:
+            runs.append([index])
+    return runs
+
+
+def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy) -> LaunchTraffic:
+    """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B)."""
+    machine = _Machine(hierarchy)
+    cores = hierarchy.cores
+    groups_total = launch.groups_run or len(launch.groups)
+    sampled = len(launch.groups) < groups_total
+    counted = np.zeros((len(hierarchy.levels) + 1, 4))
+    names = [level.name for level in hierarchy.levels] + ["DRAM"]
+    local_load = local_store = 0
+    groups_counted = 0
+    notes: list[str] = []
+    for window in _windows(sorted(launch.groups)):
+        # A sampled window's first wave only warms the caches (when the window has more than one wave).
+        warm = min(cores, len(window) // 2) if sampled else 0
+        before = None
+        for wave_start in range(0, len(window), cores):
+            if wave_start >= warm and before is None:
+                if warm:
+                    machine.write_back()
+                before = machine.stats()
+            wave = window[wave_start:wave_start + cores]
+            counting = wave_start >= warm
+            streams = [_prepare(launch.groups[index], core, machine) for core, index in enumerate(wave)]
+            if counting:
+                local_load += sum(stream.local_load for stream in streams)
+                local_store += sum(stream.local_store for stream in streams)
+            # The units take turns, a few warp instructions (or vectors) each.
+            step = _TURN * hierarchy.lanes
+            longest = max((len(stream.flags) for stream in streams), default=0)
+            for offset in range(0, longest, step):
+                for core, stream in enumerate(streams):
+                    _send(machine, core, stream, offset, offset + step)
+            if counting:
+                groups_counted += len(wave)
+        if before is None:
+            before = machine.stats()
+        machine.write_back()
+        after = machine.stats()
+        counted += np.array([after[name] - before[name] for name in names])
+    scale = groups_total / groups_counted if groups_counted else 0.0
+    if sampled:
+        notes.append(f"{groups_counted} of {groups_total} work-groups counted (windows of the launch, each "
+                     f"warmed by its first wave), scaled by {scale:.4g}")
+    if launch.groups_dropped:
+        notes.append(f"{launch.groups_dropped} work-groups past the trace's size cap were not recorded")
+    if not launch.complete:
+        notes.append("the trace of this launch stops early (the program ended inside it)")
+    levels = tuple(LevelTraffic(name, *(float(v) * scale for v in counted[i]))
+                   for i, name in enumerate(names[:-1]))
+    gx, gy, gz = launch.global_size
+    return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
+                         float(counted[-1][0]) * scale, float(counted[-1][1]) * scale, local_load * scale,
+                         local_store * scale, launch.accesses, tuple(notes))
+
+
+def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
+    """Return the profile metrics of one kernel's launches: bytes per level and DRAM sectors (32 B)."""
+    if not traffic:
+        raise InputError("no launch to take traffic from")
+    total: dict[str, float] = {}
+
+    def add(name: str, value: float) -> None:
+        total[name] = total.get(name, 0.0) + value
+
+    for launch in traffic:
+        for level in launch.levels:
+            add(f"{level.name.lower()}_bytes", level.bytes)
+        add("dram_bytes", launch.dram_read_bytes + launch.dram_write_bytes)
+        add("dram_read", launch.dram_read_bytes / 32)
+        add("dram_write", launch.dram_write_bytes / 32)
+    return total
+
+
+def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
+    """Return a launch's bytes per level in one mapping, outermost last (for tables)."""
+    found = {level.name: level.bytes for level in traffic.levels}
+    found["DRAM"] = traffic.dram_read_bytes + traffic.dram_write_bytes
+    return found
+
+
+def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
+                   progress: Callable[[LaunchTrace], None] | None = None) -> list[LaunchTraffic]:
+    """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch."""
+    found = []
+    for launch in read_trace(path):
+        if progress is not None:
+            progress(launch)
+        found.append(simulate_launch(launch, hierarchy))
+    return found
+
+
+def _kernel_launches(kernel: KernelProfile, traffic: Sequence[LaunchTraffic]) -> list[LaunchTraffic]:
+    """Return the launches of `kernel` (by its name, or the name before its argument list)."""
+    short = kernel.name.split("(")[0].split()[-1]
+    return [launch for launch in traffic if launch.kernel in (kernel.name, short)]
+
+
+def apply_traffic(profile: ProfileSet, traffic: Sequence[LaunchTraffic], sampling: str) -> ProfileSet:
+    """Return `profile` with each kernel's bytes per level and DRAM sectors replaced by the simulated ones.
+
+    The footprint bytes the profiler counted stay beside them (global_load_bytes, global_store_bytes); a
+    kernel the trace does not hold keeps its own, with a note.
+    """
+    from dataclasses import replace
+
+    kernels = []
+    for kernel in profile.kernels:
+        launches = _kernel_launches(kernel, traffic)
+        if not launches:
+            kernels.append(replace(kernel, notes=(*kernel.notes, "no memory trace of this kernel: its bytes are "
+                                                  "the profiler's footprint")))
+            continue
+        device = launches[0].device
+        levels = ", ".join(f"{name} {value:.4g} B" for name, value in describe_levels(launches[0]).items())
+        note = (f"bytes per level simulated through {device}'s caches ({len(launches)} launch(es), {sampling}; "
+                f"first launch: {levels})")
+        extra = [n for launch in launches for n in launch.notes]
+        updated = kernel.with_metrics(note, f"simulated for {device}", **traffic_metrics(launches))
+        if extra:
+            updated = replace(updated, notes=(*updated.notes, *dict.fromkeys(extra)))
+        kernels.append(updated)
+    return replace(profile, kernels=tuple(kernels))

@@ -1,0 +1,275 @@
+"""Memory traces and the cache simulation: the trace format, hand-counted traffic, sampling, a real Oclgrind run."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from perfcast.errors import ToolError
+from perfcast.models.caches import CacheHierarchy, CacheLevel
+from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
+from perfcast.profiles.traffic import (
+    FLAG_ATOMIC,
+    FLAG_STORE,
+    RECORD,
+    SPACE_GLOBAL,
+    SPACE_LOCAL,
+    TRACE_MAGIC,
+    TraceError,
+    apply_traffic,
+    read_trace,
+    simulate_launch,
+    simulate_trace,
+    traffic_metrics,
+)
+
+LINE = 64
+
+
+def _cpu(cores: int = 1, l1: int = 4096, l2: int = 65536) -> CacheHierarchy:
+    """A small CPU: private L1, shared L2, 64 B lines, write-back with allocation, 4 lanes."""
+    return CacheHierarchy("cpu", (CacheLevel("L1", l1, LINE, 4, cores), CacheLevel("L2", l2, LINE, 8, 1)),
+                          lanes=4, interleave_warps=False, local_in_cache=True)
+
+
+def _gpu(cores: int = 2) -> CacheHierarchy:
+    """A small GPU: 32 B sectors, write-through L1 per SM, write-back L2 without allocation, warps of 8, hashed."""
+    return CacheHierarchy("gpu", (CacheLevel("L1", 4096, 32, 4, cores, "through", False),
+                                  CacheLevel("L2", 65536, 32, 8, 1, "back", False)),
+                          lanes=8, interleave_warps=True, local_in_cache=False, coalesce=True, hashed_sets=True)
+
+
+def _records(addresses, lanes=None, ordinals=None, size=4, flags=0, space=SPACE_GLOBAL, regions=None) -> np.ndarray:
+    n = len(addresses)
+    records = np.zeros(n, dtype=RECORD)
+    records["address"] = addresses
+    records["size"] = size
+    records["lane"] = np.arange(n) if lanes is None else lanes
+    records["ordinal"] = 0 if ordinals is None else ordinals
+    records["region"] = 0 if regions is None else regions
+    records["space"] = space
+    records["flags"] = flags
+    return records
+
+
+def write_trace(path: Path, launches, cut: int = 0) -> Path:
+    """Write a trace file: launches = [(name, global, local, {group index: records}, groups run)]."""
+    data = bytearray(TRACE_MAGIC)
+    for name, global_size, local_size, groups, run in launches:
+        encoded = name.encode()
+        data += struct.pack("<II", 1, len(encoded)) + struct.pack("<9Q", *global_size, *local_size, 0, 0, 0) + encoded
+        for index, records in groups.items():
+            data += struct.pack("<II", 2, 0) + struct.pack("<QQ", index, len(records)) + records.tobytes()
+        data += struct.pack("<II", 3, 0) + struct.pack("<3Q", run, len(groups), 0)
+    path.write_bytes(bytes(data[:len(data) - cut]))
+    return path
+
+
+def _launch(tmp_path, groups, run=None, name="k", local=(16, 1, 1)):
+    total = run or len(groups)
+    path = write_trace(tmp_path / "t.trace", [(name, (local[0] * total, 1, 1), local, groups, total)])
+    return next(read_trace(path))
+
+
+def test_a_stream_of_loads_moves_its_bytes_once(tmp_path):
+    # 4096 B read once, 4 B per access: every level sees the lines once; DRAM the same bytes.
+    n = 1024
+    launch = _launch(tmp_path, {0: _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16)})
+    traffic = simulate_launch(launch, _cpu())
+    assert traffic.level("L1").load_bytes == 4 * n
+    assert traffic.level("L2").load_bytes == 4 * n  # 64 lines of 64 B
+    assert traffic.dram_read_bytes == 4 * n and traffic.dram_write_bytes == 0
+    assert traffic.level("L1").hit_bytes == 4 * n * 15 / 16  # one miss per 16 accesses of a line
+
+
+def test_a_cpu_store_reads_its_lines_first_and_a_gpu_store_does_not(tmp_path):
+    n = 1024
+    stores = _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16, flags=FLAG_STORE)
+    cpu = simulate_launch(_launch(tmp_path, {0: stores}), _cpu())
+    assert cpu.dram_write_bytes == 4 * n
+    assert cpu.dram_read_bytes == 4 * n  # the write-allocate read
+    assert cpu.level("L1").store_bytes == 4 * n and cpu.level("L1").load_bytes == 0
+    gpu = simulate_launch(_launch(tmp_path, {0: stores}), _gpu(1))
+    assert gpu.dram_write_bytes == 4 * n and gpu.dram_read_bytes == 0
+
+
+def test_a_gpu_warp_reading_columns_moves_a_sector_per_lane(tmp_path):
+    # Eight lanes, each reading its own row of 32 floats (stride 128 B), ordinal = column: by rows.
+    rows, cols = 8, 32
+    lane = np.tile(np.arange(rows), cols)
+    ordinal = np.repeat(np.arange(cols), rows)
+    by_rows = _records(lane * cols * 4 + ordinal * 4, lanes=lane, ordinals=ordinal)
+    by_cols = _records(ordinal * rows * 4 + lane * 4, lanes=lane, ordinals=ordinal)
+    hierarchy = _gpu(1)
+    rows_traffic = simulate_launch(_launch(tmp_path, {0: by_rows}, local=(8, 1, 1)), hierarchy)
+    cols_traffic = simulate_launch(_launch(tmp_path, {0: by_cols}, local=(8, 1, 1)), hierarchy)
+    # by columns a warp instruction reads 32 contiguous bytes: one sector; by rows, eight sectors.
+    assert cols_traffic.level("L1").load_bytes == rows * cols * 4
+    assert rows_traffic.level("L1").load_bytes == 8 * rows * cols * 4
+    # The bytes from DRAM are the footprint either way: the sectors stay in L1 between instructions.
+    assert rows_traffic.dram_read_bytes == cols_traffic.dram_read_bytes == rows * cols * 4
+
+
+def test_gpu_local_memory_is_counted_apart_and_cpu_local_memory_goes_through_l1(tmp_path):
+    local = _records(np.arange(64) * 4, lanes=np.arange(64) % 16, ordinals=np.arange(64) // 16, space=SPACE_LOCAL,
+                     flags=FLAG_STORE)
+    gpu = simulate_launch(_launch(tmp_path, {0: local}), _gpu(1))
+    assert gpu.local_store_bytes == 256 and gpu.level("L1").bytes == 0 and gpu.dram_write_bytes == 0
+    cpu = simulate_launch(_launch(tmp_path, {0: local}), _cpu())
+    assert cpu.local_store_bytes == 0 and cpu.level("L1").store_bytes == 256
+
+
+def test_gpu_atomics_go_to_l2(tmp_path):
+    atomics = _records(np.zeros(16, dtype=np.uint64), lanes=np.arange(16), flags=FLAG_ATOMIC | FLAG_STORE)
+    gpu = simulate_launch(_launch(tmp_path, {0: atomics}), _gpu(1))
+    assert gpu.level("L1").bytes == 0
+    assert gpu.level("L2").load_bytes == 16 * 4 and gpu.level("L2").store_bytes == 16 * 4
+
+
+def test_private_caches_per_core_and_a_shared_l2(tmp_path):
+    # Two work-groups read the same 2 KiB: on two cores each L1 misses it, L2 holds it once.
+    same = _records(np.arange(512) * 4, lanes=np.arange(512) % 16, ordinals=np.arange(512) // 16)
+    traffic = simulate_launch(_launch(tmp_path, {0: same, 1: same}), _cpu(cores=2))
+    assert traffic.level("L2").load_bytes == 2 * 2048
+    assert traffic.dram_read_bytes == 2048
+    one_core = simulate_launch(_launch(tmp_path, {0: same, 1: same}), _cpu(cores=1))
+    assert one_core.level("L2").load_bytes == 2048
+
+
+def test_sampled_windows_are_scaled_to_the_launch(tmp_path):
+    # 64 groups, each streaming its own 1 KiB; every group recorded, or windows of 4 every 16 groups.
+    def group(index):
+        return _records(index * 1024 + np.arange(256) * 4, lanes=np.arange(256) % 16, ordinals=np.arange(256) // 16)
+
+    full = simulate_launch(_launch(tmp_path, {i: group(i) for i in range(64)}), _cpu(cores=2))
+    sampled_groups = {i: group(i) for i in range(64) if i % 16 < 4}
+    sampled = simulate_launch(_launch(tmp_path, sampled_groups, run=64), _cpu(cores=2))
+    assert full.dram_read_bytes == 64 * 1024
+    assert sampled.groups == 64 and sampled.groups_counted == 8  # each window's first wave (2 groups) warms
+    assert sampled.dram_read_bytes == pytest.approx(full.dram_read_bytes, rel=0.05)
+    assert "scaled by 8" in sampled.notes[0]
+
+
+def test_traffic_metrics_sum_launches_into_profile_metrics(tmp_path):
+    launch = simulate_launch(_launch(tmp_path, {0: _records(np.arange(256) * 4, lanes=np.arange(256) % 16,
+                                                            ordinals=np.arange(256) // 16)}), _cpu())
+    metrics = traffic_metrics([launch, launch])
+    assert metrics["l1_bytes"] == 2 * 1024 and metrics["dram_bytes"] == 2 * 1024
+    assert metrics["dram_read"] == 2 * 1024 / 32 and metrics["dram_write"] == 0
+    profile = ProfileSet(ProfileSource("oclgrind"), (KernelProfile("k", 2, {"global_load_bytes": 2048.0}),
+                                                      KernelProfile("other", 1, {})))
+    applied = apply_traffic(profile, [launch, launch], "every work-group")
+    k, other = applied.kernels
+    assert k.bytes_from == "simulated for cpu" and k.metrics["dram_bytes"] == 2048
+    assert k.metrics["global_load_bytes"] == 2048  # the footprint stays beside
+    assert other.bytes_from is None and "no memory trace" in other.notes[-1]
+    again = ProfileSet.from_mapping(applied.to_mapping())
+    assert again.kernels[0].bytes_from == "simulated for cpu"
+
+
+def test_trace_files_are_checked(tmp_path):
+    bad = tmp_path / "bad.trace"
+    bad.write_bytes(b"NOTATRACE")
+    with pytest.raises(TraceError, match="not a perfcast memory trace"):
+        list(read_trace(bad))
+    records = _records(np.arange(16) * 4)
+    cut = write_trace(tmp_path / "cut.trace", [("k", (16, 1, 1), (16, 1, 1), {0: records}, 1)], cut=30)
+    with pytest.raises(TraceError, match="cut short"):
+        list(read_trace(cut))
+    with pytest.raises(TraceError, match="cannot read"):
+        list(read_trace(tmp_path / "missing.trace"))
+
+
+def test_a_launch_without_its_end_is_marked_incomplete(tmp_path):
+    records = _records(np.arange(16) * 4)
+    path = write_trace(tmp_path / "t.trace", [("k", (16, 1, 1), (16, 1, 1), {0: records}, 1)], cut=32)
+    (launch,) = list(read_trace(path))
+    assert not launch.complete
+    traffic = simulate_launch(launch, _cpu())
+    assert any("stops early" in note for note in traffic.notes)
+
+
+def test_cache_levels_are_checked():
+    with pytest.raises(ValueError, match="power of two"):
+        CacheLevel("L1", 4096, 48, 4)
+    with pytest.raises(ValueError, match="whole number of sets"):
+        CacheLevel("L1", 4000, 64, 4)
+    with pytest.raises(ValueError, match="write-through"):
+        CacheLevel("L1", 4096, 64, 4, write="through", allocate=True)
+    with pytest.raises(ValueError, match="lines may only grow"):
+        CacheHierarchy("x", (CacheLevel("L1", 4096, 64, 4), CacheLevel("L2", 65536, 32, 8)), 4, False, True)
+    with pytest.raises(ValueError, match="share"):
+        CacheHierarchy("x", (CacheLevel("L1", 4096, 64, 4, 3), CacheLevel("L2", 65536, 64, 8, 2)), 4, False, True)
+    assert CacheLevel("L1", 49152, 64, 12).sets == 64
+
+
+# A real Oclgrind run: three kernels of our own, traced by the plugin and simulated.
+ROW_COLUMN_PROGRAM = Path(__file__).parent.parent / "data" / "opencl" / "row_column.py"
+
+
+def _plugin_or_skip() -> Path:
+    if shutil.which("oclgrind") is None:
+        pytest.skip("oclgrind not installed (apt-get install oclgrind)")
+    from perfcast.profiles.trace_plugin import build_trace_plugin
+
+    try:
+        return build_trace_plugin()
+    except ToolError as error:
+        pytest.skip(str(error))
+
+
+def test_oclgrind_plugin_traces_a_real_program(tmp_path):
+    _plugin_or_skip()
+    from perfcast.devices.cache_view import cache_hierarchy
+    from perfcast.devices.catalog import get_device
+    from perfcast.profiles.capture import TrafficRequest, capture
+
+    n = 256
+    heard: list[str] = []
+    request = TrafficRequest(cache_hierarchy(get_device("a100-pcie-40gb")), keep_trace=True, progress=heard.append)
+    result = capture("oclgrind", [sys.executable, str(ROW_COLUMN_PROGRAM), str(n)], tmp_path / "p.yaml",
+                     traffic=request)
+    kernels = {k.name: k for k in result.profile.kernels}
+    assert set(kernels) == {"by_rows", "by_cols", "tiled"} and len(heard) == 3
+    matrix = 4 * n * n
+    rows, cols, tiled = kernels["by_rows"].metrics, kernels["by_cols"].metrics, kernels["tiled"].metrics
+    # The same footprint, eight times the L1 sectors when each lane walks its own row.
+    assert rows["dram_read"] * 32 == cols["dram_read"] * 32 == matrix
+    assert cols["l1_bytes"] == pytest.approx(matrix + 4 * n)
+    assert rows["l1_bytes"] == pytest.approx(8 * matrix + 4 * n)
+    assert tiled["dram_bytes"] == 2 * matrix
+    assert kernels["tiled"].bytes_from == "simulated for a100-pcie-40gb"
+    trace = tmp_path / "p.oclgrind.trace"
+    assert trace in result.extra
+    launches = simulate_trace(trace, request.hierarchy)
+    assert [launch.kernel for launch in launches] == ["by_rows", "by_cols", "tiled"]
+    assert launches[2].local_load_bytes == launches[2].local_store_bytes == matrix
+
+
+def test_oclgrind_plugin_samples_work_groups(tmp_path):
+    _plugin_or_skip()
+    from perfcast.devices.cache_view import cache_hierarchy
+    from perfcast.devices.catalog import get_device
+    from perfcast.profiles.capture import TrafficRequest, capture
+    from perfcast.profiles.trace_plugin import TraceSampling
+
+    hierarchy = cache_hierarchy(get_device("a100-pcie-40gb"))
+    command = [sys.executable, str(ROW_COLUMN_PROGRAM), "256", "tiled"]
+    full = capture("oclgrind", command, tmp_path / "full.yaml", traffic=TrafficRequest(hierarchy)).profile
+    sampled = capture("oclgrind", command, tmp_path / "sampled.yaml",
+                      traffic=TrafficRequest(hierarchy, TraceSampling(window=256, stride=1024))).profile
+    a, b = full.kernels[0].metrics, sampled.kernels[0].metrics
+    assert b["dram_bytes"] == pytest.approx(a["dram_bytes"], rel=0.05)
+    assert any("work-groups counted" in note for note in sampled.kernels[0].notes)
+
+
+def test_simulated_traffic_needs_oclgrind(tmp_path):
+    from perfcast.profiles.capture import TrafficRequest, capture
+
+    with pytest.raises(ToolError, match="Oclgrind traces them"):
+        capture("ncu", ["true"], tmp_path / "p.yaml", traffic=TrafficRequest(_cpu()))
