@@ -112,8 +112,10 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
             continue
         if oclgrind:
             notes = [n for n in notes if "active-threads" not in n]
-            notes.append("Oclgrind has no warp: the warp-efficiency ceiling is 1; L1 bytes are all global loads "
-                         "and stores, DRAM bytes the compulsory footprint")
+            bytes_note = (f"bytes per level {profile.bytes_from} (Oclgrind's trace through that device's caches)"
+                          if profile.bytes_from and profile.bytes_from.startswith("simulated")
+                          else "L1 bytes are all global loads and stores, DRAM bytes the compulsory footprint")
+            notes.append(f"Oclgrind has no warp: the warp-efficiency ceiling is 1; {bytes_note}")
         for target in targets:
             try:
                 on_target = projection_capabilities(target, precision, source)

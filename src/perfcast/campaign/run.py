@@ -39,6 +39,8 @@ __all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "run_cam
 
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
+TRAFFIC_WAVES = 8  # waves of work-groups (one per core each) traced for the traffic simulation; the first warms
+TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write")
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the footprint anyway.
 MODEL_METRICS = tuple(spec.name for spec in METRICS if not spec.name.startswith("dram"))
 
@@ -331,6 +333,7 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
             captured[groups] = capture("oclgrind", command, path, timeout=1800).profile
         except ToolError as error:
             raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
+    traffic, hierarchy_name, traffic_groups, traffic_note = _simulate_traffic(folder, manifest, timed, progress)
     profiles = []
     for kernel in timed:
         record = manifest["kernels"][kernel.name]
@@ -343,9 +346,21 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         worst = max(differences.items(), key=lambda item: item[1])
         scaled = large.scaled(record["work_items"] / items[2], work_items=record["work_items"])
         read, written = kernel.footprint(record["n"])
-        scaled = scaled.with_metrics(
-            f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written, not Oclgrind's global "
-            "bytes", dram_read=read / 32, dram_write=written / 32, dram_bytes=read + written)
+        record["footprint_bytes"] = {"read": read, "written": written}
+        simulated = traffic.get(kernel.name) if traffic else None
+        if simulated is not None:
+            values = {m: v for m, v in simulated.metrics.items() if m in TRAFFIC_METRICS}
+            scaled = scaled.with_metrics(
+                f"bytes per level simulated through {hierarchy_name}'s caches, a sample of {traffic_groups} "
+                f"work-groups at the run's size scaled to its {record['work_items']} work-items (compulsory "
+                f"footprint: {read:.4g} B read + {written:.4g} B written)",
+                simulated.bytes_from, **values)
+            record["simulated_bytes"] = values
+        else:
+            scaled = scaled.with_metrics(
+                f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written, not Oclgrind's "
+                "global bytes" + (f" ({traffic_note})" if traffic_note else ""), "footprint",
+                dram_read=read / 32, dram_write=written / 32, dram_bytes=read + written)
         if worst[1] > SCALING_TOLERANCE:
             scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
                                          "work-groups: the scaling is approximate")
@@ -354,7 +369,8 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         profiles.append(scaled)
     source = captured[2].source
     notes = captured[2].notes
-    manifest["profiling"] = {"tool": f"Oclgrind {source.version or ''}".strip(), "tolerance": SCALING_TOLERANCE}
+    manifest["profiling"] = {**(manifest.get("profiling") or {}), "tool": f"Oclgrind {source.version or ''}".strip(),
+                             "tolerance": SCALING_TOLERANCE}
     if manifest["backend"] != "opencl":
         twin = ("the timed kernels are the C of suite.c; the counts are Oclgrind's of their OpenCL twins in suite.cl "
                 "(the same algorithm, arguments and work per work-item), not of the compiled C")
@@ -362,6 +378,57 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         manifest["profiling"]["note"] = twin
     ProfileSet(source, tuple(profiles), notes).save(folder.file("profile.yaml"))
     folder.save_manifest(manifest)
+
+
+def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
+                      progress: Progress) -> tuple[dict[str, KernelProfile], str, int, str]:
+    """Trace each kernel under Oclgrind at the run's size, a few waves of work-groups, and simulate its traffic.
+
+    Returns the profiles of that run by kernel (bytes per level scaled to the full launch), the device, the
+    work-groups traced per kernel, and why there is no simulation where there is none.
+    """
+    from perfcast.devices.cache_view import cache_hierarchy
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.profiles.capture import TrafficRequest, capture
+
+    try:
+        hierarchy = cache_hierarchy(load_device_file(folder.path / "device.yaml"))
+    except InputError as error:
+        return {}, "", 0, f"no traffic simulation: {error}"
+    groups = TRAFFIC_WAVES * hierarchy.cores
+    totals = {}
+    for kernel in timed:
+        launch = kernel.launch(manifest["kernels"][kernel.name]["n"])
+        totals[kernel.name] = launch.items // int(np.prod(launch.local_size))
+    groups = min(groups, *totals.values())
+    path = folder.file("raw/oclgrind-traffic.yaml")
+    if path.exists():
+        captured = load_profile(path)
+    else:
+        progress(f"tracing memory accesses under Oclgrind ({groups} work-groups per kernel) and simulating "
+                 f"{hierarchy.device}'s caches", 0.95)
+        listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}" for k in timed)
+        command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", str(groups), listing]
+        request = TrafficRequest(hierarchy, total_groups=totals)
+        try:
+            captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile
+        except ToolError as error:
+            return {}, "", 0, f"the traffic simulation failed: {error}"
+    found = {}
+    for kernel in timed:
+        try:
+            profile = captured.kernel(kernel.name)
+        except NotFound:
+            continue
+        if profile.bytes_from and profile.bytes_from.startswith("simulated"):
+            found[kernel.name] = profile
+    manifest["profiling"] = {**(manifest.get("profiling") or {}), "traffic": {
+        "device": hierarchy.device, "groups": groups, "cores": hierarchy.cores,
+        "levels": [{"name": level.name, "size": level.size, "line": level.line, "ways": level.ways,
+                    "instances": level.instances, "write": level.write, "allocate": level.allocate,
+                    "assumed": list(level.assumed)} for level in hierarchy.levels],
+        "notes": list(hierarchy.notes)}}
+    return found, hierarchy.device, groups, ""
 
 
 def run_campaign(options: CampaignOptions, progress: Progress = lambda label, done: None) -> Path:

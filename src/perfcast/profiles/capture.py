@@ -13,7 +13,7 @@ import shlex
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -139,6 +139,8 @@ class TrafficRequest:
     sampling: TraceSampling = TraceSampling()
     keep_trace: bool = False
     progress: Callable[[str], None] | None = None
+    # Per kernel: the work-groups of the full launch that the profiled (reduced) launch is a sample of.
+    total_groups: Mapping[str, int] | None = None
 
 
 def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None,
@@ -188,7 +190,7 @@ def _simulated(profile: ProfileSet, trace: Path, traffic: TrafficRequest) -> Pro
             traffic.progress(f"simulating {launch.kernel}: {len(launch.groups)} work-groups, "
                              f"{launch.accesses:,} accesses")
 
-    launches = simulate_trace(trace, traffic.hierarchy, heard)
+    launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups)
     if not launches:
         raise ToolError(f"the memory trace {trace} holds no kernel launch")
     return apply_traffic(profile, launches, traffic.sampling.describe())

@@ -33,7 +33,7 @@
 namespace
 {
 const char MAGIC[8] = {'P', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
-const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3;
+const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3, CHUNK_BUFFER = 4;
 const uint8_t SPACE_GLOBAL = 1, SPACE_CONSTANT = 2, SPACE_LOCAL = 3;
 const uint8_t FLAG_STORE = 1, FLAG_ATOMIC = 2;
 const uint32_t GROUP_LEVEL = 0xffffffffu; // an access made by the whole work-group (async copies)
@@ -215,6 +215,10 @@ private:
     uint64_t base = m_next;
     m_base[buffer] = base;
     m_next = base + ((size + PAGE - 1) / PAGE + 1) * PAGE;
+    uint32_t header[2] = {CHUNK_BUFFER, 0};
+    uint64_t placed[2] = {base, size};
+    std::fwrite(header, sizeof header, 1, m_out);
+    std::fwrite(placed, sizeof placed, 1, m_out);
     return base;
   }
 

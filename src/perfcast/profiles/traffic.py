@@ -10,6 +10,7 @@ The trace comes from perfcast's Oclgrind plugin (`oclgrind_trace.cpp`, built by 
   uint32 ordinal (the work-item's accesses counted from 0), uint16 region (barriers passed), uint8 space
   (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic).
 * kind 3, the launch's end: uint64 work-groups run, recorded, and left out past the size cap.
+* kind 4, a global buffer placed (at its allocation, or at its first access): uint64 base address, uint64 size.
 
 The simulation (pycachesim, the cache simulator of the kerncraft authors) replays each launch as the device
 would issue it: work-groups dealt round-robin to the compute units in waves, one private cache chain per unit
@@ -42,7 +43,7 @@ RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordin
 GROUP_LEVEL = 0xFFFFFFFF
 SPACE_GLOBAL, SPACE_CONSTANT, SPACE_LOCAL = 1, 2, 3
 FLAG_STORE, FLAG_ATOMIC = 1, 2
-_KERNEL, _GROUP, _END = 1, 2, 3
+_KERNEL, _GROUP, _END, _BUFFER = 1, 2, 3, 4
 _LOCAL_BASE = 1 << 56  # where a CPU's local memory is placed, per core, far from any buffer
 
 
@@ -62,6 +63,7 @@ class LaunchTrace:
     groups_run: int = 0
     groups_dropped: int = 0
     complete: bool = False
+    buffers: dict[int, int] = field(default_factory=dict)  # base address -> size (B) of the global buffers then
 
     @property
     def group_size(self) -> int:
@@ -86,6 +88,7 @@ def read_trace(path: str | Path) -> Iterator[LaunchTrace]:
         if handle.read(8) != TRACE_MAGIC:
             raise TraceError(f"{path} is not a perfcast memory trace (no {TRACE_MAGIC.decode()} header)")
         launch: LaunchTrace | None = None
+        buffers: dict[int, int] = {}
         while True:
             head = handle.read(8)
             if not head:
@@ -98,7 +101,8 @@ def read_trace(path: str | Path) -> Iterator[LaunchTrace]:
                     yield launch  # a launch without its end chunk: the program stopped inside it
                 body = _exact(handle, 72 + length, path)
                 g0, g1, g2, l0, l1, l2, o0, o1, o2 = struct.unpack("<9Q", body[:72])
-                launch = LaunchTrace(body[72:].decode("utf-8", "replace"), (g0, g1, g2), (l0, l1, l2), (o0, o1, o2))
+                launch = LaunchTrace(body[72:].decode("utf-8", "replace"), (g0, g1, g2), (l0, l1, l2), (o0, o1, o2),
+                                     buffers=buffers)
             elif kind == _GROUP:
                 index, count = struct.unpack("<QQ", _exact(handle, 16, path))
                 if launch is None:
@@ -115,6 +119,12 @@ def read_trace(path: str | Path) -> Iterator[LaunchTrace]:
                 launch.groups_run, launch.groups_dropped, launch.complete = run, dropped, True
                 yield launch
                 launch = None
+            elif kind == _BUFFER:
+                base, size = struct.unpack("<QQ", _exact(handle, 16, path))
+                buffers = {b: n for b, n in buffers.items() if not (base <= b < base + max(size, 1))}
+                buffers[base] = size
+                if launch is not None:
+                    launch.buffers = buffers
             else:
                 raise TraceError(f"{path}: unknown chunk kind {kind}")
         if launch is not None:
@@ -347,11 +357,15 @@ def _windows(indices: Sequence[int]) -> list[list[int]]:
     return runs
 
 
-def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy) -> LaunchTraffic:
-    """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B)."""
+def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None) -> LaunchTraffic:
+    """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B).
+
+    `total_groups`: the traced launch is a sample (a reduced NDRange) of a launch of this many work-groups; its
+    first wave warms the caches and the rest is scaled to the whole.
+    """
     machine = _Machine(hierarchy)
     cores = hierarchy.cores
-    groups_total = launch.groups_run or len(launch.groups)
+    groups_total = total_groups or launch.groups_run or len(launch.groups)
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
@@ -394,12 +408,57 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy) -> LaunchTra
         notes.append(f"{launch.groups_dropped} work-groups past the trace's size cap were not recorded")
     if not launch.complete:
         notes.append("the trace of this launch stops early (the program ended inside it)")
-    levels = tuple(LevelTraffic(name, *(float(v) * scale for v in counted[i]))
-                   for i, name in enumerate(names[:-1]))
+    scaled = counted * scale
+    if sampled:
+        notes += _cap_long_reuse(launch, hierarchy, scaled)
+    levels = tuple(LevelTraffic(name, *(float(v) for v in scaled[i])) for i, name in enumerate(names[:-1]))
     gx, gy, gz = launch.global_size
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
-                         float(counted[-1][0]) * scale, float(counted[-1][1]) * scale, local_load * scale,
-                         local_store * scale, launch.accesses, tuple(notes))
+                         float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
+                         launch.accesses, tuple(notes))
+
+
+def _touched_buffers(launch: LaunchTrace) -> tuple[float, float]:
+    """Return the bytes of the global buffers the recorded accesses touch: all of them, and those stored to."""
+    if not launch.buffers or not launch.groups:
+        return 0.0, 0.0
+    bases = np.array(sorted(launch.buffers), dtype=np.uint64)
+    sizes = np.array([launch.buffers[int(b)] for b in bases], dtype=np.float64)
+    records = np.concatenate(list(launch.groups.values()))
+    records = records[records["space"] != SPACE_LOCAL]
+    where = np.searchsorted(bases, records["address"], side="right") - 1
+    inside = (where >= 0) & (records["address"] < bases[np.maximum(where, 0)] + sizes[np.maximum(where, 0)])
+    touched = np.unique(where[inside])
+    stored = np.unique(where[inside & ((records["flags"] & FLAG_STORE) != 0)])
+    return float(sizes[touched].sum()), float(sizes[stored].sum())
+
+
+def _cap_long_reuse(launch: LaunchTrace, hierarchy: CacheHierarchy, scaled: np.ndarray) -> list[str]:
+    """Cap a sample's scaled traffic where the whole launch's data fits in the cache above; return the notes.
+
+    A sample sees each line it touches first as a miss, and scaling multiplies those misses; in the whole
+    launch a line that other work-groups touch again stays in a cache that holds all the launch's buffers, and
+    is fetched once per instance of that cache. So where the buffers the sample touches fit in one instance of
+    the level above an interface, the bytes through it are at most that many instances times those buffers.
+    """
+    touched, stored = _touched_buffers(launch)
+    if not touched:
+        return []
+    notes = []
+    interfaces = [(hierarchy.levels[i - 1], i) for i in range(1, len(hierarchy.levels))]
+    interfaces.append((hierarchy.levels[-1], len(hierarchy.levels)))  # the last level and DRAM
+    for above, row in interfaces:
+        if touched > above.size:
+            continue
+        load_cap, store_cap = above.instances * touched, above.instances * stored
+        if scaled[row][0] > load_cap or scaled[row][1] > store_cap:
+            name = hierarchy.levels[row].name if row < len(hierarchy.levels) else "DRAM"
+            notes.append(f"{name}: the sample's {scaled[row][0] + scaled[row][1]:.4g} B, scaled, exceed what the "
+                         f"launch's {touched:.4g} B of buffers (which fit in {above.name}) can move: capped at "
+                         f"{above.instances} x those buffers")
+            scaled[row][0] = min(scaled[row][0], load_cap)
+            scaled[row][1] = min(scaled[row][1], store_cap)
+    return notes
 
 
 def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
@@ -428,13 +487,17 @@ def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
 
 
 def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
-                   progress: Callable[[LaunchTrace], None] | None = None) -> list[LaunchTraffic]:
-    """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch."""
+                   progress: Callable[[LaunchTrace], None] | None = None,
+                   total_groups: Mapping[str, int] | None = None) -> list[LaunchTraffic]:
+    """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch.
+
+    `total_groups`: per kernel name, the work-groups of the launch a traced (reduced) launch stands for.
+    """
     found = []
     for launch in read_trace(path):
         if progress is not None:
             progress(launch)
-        found.append(simulate_launch(launch, hierarchy))
+        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel)))
     return found
 
 
