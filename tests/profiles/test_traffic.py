@@ -98,6 +98,50 @@ def test_a_cpu_store_reads_its_lines_first_and_a_gpu_store_does_not(tmp_path):
     assert gpu.dram_write_bytes == 4 * n and gpu.dram_read_bytes == 0
 
 
+def test_dram_metrics_keep_write_allocate_fills_apart(tmp_path):
+    # A CPU store stream: the fills are DRAM reads that move, but not bytes the program reads (STREAM's count).
+    n = 1024
+    stores = _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16, flags=FLAG_STORE)
+    traffic = simulate_launch(_launch(tmp_path, {0: stores}), _cpu())
+    assert traffic.write_allocate_bytes == 4 * n
+    metrics = traffic_metrics([traffic])
+    assert metrics["dram_read"] == 0 and metrics["dram_write"] * 32 == 4 * n
+    assert metrics["dram_bytes"] == 4 * n and metrics["dram_write_allocate_bytes"] == 4 * n
+    # A load of a line before its store is no fill.
+    both = np.concatenate([_records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16),
+                           _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16 + 64,
+                                    flags=FLAG_STORE)])
+    traffic = simulate_launch(_launch(tmp_path, {0: both}), _cpu())
+    assert traffic.write_allocate_bytes == 0 and traffic.dram_read_bytes == 4 * n
+
+
+def test_a_sample_of_a_launch_whose_data_fits_is_capped_at_its_buffers(tmp_path):
+    # Every work-group reads its own slice of a 64 KiB buffer; a sample of 8 groups stands for 1024 groups,
+    # which in the whole launch read the same 64 KiB again (it fits in L2): DRAM moves it once, not 128 times.
+    def group(index):
+        offsets = (index % 16) * 4096 + np.arange(1024) * 4
+        return _records(4096 + offsets, lanes=np.arange(1024) % 16, ordinals=np.arange(1024) // 16)
+
+    data = bytearray(TRACE_MAGIC)
+    data += struct.pack("<II", 4, 0) + struct.pack("<QQ", 4096, 65536)
+    encoded = b"k"
+    data += struct.pack("<II", 1, 1) + struct.pack("<9Q", 16 * 8, 1, 1, 16, 1, 1, 0, 0, 0) + encoded
+    for index in range(8):
+        records = group(index)
+        data += struct.pack("<II", 2, 0) + struct.pack("<QQ", index, len(records)) + records.tobytes()
+    data += struct.pack("<II", 3, 0) + struct.pack("<3Q", 8, 8, 0)
+    path = tmp_path / "t.trace"
+    path.write_bytes(bytes(data))
+    (launch,) = list(read_trace(path))
+    assert launch.buffers == {4096: 65536}
+    traffic = simulate_launch(launch, _cpu(cores=2, l2=131072), total_groups=1024)
+    assert traffic.dram_read_bytes == 65536
+    assert any("capped" in note for note in traffic.notes)
+    # The same sample on a cache too small for the buffer is scaled as it is.
+    small = simulate_launch(launch, _cpu(cores=2, l2=32768), total_groups=1024)
+    assert small.dram_read_bytes > 100 * 4096
+
+
 def test_a_gpu_warp_reading_columns_moves_a_sector_per_lane(tmp_path):
     # Eight lanes, each reading its own row of 32 floats (stride 128 B), ordinal = column: by rows.
     rows, cols = 8, 32

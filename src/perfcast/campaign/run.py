@@ -40,7 +40,8 @@ __all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "run_cam
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
 TRAFFIC_WAVES = 8  # waves of work-groups (one per core each) traced for the traffic simulation; the first warms
-TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write")
+TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
+                   "dram_write_allocate_bytes")
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the footprint anyway.
 MODEL_METRICS = tuple(spec.name for spec in METRICS if not spec.name.startswith("dram"))
 

@@ -171,6 +171,9 @@ class LaunchTraffic:
     local_store_bytes: float
     accesses: int
     notes: tuple[str, ...] = ()
+    # Of dram_read_bytes, the lines read only to be written (a store to a line not yet in any cache, where the
+    # caches allocate on a write miss), counted at the line's first touch.
+    write_allocate_bytes: float = 0.0
 
     @property
     def scale(self) -> float:
@@ -371,6 +374,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
     local_load = local_store = 0
     groups_counted = 0
+    counted_groups: list[int] = []
     notes: list[str] = []
     for window in _windows(sorted(launch.groups)):
         # A sampled window's first wave only warms the caches (when the window has more than one wave).
@@ -395,6 +399,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                     _send(machine, core, stream, offset, offset + step)
             if counting:
                 groups_counted += len(wave)
+                counted_groups.extend(wave)
         if before is None:
             before = machine.stats()
         machine.write_back()
@@ -411,11 +416,26 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     scaled = counted * scale
     if sampled:
         notes += _cap_long_reuse(launch, hierarchy, scaled)
+    filled = 0.0
+    if hierarchy.levels[0].allocate:
+        filled = min(_first_touch_stores(launch, counted_groups, hierarchy.levels[-1].line) * scale, scaled[-1][0])
     levels = tuple(LevelTraffic(name, *(float(v) for v in scaled[i])) for i, name in enumerate(names[:-1]))
     gx, gy, gz = launch.global_size
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
-                         launch.accesses, tuple(notes))
+                         launch.accesses, tuple(notes), float(filled))
+
+
+def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
+    """Return the bytes of the lines whose first access in these work-groups (in order) is a store."""
+    chosen = [launch.groups[index] for index in groups if len(launch.groups[index])]
+    if not chosen:
+        return 0.0
+    records = np.concatenate(chosen)
+    records = records[records["space"] != SPACE_LOCAL]
+    lines = records["address"] // np.uint64(line)
+    _, first = np.unique(lines, return_index=True)
+    return float(np.count_nonzero(records["flags"][first] & FLAG_STORE) * line)
 
 
 def _touched_buffers(launch: LaunchTrace) -> tuple[float, float]:
@@ -473,9 +493,13 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
     for launch in traffic:
         for level in launch.levels:
             add(f"{level.name.lower()}_bytes", level.bytes)
-        add("dram_bytes", launch.dram_read_bytes + launch.dram_write_bytes)
-        add("dram_read", launch.dram_read_bytes / 32)
+        # DRAM in the convention of the measured bandwidths it is divided by (STREAM's: the bytes the program
+        # reads and writes): the write-allocate fills are kept apart, not lost.
+        read = launch.dram_read_bytes - launch.write_allocate_bytes
+        add("dram_bytes", read + launch.dram_write_bytes)
+        add("dram_read", read / 32)
         add("dram_write", launch.dram_write_bytes / 32)
+        add("dram_write_allocate_bytes", launch.write_allocate_bytes)
     return total
 
 
