@@ -12,6 +12,7 @@ from perfcast.bench.suite import (
     cache_plateaus,
     calibrated_rate,
     measured_device,
+    moved_bytes,
 )
 from perfcast.devices.catalog import catalog, device_to_yaml, parse_device_text
 
@@ -90,6 +91,28 @@ def test_measured_device_marks_every_figure_measured():
     assert set(device.compute_ceilings) == {"single thread"}
     assert device.compute_units == base.compute_units  # structure comes from the base description
     assert parse_device_text(device_to_yaml(device)) == device
+
+
+def test_stream_kernels_count_the_bytes_that_move():
+    # 1000 doubles: a triad reads two arrays and writes one, and on a CPU reads the written line in first.
+    assert moved_bytes("triad", 1000, 8, write_allocate=False) == 24_000
+    assert moved_bytes("triad", 1000, 8, write_allocate=True) == 32_000
+    assert moved_bytes("copy", 1000, 8, write_allocate=True) == 24_000
+    assert moved_bytes("write", 1000, 4, write_allocate=True) == 8_000
+    assert moved_bytes("read", 1000, 4, write_allocate=True) == 4_000
+
+
+def test_measured_bandwidths_say_they_count_the_bytes_that_move():
+    device = measured_device(catalog()["core-i7-930"], suite(), today="2026-11-22")
+    assert device.memory_level("DRAM").bandwidth.provenance.counts == "moved"
+    assert device.memory_level("L1").bandwidth.provenance.counts == "moved"
+    # The boat hull counts the program's elements: on a CPU it takes the triad's program share, and says so.
+    from perfcast.devices.hull_view import STREAM_TRIAD_SHARE, hull_inputs
+
+    inputs = hull_inputs(device)
+    assert inputs.figures.p_memory == pytest.approx(20e9 * STREAM_TRIAD_SHARE)
+    assert "write-allocate" in inputs.sources["P_memory"]
+    assert hull_inputs(catalog()["core-i7-930"]).figures.p_memory == catalog()["core-i7-930"].dram_bandwidth
 
 
 def test_measured_device_keeps_the_rate_of_elementary_calls():

@@ -98,15 +98,15 @@ def test_a_cpu_store_reads_its_lines_first_and_a_gpu_store_does_not(tmp_path):
     assert gpu.dram_write_bytes == 4 * n and gpu.dram_read_bytes == 0
 
 
-def test_dram_metrics_keep_write_allocate_fills_apart(tmp_path):
-    # A CPU store stream: the fills are DRAM reads that move, but not bytes the program reads (STREAM's count).
+def test_dram_metrics_count_write_allocate_fills_and_say_them_apart(tmp_path):
+    # A CPU store stream: the fills are DRAM reads that move (perfcast bench counts them in its bandwidths too).
     n = 1024
     stores = _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16, flags=FLAG_STORE)
     traffic = simulate_launch(_launch(tmp_path, {0: stores}), _cpu())
     assert traffic.write_allocate_bytes == 4 * n
     metrics = traffic_metrics([traffic])
-    assert metrics["dram_read"] == 0 and metrics["dram_write"] * 32 == 4 * n
-    assert metrics["dram_bytes"] == 4 * n and metrics["dram_write_allocate_bytes"] == 4 * n
+    assert metrics["dram_read"] * 32 == 4 * n and metrics["dram_write"] * 32 == 4 * n
+    assert metrics["dram_bytes"] == 8 * n and metrics["dram_write_allocate_bytes"] == 4 * n
     # A load of a line before its store is no fill.
     both = np.concatenate([_records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16),
                            _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16 + 64,
@@ -136,7 +136,7 @@ def test_a_sample_of_a_launch_whose_data_fits_is_capped_at_its_buffers(tmp_path)
     assert launch.buffers == {4096: 65536}
     traffic = simulate_launch(launch, _cpu(cores=2, l2=131072), total_groups=1024)
     assert traffic.dram_read_bytes == 65536
-    assert any("capped" in note for note in traffic.notes)
+    assert any("first touches" in note for note in traffic.notes)
     # The same sample on a cache too small for the buffer is scaled as it is.
     small = simulate_launch(launch, _cpu(cores=2, l2=32768), total_groups=1024)
     assert small.dram_read_bytes > 100 * 4096
@@ -317,3 +317,36 @@ def test_simulated_traffic_needs_oclgrind(tmp_path):
 
     with pytest.raises(ToolError, match="Oclgrind traces them"):
         capture("ncu", ["true"], tmp_path / "p.yaml", traffic=TrafficRequest(_cpu()))
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--traffic", "simulate", "--", "true"], "needs --device"),
+    (["--traffic", "simulate", "--tool", "ncu", "--device", "a100-pcie-40gb", "--", "true"], "--tool oclgrind"),
+    (["--traffic", "measure", "--", "true"], "choose footprint or simulate"),
+    (["--device", "a100-pcie-40gb", "--", "true"], "go with --traffic simulate"),
+])
+def test_profile_command_refuses_traffic_options_that_do_not_fit(tmp_path, arguments, message):
+    import re
+
+    from typer.testing import CliRunner
+
+    from perfcast.cli import app
+
+    result = CliRunner().invoke(app, ["profile", "-o", str(tmp_path / "p.yaml"), *arguments])
+    assert result.exit_code != 0 and message in re.sub(r"[\s│╭╮╰╯─]+", " ", result.output), result.output
+
+
+def test_profile_command_simulates_traffic(tmp_path):
+    _plugin_or_skip()
+    from typer.testing import CliRunner
+
+    from perfcast.cli import app
+
+    result = CliRunner().invoke(app, ["profile", "--traffic", "simulate", "--device", "a100-pcie-40gb", "-o",
+                                      str(tmp_path / "p.yaml"), "--", sys.executable, str(ROW_COLUMN_PROGRAM),
+                                      "128", "by_rows"], terminal_width=250)
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "simulated through a100-pcie-40gb's caches" in said and "simulating by_rows" in said
+    saved = ProfileSet.from_mapping(__import__("yaml").safe_load((tmp_path / "p.yaml").read_text()))
+    assert saved.kernels[0].bytes_from == "simulated for a100-pcie-40gb"

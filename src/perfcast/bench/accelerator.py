@@ -21,6 +21,7 @@ from perfcast.bench.suite import (
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
+    moved_bytes,
 )
 from perfcast.errors import BackendUnavailable
 
@@ -277,15 +278,20 @@ def run_accelerator_suite(
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
 
+    # On a CPU device past its first cache, a stored line is read in first: the bytes that move count it.
+    first_cache = min((capacity for _, capacity in shape.cache_levels), default=0.0)
     for size in sizes:
         tick(f"memory sweep {size / 2**20:.3g} MiB")
         m = int(min(n, max(group, int(size) // 12 // group * group)))
-        suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)), 12 * m)))
+        moved = moved_bytes("triad", m, 4, suite.write_allocate and size > first_cache)
+        suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)),
+                                                               moved)))
     suite.levels.update(cache_plateaus(suite.sweep, shape.cache_levels))
+    wa = suite.write_allocate
     stream = {
-        "write": ("mem_write", n, (a, np.float32(1)), 4 * n),
-        "copy": ("mem_copy", n, (c, a), 8 * n),
-        "triad": ("mem_triad", n, (a, b, c, np.float32(3)), 12 * n),
+        "write": ("mem_write", n, (a, np.float32(1)), moved_bytes("write", n, 4, wa)),
+        "copy": ("mem_copy", n, (c, a), moved_bytes("copy", n, 4, wa)),
+        "triad": ("mem_triad", n, (a, b, c, np.float32(3)), moved_bytes("triad", n, 4, wa)),
     }
     # Reads, with vector loads per work-item too: each width the runtime offers is tried, the best kept and said.
     tick("global memory read")

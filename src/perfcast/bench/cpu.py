@@ -17,6 +17,7 @@ from perfcast.bench.suite import (
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
+    moved_bytes,
 )
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
@@ -117,15 +118,19 @@ def elementary_rate(lib: ctypes.CDLL, precision: str, threads: int, repetitions:
 
 def triad_rate(
     lib: ctypes.CDLL, arrays: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, threads: int, repetitions: int,
-    min_seconds: float,
+    min_seconds: float, write_allocate: bool = False,
 ) -> Sample:
-    """Return the triad bandwidth (B/s, STREAM counting: 24 B per element) over `n` elements of `arrays`."""
+    """Return the triad bandwidth (B/s) over `n` elements: STREAM's 24 B per element, or with `write_allocate` 32 B.
+
+    STREAM and the peers count the bytes the program reads and writes; with `write_allocate` the bytes that
+    move, the stored line's fill included.
+    """
     a, b, c = arrays
     if min(a.size, b.size, c.size) < lib.spaced_extent(n, threads):
         raise ValueError(f"triad arrays too short for {n} elements on {threads} threads: use streaming_arrays")
     return calibrated_rate(
         lambda passes: lib.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, threads),
-        24 * n, repetitions, min_seconds,
+        moved_bytes("triad", n, 8, write_allocate), repetitions, min_seconds,
     )
 
 
@@ -214,7 +219,8 @@ class NativeCpuBackend:
         isa, scalar_isa = register_blocks()
         tool = (f"perfcast bench (cpu backend, {vector.compiler}, {' '.join(vector.command[1:-3])}; "
                 f"{isa.name}, {isa.block_bytes} B register blocks)")
-        suite = SuiteResult(backend="cpu", tool=tool, repetitions=reps)
+        # A CPU's caches read a line before a store writes part of it: the bandwidths count those reads.
+        suite = SuiteResult(backend="cpu", tool=tool, repetitions=reps, write_allocate=True)
         capacities = self._cache_capacities()
         largest = max((c for _, c in capacities), default=32 * 2**20)
         # Far past the last-level cache, so that no level of it holds a measurable share of the data.
@@ -230,8 +236,7 @@ class NativeCpuBackend:
                 "copy": lambda passes: library.mem_copy(_ptr(c, _D), _ptr(a, _D), n, passes, t),
                 "triad": lambda passes: library.mem_triad(_ptr(a, _D), _ptr(b, _D), _ptr(c, _D), 3.0, n, passes, t),
             }
-            arrays = {"read": 1, "write": 1, "copy": 2, "triad": 3}[kernel]
-            return calls[kernel], 8 * n * arrays
+            return calls[kernel], moved_bytes(kernel, n, 8, write_allocate=True)
 
         # 1. Working-set sweep from well inside L1 to past the last-level cache (triad, every core), with a
         # quarter and a half of every cache level among its points, so that the quick and the full sweep take
@@ -252,7 +257,10 @@ class NativeCpuBackend:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
             n = max(threads * 64, int(size) // 24)
             arrays = small if size <= private else (a, b, c)
-            suite.sweep.append(SweepPoint("triad", 24 * n, triad_rate(lib, arrays, n, threads, reps, min_seconds)))
+            # Past L1 every stored line is read in first (the write-allocate fill): those bytes move too.
+            spills = size > (capacities[0][1] if capacities else 0)
+            suite.sweep.append(SweepPoint("triad", 24 * n, triad_rate(lib, arrays, n, threads, reps, min_seconds,
+                                                                      write_allocate=spills)))
         suite.levels = cache_plateaus(suite.sweep, capacities)
         # 2. DRAM: the four STREAM kernels far past the caches.
         for kernel in ("read", "write", "copy", "triad"):

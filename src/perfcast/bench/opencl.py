@@ -213,7 +213,9 @@ class OpenClBackend:
         runtime, shape, notes = self._prepared(quick)
         platform = self.device.platform
         tool = f"perfcast bench (opencl backend, {platform.name.strip()} {platform.version.strip()})"
-        suite = SuiteResult(backend="opencl", tool=tool, repetitions=3 if quick else self.repetitions)
+        # A CPU device's caches read a line before a store writes part of it; a GPU's keep byte masks.
+        suite = SuiteResult(backend="opencl", tool=tool, repetitions=3 if quick else self.repetitions,
+                            write_allocate=self.is_cpu)
         run_accelerator_suite(runtime, shape, suite, progress, 0.004 if quick else 0.02)
         suite.notes[:0] = [f"OpenCL on {self.device.name.strip()}.", *notes]
         if self.is_cpu:

@@ -22,7 +22,8 @@ from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "percentage_error", "score_kernel", "summarise"]
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "kernel_traffic", "percentage_error",
+           "score_kernel", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 
@@ -64,15 +65,34 @@ def contains(lower: float, upper: float, measured: float, spread: float) -> bool
     return lower * (1 - spread) <= measured <= upper * (1 + spread)
 
 
-def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
+_SIMULATED_LEVELS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
+
+
+def kernel_traffic(kernel: CampaignKernel, n: int, profile: KernelProfile | None) -> tuple[dict[str, float], str]:
+    """Return the bytes per level (B) the roofline charges a kernel, and where they come from.
+
+    The profile's simulated bytes where it has them (the bytes that move through the measured device's
+    caches), else the kernel's own count (every access at L1, the compulsory footprint at DRAM).
+    """
+    if profile is not None and profile.bytes_from and profile.bytes_from.startswith("simulated"):
+        found = {level: profile.metrics[name] for level, name in _SIMULATED_LEVELS.items() if name in profile.metrics}
+        if "DRAM" in found:
+            return found, profile.bytes_from
+    return dict(kernel.traffic(n)), "the kernel's count"
+
+
+def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float,
+              profile: KernelProfile | None = None) -> Prediction:
     peak = device.peak_compute(kernel.precision)
     bandwidths = device.level_bandwidths()
-    traffic = {level: q for level, q in kernel.traffic(n).items() if level in bandwidths}
-    missing = sorted(set(kernel.traffic(n)) - set(traffic))
+    counted, source = kernel_traffic(kernel, n, profile)
+    traffic = {level: q for level, q in counted.items() if level in bandwidths}
+    missing = sorted(set(counted) - set(traffic))
     bound = hierarchical_roofline(kernel.work(n), traffic, peak, bandwidths)
     time = float(bound.time)
     efficiency = time / measured
-    detail = f"bound by {bound.binding}" + (f"; no bandwidth for {', '.join(missing)}" if missing else "")
+    detail = (f"bound by {bound.binding}; bytes {source}"
+              + (f"; no bandwidth for {', '.join(missing)}" if missing else ""))
     return Prediction("roofline", "bound", time, efficiency=efficiency, violation=efficiency > 1 + spread,
                       ape=percentage_error(time, measured), detail=detail)
 
@@ -111,7 +131,7 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
     steps = {
-        "roofline": lambda: _roofline(kernel, n, device, measured, spread),
+        "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread),
         "quantitative": lambda: _quantitative(profile, device, measured) if profile is not None else None,
     }

@@ -13,6 +13,8 @@ __all__ = ["ELEMENTARY_OPS", "ElementaryOps", "HullInputs", "elementary_ops", "h
 # An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
 # since compute capability 1.2 and on GCN.
 TRANSACTION_BYTES = 32
+# Of the bytes a triad moves on a CPU (two reads, one write, the written line's fill), the program's: 24 of 32.
+STREAM_TRIAD_SHARE = 0.75
 
 
 @dataclass(frozen=True)
@@ -40,10 +42,18 @@ def hull_inputs(device: Device, precision: Precision | str = Precision.FP32, ele
     sources = {"P_compute": _describe(best, Dimension.COMPUTE)}
     if device.kind == "cpu":
         assert device.simd_width_bits is not None
+        p_memory = dram.value
         sources["P_memory"] = _describe(dram, Dimension.BANDWIDTH)
+        if dram.provenance.counts == "moved":
+            # The hull counts the elements a program reads and writes (§2.2); on a CPU each stored line is also
+            # read in first. P_memory is the rate of the program's bytes, as STREAM's triad counts them.
+            p_memory = dram.value * STREAM_TRIAD_SHARE
+            sources["P_memory"] = (f"{format_quantity(p_memory, Dimension.BANDWIDTH)}: the bytes a triad program "
+                                   f"reads and writes, {STREAM_TRIAD_SHARE:g} of the "
+                                   + sources["P_memory"] + " that move (its write-allocate reads are the rest)")
         sources["N_threads"] = f"{device.threads} hardware threads"
         sources["W_vector"] = f"{device.simd_width_bits} bit"
-        figures: GpuFigures | CpuFigures = CpuFigures(peak, dram.value, device.threads, device.simd_width_bits)
+        figures: GpuFigures | CpuFigures = CpuFigures(peak, p_memory, device.threads, device.simd_width_bits)
         return HullInputs(device, figures, sources)
     coalesced = device.bandwidth_ceilings.get("coalesced")
     if coalesced is not None:

@@ -56,17 +56,20 @@ class Provenance(BaseModel):
         default=None, ge=0, description="measured: (max - min) / median of the timed repetitions"
     )
     method: str | None = Field(default=None, description="estimated: how the figure was derived")
+    counts: Literal["moved", "program"] | None = Field(
+        default=None, description="measured bandwidths: the bytes that move (a store's write-allocate read "
+        "included) or the bytes the program reads and writes (as STREAM counts them)")
     note: str | None = None
 
     @classmethod
     def measured(
         cls, tool: str, date: _dt.date | str | None = None, *, repetitions: int | None = None,
-        spread: float | None = None, note: str | None = None,
+        spread: float | None = None, note: str | None = None, counts: Literal["moved", "program"] | None = None,
     ) -> Provenance:
         """Return the provenance of a figure `tool` measured on `date` (today by default)."""
         when = _dt.date.fromisoformat(date) if isinstance(date, str) else date or _dt.date.today()
         return cls(source="measured", tool=tool, date=when, repetitions=repetitions,
-                   spread=None if spread is None else round(spread, 4), note=note)
+                   spread=None if spread is None else round(spread, 4), note=note, counts=counts)
 
     @classmethod
     def estimated(cls, method: str, note: str | None = None) -> Provenance:

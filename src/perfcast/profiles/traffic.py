@@ -375,6 +375,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     local_load = local_store = 0
     groups_counted = 0
     counted_groups: list[int] = []
+    placement: list[tuple[int, int, bool]] = []  # (work-group, compute unit, counted)
     notes: list[str] = []
     for window in _windows(sorted(launch.groups)):
         # A sampled window's first wave only warms the caches (when the window has more than one wave).
@@ -388,6 +389,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
             wave = window[wave_start:wave_start + cores]
             counting = wave_start >= warm
             streams = [_prepare(launch.groups[index], core, machine) for core, index in enumerate(wave)]
+            placement += [(index, core, counting) for core, index in enumerate(wave)]
             if counting:
                 local_load += sum(stream.local_load for stream in streams)
                 local_store += sum(stream.local_store for stream in streams)
@@ -415,7 +417,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         notes.append("the trace of this launch stops early (the program ended inside it)")
     scaled = counted * scale
     if sampled:
-        notes += _cap_long_reuse(launch, hierarchy, scaled)
+        notes += _correct_first_touches(launch, hierarchy, placement, counted, scale, scaled)
     filled = 0.0
     if hierarchy.levels[0].allocate:
         filled = min(_first_touch_stores(launch, counted_groups, hierarchy.levels[-1].line) * scale, scaled[-1][0])
@@ -438,46 +440,59 @@ def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -
     return float(np.count_nonzero(records["flags"][first] & FLAG_STORE) * line)
 
 
-def _touched_buffers(launch: LaunchTrace) -> tuple[float, float]:
-    """Return the bytes of the global buffers the recorded accesses touch: all of them, and those stored to."""
-    if not launch.buffers or not launch.groups:
-        return 0.0, 0.0
+def _buffer_of(launch: LaunchTrace, addresses: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Return (buffer sizes, buffer number of each address, whether it lies in a known buffer)."""
     bases = np.array(sorted(launch.buffers), dtype=np.uint64)
     sizes = np.array([launch.buffers[int(b)] for b in bases], dtype=np.float64)
-    records = np.concatenate(list(launch.groups.values()))
-    records = records[records["space"] != SPACE_LOCAL]
-    where = np.searchsorted(bases, records["address"], side="right") - 1
-    inside = (where >= 0) & (records["address"] < bases[np.maximum(where, 0)] + sizes[np.maximum(where, 0)])
-    touched = np.unique(where[inside])
-    stored = np.unique(where[inside & ((records["flags"] & FLAG_STORE) != 0)])
-    return float(sizes[touched].sum()), float(sizes[stored].sum())
+    where = np.searchsorted(bases, addresses, side="right") - 1
+    safe = np.maximum(where, 0)
+    inside = (where >= 0) & (addresses < bases[safe] + sizes[safe].astype(np.uint64)) if len(bases) else \
+        np.zeros(len(addresses), dtype=bool)
+    return sizes, safe, inside
 
 
-def _cap_long_reuse(launch: LaunchTrace, hierarchy: CacheHierarchy, scaled: np.ndarray) -> list[str]:
-    """Cap a sample's scaled traffic where the whole launch's data fits in the cache above; return the notes.
+def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, placement: Sequence[tuple[int, int, bool]],
+                           counted: np.ndarray, scale: float, scaled: np.ndarray) -> list[str]:
+    """Correct a sample's scaled loads at each interface for lines the whole launch would find cached; notes.
 
-    A sample sees each line it touches first as a miss, and scaling multiplies those misses; in the whole
-    launch a line that other work-groups touch again stays in a cache that holds all the launch's buffers, and
-    is fetched once per instance of that cache. So where the buffers the sample touches fit in one instance of
-    the level above an interface, the bytes through it are at most that many instances times those buffers.
+    A sample sees the first touch of each line as a miss, and scaling multiplies those first touches. In the
+    whole launch a buffer's lines are first touched at most once per instance of the cache above the
+    interface, and where the buffer fits in that cache, later work-groups find them there. So each buffer's
+    first touches, scaled, are capped at (instances x its size) where it fits in one instance; the rest of
+    the sample's misses (capacity and conflict misses) are scaled as they are.
     """
-    touched, stored = _touched_buffers(launch)
-    if not touched:
+    if not launch.buffers or not placement:
         return []
+    interfaces = [(hierarchy.levels[row - 1], row) for row in range(1, len(hierarchy.levels) + 1)]
+    cores = hierarchy.cores
     notes = []
-    interfaces = [(hierarchy.levels[i - 1], i) for i in range(1, len(hierarchy.levels))]
-    interfaces.append((hierarchy.levels[-1], len(hierarchy.levels)))  # the last level and DRAM
     for above, row in interfaces:
-        if touched > above.size:
-            continue
-        load_cap, store_cap = above.instances * touched, above.instances * stored
-        if scaled[row][0] > load_cap or scaled[row][1] > store_cap:
+        unit = np.uint64(above.line)
+        first_touches = None
+        for instance in range(above.instances):
+            mine = [(index, counting) for index, core, counting in placement
+                    if core * above.instances // cores == instance]
+            lines = {}
+            for counting in (False, True):
+                chosen = [launch.groups[index] for index, c in mine if c == counting and len(launch.groups[index])]
+                records = np.concatenate(chosen) if chosen else np.zeros(0, dtype=RECORD)
+                records = records[records["space"] != SPACE_LOCAL]
+                lines[counting] = np.unique(records["address"] // unit)
+            fresh = np.setdiff1d(lines[True], lines[False], assume_unique=True)
+            sizes, buffer, inside = _buffer_of(launch, fresh * unit)
+            bytes_per_buffer = np.bincount(buffer[inside], minlength=len(sizes)) * float(unit)
+            first_touches = bytes_per_buffer if first_touches is None else first_touches + bytes_per_buffer
+        assert first_touches is not None
+        fits = sizes <= above.size
+        capped = np.where(fits, np.minimum(first_touches * scale, above.instances * sizes), first_touches * scale)
+        others = max(0.0, counted[row][0] - first_touches.sum()) * scale
+        estimate = float(capped.sum() + others)
+        if estimate < scaled[row][0] * 0.99:
             name = hierarchy.levels[row].name if row < len(hierarchy.levels) else "DRAM"
-            notes.append(f"{name}: the sample's {scaled[row][0] + scaled[row][1]:.4g} B, scaled, exceed what the "
-                         f"launch's {touched:.4g} B of buffers (which fit in {above.name}) can move: capped at "
-                         f"{above.instances} x those buffers")
-            scaled[row][0] = min(scaled[row][0], load_cap)
-            scaled[row][1] = min(scaled[row][1], store_cap)
+            notes.append(f"{name} loads: {scaled[row][0]:.4g} B scaled from the sample, {estimate:.4g} B once the "
+                         f"first touches of buffers that fit in {above.name} are counted once per "
+                         f"{above.name} ({above.instances} of them)")
+            scaled[row][0] = estimate
     return notes
 
 
@@ -493,11 +508,10 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
     for launch in traffic:
         for level in launch.levels:
             add(f"{level.name.lower()}_bytes", level.bytes)
-        # DRAM in the convention of the measured bandwidths it is divided by (STREAM's: the bytes the program
-        # reads and writes): the write-allocate fills are kept apart, not lost.
-        read = launch.dram_read_bytes - launch.write_allocate_bytes
-        add("dram_bytes", read + launch.dram_write_bytes)
-        add("dram_read", read / 32)
+        # The bytes that move, as perfcast bench counts its bandwidths: the write-allocate fills are reads too
+        # (and are said apart, since STREAM-style figures leave them out).
+        add("dram_bytes", launch.dram_read_bytes + launch.dram_write_bytes)
+        add("dram_read", launch.dram_read_bytes / 32)
         add("dram_write", launch.dram_write_bytes / 32)
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
     return total
