@@ -142,6 +142,30 @@ def test_a_sample_of_a_launch_whose_data_fits_is_capped_at_its_buffers(tmp_path)
     assert small.dram_read_bytes > 100 * 4096
 
 
+def test_a_repeated_launch_whose_data_fits_finds_it_cached(tmp_path):
+    # A triad-like launch over 3 x 4 KiB, timed again and again: in a 64 KiB L2 it stays there between launches.
+    n = 1024
+    loads = np.concatenate([_records(4096 + np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16),
+                            _records(12288 + np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16,
+                                     flags=FLAG_STORE)])
+    data = bytearray(TRACE_MAGIC)
+    for base in (4096, 12288):
+        data += struct.pack("<II", 4, 0) + struct.pack("<QQ", base, 4096)
+    data += struct.pack("<II", 1, 1) + struct.pack("<9Q", 16, 1, 1, 16, 1, 1, 0, 0, 0) + b"k"
+    data += struct.pack("<II", 2, 0) + struct.pack("<QQ", 0, len(loads)) + loads.tobytes()
+    data += struct.pack("<II", 3, 0) + struct.pack("<3Q", 1, 1, 0)
+    path = tmp_path / "t.trace"
+    path.write_bytes(bytes(data))
+    (launch,) = list(read_trace(path))
+    once = simulate_launch(launch, _cpu())
+    assert once.dram_read_bytes == 8192 and once.dram_write_bytes == 4096  # cold: reads, the fill, the write-back
+    again = simulate_launch(launch, _cpu(), repeated=True)
+    assert again.dram_read_bytes == 0 and again.dram_write_bytes == 0
+    assert any("stay there between repeated launches" in note for note in again.notes)
+    # L1 (4 KiB) cannot hold both buffers: L2 still serves them, as often as the launch alone needs
+    assert again.level("L2").load_bytes == once.level("L2").load_bytes >= 8192
+
+
 def test_a_gpu_warp_reading_columns_moves_a_sector_per_lane(tmp_path):
     # Eight lanes, each reading its own row of 32 floats (stride 128 B), ordinal = column: by rows.
     rows, cols = 8, 32

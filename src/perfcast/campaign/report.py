@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfcast.bench.suite import profile_warnings
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
-from perfcast.campaign.score import MODELS, KernelScore, ModelSummary, score_kernel, summarise
+from perfcast.campaign.score import (
+    MODELS,
+    KernelScore,
+    ModelSummary,
+    counts_fills,
+    footprint_profile,
+    score_kernel,
+    summarise,
+)
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
-from perfcast.units import format_duration
+from perfcast.units import Dimension, format_duration, format_quantity
 
 __all__ = ["CampaignScores", "projection_summary", "score_archive", "write_report"]
 
@@ -99,6 +108,7 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
             f"{f'{_time(h.lower)} – {_time(h.upper)}' if h else '—'} | {('yes' if h.contained else '**no**') if h else '—'} | "
             f"{_time(q.time) if q else '—'} | {_pct(q.ape) if q else '—'} |")
     lines.append("")
+    lines += _bytes_section(result)
     left = [(s.kernel, model, why) for s in result.scores for model, why in s.left_out.items()]
     if left or result.not_scored:
         lines += ["Left out, with the reason:", ""]
@@ -111,6 +121,51 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
             lines.append(f"- {s.kernel}, {model}: {p.detail}")
     lines.append("")
     return lines
+
+
+def _bytes_section(result: CampaignScores) -> list[str]:
+    """Return the Markdown table of each kernel's bytes: the footprint beside the simulation, and what each gives."""
+    kernels = result.archive.manifest["kernels"]
+    simulated = {name: r for name, r in kernels.items() if r.get("simulated_bytes") and r.get("footprint_bytes")}
+    if not simulated:
+        return []
+    run = ArchiveRun.of(result.archive)
+    traffic = (result.archive.manifest.get("profiling") or {}).get("traffic") or {}
+    levels = ", ".join(f"{level['name']} {format_quantity(level['size'], Dimension.BYTES)} x {level['instances']}"
+                       for level in traffic.get("levels", []))
+    lines = ["Bytes per kernel: the compulsory footprint against the simulation of the device's caches "
+             f"({levels}; {traffic.get('groups', '?')} work-groups traced per kernel at the run's size; "
+             "docs/traffic.md). DRAM counts the write-allocate reads where the device's figures do "
+             "(`counts: moved`); *fills* is that share. *Quantitative APE*: with the footprint's DRAM bytes, and "
+             "with the simulated ones (the table above).", "",
+             "| kernel | footprint DRAM | simulated DRAM | fills | L1 | L2 | L3 | quantitative APE, footprint | "
+             "simulated |", "|---|---|---|---|---|---|---|---|---|"]
+    scored = {s.kernel: s for s in result.scores}
+    mapes: list[tuple[float, float]] = []
+    for name, record in simulated.items():
+        b = record["simulated_bytes"]
+        read, written = record["footprint_bytes"]["read"], record["footprint_bytes"]["written"]
+        fills = written if counts_fills(result.device) else 0.0
+        before = after = None
+        if name in scored and run.profiles is not None and "quantitative" in scored[name].predictions:
+            profile = footprint_profile(run.profiles.kernel(name), read, written, result.device)
+            alternative = score_kernel(kernel_named(name), record, result.device, profile)
+            before = alternative.predictions.get("quantitative")
+            after = scored[name].predictions["quantitative"]
+            if before is not None and before.ape is not None and after.ape is not None:
+                mapes.append((before.ape, after.ape))
+
+        def size(value: float | None) -> str:
+            return "—" if value is None else format_quantity(value, Dimension.BYTES)
+
+        lines.append(f"| {name} | {size(read + fills + written)} | {size(b.get('dram_bytes'))} | "
+                     f"{size(b.get('dram_write_allocate_bytes'))} | {size(b.get('l1_bytes'))} | "
+                     f"{size(b.get('l2_bytes'))} | {size(b.get('l3_bytes'))} | "
+                     f"{_pct(before.ape if before else None)} | {_pct(after.ape if after else None)} |")
+    if mapes:
+        lines += ["", f"Quantitative MAPE over these {len(mapes)} kernels: {_pct(statistics.fmean(a for a, _ in mapes))} "
+                  f"with the footprint, {_pct(statistics.fmean(b for _, b in mapes))} with the simulated traffic."]
+    return [*lines, ""]
 
 
 def projection_summary(result: ArchiveProjection) -> ModelSummary:

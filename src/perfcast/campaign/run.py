@@ -317,6 +317,8 @@ def _profile_with_ncu(folder: WorkingFolder, manifest: dict[str, Any], timed: li
 def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
                            progress: Progress) -> None:
     """Profile each kernel under Oclgrind at 1 and 2 work-groups, check the scaling, scale to the run's NDRange."""
+    from perfcast.campaign.score import footprint_profile
+    from perfcast.devices.catalog import load_device_file
     from perfcast.profiles.capture import capture
 
     sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
@@ -335,7 +337,7 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         except ToolError as error:
             raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
     traffic, hierarchy_name, traffic_groups, traffic_note = _simulate_traffic(folder, manifest, timed, progress)
-    device_fills = _counts_fills(folder)
+    device = load_device_file(folder.path / "device.yaml")
     profiles = []
     for kernel in timed:
         record = manifest["kernels"][kernel.name]
@@ -360,12 +362,9 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
             record["simulated_bytes"] = values
         else:
             # A CPU reads each line it stores to first, and perfcast bench counts those bytes in its bandwidths.
-            filled = written if device_fills else 0.0
-            scaled = scaled.with_metrics(
-                f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written"
-                + (f" + {filled:.4g} B of write-allocate reads" if filled else "") + ", not Oclgrind's "
-                "global bytes" + (f" ({traffic_note})" if traffic_note else ""), "footprint",
-                dram_read=(read + filled) / 32, dram_write=written / 32, dram_bytes=read + filled + written)
+            scaled = footprint_profile(scaled, read, written, device)
+            if traffic_note:
+                scaled = scaled.with_metrics(traffic_note)
         if worst[1] > SCALING_TOLERANCE:
             scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
                                          "work-groups: the scaling is approximate")
@@ -383,18 +382,6 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         manifest["profiling"]["note"] = twin
     ProfileSet(source, tuple(profiles), notes).save(folder.file("profile.yaml"))
     folder.save_manifest(manifest)
-
-
-def _counts_fills(folder: WorkingFolder) -> bool:
-    """Return True where the device's DRAM figure counts the bytes that move on a CPU (write-allocate reads)."""
-    from perfcast.devices.catalog import load_device_file
-
-    try:
-        device = load_device_file(folder.path / "device.yaml")
-    except InputError:
-        return False
-    dram = device.memory_level("DRAM").bandwidth
-    return device.kind == "cpu" and dram is not None and dram.provenance.counts == "moved"
 
 
 def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
@@ -426,7 +413,8 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
                  f"{hierarchy.device}'s caches", 0.95)
         listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}" for k in timed)
         command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", str(groups), listing]
-        request = TrafficRequest(hierarchy, total_groups=totals)
+        # Timed launches repeat back to back: data that fits in a cache stays there between them.
+        request = TrafficRequest(hierarchy, total_groups=totals, repeated=True)
         try:
             captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile
         except ToolError as error:

@@ -22,8 +22,8 @@ from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "kernel_traffic", "percentage_error",
-           "score_kernel", "summarise"]
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "counts_fills", "footprint_profile",
+           "kernel_traffic", "percentage_error", "score_kernel", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 
@@ -66,6 +66,21 @@ def contains(lower: float, upper: float, measured: float, spread: float) -> bool
 
 
 _SIMULATED_LEVELS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
+
+
+def counts_fills(device: Device) -> bool:
+    """Return True where the device's DRAM figure counts a CPU's write-allocate reads (perfcast bench's figures)."""
+    dram = device.memory_level("DRAM").bandwidth
+    return device.kind == "cpu" and dram is not None and dram.provenance.counts == "moved"
+
+
+def footprint_profile(profile: KernelProfile, read: float, written: float, device: Device) -> KernelProfile:
+    """Return `profile` with its DRAM bytes the compulsory footprint (B), the fills added where the device counts them."""
+    filled = written if counts_fills(device) else 0.0
+    return profile.with_metrics(
+        f"DRAM sectors = compulsory footprint {read:.4g} B read + {written:.4g} B written"
+        + (f" + {filled:.4g} B of write-allocate reads" if filled else ""), "footprint",
+        dram_read=(read + filled) / 32, dram_write=written / 32, dram_bytes=read + filled + written)
 
 
 def kernel_traffic(kernel: CampaignKernel, n: int, profile: KernelProfile | None) -> tuple[dict[str, float], str]:

@@ -141,6 +141,7 @@ class TrafficRequest:
     progress: Callable[[str], None] | None = None
     # Per kernel: the work-groups of the full launch that the profiled (reduced) launch is a sample of.
     total_groups: Mapping[str, int] | None = None
+    repeated: bool = False  # each launch stands for many identical ones back to back (a timed kernel)
 
 
 def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None,
@@ -190,7 +191,7 @@ def _simulated(profile: ProfileSet, trace: Path, traffic: TrafficRequest) -> Pro
             traffic.progress(f"simulating {launch.kernel}: {len(launch.groups)} work-groups, "
                              f"{launch.accesses:,} accesses")
 
-    launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups)
+    launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups, traffic.repeated)
     if not launches:
         raise ToolError(f"the memory trace {trace} holds no kernel launch")
     return apply_traffic(profile, launches, traffic.sampling.describe())

@@ -6,6 +6,7 @@
 //   PERFCAST_TRACE_WINDOW   work-groups recorded per window (0 or unset: every work-group)
 //   PERFCAST_TRACE_STRIDE   a window starts every STRIDE work-groups of a launch (dispatch order)
 //   PERFCAST_TRACE_MAX_MB   stop recording new work-groups of a launch past this many MB of records
+//   PERFCAST_TRACE_TOTAL_MB stop recording new work-groups of any launch past this many MB in all
 //
 // Oclgrind runs work-groups on several worker threads, one group per thread at a time, and each work-item of a
 // group up to its next barrier before the next work-item. Each thread therefore keeps its group's records and
@@ -76,7 +77,8 @@ class TracePlugin : public oclgrind::Plugin
 public:
   TracePlugin(const oclgrind::Context* context, FILE* out)
     : oclgrind::Plugin(context), m_out(out), m_window(envSize("PERFCAST_TRACE_WINDOW", 0)),
-      m_stride(envSize("PERFCAST_TRACE_STRIDE", 0)), m_maxBytes(envSize("PERFCAST_TRACE_MAX_MB", 512) << 20)
+      m_stride(envSize("PERFCAST_TRACE_STRIDE", 0)), m_maxBytes(envSize("PERFCAST_TRACE_MAX_MB", 512) << 20),
+      m_totalBytes(envSize("PERFCAST_TRACE_TOTAL_MB", 4096) << 20)
   {
     std::fwrite(MAGIC, 1, sizeof MAGIC, m_out);
   }
@@ -137,7 +139,7 @@ public:
     bool inWindow = m_window == 0 || m_stride == 0 || group.index % m_stride < m_window;
     std::lock_guard<std::mutex> lock(m_mutex);
     m_groupsSeen++;
-    group.recording = inWindow && m_bytesWritten < m_maxBytes;
+    group.recording = inWindow && m_bytesWritten < m_maxBytes && m_totalWritten < m_totalBytes;
     if (inWindow && !group.recording)
       m_groupsDropped++;
   }
@@ -156,6 +158,7 @@ public:
     std::fwrite(counts, sizeof counts, 1, m_out);
     std::fwrite(group.records.data(), sizeof(Record), group.records.size(), m_out);
     m_bytesWritten += group.records.size() * sizeof(Record);
+    m_totalWritten += group.records.size() * sizeof(Record);
     m_groupsRecorded++;
     group.recording = false;
   }
@@ -199,8 +202,8 @@ public:
 private:
   FILE* m_out;
   std::mutex m_mutex;
-  size_t m_window, m_stride, m_maxBytes;
-  uint64_t m_groupsSeen = 0, m_groupsRecorded = 0, m_groupsDropped = 0, m_bytesWritten = 0;
+  size_t m_window, m_stride, m_maxBytes, m_totalBytes;
+  uint64_t m_groupsSeen = 0, m_groupsRecorded = 0, m_groupsDropped = 0, m_bytesWritten = 0, m_totalWritten = 0;
   std::map<size_t, uint64_t> m_base; // buffer number -> its base address in the trace
   uint64_t m_next = PAGE;
 

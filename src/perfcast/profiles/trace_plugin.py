@@ -27,15 +27,17 @@ _INSTALL = "apt-get install liboclgrind-dev opencl-c-headers llvm-dev"
 class TraceSampling:
     """Which work-groups of each launch are recorded: windows of `window` groups every `stride` (0: all).
 
-    `max_mb` caps one launch's records (24 B each); groups past it are run but not recorded, and counted.
+    `max_mb` caps one launch's records (24 B each), `total_mb` all launches'; groups past a cap are run but
+    not recorded, and counted.
     """
 
     window: int = 0
     stride: int = 0
     max_mb: int = 512
+    total_mb: int = 4096
 
     def __post_init__(self) -> None:
-        if self.window < 0 or self.stride < 0 or self.max_mb < 1:
+        if self.window < 0 or self.stride < 0 or self.max_mb < 1 or self.total_mb < 1:
             raise ToolError(f"trace sampling needs window, stride >= 0 and max_mb >= 1, not {self}")
         if self.window and self.stride and self.window > self.stride:
             raise ToolError(f"a trace window of {self.window} work-groups cannot exceed its stride {self.stride}")
@@ -91,4 +93,5 @@ def build_trace_plugin() -> Path:
 def trace_environment(trace: Path, sampling: TraceSampling) -> dict[str, str]:
     """Return the environment variables that point the plugin at `trace` with `sampling`."""
     return {"PERFCAST_TRACE_FILE": str(trace), "PERFCAST_TRACE_WINDOW": str(sampling.window),
-            "PERFCAST_TRACE_STRIDE": str(sampling.stride), "PERFCAST_TRACE_MAX_MB": str(sampling.max_mb)}
+            "PERFCAST_TRACE_STRIDE": str(sampling.stride), "PERFCAST_TRACE_MAX_MB": str(sampling.max_mb),
+            "PERFCAST_TRACE_TOTAL_MB": str(sampling.total_mb)}

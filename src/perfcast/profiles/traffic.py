@@ -214,8 +214,7 @@ class _Machine:
         self.memory = MainMemory()
         cores = hierarchy.cores
         outer_to_inner = list(reversed(hierarchy.levels))
-        # instances[level index] -> the Cache objects of that level
-        built: dict[str, list[Any]] = {}
+        built: dict[str, list[Any]] = {}  # level name -> its instances, built from memory inward
         for position, level in enumerate(outer_to_inner):
             parent = built[outer_to_inner[position - 1].name] if position else None
             copies = []
@@ -234,8 +233,9 @@ class _Machine:
         # Atomics are performed at the second level on a GPU (L2), at L1 on a CPU.
         beyond = self.levels[1] if hierarchy.interleave_warps and len(self.levels) > 1 else self.levels[0]
         self.atomic = [beyond[core * len(beyond) // cores] for core in range(cores)]
-        self.requested = np.zeros(2)  # (load, store) B the kernel asked of L1: the first level's own count
-        # includes the lines it fetched to write into (write-allocate), which are the next level's traffic
+        # (load, store) B the kernel asked of L1, counted here: pycachesim's own L1 loads also hold the lines it
+        # fetched to write into (write-allocate fills), which are traffic between L1 and L2, not requests.
+        self.requested = np.zeros(2)
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
 
@@ -360,11 +360,13 @@ def _windows(indices: Sequence[int]) -> list[list[int]]:
     return runs
 
 
-def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None) -> LaunchTraffic:
+def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None,
+                    repeated: bool = False) -> LaunchTraffic:
     """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B).
 
     `total_groups`: the traced launch is a sample (a reduced NDRange) of a launch of this many work-groups; its
-    first wave warms the caches and the rest is scaled to the whole.
+    first wave warms the caches and the rest is scaled to the whole. `repeated`: the launch is one of many
+    identical ones back to back (a timed kernel), whose data stays in a cache it fits in between launches.
     """
     machine = _Machine(hierarchy)
     cores = hierarchy.cores
@@ -416,8 +418,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     if not launch.complete:
         notes.append("the trace of this launch stops early (the program ended inside it)")
     scaled = counted * scale
-    if sampled:
-        notes += _correct_first_touches(launch, hierarchy, placement, counted, scale, scaled)
+    if sampled or repeated:
+        notes += _correct_first_touches(launch, hierarchy, placement, counted, scale, scaled, repeated)
     filled = 0.0
     if hierarchy.levels[0].allocate:
         filled = min(_first_touch_stores(launch, counted_groups, hierarchy.levels[-1].line) * scale, scaled[-1][0])
@@ -452,7 +454,7 @@ def _buffer_of(launch: LaunchTrace, addresses: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, placement: Sequence[tuple[int, int, bool]],
-                           counted: np.ndarray, scale: float, scaled: np.ndarray) -> list[str]:
+                           counted: np.ndarray, scale: float, scaled: np.ndarray, repeated: bool = False) -> list[str]:
     """Correct a sample's scaled loads at each interface for lines the whole launch would find cached; notes.
 
     A sample sees the first touch of each line as a miss, and scaling multiplies those first touches. In the
@@ -466,6 +468,11 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
     interfaces = [(hierarchy.levels[row - 1], row) for row in range(1, len(hierarchy.levels) + 1)]
     cores = hierarchy.cores
     notes = []
+    every = [launch.groups[index] for index, _, _ in placement if len(launch.groups[index])]
+    records = np.concatenate(every) if every else np.zeros(0, dtype=RECORD)
+    records = records[records["space"] != SPACE_LOCAL]
+    sizes, buffer, inside = _buffer_of(launch, records["address"])
+    touched = float(sizes[np.unique(buffer[inside])].sum()) if inside.any() else 0.0
     for above, row in interfaces:
         unit = np.uint64(above.line)
         first_touches = None
@@ -483,12 +490,19 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
             bytes_per_buffer = np.bincount(buffer[inside], minlength=len(sizes)) * float(unit)
             first_touches = bytes_per_buffer if first_touches is None else first_touches + bytes_per_buffer
         assert first_touches is not None
+        name = hierarchy.levels[row].name if row < len(hierarchy.levels) else "DRAM"
+        others = max(0.0, counted[row][0] - first_touches.sum()) * scale
+        if repeated and touched <= above.size:
+            # Launched again and again (as a timed kernel is), a launch whose buffers all fit in the cache above
+            # finds them there: only the misses that recur within a launch cross this interface.
+            notes.append(f"{name}: the launch's {touched:.4g} B of buffers fit in {above.name} and stay there "
+                         "between repeated launches: its first touches and write-backs are not charged")
+            scaled[row][0], scaled[row][1] = others, 0.0
+            continue
         fits = sizes <= above.size
         capped = np.where(fits, np.minimum(first_touches * scale, above.instances * sizes), first_touches * scale)
-        others = max(0.0, counted[row][0] - first_touches.sum()) * scale
         estimate = float(capped.sum() + others)
         if estimate < scaled[row][0] * 0.99:
-            name = hierarchy.levels[row].name if row < len(hierarchy.levels) else "DRAM"
             notes.append(f"{name} loads: {scaled[row][0]:.4g} B scaled from the sample, {estimate:.4g} B once the "
                          f"first touches of buffers that fit in {above.name} are counted once per "
                          f"{above.name} ({above.instances} of them)")
@@ -526,16 +540,17 @@ def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
 
 def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
                    progress: Callable[[LaunchTrace], None] | None = None,
-                   total_groups: Mapping[str, int] | None = None) -> list[LaunchTraffic]:
+                   total_groups: Mapping[str, int] | None = None, repeated: bool = False) -> list[LaunchTraffic]:
     """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch.
 
     `total_groups`: per kernel name, the work-groups of the launch a traced (reduced) launch stands for.
+    `repeated`: each launch stands for one of many identical launches back to back (see simulate_launch).
     """
     found = []
     for launch in read_trace(path):
         if progress is not None:
             progress(launch)
-        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel)))
+        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated))
     return found
 
 
