@@ -134,12 +134,12 @@ def _bytes_section(result: CampaignScores) -> list[str]:
     levels = ", ".join(f"{level['name']} {format_quantity(level['size'], Dimension.BYTES)} x {level['instances']}"
                        for level in traffic.get("levels", []))
     lines = ["Bytes per kernel: the compulsory footprint against the simulation of the device's caches "
-             f"({levels}; {traffic.get('groups', '?')} work-groups traced per kernel at the run's size; "
+             f"({levels}; *traced*: the work-groups traced at the run's size, of the launch's; "
              "docs/traffic.md). DRAM counts the write-allocate reads where the device's figures do "
              "(`counts: moved`); *fills* is that share. *Quantitative APE*: with the footprint's DRAM bytes, and "
              "with the simulated ones (the table above).", "",
-             "| kernel | footprint DRAM | simulated DRAM | fills | L1 | L2 | L3 | quantitative APE, footprint | "
-             "simulated |", "|---|---|---|---|---|---|---|---|---|"]
+             "| kernel | traced | footprint DRAM | simulated DRAM | fills | L1 | L2 | L3 | quantitative APE, "
+             "footprint | simulated |", "|---|---|---|---|---|---|---|---|---|---|"]
     scored = {s.kernel: s for s in result.scores}
     mapes: list[tuple[float, float]] = []
     for name, record in simulated.items():
@@ -158,7 +158,10 @@ def _bytes_section(result: CampaignScores) -> list[str]:
         def size(value: float | None) -> str:
             return "—" if value is None else format_quantity(value, Dimension.BYTES)
 
-        lines.append(f"| {name} | {size(read + fills + written)} | {size(b.get('dram_bytes'))} | "
+        groups = traffic.get("groups")
+        traced = (f"{groups[name]} of {record['traced_of']}" if isinstance(groups, dict) and name in groups
+                  and record.get("traced_of") else "—")
+        lines.append(f"| {name} | {traced} | {size(read + fills + written)} | {size(b.get('dram_bytes'))} | "
                      f"{size(b.get('dram_write_allocate_bytes'))} | {size(b.get('l1_bytes'))} | "
                      f"{size(b.get('l2_bytes'))} | {size(b.get('l3_bytes'))} | "
                      f"{_pct(before.ape if before else None)} | {_pct(after.ape if after else None)} |")

@@ -39,7 +39,7 @@ __all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "run_cam
 
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
-TRAFFIC_WAVES = 8  # waves of work-groups (one per core each) traced for the traffic simulation; the first warms
+TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
                    "dram_write_allocate_bytes")
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the footprint anyway.
@@ -336,7 +336,11 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
             captured[groups] = capture("oclgrind", command, path, timeout=1800).profile
         except ToolError as error:
             raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
-    traffic, hierarchy_name, traffic_groups, traffic_note = _simulate_traffic(folder, manifest, timed, progress)
+    per_item = {k.name: captured[1].kernel(k.name).metrics.get("ldst", 1.0) / k.profile_launch(sizes[k.name], 1).items
+                for k in timed}
+    traffic, hierarchy_name, traffic_groups, traffic_note = _simulate_traffic(folder, manifest, timed, progress,
+                                                                              per_item)
+    traffic_totals = (manifest.get("profiling") or {}).get("traffic", {}).get("totals", {})
     device = load_device_file(folder.path / "device.yaml")
     profiles = []
     for kernel in timed:
@@ -355,11 +359,13 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         if simulated is not None:
             values = {m: v for m, v in simulated.metrics.items() if m in TRAFFIC_METRICS}
             scaled = scaled.with_metrics(
-                f"bytes per level simulated through {hierarchy_name}'s caches, a sample of {traffic_groups} "
+                f"bytes per level simulated through {hierarchy_name}'s caches, a sample of "
+                f"{traffic_groups.get(kernel.name)} "
                 f"work-groups at the run's size scaled to its {record['work_items']} work-items (compulsory "
                 f"footprint: {read:.4g} B read + {written:.4g} B written)",
                 simulated.bytes_from, **values)
             record["simulated_bytes"] = values
+            record["traced_of"] = traffic_totals.get(kernel.name)
         else:
             # A CPU reads each line it stores to first, and perfcast bench counts those bytes in its bandwidths.
             scaled = footprint_profile(scaled, read, written, device)
@@ -384,8 +390,26 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
     folder.save_manifest(manifest)
 
 
+def _traced_groups(kernel: CampaignKernel, n: int, accesses_per_item: float, cores: int) -> int:
+    """Return the work-groups to trace of a kernel: TRAFFIC_ACCESSES worth, at least two waves, inside the problem."""
+    full = kernel.launch(n)
+    group_items = int(np.prod(kernel.profile_launch(n, 1).local_size))
+    wanted = int(TRAFFIC_ACCESSES / max(accesses_per_item * group_items, 1.0))
+    groups = max(2 * cores, min(wanted, full.items // group_items))
+
+    def inside(count: int) -> bool:
+        launch = kernel.profile_launch(n, count)
+        offset = launch.offset or (0,) * len(launch.global_size)
+        return all(o + g <= f for o, g, f in zip(offset, launch.global_size, full.global_size, strict=False))
+
+    while groups > 1 and not inside(groups):
+        groups //= 2
+    return groups
+
+
 def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
-                      progress: Progress) -> tuple[dict[str, KernelProfile], str, int, str]:
+                      progress: Progress, accesses_per_item: dict[str, float]
+                      ) -> tuple[dict[str, KernelProfile], str, dict[str, int], str]:
     """Trace each kernel under Oclgrind at the run's size, a few waves of work-groups, and simulate its traffic.
 
     Returns the profiles of that run by kernel (bytes per level scaled to the full launch), the device, the
@@ -398,27 +422,28 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
     try:
         hierarchy = cache_hierarchy(load_device_file(folder.path / "device.yaml"))
     except InputError as error:
-        return {}, "", 0, f"no traffic simulation: {error}"
-    groups = TRAFFIC_WAVES * hierarchy.cores
-    totals = {}
+        return {}, "", {}, f"no traffic simulation: {error}"
+    totals, groups = {}, {}
     for kernel in timed:
-        launch = kernel.launch(manifest["kernels"][kernel.name]["n"])
+        n = manifest["kernels"][kernel.name]["n"]
+        launch = kernel.launch(n)
         totals[kernel.name] = launch.items // int(np.prod(launch.local_size))
-    groups = min(groups, *totals.values())
+        groups[kernel.name] = _traced_groups(kernel, n, accesses_per_item.get(kernel.name, 1.0), hierarchy.cores)
     path = folder.file("raw/oclgrind-traffic.yaml")
     if path.exists():
         captured = load_profile(path)
     else:
-        progress(f"tracing memory accesses under Oclgrind ({groups} work-groups per kernel) and simulating "
-                 f"{hierarchy.device}'s caches", 0.95)
-        listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}" for k in timed)
-        command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", str(groups), listing]
-        # Timed launches repeat back to back: data that fits in a cache stays there between them.
-        request = TrafficRequest(hierarchy, total_groups=totals, repeated=True)
+        progress(f"tracing memory accesses under Oclgrind ({min(groups.values())}–{max(groups.values())} "
+                 f"work-groups per kernel) and simulating {hierarchy.device}'s caches", 0.95)
+        listing = ",".join(f"{k.name}={manifest['kernels'][k.name]['n']}@{groups[k.name]}" for k in timed)
+        command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
+        # Each launch is charged as if it ran alone, caches cold: whether a timed kernel's data stays in the
+        # last-level cache between its repeated launches depends on a capacity a shared VM does not give it.
+        request = TrafficRequest(hierarchy, total_groups=totals)
         try:
             captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile
         except ToolError as error:
-            return {}, "", 0, f"the traffic simulation failed: {error}"
+            return {}, "", {}, f"the traffic simulation failed: {error}"
     found = {}
     for kernel in timed:
         try:
@@ -428,7 +453,7 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
         if profile.bytes_from and profile.bytes_from.startswith("simulated"):
             found[kernel.name] = profile
     manifest["profiling"] = {**(manifest.get("profiling") or {}), "traffic": {
-        "device": hierarchy.device, "groups": groups, "cores": hierarchy.cores,
+        "device": hierarchy.device, "groups": groups, "totals": totals, "cores": hierarchy.cores,
         "levels": [{"name": level.name, "size": level.size, "line": level.line, "ways": level.ways,
                     "instances": level.instances, "write": level.write, "allocate": level.allocate,
                     "assumed": list(level.assumed)} for level in hierarchy.levels],
