@@ -1,8 +1,8 @@
 """Launches campaign kernels once each at a reduced NDRange; run under Oclgrind to count their instructions.
 
 python -m perfcast.campaign.oclgrind_driver GROUPS N_BY_KERNEL   e.g.  2 triad=1048576,nbody=8192@16
-Each kernel is built and launched with GROUPS work-groups of its profile launch (or the number after its @),
-on the first OpenCL device (Oclgrind's simulator when run under `oclgrind`).
+Each kernel is built and launched with GROUPS work-groups of its profile launch (or the number after its @;
+@full: its whole launch), on the first OpenCL device (Oclgrind's simulator when run under `oclgrind`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     for item in argv[1].split(","):
         name, spec = item.split("=")
         size, _, groups = spec.partition("@")
-        sizes[name], groups_of[name] = int(size), int(groups or default)
+        sizes[name], groups_of[name] = int(size), 0 if groups == "full" else int(groups or default)
     context = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(context)
     device = context.devices[0]
@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
         n = sizes[kernel.name]
         buffers = {name: cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=array)
                    for name, array in kernel.arrays(n, np.random.default_rng(1)).items()}
-        launch = kernel.profile_launch(n, groups_of[kernel.name])
+        launch = kernel.profile_launch(n, groups_of[kernel.name]) if groups_of[kernel.name] else kernel.launch(n)
         handle = cl.Kernel(program, kernel.name)
         handle.set_args(*kernel.ordered_arguments(n, buffers))
         # The offset goes by position: pyopencl's stubs and its runtime spell the keyword differently.

@@ -111,6 +111,7 @@ public:
     std::fwrite(header, sizeof header, 1, m_out);
     std::fwrite(sizes, sizeof sizes, 1, m_out);
     std::fwrite(name.data(), 1, name.size(), m_out);
+    m_numGroups = invocation->getNumGroups();
     m_groupsSeen = 0;
     m_groupsRecorded = 0;
     m_bytesWritten = 0;
@@ -129,7 +130,9 @@ public:
 
   void workGroupBegin(const oclgrind::WorkGroup* workGroup) override
   {
-    group.index = workGroup->getGroupIndex();
+    // The dispatch order's linear index, x fastest (WorkGroup::getGroupIndex is not unique in 2D and 3D).
+    oclgrind::Size3 id = workGroup->getGroupID();
+    group.index = id.x + m_numGroups.x * (id.y + m_numGroups.y * id.z);
     group.region = 0;
     group.records.clear();
     oclgrind::Size3 local = workGroup->getGroupSize();
@@ -205,6 +208,7 @@ private:
   size_t m_window, m_stride, m_maxBytes, m_totalBytes;
   uint64_t m_groupsSeen = 0, m_groupsRecorded = 0, m_groupsDropped = 0, m_bytesWritten = 0, m_totalWritten = 0;
   std::map<size_t, uint64_t> m_base; // buffer number -> its base address in the trace
+  oclgrind::Size3 m_numGroups;         // of the launch under way (Oclgrind runs one kernel at a time)
   uint64_t m_next = PAGE;
 
   // Buffers are placed one after another on page boundaries, in the order they were allocated, as an

@@ -468,6 +468,7 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
     interfaces = [(hierarchy.levels[row - 1], row) for row in range(1, len(hierarchy.levels) + 1)]
     cores = hierarchy.cores
     notes = []
+    counted_groups = sum(1 for _, _, counting in placement if counting)
     every = [launch.groups[index] for index, _, _ in placement if len(launch.groups[index])]
     records = np.concatenate(every) if every else np.zeros(0, dtype=RECORD)
     records = records[records["space"] != SPACE_LOCAL]
@@ -475,21 +476,23 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
     touched = float(sizes[np.unique(buffer[inside])].sum()) if inside.any() else 0.0
     for above, row in interfaces:
         unit = np.uint64(above.line)
-        first_touches = None
+        first_touches = np.zeros(len(sizes))  # the counted work-groups' first touches of each buffer (B)
+        distinct = np.zeros(len(sizes))  # the lines of each buffer the sample touches at all (B)
         for instance in range(above.instances):
             mine = [(index, counting) for index, core, counting in placement
                     if core * above.instances // cores == instance]
             lines = {}
             for counting in (False, True):
                 chosen = [launch.groups[index] for index, c in mine if c == counting and len(launch.groups[index])]
-                records = np.concatenate(chosen) if chosen else np.zeros(0, dtype=RECORD)
-                records = records[records["space"] != SPACE_LOCAL]
-                lines[counting] = np.unique(records["address"] // unit)
-            fresh = np.setdiff1d(lines[True], lines[False], assume_unique=True)
-            sizes, buffer, inside = _buffer_of(launch, fresh * unit)
-            bytes_per_buffer = np.bincount(buffer[inside], minlength=len(sizes)) * float(unit)
-            first_touches = bytes_per_buffer if first_touches is None else first_touches + bytes_per_buffer
-        assert first_touches is not None
+                picked = np.concatenate(chosen) if chosen else np.zeros(0, dtype=RECORD)
+                # A store fills a line only where the cache allocates on a write miss (an atomic always reads).
+                fills = above.allocate | ((picked["flags"] & (FLAG_STORE | FLAG_ATOMIC)) != FLAG_STORE)
+                picked = picked[(picked["space"] != SPACE_LOCAL) & fills]
+                lines[counting] = np.unique(picked["address"] // unit)
+            for found, into in ((np.setdiff1d(lines[True], lines[False], assume_unique=True), first_touches),
+                                (np.union1d(lines[True], lines[False]), distinct)):
+                _, owner, known = _buffer_of(launch, found * unit)
+                into += np.bincount(owner[known], minlength=len(sizes)) * float(unit)
         name = hierarchy.levels[row].name if row < len(hierarchy.levels) else "DRAM"
         others = max(0.0, counted[row][0] - first_touches.sum()) * scale
         if repeated and touched <= above.size:
@@ -499,13 +502,16 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
                          "between repeated launches: its first touches and write-backs are not charged")
             scaled[row][0], scaled[row][1] = others, 0.0
             continue
+        # A buffer's lines in the whole launch: those the sample touched, in proportion to the work-groups (the
+        # warm-up's included: lines it shares with the counted groups are first touches of the launch too).
+        whole = distinct * (scale * counted_groups / len(placement))
         fits = sizes <= above.size
-        capped = np.where(fits, np.minimum(first_touches * scale, above.instances * sizes), first_touches * scale)
+        capped = np.where(fits, np.minimum(whole, above.instances * sizes), whole)
         estimate = float(capped.sum() + others)
-        if estimate < scaled[row][0] * 0.99:
-            notes.append(f"{name} loads: {scaled[row][0]:.4g} B scaled from the sample, {estimate:.4g} B once the "
-                         f"first touches of buffers that fit in {above.name} are counted once per "
-                         f"{above.name} ({above.instances} of them)")
+        if abs(estimate - scaled[row][0]) > 0.01 * scaled[row][0]:
+            notes.append(f"{name} loads: {scaled[row][0]:.4g} B scaled from the sample, {estimate:.4g} B once each "
+                         f"buffer's first touches are scaled by the work-groups that touch it and capped, where "
+                         f"it fits in {above.name}, at once per {above.name} ({above.instances} of them)")
             scaled[row][0] = estimate
     return notes
 
