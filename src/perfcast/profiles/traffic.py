@@ -455,13 +455,15 @@ def _buffer_of(launch: LaunchTrace, addresses: np.ndarray) -> tuple[np.ndarray, 
 
 def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, placement: Sequence[tuple[int, int, bool]],
                            counted: np.ndarray, scale: float, scaled: np.ndarray, repeated: bool = False) -> list[str]:
-    """Correct a sample's scaled loads at each interface for lines the whole launch would find cached; notes.
+    """Re-estimate a sample's scaled loads at each interface, buffer by buffer; return what changed, in words.
 
-    A sample sees the first touch of each line as a miss, and scaling multiplies those first touches. In the
-    whole launch a buffer's lines are first touched at most once per instance of the cache above the
-    interface, and where the buffer fits in that cache, later work-groups find them there. So each buffer's
-    first touches, scaled, are capped at (instances x its size) where it fits in one instance; the rest of
-    the sample's misses (capacity and conflict misses) are scaled as they are.
+    Scaling the counted work-groups' misses multiplies their first touches of lines, which the whole launch
+    may not repeat. So the loads through an interface are split: (a) each global buffer's lines in the whole
+    launch, estimated as the lines of it the whole sample touches (warm-up included) times work-groups in the
+    launch / work-groups sampled, and capped, where the buffer fits in one instance of the cache above, at
+    once per instance (later work-groups find them there); (b) the counted groups' other misses (capacity and
+    conflict misses, which recur), scaled as they are. `repeated`: where every buffer the launch touches fits
+    in the cache above, a launch repeated back to back finds (a) there, and its write-backs stay too.
     """
     if not launch.buffers or not placement:
         return []
