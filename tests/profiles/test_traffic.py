@@ -336,6 +336,16 @@ def test_oclgrind_plugin_samples_work_groups(tmp_path):
     assert any("work-groups counted" in note for note in sampled.kernels[0].notes)
 
 
+def test_trace_sampling_is_checked():
+    from perfcast.profiles.trace_plugin import TraceSampling
+
+    assert TraceSampling().describe() == "every work-group"
+    assert TraceSampling(4, 16).describe() == "windows of 4 work-groups every 16"
+    for window, stride in ((4, 0), (0, 16), (32, 16), (-1, 4)):
+        with pytest.raises(ToolError):
+            TraceSampling(window, stride)
+
+
 def test_simulated_traffic_needs_oclgrind(tmp_path):
     from perfcast.profiles.capture import TrafficRequest, capture
 

@@ -39,6 +39,8 @@ class TraceSampling:
     def __post_init__(self) -> None:
         if self.window < 0 or self.stride < 0 or self.max_mb < 1 or self.total_mb < 1:
             raise ToolError(f"trace sampling needs window, stride >= 0 and max_mb >= 1, not {self}")
+        if bool(self.window) != bool(self.stride):
+            raise ToolError("trace sampling needs a window and a stride together (or neither: every work-group)")
         if self.window and self.stride and self.window > self.stride:
             raise ToolError(f"a trace window of {self.window} work-groups cannot exceed its stride {self.stride}")
 
