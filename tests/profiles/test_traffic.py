@@ -384,3 +384,14 @@ def test_profile_command_simulates_traffic(tmp_path):
     assert "simulated through a100-pcie-40gb's caches" in said and "simulating by_rows" in said
     saved = ProfileSet.from_mapping(__import__("yaml").safe_load((tmp_path / "p.yaml").read_text()))
     assert saved.kernels[0].bytes_from == "simulated for a100-pcie-40gb"
+
+
+def test_a_failing_program_leaves_no_trace(tmp_path):
+    _plugin_or_skip()
+    from perfcast.profiles.capture import TrafficRequest, capture
+
+    with pytest.raises(ToolError, match="exited with status"):
+        capture("oclgrind", [sys.executable, str(ROW_COLUMN_PROGRAM), "not-a-number"], tmp_path / "p.yaml",
+                traffic=TrafficRequest(_cpu()))
+    assert not (tmp_path / "p.oclgrind.trace").exists()
+    assert (tmp_path / "p.oclgrind.txt").exists()  # Oclgrind's own output is kept, as without a trace

@@ -5,8 +5,9 @@ Steps, each saved as soon as it is done (an interrupted run resumes at the first
 2. each kernel timed for real with device events: one checked launch, one warm-up, then `repetitions` timed
    launches (median and spread kept);
 3. each kernel profiled: OpenCL kernels under Oclgrind at two reduced NDRanges (1 and 2 work-groups), the
-   counts checked to agree per work-item and scaled to the run's NDRange; DRAM sectors replaced by the
-   kernel's compulsory footprint (Oclgrind has no cache).
+   counts checked to agree per work-item and scaled to the run's NDRange; then traced at the run's size (a
+   sample of its work-groups) and its bytes per level simulated through the measured device's caches
+   (docs/traffic.md), or, where that cannot be done, its compulsory footprint (Oclgrind has no cache).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must ag
 TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
                    "dram_write_allocate_bytes")
-# The §3 counts whose scaling is checked; the DRAM ones are replaced by the footprint anyway.
+# The §3 counts whose scaling is checked; the DRAM ones are replaced by the simulation or the footprint anyway.
 MODEL_METRICS = tuple(spec.name for spec in METRICS if not spec.name.startswith("dram"))
 
 

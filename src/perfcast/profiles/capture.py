@@ -12,6 +12,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -169,15 +170,19 @@ def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeou
                 kept.append(Path(shutil.move(str(path), ir_dir / path.name)))
             else:
                 path.unlink(missing_ok=True)
+        if traffic is not None and not traffic.keep_trace and sys.exc_info()[0] is not None:
+            trace.unlink(missing_ok=True)  # a failed or interrupted run: its trace (maybe gigabytes) goes
     ir = [path.read_text(encoding="utf-8", errors="replace") for path in kept]
     profile = read_oclgrind(raw.read_text(encoding="utf-8", errors="replace"), ir=ir, command=shlex.join(command),
                             raw=raw.name)
     if traffic is not None:
-        profile = _simulated(profile, trace, traffic)
+        try:
+            profile = _simulated(profile, trace, traffic)
+        finally:
+            if not traffic.keep_trace:
+                trace.unlink(missing_ok=True)
         if traffic.keep_trace:
             kept.append(trace)
-        else:
-            trace.unlink(missing_ok=True)
     return Capture(replace(profile, source=replace(profile.source, version=_version(executable))), raw, tuple(kept))
 
 
