@@ -312,6 +312,8 @@ def test_oclgrind_plugin_traces_a_real_program(tmp_path):
     assert rows["l1_bytes"] == pytest.approx(8 * matrix + 4 * n)
     assert tiled["dram_bytes"] == 2 * matrix
     assert kernels["tiled"].bytes_from == "simulated for a100-pcie-40gb"
+    said = " ".join(result.profile.notes)
+    assert "caches simulated for a100-pcie-40gb: L1 196608 B x 108" in said and "assumed: line 32 B" in said
     trace = tmp_path / "p.oclgrind.trace"
     assert trace in result.extra
     launches = simulate_trace(trace, request.hierarchy)

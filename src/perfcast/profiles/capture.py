@@ -28,8 +28,18 @@ from perfcast.profiles.profile import ProfileError, ProfileSet
 from perfcast.profiles.trace_plugin import TraceSampling, build_trace_plugin, trace_environment
 from perfcast.profiles.traffic import LaunchTrace, apply_traffic, simulate_trace
 
-__all__ = ["TOOLS", "Capture", "TrafficRequest", "capture", "capture_ncu_source", "default_tool", "ncu_arguments", "ncu_failure",
-           "ncu_source_arguments"]
+__all__ = [
+    "TOOLS",
+    "Capture",
+    "TrafficRequest",
+    "capture",
+    "describe_hierarchy",
+    "capture_ncu_source",
+    "default_tool",
+    "ncu_arguments",
+    "ncu_failure",
+    "ncu_source_arguments",
+]
 
 OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
 
@@ -199,7 +209,20 @@ def _simulated(profile: ProfileSet, trace: Path, traffic: TrafficRequest) -> Pro
     launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups, traffic.repeated)
     if not launches:
         raise ToolError(f"the memory trace {trace} holds no kernel launch")
-    return apply_traffic(profile, launches, traffic.sampling.describe())
+    simulated = apply_traffic(profile, launches, traffic.sampling.describe())
+    return replace(simulated, notes=(*simulated.notes, describe_hierarchy(traffic.hierarchy)))
+
+
+def describe_hierarchy(hierarchy: CacheHierarchy) -> str:
+    """Return the simulated caches in one line, each level's assumptions named."""
+    levels = []
+    for level in hierarchy.levels:
+        allocate = "write-allocate" if level.allocate else "no write-allocate"
+        assumed = f"; assumed: {', '.join(level.assumed)}" if level.assumed else ""
+        levels.append(f"{level.name} {level.size} B x {level.instances} ({level.line} B lines, {level.ways} ways, "
+                      f"write-{level.write}, {allocate}{assumed})")
+    return (f"caches simulated for {hierarchy.device}: " + "; ".join(levels)
+            + "".join(f"; {note}" for note in hierarchy.notes))
 
 
 def _ours(path: Path) -> bool:
