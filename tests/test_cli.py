@@ -473,3 +473,24 @@ def test_tune_refuses_a_store_in_use_and_a_foreign_one(tmp_path):
         assert result.exit_code == 2 and "another perfcast process" in " ".join(result.stderr.split())
     finally:
         busy.close()
+
+
+def test_roofline_places_the_kernels_of_a_profile(tmp_path):
+    from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
+
+    profile = ProfileSet(ProfileSource("oclgrind"), (
+        KernelProfile("stream", 1, {"fp32": 1e6, "fma_fp32": 1e6, "l1_bytes": 8e6, "l2_bytes": 8e6, "l3_bytes": 8e6,
+                                    "dram_bytes": 8e6}, bytes_from="simulated for host"),
+        KernelProfile("footprint", 1, {"fp32": 4e6, "dram_read": 1e5, "dram_write": 0.0}),
+    ))
+    path = profile.save(tmp_path / "p.yaml")
+    result = runner.invoke(app, ["roofline", "--device", "a100-pcie-40gb", "--profile", str(path), "--json"])
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "stream: L3 bytes left out" in said
+    data = json.loads(result.stdout[result.stdout.index("{"):])
+    rows = {row["name"]: row for row in data["kernels"]}
+    assert rows["stream"]["work"] == 2e6  # an FMA is two operations
+    assert rows["footprint"]["work"] == 4e6
+    missing = runner.invoke(app, ["roofline", "--device", "a100-pcie-40gb", "--profile", str(path), "-p", "fp64"])
+    assert missing.exit_code != 0 and "no fp64 instruction count" in missing.output

@@ -61,6 +61,30 @@ def _parse_kernel(text: str) -> _KernelArgument:
     return _KernelArgument(name, work, traffic)
 
 
+_PROFILE_LEVELS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
+
+
+def _profile_kernels(path: Path, precision: Precision) -> list[_KernelArgument]:
+    """Return each kernel of a perfcast profile as a roofline point: its FLOP and its bytes per level."""
+    from perfcast.profiles.profile import load_profile
+
+    kernels = []
+    for profile in load_profile(path).kernels:
+        m = profile.metrics
+        key = precision.value
+        if key not in m:
+            raise ValueError(f"--profile {path}: kernel {profile.name!r} has no {key} instruction count")
+        # M_fp counts an FMA once; it does two operations.
+        work = m[key] + m.get(f"fma_{key}", 0.0)
+        traffic = {level: m[name] for level, name in _PROFILE_LEVELS.items() if name in m}
+        if "DRAM" not in traffic and "dram_read" in m and "dram_write" in m:
+            traffic["DRAM"] = 32 * (m["dram_read"] + m["dram_write"])
+        if work == 0 and not any(traffic.values()):
+            raise ValueError(f"--profile {path}: kernel {profile.name!r} has neither {key} work nor bytes")
+        kernels.append(_KernelArgument(profile.name, work, traffic))
+    return kernels
+
+
 def _parse_wall(text: str) -> LocalityWall:
     """Return the locality wall described by a --wall NAME:INTENSITY argument."""
     from perfcast.models.roofline import LocalityWall
@@ -84,6 +108,7 @@ def _finite(value: float) -> float | None:
 def roofline_command(
     device_name: Annotated[str, typer.Option("--device", "-d", help="Catalog name, device YAML file, or 'host'.")],
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="NAME:WORK:BYTES (op and B; BYTES may be L1=..,L2=..,DRAM=..). Repeatable.")] = None,
+    profile: Annotated[list[Path] | None, typer.Option("--profile", help="A perfcast profile (perfcast profile -o): each kernel placed with its FLOP at --precision and its bytes per level (simulated ones where the profile has them). Repeatable.")] = None,
     precision: Annotated[Precision, typer.Option("--precision", "-p", help="Arithmetic precision of the roof.")] = Precision.FP32,
     tensor: Annotated[bool, typer.Option("--tensor", help="Use the tensor/matrix-unit peak where the device has one.")] = False,
     lacking: Annotated[list[str] | None, typer.Option("--lacking", help="A ceiling the kernels have not broken through, e.g. 'no FMA'. Repeatable.")] = None,
@@ -104,6 +129,15 @@ def roofline_command(
         lacking = list(lacking or [])
         compute, dram = effective_roofs(roofline, lacking)
         bandwidths = {**device.level_bandwidths(), "DRAM": dram}
+        for path in profile or []:
+            for k in _profile_kernels(path, precision):
+                # A profile simulated for another device may name a level this one has no bandwidth for.
+                unknown = sorted(set(k.traffic) - set(bandwidths))
+                if unknown:
+                    errors.print(f"note: {printable(k.name)}: {', '.join(unknown)} bytes left out ({device.name} "
+                                 "gives no bandwidth for that level)", highlight=False)
+                kernels.append(_KernelArgument(k.name, k.work,
+                                               {lv: b for lv, b in k.traffic.items() if lv in bandwidths}))
         results = [hierarchical_roofline(k.work, k.traffic, compute, bandwidths) for k in kernels]
         check_chart_path(output)
     except (LookupError, ValueError) as error:
