@@ -65,9 +65,6 @@ def contains(lower: float, upper: float, measured: float, spread: float) -> bool
     return lower * (1 - spread) <= measured <= upper * (1 + spread)
 
 
-_SIMULATED_LEVELS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
-
-
 def counts_fills(device: Device) -> bool:
     """Return True where the device's DRAM figure counts a CPU's write-allocate reads (perfcast bench's figures)."""
     dram = device.memory_level("DRAM").bandwidth
@@ -90,7 +87,7 @@ def kernel_traffic(kernel: CampaignKernel, n: int, profile: KernelProfile | None
     caches), else the kernel's own count (every access at L1, the compulsory footprint at DRAM).
     """
     if profile is not None and profile.bytes_from and profile.bytes_from.startswith("simulated"):
-        found = {level: profile.metrics[name] for level, name in _SIMULATED_LEVELS.items() if name in profile.metrics}
+        found = profile.level_bytes()
         if "DRAM" in found:
             return found, profile.bytes_from
     return dict(kernel.traffic(n)), "the kernel's count"

@@ -61,9 +61,6 @@ def _parse_kernel(text: str) -> _KernelArgument:
     return _KernelArgument(name, work, traffic)
 
 
-_PROFILE_LEVELS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
-
-
 def _profile_kernels(path: Path, precision: Precision) -> list[_KernelArgument]:
     """Return each kernel of a perfcast profile as a roofline point: its FLOP and its bytes per level."""
     from perfcast.profiles.profile import load_profile
@@ -76,9 +73,7 @@ def _profile_kernels(path: Path, precision: Precision) -> list[_KernelArgument]:
             raise ValueError(f"--profile {path}: kernel {profile.name!r} has no {key} instruction count")
         # M_fp counts an FMA once; it does two operations.
         work = m[key] + m.get(f"fma_{key}", 0.0)
-        traffic = {level: m[name] for level, name in _PROFILE_LEVELS.items() if name in m}
-        if "DRAM" not in traffic and "dram_read" in m and "dram_write" in m:
-            traffic["DRAM"] = 32 * (m["dram_read"] + m["dram_write"])
+        traffic = profile.level_bytes()
         if work == 0 and not any(traffic.values()):
             raise ValueError(f"--profile {path}: kernel {profile.name!r} has neither {key} work nor bytes")
         kernels.append(_KernelArgument(profile.name, work, traffic))

@@ -18,6 +18,7 @@ from perfcast.output_files import write_text_atomic
 from perfcast.profiles.metrics import METRICS
 
 __all__ = [
+    "LEVEL_METRICS",
     "PROFILE_FORMAT",
     "PROFILE_VERSION",
     "KernelProfile",
@@ -28,6 +29,8 @@ __all__ = [
     "scaling_differences",
 ]
 
+# The metric holding each memory level's bytes (what crosses into the level from above; ncu's, or simulated).
+LEVEL_METRICS = {"L1": "l1_bytes", "L2": "l2_bytes", "L3": "l3_bytes", "DRAM": "dram_bytes"}
 PROFILE_FORMAT = "perfcast-profile"
 PROFILE_VERSION = 1
 
@@ -116,6 +119,17 @@ class KernelProfile:
         return replace(self, metrics={k: v * factor for k, v in self.metrics.items()},
                        duration=None if self.duration is None else self.duration * factor,
                        work_items=work_items, notes=(*self.notes, note))
+
+    def level_bytes(self) -> dict[str, float]:
+        """Return the bytes per memory level the profile holds (B): L1, L2, L3, DRAM, where present.
+
+        DRAM falls back to the §3 sectors (32 B each) where the profile has no byte count for it.
+        """
+        m = self.metrics
+        found = {level: m[name] for level, name in LEVEL_METRICS.items() if name in m}
+        if "DRAM" not in found and "dram_read" in m and "dram_write" in m:
+            found["DRAM"] = 32 * (m["dram_read"] + m["dram_write"])
+        return found
 
     def with_metrics(self, note: str, bytes_from: str | None = None, **values: float) -> KernelProfile:
         """Return this profile with some metrics replaced, a note saying why, and where its bytes now come from."""

@@ -40,10 +40,9 @@ def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: f
         else:
             active_threads = float(warp_size)
             notes.append("no active-threads metric: full warps assumed")
-    l1, l2 = m.get("l1_bytes"), m.get("l2_bytes")
-    dram = m.get("dram_bytes")
-    if dram is None and "dram_read" in m and "dram_write" in m:
-        dram = 32 * (m["dram_read"] + m["dram_write"])
+    per_level = profile.level_bytes()
+    l1, l2, dram = per_level.get("L1"), per_level.get("L2"), per_level.get("DRAM")
+    if dram is not None and "dram_bytes" not in m:
         notes.append("DRAM bytes from the 32-byte sectors of the §3 metrics")
     hits: dict[str, float] = {}
     below = 0.0
