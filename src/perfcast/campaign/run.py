@@ -20,7 +20,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -339,10 +339,8 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
             raise ToolError(f"profiling the suite under Oclgrind failed: {error}") from None
     per_item = {k.name: captured[1].kernel(k.name).metrics.get("ldst", 1.0) / k.profile_launch(sizes[k.name], 1).items
                 for k in timed}
-    traffic, hierarchy_name, traffic_groups, traffic_note = _simulate_traffic(folder, manifest, timed, progress,
-                                                                              per_item)
-    traffic_totals = (manifest.get("profiling") or {}).get("traffic", {}).get("totals", {})
     device = load_device_file(folder.path / "device.yaml")
+    traffic = _simulate_traffic(folder, manifest, timed, progress, per_item, device)
     profiles = []
     for kernel in timed:
         record = manifest["kernels"][kernel.name]
@@ -356,22 +354,21 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
         scaled = large.scaled(record["work_items"] / items[2], work_items=record["work_items"])
         read, written = kernel.footprint(record["n"])
         record["footprint_bytes"] = {"read": read, "written": written}
-        simulated = traffic.get(kernel.name) if traffic else None
+        simulated = traffic.profiles.get(kernel.name)
         if simulated is not None:
             values = {m: v for m, v in simulated.metrics.items() if m in TRAFFIC_METRICS}
             scaled = scaled.with_metrics(
-                f"bytes per level simulated through {hierarchy_name}'s caches, a sample of "
-                f"{traffic_groups.get(kernel.name)} "
-                f"work-groups at the run's size scaled to its {record['work_items']} work-items (compulsory "
-                f"footprint: {read:.4g} B read + {written:.4g} B written)",
-                simulated.bytes_from, **values)
+                f"bytes per level simulated through {traffic.device}'s caches, a sample of "
+                f"{traffic.groups[kernel.name]} work-groups at the run's size scaled to its "
+                f"{record['work_items']} work-items (compulsory footprint: {read:.4g} B read + {written:.4g} B "
+                "written)", simulated.bytes_from, **values)
             record["simulated_bytes"] = values
-            record["traced_of"] = traffic_totals.get(kernel.name)
+            record["traced_of"] = traffic.totals[kernel.name]
         else:
             # A CPU reads each line it stores to first, and perfcast bench counts those bytes in its bandwidths.
             scaled = footprint_profile(scaled, read, written, device)
-            if traffic_note:
-                scaled = scaled.with_metrics(traffic_note)
+            if traffic.note:
+                scaled = scaled.with_metrics(traffic.note)
         if worst[1] > SCALING_TOLERANCE:
             scaled = scaled.with_metrics(f"counts per work-item differ by {worst[1]:.1%} ({worst[0]}) between 1 and 2 "
                                          "work-groups: the scaling is approximate")
@@ -408,22 +405,27 @@ def _traced_groups(kernel: CampaignKernel, n: int, accesses_per_item: float, cor
     return groups
 
 
-def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
-                      progress: Progress, accesses_per_item: dict[str, float]
-                      ) -> tuple[dict[str, KernelProfile], str, dict[str, int], str]:
-    """Trace each kernel under Oclgrind at the run's size, a few waves of work-groups, and simulate its traffic.
+@dataclass(frozen=True)
+class _SimulatedTraffic:
+    """The traffic run: simulated profiles by kernel, the device, work-groups traced and in the launch, or why not."""
 
-    Returns the profiles of that run by kernel (bytes per level scaled to the full launch), the device, the
-    work-groups traced per kernel, and why there is no simulation where there is none.
-    """
+    profiles: dict[str, KernelProfile]
+    device: str = ""
+    groups: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+
+def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
+                      progress: Progress, accesses_per_item: dict[str, float], device: Device) -> _SimulatedTraffic:
+    """Trace each kernel under Oclgrind at the run's size, a sample of its work-groups, and simulate its traffic."""
     from perfcast.devices.cache_view import cache_hierarchy
-    from perfcast.devices.catalog import load_device_file
     from perfcast.profiles.capture import TrafficRequest, capture
 
     try:
-        hierarchy = cache_hierarchy(load_device_file(folder.path / "device.yaml"))
+        hierarchy = cache_hierarchy(device)
     except InputError as error:
-        return {}, "", {}, f"no traffic simulation: {error}"
+        return _SimulatedTraffic({}, note=f"no traffic simulation: {error}")
     totals, groups = {}, {}
     for kernel in timed:
         n = manifest["kernels"][kernel.name]["n"]
@@ -444,7 +446,7 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
         try:
             captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile
         except ToolError as error:
-            return {}, "", {}, f"the traffic simulation failed: {error}"
+            return _SimulatedTraffic({}, note=f"the traffic simulation failed: {error}")
     found = {}
     for kernel in timed:
         try:
@@ -459,7 +461,7 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
                     "instances": level.instances, "write": level.write, "allocate": level.allocate,
                     "assumed": list(level.assumed)} for level in hierarchy.levels],
         "notes": list(hierarchy.notes)}}
-    return found, hierarchy.device, groups, ""
+    return _SimulatedTraffic(found, hierarchy.device, groups, totals)
 
 
 def run_campaign(options: CampaignOptions, progress: Progress = lambda label, done: None) -> Path:

@@ -476,21 +476,30 @@ def _correct_first_touches(launch: LaunchTrace, hierarchy: CacheHierarchy, place
     records = records[records["space"] != SPACE_LOCAL]
     sizes, buffer, inside = _buffer_of(launch, records["address"])
     touched = float(sizes[np.unique(buffer[inside])].sum()) if inside.any() else 0.0
+    # The global accesses each cache instance sees, warm-up and counted apart: levels with as many instances
+    # share them, so they are gathered once per instance count.
+    seen: dict[tuple[int, int, bool], np.ndarray] = {}
+
+    def accesses(instances: int, instance: int, counting: bool) -> np.ndarray:
+        key = (instances, instance, counting)
+        if key not in seen:
+            chosen = [launch.groups[index] for index, core, c in placement
+                      if c == counting and core * instances // cores == instance and len(launch.groups[index])]
+            picked = np.concatenate(chosen) if chosen else np.zeros(0, dtype=RECORD)
+            seen[key] = picked[picked["space"] != SPACE_LOCAL]
+        return seen[key]
+
     for above, row in interfaces:
         unit = np.uint64(above.line)
         first_touches = np.zeros(len(sizes))  # the counted work-groups' first touches of each buffer (B)
         distinct = np.zeros(len(sizes))  # the lines of each buffer the sample touches at all (B)
         for instance in range(above.instances):
-            mine = [(index, counting) for index, core, counting in placement
-                    if core * above.instances // cores == instance]
             lines = {}
             for counting in (False, True):
-                chosen = [launch.groups[index] for index, c in mine if c == counting and len(launch.groups[index])]
-                picked = np.concatenate(chosen) if chosen else np.zeros(0, dtype=RECORD)
+                picked = accesses(above.instances, instance, counting)
                 # A store fills a line only where the cache allocates on a write miss (an atomic always reads).
                 fills = above.allocate | ((picked["flags"] & (FLAG_STORE | FLAG_ATOMIC)) != FLAG_STORE)
-                picked = picked[(picked["space"] != SPACE_LOCAL) & fills]
-                lines[counting] = np.unique(picked["address"] // unit)
+                lines[counting] = np.unique(picked["address"][fills] // unit)
             for found, into in ((np.setdiff1d(lines[True], lines[False], assume_unique=True), first_touches),
                                 (np.union1d(lines[True], lines[False]), distinct)):
                 _, owner, known = _buffer_of(launch, found * unit)
