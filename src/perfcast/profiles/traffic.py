@@ -175,11 +175,6 @@ class LaunchTraffic:
     # caches allocate on a write miss), counted at the line's first touch.
     write_allocate_bytes: float = 0.0
 
-    @property
-    def scale(self) -> float:
-        """Return the factor the counted work-groups were scaled by."""
-        return self.groups / self.groups_counted if self.groups_counted else 0.0
-
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
         for level in self.levels:
