@@ -66,7 +66,7 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
 
 
-def _section(result: CampaignScores, chart: str) -> list[str]:
+def _section(result: CampaignScores, run: ArchiveRun, chart: str) -> list[str]:
     """Return the Markdown of one archive's results."""
     m = result.archive.manifest
     env = m.get("environment") or {}
@@ -108,7 +108,7 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
             f"{f'{_time(h.lower)} – {_time(h.upper)}' if h else '—'} | {('yes' if h.contained else '**no**') if h else '—'} | "
             f"{_time(q.time) if q else '—'} | {_pct(q.ape) if q else '—'} |")
     lines.append("")
-    lines += _bytes_section(result)
+    lines += _bytes_section(result, run)
     left = [(s.kernel, model, why) for s in result.scores for model, why in s.left_out.items()]
     if left or result.not_scored:
         lines += ["Left out, with the reason:", ""]
@@ -123,13 +123,12 @@ def _section(result: CampaignScores, chart: str) -> list[str]:
     return lines
 
 
-def _bytes_section(result: CampaignScores) -> list[str]:
+def _bytes_section(result: CampaignScores, run: ArchiveRun) -> list[str]:
     """Return the Markdown table of each kernel's bytes: the footprint beside the simulation, and what each gives."""
     kernels = result.archive.manifest["kernels"]
     simulated = {name: r for name, r in kernels.items() if r.get("simulated_bytes") and r.get("footprint_bytes")}
     if not simulated:
         return []
-    run = ArchiveRun.of(result.archive)
     traffic = (result.archive.manifest.get("profiling") or {}).get("traffic") or {}
     levels = ", ".join(f"{level['name']} {format_quantity(level['size'], Dimension.BYTES)} x {level['instances']}"
                        for level in traffic.get("levels", []))
@@ -245,7 +244,7 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
                   for s in result.scores for model, p in s.predictions.items()]
         if points:
             save_figure(predicted_vs_measured_figure(points, result.device.full_name), output / chart)
-        lines += _section(result, chart)
+        lines += _section(result, run, chart)
     pairs = [(i, j) for i in range(len(measured_runs)) for j in range(len(measured_runs)) if i != j]
     for i, j in pairs:
         projected = project_archive(measured_runs[i], measured_runs[j])
