@@ -15,7 +15,7 @@ venv: $(STAMP)
 # tracer (g++, its headers, the OpenCL and LLVM headers), and likwid and clpeak (the peers
 # `perfcast validate bench --against likwid` runs beside).
 # Installed with apt-get where we may; elsewhere the tests that need them are skipped, and say so.
-SYSTEM_PACKAGES := gcc g++ libgomp1 pocl-opencl-icd ocl-icd-libopencl1 likwid clpeak oclgrind liboclgrind-dev \
+SYSTEM_PACKAGES := gcc g++ make libgomp1 pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev likwid clpeak oclgrind liboclgrind-dev \
                    opencl-c-headers llvm-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 system:

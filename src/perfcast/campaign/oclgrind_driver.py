@@ -1,8 +1,10 @@
 """Launches campaign kernels once each at a reduced NDRange; run under Oclgrind to count their instructions.
 
-python -m perfcast.campaign.oclgrind_driver GROUPS N_BY_KERNEL   e.g.  2 triad=1048576,nbody=8192@16
+python -m perfcast.campaign.oclgrind_driver GROUPS N_BY_KERNEL [REPEATS]   e.g.  2 triad=1048576,nbody=8192@16
 Each kernel is built and launched with GROUPS work-groups of its profile launch (or the number after its @;
-@full: its whole launch), on the first OpenCL device (Oclgrind's simulator when run under `oclgrind`).
+@full: its whole launch), REPEATS times (1), on the first OpenCL device (Oclgrind's simulator when run under
+`oclgrind`). With @full and REPEATS it is also the suite as an ordinary OpenCL program, for
+`perfcast campaign run -- python -m perfcast.campaign.oclgrind_driver 0 triad=1048576@full 10`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ def main(argv: list[str]) -> int:
     import pyopencl as cl
 
     default = int(argv[0])
+    repeats = int(argv[2]) if len(argv) > 2 else 1
     sizes: dict[str, int] = {}
     groups_of: dict[str, int] = {}
     for item in argv[1].split(","):
@@ -39,9 +42,10 @@ def main(argv: list[str]) -> int:
         launch = kernel.profile_launch(n, groups_of[kernel.name]) if groups_of[kernel.name] else kernel.launch(n)
         handle = cl.Kernel(program, kernel.name)
         handle.set_args(*kernel.ordered_arguments(n, buffers))
-        # The offset goes by position: pyopencl's stubs and its runtime spell the keyword differently.
-        cl.enqueue_nd_range_kernel(queue, handle, launch.global_size, launch.local_size, launch.offset)
-        queue.finish()
+        for _ in range(repeats):
+            # The offset goes by position: pyopencl's stubs and its runtime spell the keyword differently.
+            cl.enqueue_nd_range_kernel(queue, handle, launch.global_size, launch.local_size, launch.offset)
+            queue.finish()
     return 0
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from perfcast.bench.suite import profile_warnings
 from perfcast.campaign.archive import Archive
+from perfcast.campaign.program import program_label
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import (
     MODELS,
@@ -17,6 +18,7 @@ from perfcast.campaign.score import (
     counts_fills,
     footprint_profile,
     score_kernel,
+    score_profiled,
     summarise,
 )
 from perfcast.devices.schema import Device
@@ -53,7 +55,10 @@ def score_archive(archive: Archive | ArchiveRun) -> CampaignScores:
         profile = None
         if profiles is not None and any(k.name == name for k in profiles.kernels):
             profile = profiles.kernel(name)
-        scores.append(score_kernel(kernel_named(name), record, device, profile))
+        if archive.manifest.get("kind") == "program":
+            scores.append(score_profiled(name, record, device, profile))
+        else:
+            scores.append(score_kernel(kernel_named(name), record, device, profile))
     summaries = {model: summarise(scores, model) for model in MODELS}
     return CampaignScores(archive, device, scores, summaries, not_scored)
 
@@ -71,15 +76,25 @@ def _section(result: CampaignScores, run: ArchiveRun, chart: str) -> list[str]:
     m = result.archive.manifest
     env = m.get("environment") or {}
     profiling = m.get("profiling") or {}
+    program = m.get("kind") == "program"
+    timed = m.get("timed_run") or {}
+    how = (f"- program: `{program_label(m)}`; {timed.get('timed', '?')} launches timed"
+           f"{' (interrupted)' if timed.get('interrupted') else ''} in {len(m['kernels'])} groups of one kernel and "
+           f"NDRange, each group's median over its launches, spread = σ/t"
+           + (f"; {timed['processes']} processes" if timed.get("processes", 1) > 1 else "")
+           + (f"; {timed['unfinished']} launches never completed" if timed.get("unfinished") else "")
+           + (f"; {timed['untimed']} launches untimed" if timed.get("untimed") else "")) if program else \
+        f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t"
     lines = [
-        f"## {result.device.full_name} ({m['backend']}{', quick' if m['quick'] else ''})", "",
+        f"## {result.device.full_name} ({'program' if program else m['backend']}{', quick' if m['quick'] else ''})",
+        "",
         f"- archive: `{result.archive.path.name}`, made {m['created']} by perfcast {m['perfcast']}",
         f"- device: {env.get('device', '?')}; platform: {env.get('platform', '?')}; host: {m['host']['platform']}",
         f"- device profile: `{result.device.name}` ({result.device.provenance.describe()})"
         + (f"; each figure the best of {m['device_runs']} runs, the first before the kernels were timed, the others "
            "after (`device-run-N.yaml` in the archive)" if m.get("device_runs", 1) > 1 else ""),
         *([f"- environment: {' '.join(f'{k}={v}' for k, v in m['variables'].items())}"] if m.get("variables") else []),
-        f"- kernels timed {m['repetitions']} times after a checked launch and a warm-up; median, spread = σ/t",
+        how,
         f"- profiles: {profiling.get('tool') or 'none'}" + (f" ({profiling['note']})" if profiling.get("note") else ""),
         *[f"- the bench warned: {warning}" for warning in profile_warnings(result.device)],
         "",
@@ -98,12 +113,16 @@ def _section(result: CampaignScores, run: ArchiveRun, chart: str) -> list[str]:
     lines += ["", "(The roofline is a lower bound on time: its APE says how far below the measurement it lies; a "
               "violation is a measured time below the bound by more than the spread.)", "",
               f"![predicted against measured]({chart})", "",
+              *(["A program's kernel is listed once per NDRange it ran at (×N: its launches there, measured = their "
+                 "median).", ""] if program else []),
               "| kernel | measured | spread | roofline bound | eff. | boat hull range | in | quantitative | APE |",
               "|---|---|---|---|---|---|---|---|---|"]
     for s in result.scores:
         r, h, q = (s.predictions.get(model) for model in MODELS)
+        launches = m["kernels"].get(s.kernel, {}).get("launches") if program else None
+        label = f"{s.kernel} (×{launches})" if launches and launches > 1 else s.kernel
         lines.append(
-            f"| {s.kernel} | {_time(s.measured)} | {s.spread:.1%} | {_time(r.time) if r else '—'} | "
+            f"| {label} | {_time(s.measured)} | {s.spread:.1%} | {_time(r.time) if r else '—'} | "
             f"{f'{r.efficiency:.2f}' if r and r.efficiency is not None else '—'} | "
             f"{f'{_time(h.lower)} – {_time(h.upper)}' if h else '—'} | {('yes' if h.contained else '**no**') if h else '—'} | "
             f"{_time(q.time) if q else '—'} | {_pct(q.ape) if q else '—'} |")

@@ -36,7 +36,8 @@ from perfcast.profiles.profile import KernelProfile, ProfileSet, load_profile, s
 if TYPE_CHECKING:
     from perfcast.devices.schema import Device
 
-__all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "run_campaign"]
+__all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "measure_device", "run_campaign",
+           "runtime_variables"]
 
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
@@ -180,7 +181,7 @@ def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
     }
 
 
-def _measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:
+def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:
     """Save the device's measured profile into the folder; return its name."""
     from perfcast.devices.catalog import load_device_file, save_device
 
@@ -492,7 +493,7 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
         manifest["environment"] = timer.environment()
     if manifest["device"] is None or not (folder.path / "device.yaml").exists():
         progress("measuring the device (perfcast bench)", 0.0)
-        manifest["device"] = _measure_device(options, folder, progress)
+        manifest["device"] = measure_device(options, folder, progress)
         manifest["device_runs"] = 1
         folder.save_manifest(manifest)
     _time_kernels(options, folder, manifest, timer, kernels, progress)

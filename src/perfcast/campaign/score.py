@@ -23,7 +23,7 @@ from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
 
 __all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "counts_fills", "footprint_profile",
-           "kernel_traffic", "percentage_error", "score_kernel", "summarise"]
+           "kernel_traffic", "percentage_error", "profile_flop", "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 
@@ -135,6 +135,57 @@ def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Pr
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
         if profile.elementary_calls(precision))
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
+
+
+def profile_flop(profile: KernelProfile) -> tuple[float, str]:
+    """Return a profile's FLOP (FMA as two) in its dominant precision, and that precision (fp32 on a tie)."""
+    m = profile.metrics
+
+    def flop(precision: str) -> float:
+        return 2 * m.get(f"fma_{precision}", 0.0) + m.get(f"add_{precision}", 0.0) + m.get(f"mul_{precision}", 0.0)
+
+    precision = "fp64" if flop("fp64") > flop("fp32") else "fp32"
+    return flop(precision), precision
+
+
+def _profiled_roofline(profile: KernelProfile, device: Device, measured: float, spread: float) -> Prediction:
+    work, precision = profile_flop(profile)
+    bandwidths = device.level_bandwidths()
+    counted = profile.level_bytes()
+    traffic = {level: q for level, q in counted.items() if level in bandwidths}
+    if not traffic and work <= 0:
+        raise ValueError("the profile counts neither FLOP nor bytes at a level the device has a bandwidth for")
+    missing = sorted(set(counted) - set(traffic))
+    bound = hierarchical_roofline(work, traffic, device.peak_compute(precision), bandwidths)
+    time = float(bound.time)
+    efficiency = time / measured
+    detail = (f"bound by {bound.binding}; {work:.4g} {precision} FLOP; bytes "
+              f"{profile.bytes_from or 'global bytes, no cache'}"
+              + (f"; no bandwidth for {', '.join(missing)}" if missing else ""))
+    return Prediction("roofline", "bound", time, efficiency=efficiency, violation=efficiency > 1 + spread,
+                      ape=percentage_error(time, measured), detail=detail)
+
+
+def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None) -> KernelScore:
+    """Return the predictions of a kernel known only by its profile (a program's launches), scored.
+
+    The roofline and the quantitative model read the profile; the boat hull needs the kernel's species, which a
+    profile does not give.
+    """
+    measured, spread = record["median_s"], record["spread"]
+    score = KernelScore(name, measured, spread)
+    if profile is None:
+        for model in ("roofline", "quantitative"):
+            score.left_out[model] = "no profile of this kernel in the archive"
+    else:
+        for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
+                            ("quantitative", lambda: _quantitative(profile, device, measured))):
+            try:
+                score.predictions[model] = step()
+            except (ValueError, LookupError) as error:
+                score.left_out[model] = str(error)
+    score.left_out["boat hull"] = "no species: a program's kernel is known by its profile only"
+    return score
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,

@@ -28,14 +28,24 @@ def run_command(
     device_profile: Annotated[Path | None, typer.Option("--device-profile", help="Use this measured profile (perfcast bench -o) instead of measuring the device now.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Discard what an interrupted run left and start again.")] = False,
     device_runs: Annotated[int, typer.Option("--device-runs", min=1, max=5, help="Runs of perfcast bench: the first before the kernels are timed, the others after; each figure of the profile is the best run's.")] = 2,
+    program: Annotated[list[str] | None, typer.Argument(help="An OpenCL program to run instead of the suite, after --: every kernel launch timed, profiled and scored.")] = None,
+    profile_cmd: Annotated[list[str] | None, typer.Option("--profile-cmd", help="Program: a smaller run to profile under Oclgrind (one shell-quoted command line; twice to check that the counts scale as declared).")] = None,
+    scaling: Annotated[list[str] | None, typer.Option("--scaling", help="Program: KERNEL=p, the kernel's counts grow as work-items^p between sizes (default 1).")] = None,
+    memory_limit: Annotated[float | None, typer.Option("--memory-limit", min=0.1, help="Program: GiB Oclgrind may use (default: half the memory available).")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Program: seconds each run of it may take.")] = None,
+    traffic: Annotated[bool, typer.Option("--traffic/--no-traffic", help="Program: simulate each launch's bytes per level through the device's caches (else global bytes, no cache).")] = True,
 ) -> None:
-    """Measure the device, time and profile every kernel of the suite, and pack it all in one archive (resumable)."""
+    """Measure the device, time and profile every kernel of the suite (or of a program given after --), and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.campaign.archive import Archive
     from perfcast.campaign.run import CampaignOptions, run_campaign, runtime_variables
 
     check_writable(output, "--output")
+    if program:
+        _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
+                     memory_limit, timeout, traffic)
+        return
     command = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
     if command:  # the variables that shaped the run belong to the command that reproduces it
         command = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
@@ -50,6 +60,50 @@ def run_command(
     console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
     profiling = Archive.read(archive).manifest.get("profiling") or {}
     if profiling.get("note"):  # a failed or partial profiling is a warning; a caveat of the backend, a note
+        label = "[yellow]warning:[/]" if profiling.get("incomplete") else "note:"
+        console.print(f"{label} {printable(profiling['note'])}")
+
+
+def _run_program(output: Path, program: list[str], profile_cmd: list[str], scaling: list[str], device: str | None,
+                 device_profile: Path | None, fresh: bool, quick: bool, memory_limit: float | None,
+                 timeout: float | None, traffic: bool) -> None:
+    """`campaign run -- CMD`: time, profile and pack an unmodified OpenCL program."""
+    from rich.progress import TextColumn, TimeElapsedColumn
+
+    from perfcast.campaign.archive import Archive
+    from perfcast.campaign.program import ProgramOptions, parse_scaling, run_program_campaign
+    from perfcast.campaign.run import runtime_variables
+    from perfcast.errors import InputError
+
+    try:
+        profile_commands = tuple(tuple(shlex.split(command)) for command in profile_cmd)
+    except ValueError as error:
+        raise InputError(f"--profile-cmd: {error}") from None
+    if any(not command for command in profile_commands):
+        raise InputError("--profile-cmd: an empty command")
+    record = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
+    if record:
+        record = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), record])
+    options = ProgramOptions(tuple(program), output, profile_commands, device, device_profile, fresh,
+                             parse_scaling(scaling), None if memory_limit is None else int(memory_limit * 2**30),
+                             timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
+                                                                            str(output), "--", *program]))
+    with measuring_progress(TextColumn("{task.description:<72}"), TimeElapsedColumn()) as bar:
+        task = bar.add_task("starting", total=1.0)
+        try:
+            archive = run_program_campaign(options, lambda label, done: bar.update(
+                task, description=label, completed=done, refresh=True))
+        except KeyboardInterrupt:
+            bar.stop()
+            console.print(f"stopped: what was recorded is kept in {printable(output)}.partial/ (manifest.json, "
+                          "raw/timed/); run the same command again to start the program over")
+            raise typer.Exit(130) from None
+    manifest = Archive.read(archive).manifest
+    run = manifest.get("timed_run") or {}
+    console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB): {run.get('timed', 0)} "
+                  f"launches timed in {len(manifest['kernels'])} kernel group(s)")
+    profiling = manifest.get("profiling") or {}
+    if profiling.get("note"):
         label = "[yellow]warning:[/]" if profiling.get("incomplete") else "note:"
         console.print(f"{label} {printable(profiling['note'])}")
 

@@ -31,14 +31,20 @@ from perfcast.profiles.traffic import LaunchTrace, apply_traffic, simulate_trace
 __all__ = [
     "TOOLS",
     "Capture",
+    "IrMark",
     "TrafficRequest",
     "capture",
+    "collect_oclgrind_ir",
     "describe_hierarchy",
     "capture_ncu_source",
     "default_tool",
     "ncu_arguments",
     "ncu_failure",
     "ncu_source_arguments",
+    "mark_oclgrind_ir",
+    "oclgrind_environment",
+    "oclgrind_runtime",
+    "oclgrind_version",
 ]
 
 OCLGRIND_IR_DIR = Path("/tmp")  # Oclgrind writes --dump-spir files there, whatever TMPDIR says
@@ -155,6 +161,66 @@ class TrafficRequest:
     repeated: bool = False  # each launch stands for many identical ones back to back (a timed kernel)
 
 
+@dataclass(frozen=True)
+class IrMark:
+    """The IR files Oclgrind's --dump-spir had left in OCLGRIND_IR_DIR before a run, and when it began."""
+
+    started: float
+    before: frozenset[Path]
+
+
+def mark_oclgrind_ir() -> IrMark:
+    """Return the mark to take before a run whose dumped IR `collect_oclgrind_ir` will gather."""
+    return IrMark(time.time() - 1, frozenset(OCLGRIND_IR_DIR.glob("oclgrind_*")))
+
+
+def collect_oclgrind_ir(mark: IrMark, folder: Path) -> list[Path]:
+    """Move the .ll files a run dumped since `mark` into `folder` (made when needed); return them, sorted.
+
+    Only this user's plain files are taken; the run's other dumped files (binaries) are removed.
+    """
+    dumped = [p for p in set(OCLGRIND_IR_DIR.glob("oclgrind_*")) - mark.before
+              if _ours(p) and p.stat().st_mtime >= mark.started]
+    kept = []
+    for path in sorted(dumped):
+        if path.suffix == ".ll":
+            folder.mkdir(parents=True, exist_ok=True)
+            kept.append(Path(shutil.move(str(path), folder / path.name)))
+        else:
+            path.unlink(missing_ok=True)
+    return kept
+
+
+def oclgrind_runtime() -> Path:
+    """Return Oclgrind's runtime library (the OpenCL it preloads into a program), or ToolError."""
+    executable = shutil.which("oclgrind")
+    if executable is None:
+        raise ToolError("oclgrind is not on PATH (apt-get install oclgrind)")
+    prefix = Path(executable).resolve().parent.parent
+    for candidate in (*prefix.glob("lib/oclgrind/liboclgrind-rt.so"), *prefix.glob("lib*/liboclgrind-rt.so"),
+                      *prefix.glob("lib/*/oclgrind/liboclgrind-rt.so"), *prefix.glob("lib/*/liboclgrind-rt.so")):
+        return candidate
+    raise ToolError(f"Oclgrind's runtime liboclgrind-rt.so is not under {prefix}/lib: is Oclgrind installed whole?")
+
+
+def oclgrind_environment(plugins: Sequence[Path] = ()) -> tuple[dict[str, str], Path]:
+    """Return the variables the oclgrind launcher sets for --inst-counts --dump-spir [--plugins], and its runtime.
+
+    For running a program under Oclgrind with another library preloaded first (the launcher would replace
+    LD_PRELOAD): preload the runtime after it and add its folder to LD_LIBRARY_PATH.
+    """
+    variables = {"OCLGRIND_INST_COUNTS": "1", "OCLGRIND_DUMP_SPIR": "1", "PYOPENCL_NO_CACHE": "1"}
+    if plugins:
+        variables["OCLGRIND_PLUGINS"] = ":".join(str(p) for p in plugins)
+    return variables, oclgrind_runtime()
+
+
+def oclgrind_version() -> str | None:
+    """Return the version of the oclgrind on PATH, or None."""
+    executable = shutil.which("oclgrind")
+    return _version(executable) if executable else None
+
+
 def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeout: float | None,
                       traffic: TrafficRequest | None = None) -> Capture:
     # pyopencl caches built programs and would hand Oclgrind a binary, leaving no IR to dump: turn its cache off.
@@ -165,21 +231,11 @@ def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeou
         arguments += ["--plugins", str(build_trace_plugin())]
         env.update(trace_environment(trace, traffic.sampling))
         trace.unlink(missing_ok=True)
-    started = time.time() - 1
-    before = set(OCLGRIND_IR_DIR.glob("oclgrind_*"))
+    mark = mark_oclgrind_ir()
     try:
         _run([*arguments, *command], env, timeout, raw)
     finally:
-        dumped = [p for p in set(OCLGRIND_IR_DIR.glob("oclgrind_*")) - before
-                  if _ours(p) and p.stat().st_mtime >= started]
-        kept = []
-        ir_dir = raw.with_name(raw.name.removesuffix(".txt") + ".ir")
-        for path in sorted(dumped):
-            if path.suffix == ".ll":
-                ir_dir.mkdir(exist_ok=True)
-                kept.append(Path(shutil.move(str(path), ir_dir / path.name)))
-            else:
-                path.unlink(missing_ok=True)
+        kept = collect_oclgrind_ir(mark, raw.with_name(raw.name.removesuffix(".txt") + ".ir"))
         if traffic is not None and not traffic.keep_trace and sys.exc_info()[0] is not None:
             trace.unlink(missing_ok=True)  # a failed or interrupted run: its trace (maybe gigabytes) goes
     ir = [path.read_text(encoding="utf-8", errors="replace") for path in kept]

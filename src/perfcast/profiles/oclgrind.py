@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from perfcast.models.quantitative import ELEMENTARY_COST
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
 
-__all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind"]
+__all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind", "read_oclgrind_launches"]
 
 _BLOCK = re.compile(r"^Instructions executed for kernel '(?P<name>[^']+)':\s*$")
 _LINE = re.compile(r"^\s*(?P<count>\d+) - (?P<what>.+?)\s*$")
@@ -253,6 +253,21 @@ def _shares(opcode: str, variants: dict[str, Counter[_Variant]] | None, guess: s
         seen = Counter({v: n for v, n in seen.items() if v.precision is not None}) or seen
     total = sum(seen.values())
     return [(variant, n / total) for variant, n in seen.items()]
+
+
+def read_oclgrind_launches(text: str, *, ir: Iterable[str] = ()) -> list[KernelProfile]:
+    """Return one profile per launch in Oclgrind's `--inst-counts` output, in the order Oclgrind ran them."""
+    launches = _launches(text)
+    functions = _functions(ir)
+    variants_of: dict[str, dict[str, Counter[_Variant]] | None] = {}
+    found = []
+    for launch in launches:
+        if launch.kernel not in variants_of:
+            variants_of[launch.kernel] = _variants(launch.kernel, functions) if functions else None
+        notes: list[str] = []
+        metrics = _metrics(launch.counts, launch.bytes, variants_of[launch.kernel], notes)
+        found.append(KernelProfile(launch.kernel, 1, metrics, notes=tuple(notes)))
+    return found
 
 
 def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = None, command: str | None = None,

@@ -356,14 +356,17 @@ def _windows(indices: Sequence[int]) -> list[list[int]]:
 
 
 def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None,
-                    repeated: bool = False) -> LaunchTraffic:
+                    repeated: bool = False, machine: _Machine | None = None) -> LaunchTraffic:
     """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B).
 
     `total_groups`: the traced launch is a sample (a reduced NDRange) of a launch of this many work-groups; its
     first wave warms the caches and the rest is scaled to the whole. `repeated`: the launch is one of many
     identical ones back to back (a timed kernel), whose data stays in a cache it fits in between launches.
+    `machine`: caches carried over from the launches before (a program's launches in order): they start as
+    those left them, and the lines this launch leaves dirty are written back when a later launch evicts them.
     """
-    machine = _Machine(hierarchy)
+    carried = machine is not None
+    machine = machine if machine is not None else _Machine(hierarchy)
     cores = hierarchy.cores
     groups_total = total_groups or launch.groups_run or len(launch.groups)
     sampled = len(launch.groups) < groups_total
@@ -401,7 +404,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                 counted_groups.extend(wave)
         if before is None:
             before = machine.stats()
-        machine.write_back()
+        if not carried:
+            machine.write_back()
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
     scale = groups_total / groups_counted if groups_counted else 0.0
@@ -552,17 +556,21 @@ def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
 
 def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
                    progress: Callable[[LaunchTrace], None] | None = None,
-                   total_groups: Mapping[str, int] | None = None, repeated: bool = False) -> list[LaunchTraffic]:
+                   total_groups: Mapping[str, int] | None = None, repeated: bool = False,
+                   carry_caches: bool = False) -> list[LaunchTraffic]:
     """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch.
 
     `total_groups`: per kernel name, the work-groups of the launch a traced (reduced) launch stands for.
     `repeated`: each launch stands for one of many identical launches back to back (see simulate_launch).
+    `carry_caches`: the launches are a program's, in the order it ran them: each starts with the caches the
+    one before left (a kernel reading what the previous one wrote finds it where it fits).
     """
     found = []
+    machine = _Machine(hierarchy) if carry_caches else None
     for launch in read_trace(path):
         if progress is not None:
             progress(launch)
-        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated))
+        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated, machine))
     return found
 
 

@@ -1,0 +1,520 @@
+"""`perfcast campaign run -- CMD`: any OpenCL program as a campaign, unmodified.
+
+Steps, each saved as soon as it is done (a failed step leaves no archive; the next run with the same output
+starts at the first missing step):
+1. the program runs once with the launch log preloaded (`opencl_launch_log.c`): every kernel launch's name,
+   NDRange, queue and device time; progress is the launches seen so far;
+2. the device its queues ran on is measured (`perfcast bench`, OpenCL), unless a profile is given;
+3. the program (or the smaller `--profile-cmd`, once or twice) runs under Oclgrind, with the launch log too, so
+   each launch's instruction histogram is matched to its NDRange; its memory accesses are traced and their
+   bytes per level simulated through the measured device's caches (docs/traffic.md). Oclgrind runs under a
+   memory cap;
+4. launches of the same kernel and NDRange are grouped (median time, spread); each group gets the profile of
+   the same launches (one command) or the profiled counts scaled to its work-items as declared: counts ∝
+   work-items^p, p = 1 unless `--scaling KERNEL=p` says otherwise. Profiled at two sizes, the declaration is
+   checked and a kernel that does not follow it is refused with the numbers.
+The archive is the suite's (`campaign report` scores it); its manifest says `kind: program`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import sys
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from perfcast import __version__
+from perfcast.campaign.archive import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError, WorkingFolder
+from perfcast.campaign.launch_log import (
+    Launch,
+    LaunchCounter,
+    LaunchLog,
+    build_launch_logger,
+    launch_environment,
+    log_files,
+    read_launch_logs,
+)
+from perfcast.campaign.watched_run import ProgramFailed, available_memory, run_watched
+from perfcast.errors import InputError, ToolError
+from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
+
+__all__ = ["SCALING_CHECK_TOLERANCE", "ProgramOptions", "group_launches", "parse_scaling", "run_program_campaign"]
+
+Progress = Callable[[str, float], None]
+SCALING_CHECK_TOLERANCE = 0.05  # counts at two profile sizes must follow the declared scaling this closely
+# The counts whose scaling is checked: the work the models price (memory and arithmetic instructions).
+CHECKED_METRICS = ("ldst", "inst_warp", "fp32", "fp64", "int")
+TRACE_LAUNCH_MB = 64  # trace records kept per launch (24 B each, about 2.8 M accesses); the rest is estimated
+TRACE_TOTAL_MB = 2048
+
+
+@dataclass(frozen=True)
+class ProgramOptions:
+    """What `campaign run -- CMD` was asked to do."""
+
+    command: tuple[str, ...]
+    output: Path
+    profile_commands: tuple[tuple[str, ...], ...] = ()  # smaller runs to profile (0, 1 or 2)
+    device: str | None = None  # the OpenCL device to measure (default: the one the program's queues used)
+    device_profile: Path | None = None
+    fresh: bool = False
+    scaling: Mapping[str, float] = field(default_factory=dict)  # kernel -> p in counts ∝ work-items^p
+    memory_limit: int | None = None  # B that Oclgrind may use (None: half the memory available at the start)
+    timeout: float | None = None  # s, each run of the program
+    traffic: bool = True  # simulate the bytes per level from a memory trace
+    quick: bool = False  # the quick bench
+    record: str = ""  # the command line that reproduces the run
+
+
+def parse_scaling(items: Sequence[str]) -> dict[str, float]:
+    """Return KERNEL=p declarations as a mapping (p > 0: counts grow as work-items^p)."""
+    found = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            exponent = float(value)
+        except ValueError:
+            exponent = math.nan
+        if not sep or not name or not math.isfinite(exponent) or exponent <= 0:
+            raise InputError(f"--scaling {item!r}: write KERNEL=p with p > 0 (counts grow as work-items^p; "
+                             "1 for one work-item per element, 1.5 for a dense n×n matrix product)")
+        found[name] = exponent
+    return found
+
+
+# ------------------------------------------------------------------ grouping
+
+
+@dataclass(frozen=True)
+class LaunchGroup:
+    """Launches of one kernel at one NDRange: the unit the campaign scores."""
+
+    name: str  # the kernel, with its NDRange where the kernel ran at several
+    kernel: str
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+    launches: tuple[Launch, ...]
+
+    @property
+    def work_items(self) -> int:
+        """Return the work-items of one launch."""
+        return self.launches[0].work_items
+
+
+def group_launches(launches: Sequence[Launch]) -> list[LaunchGroup]:
+    """Return launches grouped by kernel name and NDRange, in order of first launch; names unique."""
+    groups: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[Launch]] = {}
+    for launch in launches:
+        groups.setdefault((launch.kernel, launch.global_size, launch.local_size), []).append(launch)
+    shapes: dict[str, int] = defaultdict(int)
+    for kernel, _, _ in groups:
+        shapes[kernel] += 1
+    found = []
+    for (kernel, global_size, local_size), members in groups.items():
+        name = kernel if shapes[kernel] == 1 else f"{kernel}[{members[0].shape()}]"
+        found.append(LaunchGroup(name, kernel, global_size, local_size, tuple(members)))
+    return found
+
+
+def _timing_record(group: LaunchGroup) -> dict[str, Any]:
+    """Return a group's manifest record: NDRange, launches, median time, spread (sigma / t), range."""
+    times = [launch.duration for launch in group.launches]
+    median = statistics.median(times)
+    return {"kernel": group.kernel, "global_size": list(group.global_size),
+            "local_size": list(group.local_size) if group.local_size else None, "n": group.work_items,
+            "work_items": group.work_items, "launches": len(times), "median_s": median,
+            "spread": statistics.pstdev(times) / median if median > 0 else 0.0,
+            "range_spread": (max(times) - min(times)) / median if median > 0 else 0.0,
+            "min_s": min(times), "max_s": max(times), "total_s": sum(times)}
+
+
+# ------------------------------------------------------------------ the timed run
+
+
+def _fresh_manifest(options: ProgramOptions) -> dict[str, Any]:
+    from perfcast.campaign.run import runtime_variables
+
+    return {
+        "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__, "kind": "program",
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": options.record,
+        "backend": "opencl", "program": list(options.command),
+        "profile_programs": [list(c) for c in options.profile_commands], "scaling": dict(options.scaling),
+        "device_selector": options.device, "quick": options.quick, "repetitions": None,
+        "host": {"machine": platform.machine(), "python": sys.version.split()[0], "platform": platform.platform()},
+        "variables": runtime_variables(), "device": None, "environment": None, "kernels": {}, "profiling": None,
+        "timed_run": None, "notes": [],
+    }
+
+
+def _describe_log(log: LaunchLog) -> dict[str, Any]:
+    """Return what a launch log says about the run as a whole (manifest entry)."""
+    return {"launches": len(log.launches), "timed": len(log.timed()), "processes": len(log.processes),
+            "devices": log.devices, "unfinished": log.unfinished,
+            "enqueue_failures": sum(1 for launch in log.launches if launch.enqueue_failed),
+            "untimed": sum(1 for launch in log.launches if not launch.timed and not launch.enqueue_failed),
+            "unprofiled_queues": len(log.unprofiled_queues),
+            "exited_normally": len(log.exited)}
+
+
+def _time_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                  progress: Progress) -> None:
+    """Run the program with the launch log; record each kernel group's times in the manifest."""
+    logger = build_launch_logger()
+    prefix = folder.file("raw/timed/launches")
+    for old in log_files(prefix):
+        old.unlink()  # a run that failed earlier: its launches are not this run's
+    counter = LaunchCounter(prefix)
+
+    def heard(elapsed: float) -> None:
+        progress(f"running the program: {counter.count():,} launches timed ({elapsed:.0f} s)", 0.02)
+
+    env = launch_environment(prefix, logger)
+    try:
+        watched = run_watched(options.command, env=env, stdout=folder.file("raw/program.out"),
+                              stderr=folder.file("raw/program.err"), timeout=options.timeout, progress=heard,
+                              what="the program")
+    except KeyboardInterrupt:
+        _keep_interrupted(options, folder, manifest, prefix)
+        raise
+    log = read_launch_logs(prefix)
+    if not log.launches:
+        raise ProgramFailed(
+            "the program ran (status 0) but launched no OpenCL kernel through clEnqueueNDRangeKernel or "
+            "clEnqueueTask: is it an OpenCL program linked to the ICD loader (libOpenCL.so) dynamically? Its output "
+            f"is in {folder.path / 'raw'}")
+    if not log.timed():
+        why = ("its queues could not be profiled" if log.unprofiled_queues
+               else "no launch completed while the program ran (it exited before its queues finished?)")
+        raise ProgramFailed(f"the program launched {len(log.launches)} kernel(s) but none was timed: {why}")
+    manifest["timed_run"] = {**_describe_log(log), "wall_s": watched.wall_s}
+    manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(log.timed())}
+    folder.save_manifest(manifest)
+
+
+def _keep_interrupted(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                      prefix: Path) -> None:
+    """On Ctrl-C during the timed run: keep what was recorded in the working folder's manifest, marked interrupted."""
+    try:
+        log = read_launch_logs(prefix)
+    except InputError:
+        return
+    if not log.timed():
+        return
+    manifest["timed_run"] = {**_describe_log(log), "interrupted": True}
+    manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(log.timed())}
+    manifest["notes"].append(f"interrupted: the program was stopped after {len(log.timed())} timed launches; "
+                             "no profile, so only the times are in this archive")
+    folder.save_manifest(manifest)
+
+
+# ------------------------------------------------------------------ the device
+
+
+def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                    progress: Progress) -> None:
+    """Measure the device the program's queues used (perfcast bench on OpenCL), or copy the given profile."""
+    from perfcast.campaign.run import CampaignOptions, measure_device
+
+    devices = manifest["timed_run"]["devices"]
+    selector = options.device or (devices[0] if devices else None)
+    if len(devices) > 1 and options.device is None:
+        manifest["notes"].append(f"the program used {len(devices)} devices ({', '.join(devices)}); the first was "
+                                 "measured: choose another with --device")
+    progress(f"measuring {selector or 'the device'} (perfcast bench)", 0.1)
+    bench = CampaignOptions("opencl", options.output, selector, options.quick, device_profile=options.device_profile)
+    manifest["device"] = measure_device(bench, folder, lambda label, done: progress(label, 0.1 + 0.3 * done))
+    manifest["device_runs"] = 1
+    if manifest["environment"] is None:
+        manifest["environment"] = {"device": selector or "?", "platform": "the program's own"}
+    folder.save_manifest(manifest)
+
+
+# ------------------------------------------------------------------ profiling under Oclgrind
+
+
+@dataclass(frozen=True)
+class ProfiledRun:
+    """One run under Oclgrind: each launch's NDRange (from the log) with its counts (and simulated bytes)."""
+
+    command: tuple[str, ...]
+    launches: tuple[tuple[Launch, KernelProfile], ...]
+    notes: tuple[str, ...] = ()
+
+
+def _match_histograms(log: LaunchLog, histograms: Sequence[KernelProfile]) -> list[tuple[Launch, KernelProfile]]:
+    """Pair each of Oclgrind's launch histograms (in the order it ran them) with the launch the log recorded.
+
+    Oclgrind prints a histogram as each launch ends; per kernel, the i-th histogram is the i-th launch of that
+    kernel to end (by its end timestamp, enqueue order on a tie).
+    """
+    ended: dict[str, list[Launch]] = defaultdict(list)
+    for launch in sorted((x for x in log.launches if not x.enqueue_failed), key=lambda x: (x.end, x.pid, x.seq)):
+        ended[launch.kernel].append(launch)
+    taken: dict[str, int] = defaultdict(int)
+    pairs = []
+    for histogram in histograms:
+        index = taken[histogram.name]
+        if index >= len(ended[histogram.name]):
+            raise ToolError(f"Oclgrind ran kernel {histogram.name!r} {index + 1} time(s) but the launch log holds "
+                            f"{len(ended[histogram.name])} launch(es) of it: the two cannot be matched")
+        taken[histogram.name] += 1
+        launch = ended[histogram.name][index]
+        pairs.append((launch, replace(histogram, work_items=launch.work_items)))
+    return pairs
+
+
+def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, command: Sequence[str],
+                 progress: Progress) -> ProfiledRun:
+    """Run `command` under Oclgrind with the launch log (and the trace); return each launch with its counts."""
+    from perfcast.devices.cache_view import cache_hierarchy
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.profiles.capture import collect_oclgrind_ir, mark_oclgrind_ir, oclgrind_environment
+    from perfcast.profiles.oclgrind import read_oclgrind_launches
+    from perfcast.profiles.trace_plugin import TraceSampling, build_trace_plugin, trace_environment
+    from perfcast.profiles.traffic import simulate_trace, traffic_metrics
+
+    logger = build_launch_logger()
+    prefix = folder.file(f"raw/profile-{index}/launches")
+    for old in log_files(prefix):
+        old.unlink()
+    raw = folder.file(f"raw/profile-{index}/oclgrind.txt")
+    trace = raw.with_name("oclgrind.trace")
+    plugins, notes = [], []
+    if options.traffic:
+        try:
+            plugins.append(build_trace_plugin())
+        except ToolError as error:
+            notes.append(f"no memory trace ({error}): each launch's DRAM bytes are its global bytes, no cache")
+    variables, runtime = oclgrind_environment(plugins)
+    env = launch_environment(prefix, logger, before=[str(runtime)])
+    env.update(variables)
+    env["LD_LIBRARY_PATH"] = ":".join(p for p in (str(runtime.parent), env.get("LD_LIBRARY_PATH", "")) if p)
+    sampling = TraceSampling(max_mb=TRACE_LAUNCH_MB, total_mb=TRACE_TOTAL_MB)
+    if plugins:
+        env.update(trace_environment(trace, sampling))
+    limit = options.memory_limit
+    if limit is None:
+        available = available_memory()
+        limit = available // 2 if available else None
+    counter = LaunchCounter(prefix)
+    smaller = ("profile a smaller problem: give the program's arguments for one with --profile-cmd"
+               if not options.profile_commands else "profile a smaller problem with --profile-cmd")
+    mark = mark_oclgrind_ir()
+    try:
+        run_watched(command, env=env, stdout=raw, stderr=raw.with_name("oclgrind.err"), timeout=options.timeout,
+                    memory_limit=limit, what="the program under Oclgrind", advice=smaller,
+                    progress=lambda s: progress(f"profiling under Oclgrind: {counter.count():,} launches ({s:.0f} s)",
+                                                0.45 + 0.15 * index))
+        ir = [path.read_text(encoding="utf-8", errors="replace")
+              for path in collect_oclgrind_ir(mark, raw.with_name("ir"))]
+    except ProgramFailed as error:
+        trace.unlink(missing_ok=True)  # maybe gigabytes
+        errors = raw.with_name("oclgrind.err")
+        if errors.exists() and "m_kernelInvocation == NULL" in errors.read_text(errors="replace"):
+            raise ProgramFailed(f"{error}\nOclgrind runs one kernel at a time and this program launched kernels from "
+                                "several host threads at once: profile a single-threaded run of it with "
+                                "--profile-cmd") from None
+        raise
+    except BaseException:
+        trace.unlink(missing_ok=True)
+        raise
+    log = read_launch_logs(prefix)
+    histograms = read_oclgrind_launches(raw.read_text(encoding="utf-8", errors="replace"), ir=ir)
+    if not histograms:
+        raise ToolError(f"Oclgrind ran the program but printed no instruction histogram ({raw}): did it launch a "
+                        "kernel on Oclgrind's device?")
+    pairs = _match_histograms(log, histograms)
+    if plugins and trace.exists():
+        try:
+            device = load_device_file(folder.path / "device.yaml")
+            hierarchy = cache_hierarchy(device)
+            traffic = simulate_trace(trace, hierarchy, lambda launch: progress(
+                f"simulating {launch.kernel}'s bytes ({launch.accesses:,} accesses)", 0.45 + 0.15 * index),
+                carry_caches=True)
+            if [t.kernel for t in traffic] != [h.name for h in histograms]:
+                notes.append("the memory trace's launches are not Oclgrind's histograms: bytes are global bytes")
+            else:
+                pairs = [(launch, profile.with_metrics(
+                    f"bytes per level simulated through {device.name}'s caches (carried over from the launches before, "
+                    f"{sampling.describe()}, "
+                    f"at most {TRACE_LAUNCH_MB} MB of records per launch)", f"simulated for {device.name}",
+                    **traffic_metrics([t]))) for (launch, profile), t in zip(pairs, traffic)]
+        finally:
+            trace.unlink(missing_ok=True)
+    return ProfiledRun(tuple(command), tuple(pairs), tuple(notes))
+
+
+# ------------------------------------------------------------------ counts for each timed group
+
+
+def _mean_profile(name: str, profiles: Sequence[KernelProfile], work_items: int) -> KernelProfile:
+    """Return the mean per launch of several launches' profiles (counts and bytes), named `name`."""
+    keys = set().union(*(p.metrics for p in profiles))
+    metrics = {k: statistics.fmean(p.metrics.get(k, 0.0) for p in profiles) for k in keys}
+    notes = tuple(dict.fromkeys(n for p in profiles for n in p.notes))
+    return KernelProfile(name, 1, metrics, work_items=work_items, notes=notes, bytes_from=profiles[0].bytes_from)
+
+
+def _per_kernel(run: ProfiledRun) -> dict[str, tuple[KernelProfile, float]]:
+    """Return, per kernel name, its mean profile per launch and its mean work-items per launch."""
+    by_kernel: dict[str, list[tuple[Launch, KernelProfile]]] = defaultdict(list)
+    for launch, profile in run.launches:
+        by_kernel[launch.kernel].append((launch, profile))
+    found = {}
+    for kernel, pairs in by_kernel.items():
+        items = statistics.fmean(launch.work_items for launch, _ in pairs)
+        found[kernel] = (_mean_profile(kernel, [p for _, p in pairs], round(items)), items)
+    return found
+
+
+def scaling_check(kernel: str, small: tuple[KernelProfile, float], large: tuple[KernelProfile, float],
+                  exponent: float) -> tuple[str, float, float, float] | None:
+    """Return the worst metric breaking counts ∝ work-items^p between two sizes (metric, seen, expected, fitted p).
+
+    None when every checked count follows the declaration within SCALING_CHECK_TOLERANCE.
+    """
+    (p_small, w_small), (p_large, w_large) = small, large
+    expected = (w_large / w_small) ** exponent
+    worst = None
+    for metric in CHECKED_METRICS:
+        a, b = p_small.metrics.get(metric, 0.0), p_large.metrics.get(metric, 0.0)
+        if a <= 0 or b <= 0:
+            if a != b and max(a, b) > 0:
+                worst = worst or (metric, b / a if a else math.inf, expected, math.nan)
+            continue
+        seen = b / a
+        if abs(seen / expected - 1) > SCALING_CHECK_TOLERANCE:
+            fitted = math.log(seen) / math.log(w_large / w_small) if w_large != w_small else math.nan
+            if worst is None or abs(seen / expected - 1) > abs(worst[1] / worst[2] - 1):
+                worst = (metric, seen, expected, fitted)
+    return worst
+
+
+def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Sequence[ProfiledRun]
+                    ) -> tuple[list[KernelProfile], list[str]]:
+    """Return a profile per timed group (per launch), and notes; refuse kernels that do not scale as declared.
+
+    A group whose kernel and NDRange the (last) profiled run launched too takes the mean of those launches;
+    any other takes its kernel's mean counts scaled to its work-items as declared.
+    """
+    notes: list[str] = []
+    if len(runs) == 2:
+        sizes = [_per_kernel(run) for run in runs]
+        refused = []
+        for kernel in sorted(set(sizes[0]) & set(sizes[1])):
+            exponent = options.scaling.get(kernel, 1.0)
+            small, large = sorted((sizes[0][kernel], sizes[1][kernel]), key=lambda item: item[1])
+            if small[1] == large[1]:
+                continue
+            broken = scaling_check(kernel, small, large, exponent)
+            if broken:
+                metric, seen, expected, fitted = broken
+                hint = (f"; its counts grow as work-items^{fitted:.2f}: declare it with --scaling {kernel}={fitted:.2f}"
+                        if math.isfinite(fitted) else "")
+                refused.append(f"{kernel}: from {small[1]:.0f} to {large[1]:.0f} work-items per launch its {metric} "
+                               f"grew {seen:.4g}x, not the {expected:.4g}x declared (work-items^{exponent:g}){hint}")
+        if refused:
+            raise InputError("the profiled counts do not scale as declared, so they cannot be carried to the timed "
+                             "size:\n" + "\n".join(f"  {line}" for line in refused))
+    last = runs[-1]
+    exact: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[KernelProfile]] = defaultdict(list)
+    for launch, profile in last.launches:
+        exact[(launch.kernel, launch.global_size, launch.local_size)].append(profile)
+    per_kernel = _per_kernel(last)
+    profiles, scaled_any = [], False
+    for name, record in manifest["kernels"].items():
+        kernel = record["kernel"]
+        key = (kernel, tuple(record["global_size"]), tuple(record["local_size"]) if record["local_size"] else None)
+        if exact.get(key):
+            profiles.append(_mean_profile(name, exact[key], record["work_items"]))
+        elif kernel in per_kernel:
+            profile, items = per_kernel[kernel]
+            exponent = options.scaling.get(kernel, 1.0)
+            factor = (record["work_items"] / items) ** exponent
+            profiles.append(replace(profile.scaled(factor, record["work_items"]), name=name))
+            scaled_any = True
+        else:
+            notes.append(f"{name}: the profiled run never launched {kernel}")
+    if scaled_any and len(runs) == 1:
+        notes.append("counts profiled at another NDRange were scaled to the timed one as declared (work-items^p), "
+                     "not checked: give --profile-cmd twice to check the scaling")
+    return profiles, notes
+
+
+def _profile_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                     progress: Progress) -> None:
+    """Profile the program (or its smaller commands) under Oclgrind; save a profile per timed group."""
+    if shutil.which("oclgrind") is None:
+        manifest["profiling"] = {"tool": None, "incomplete": True,
+                                 "note": "oclgrind is not installed: no profiles, so no predictions"}
+        folder.save_manifest(manifest)
+        return
+    commands = options.profile_commands or (options.command,)
+    runs = [_profile_run(options, folder, index, command, progress) for index, command in enumerate(commands)]
+    profiles, notes = _group_profiles(options, manifest, runs)
+    for run in runs:
+        notes.extend(run.notes)
+    from perfcast.profiles.capture import oclgrind_version
+
+    version = oclgrind_version()
+    source = ProfileSource("Oclgrind", device="Oclgrind simulator", version=version,
+                           command=" ; ".join(shlex.join(c) for c in commands), raw="raw/profile-*/oclgrind.txt")
+    if not profiles:
+        raise ToolError("Oclgrind profiled none of the timed kernels")
+    ProfileSet(source, tuple(profiles), tuple(dict.fromkeys(notes))).save(folder.file("profile.yaml"))
+    for profile in profiles:
+        manifest["kernels"][profile.name]["profile"] = {"work_items": profile.work_items,
+                                                         "bytes_from": profile.bytes_from}
+    manifest["profiling"] = {"tool": f"Oclgrind {version or ''}".strip(),
+                             "profiled": [shlex.join(c) for c in commands],
+                             "launches": [len(run.launches) for run in runs]}
+    if notes:
+        manifest["profiling"]["note"] = "; ".join(dict.fromkeys(notes))
+    folder.save_manifest(manifest)
+
+
+# ------------------------------------------------------------------ the whole run
+
+
+def run_program_campaign(options: ProgramOptions, progress: Progress = lambda label, done: None) -> Path:
+    """Run (or resume) a campaign of an unmodified OpenCL program and return the archive it packed."""
+    if not options.command:
+        raise InputError("give the program after --, e.g. perfcast campaign run -o app.zip -- ./app 4096")
+    if len(options.profile_commands) > 2:
+        raise InputError("--profile-cmd: one smaller command, or two to check the scaling, not more")
+    folder = WorkingFolder.for_archive(options.output)
+    if options.fresh:
+        folder.discard()
+    if folder.exists():
+        manifest = folder.manifest()
+        if manifest.get("kind") != "program" or manifest.get("program") != list(options.command):
+            raise ArchiveError(f"{folder.path} holds an unfinished run of another command; finish it with the same "
+                               "command or start again with --fresh")
+    else:
+        manifest = _fresh_manifest(options)
+        folder.save_manifest(manifest)
+    if manifest["timed_run"] is None or manifest["timed_run"].get("interrupted"):
+        _time_program(options, folder, manifest, progress)
+    if manifest["device"] is None or not (folder.path / "device.yaml").exists():
+        _measure_device(options, folder, manifest, progress)
+    if not (folder.path / "profile.yaml").exists() and manifest.get("profiling") is None:
+        _profile_program(options, folder, manifest, progress)
+    progress("packing the archive", 0.98)
+    archive = folder.pack(options.output)
+    progress("done", 1.0)
+    return archive
+
+
+def program_label(manifest: Mapping[str, Any]) -> str:
+    """Return the program a program archive ran, as a shell command line (short)."""
+    text = shlex.join(manifest.get("program") or [])
+    return re.sub(r"\s+", " ", text)[:160]

@@ -1,0 +1,124 @@
+"""The OpenCL launch log for real: a multi-kernel C program of ours, run with the interposer, against what it prints."""
+
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from perfcast.campaign.launch_log import (
+    LaunchCounter,
+    LaunchLogError,
+    build_launch_logger,
+    launch_environment,
+    read_launch_logs,
+)
+
+
+def run_logged(program: Path, tmp_path: Path, *arguments: str) -> tuple[list[str], Path]:
+    """Run the program with the launch log; return its stdout lines and the log prefix."""
+    prefix = tmp_path / "log" / "launches"
+    prefix.parent.mkdir()
+    env = launch_environment(prefix, build_launch_logger())
+    done = subprocess.run([str(program), *arguments], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines(), prefix
+
+
+def _said(lines: list[str]) -> Counter:
+    """Return the launches the program printed: (pid, name, global, local) -> count."""
+    found: Counter = Counter()
+    for line in lines:
+        if line.startswith("launch "):
+            _, pid, name, _dims, global_size, local = line.split()
+            found[(int(pid), name, tuple(int(v) for v in global_size.split(",")),
+                   None if local == "-" else tuple(int(v) for v in local.split(",")))] += 1
+    return found
+
+
+def test_every_launch_is_logged_with_its_ndrange_and_time(multi_kernel, tmp_path):
+    lines, prefix = run_logged(multi_kernel, tmp_path, "4096", "3", "2")
+    log = read_launch_logs(prefix)
+    logged = Counter((x.pid, x.kernel, x.global_size, x.local_size) for x in log.launches)
+    assert logged == _said(lines)
+    assert len(log.launches) == 4 * 3 + 2 * 3  # four kernels per repetition, then two threads of three
+    assert all(x.timed and x.duration > 0 for x in log.launches)
+    assert log.unfinished == 0 and log.exited == log.processes
+    # NULL local size (axpy), a task (one work-item), a 2-D NDRange with an offset (blur2d).
+    axpy = next(x for x in log.launches if x.kernel == "axpy")
+    assert axpy.local_size is None and axpy.work_items == 4096
+    task = next(x for x in log.launches if x.kernel == "sum_task")
+    assert task.global_size == (1,) and task.work_items == 1
+    blur = next(x for x in log.launches if x.kernel == "blur2d")
+    assert blur.global_size == (64, 32) and blur.offset == (0, 8) and blur.shape() == "64x32/8x8"
+    # The launches the program timed itself (its own profiling queue and event) carry the same timestamps.
+    own = [tuple(int(v) for v in line.split()[3:5]) for line in lines if line.startswith("timed ")]
+    assert sorted(own) == sorted((x.start, x.end) for x in log.launches if x.kernel == "blur2d")
+    # Three queues of the main thread and one per worker thread, all made profiling (even the 1.x one).
+    assert len(log.queues) == 5 and not log.unprofiled_queues
+    assert len({x.thread for x in log.launches}) == 3
+    assert LaunchCounter(prefix).count() == len(log.launches)
+
+
+def test_a_forked_program_logs_each_process_apart(multi_kernel, tmp_path):
+    lines, prefix = run_logged(multi_kernel, tmp_path, "1024", "2", "0", "fork")
+    log = read_launch_logs(prefix)
+    assert len(log.processes) == 2
+    said = _said(lines)
+    assert {pid for pid, *_ in said} == set(log.processes)
+    assert Counter((x.pid, x.kernel, x.global_size, x.local_size) for x in log.launches) == said
+
+
+def test_without_the_variable_the_library_only_passes_calls_through(multi_kernel, tmp_path):
+    env = launch_environment(tmp_path / "unused", build_launch_logger())
+    del env["PERFCAST_LAUNCH_LOG"]
+    done = subprocess.run([str(multi_kernel), "256", "1"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "launches" in done.stdout and not list(tmp_path.iterdir())
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_reading_a_log_keeps_whole_lines_only(tmp_path):
+    prefix = tmp_path / "launches"
+    _write(tmp_path / "launches.7", "#perfcast-launch-log\t1\t7\t1\n"
+           "Q\t0x1\t0\t2\tdev\n"
+           "L\t0\t0x1\t7\t1\t100\t-\t-\t1\t2\t10\t30\t0\tk\n"
+           "X\t1\t0x1\t7\t1\t100\t10\t-\t-54\tk\n"
+           "L\t2\t0x1\t7\t1\t10")  # cut mid-write by a kill
+    log = read_launch_logs(prefix)
+    assert [x.seq for x in log.launches] == [0, 1]
+    first, failed = log.launches
+    assert first.timed and first.duration == pytest.approx(20e-9)
+    assert failed.enqueue_failed and failed.status == -54 and not failed.timed
+    assert log.devices == ["dev"] and log.exited == ()  # no E line: the process did not end normally
+    assert LaunchCounter(prefix).count() == 1
+
+
+def test_foreign_and_future_logs_are_refused(tmp_path):
+    _write(tmp_path / "a.1", "hello\n")
+    with pytest.raises(LaunchLogError, match="not a perfcast launch log"):
+        read_launch_logs(tmp_path / "a")
+    _write(tmp_path / "b.1", "#perfcast-launch-log\t2\t1\t0\n")
+    with pytest.raises(LaunchLogError, match="format"):
+        read_launch_logs(tmp_path / "b")
+    _write(tmp_path / "c.1", "#perfcast-launch-log\t1\t1\t0\nL\t0\tq\n")
+    with pytest.raises(LaunchLogError, match="fields"):
+        read_launch_logs(tmp_path / "c")
+
+
+def test_the_counter_reads_only_what_was_added(tmp_path):
+    prefix = tmp_path / "launches"
+    path = tmp_path / "launches.3"
+    _write(path, "#perfcast-launch-log\t1\t3\t1\nL\t0\tq\t3\t1\t1\t-\t-\t1\t2\t3\t4\t0\tk\n")
+    counter = LaunchCounter(prefix)
+    assert counter.count() == 1
+    with path.open("a") as handle:
+        handle.write("L\t1\tq\t3\t1\t1\t-\t-\t1\t2\t3\t4\t0\tk\nL\t2\tq")  # one whole line, one half
+    assert counter.count() == 2
+    with path.open("a") as handle:
+        handle.write("\t3\t1\t1\t-\t-\t1\t2\t3\t4\t0\tk\n")
+    assert counter.count() == 3
