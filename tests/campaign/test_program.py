@@ -109,7 +109,7 @@ def test_a_program_that_launches_nothing_or_fails_leaves_no_archive(multi_kernel
     archive = tmp_path / "none.zip"
     result = runner.invoke(app, ["campaign", "run", "-o", str(archive), "--device-profile", str(DEVICE_PROFILE),
                                  "--", sys.executable, "-c", "print('no OpenCL here')"])
-    assert result.exit_code == 2 and "launched no OpenCL kernel" in result.output
+    assert result.exit_code == 2 and "launched no kernel" in result.output
     assert not archive.exists()
     result = runner.invoke(app, ["campaign", "run", "-o", str(archive), "--fresh", "--device-profile",
                                  str(DEVICE_PROFILE), "--", str(multi_kernel)])
@@ -123,3 +123,55 @@ def test_profile_commands_are_checked(tmp_path):
     assert result.exit_code == 2 and "--profile-cmd" in result.output
     with pytest.raises(InputError):
         parse_scaling(["k=inf"])
+
+
+DATA = Path(__file__).parents[1] / "data" / "launches"
+
+
+def test_a_recorded_nvprof_trace_reads_as_launches():
+    from perfcast.campaign.cuda_launches import read_gpu_trace
+
+    log = read_gpu_trace((DATA / "nvprof-gpu-trace-matrixMul.csv").read_text())
+    assert len(log.launches) == 10  # the copies are not launches
+    first = log.launches[0]
+    assert first.kernel == "void matrixMulCUDA<int=32>(float*, float*, float*, int, int)"  # correlation id gone
+    assert first.global_size == (640, 320) and first.local_size == (32, 32) and first.work_items == 204800
+    assert first.duration == pytest.approx(0.077602e-3) and first.start == pytest.approx(587.796940e6)
+    assert log.devices == ["GeForce GTX 1080 Ti"]
+    groups = group_launches(log.timed())
+    assert [(g.name, len(g.launches)) for g in groups] == [(first.kernel, 10)]
+
+
+def test_an_nsys_trace_reads_as_launches():
+    from perfcast.campaign.cuda_launches import read_gpu_trace
+
+    log = read_gpu_trace((DATA / "nsys-cuda-gpu-trace.csv").read_text())
+    assert [x.kernel for x in log.launches] == ["triad(float*, const float*, const float*, float, int)"] * 2 + [
+        "sgemm_tiled"]
+    sgemm = log.launches[2]
+    assert sgemm.global_size == (1024, 1024) and sgemm.local_size == (16, 16) and sgemm.queue == "13"
+    assert sgemm.duration == pytest.approx(31e-6)
+    assert log.devices == ["NVIDIA H100 80GB HBM3"]
+
+
+def test_a_trace_without_its_columns_is_refused():
+    from perfcast.campaign.cuda_launches import read_nsys_gpu_trace
+    from perfcast.campaign.launch_log import LaunchLogError
+
+    with pytest.raises(LaunchLogError, match="GrdX"):
+        read_nsys_gpu_trace("Start (ns),Duration (ns),Name\n1,2,k\n")
+    with pytest.raises(LaunchLogError, match="no GPU trace table"):
+        read_nsys_gpu_trace("nothing here\n")
+
+
+def test_cuda_groups_take_the_mean_of_their_kernels_ncu_launches():
+    from perfcast.campaign.program import cuda_group_profiles
+    from perfcast.profiles.profile import ProfileSet, ProfileSource
+
+    manifest = {"kernels": {"triad": {"kernel": "triad(float*, const float*, const float*, float, int)",
+                                      "work_items": 1048576},
+                            "other": {"kernel": "missing_kernel", "work_items": 10}}}
+    captured = ProfileSet(ProfileSource("Nsight Compute"), (KernelProfile("_Z5triadPfPKfS1_fi", 4, {"ldst": 400.0}),))
+    profiles, notes = cuda_group_profiles(manifest, captured)
+    assert [p.name for p in profiles] == ["triad"] and profiles[0].metrics["ldst"] == pytest.approx(100.0)
+    assert any("missing_kernel" in note or "other" in note for note in notes)

@@ -47,7 +47,8 @@ from perfcast.campaign.watched_run import ProgramFailed, available_memory, run_w
 from perfcast.errors import InputError, ToolError
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 
-__all__ = ["SCALING_CHECK_TOLERANCE", "ProgramOptions", "group_launches", "parse_scaling", "run_program_campaign"]
+__all__ = ["SCALING_CHECK_TOLERANCE", "TIMERS", "ProgramOptions", "cuda_group_profiles", "group_launches",
+           "parse_scaling", "run_program_campaign", "scaling_check"]
 
 Progress = Callable[[str, float], None]
 SCALING_CHECK_TOLERANCE = 0.05  # counts at two profile sizes must follow the declared scaling this closely
@@ -73,6 +74,7 @@ class ProgramOptions:
     traffic: bool = True  # simulate the bytes per level from a memory trace
     quick: bool = False  # the quick bench
     record: str = ""  # the command line that reproduces the run
+    timer: str = "opencl"  # opencl: the launch log (LD_PRELOAD); nsys: a CUDA program under Nsight Systems
 
 
 def parse_scaling(items: Sequence[str]) -> dict[str, float]:
@@ -165,9 +167,8 @@ def _describe_log(log: LaunchLog) -> dict[str, Any]:
             "exited_normally": len(log.exited)}
 
 
-def _time_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
-                  progress: Progress) -> None:
-    """Run the program with the launch log; record each kernel group's times in the manifest."""
+def _opencl_timed_run(options: ProgramOptions, folder: WorkingFolder, progress: Progress) -> tuple[LaunchLog, float]:
+    """Run an OpenCL program with the launch log; return its log and wall time (s)."""
     logger = build_launch_logger()
     prefix = folder.file("raw/timed/launches")
     for old in log_files(prefix):
@@ -177,32 +178,64 @@ def _time_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict
     def heard(elapsed: float) -> None:
         progress(f"running the program: {counter.count():,} launches timed ({elapsed:.0f} s)", 0.02)
 
-    env = launch_environment(prefix, logger)
     try:
-        watched = run_watched(options.command, env=env, stdout=folder.file("raw/program.out"),
-                              stderr=folder.file("raw/program.err"), timeout=options.timeout, progress=heard,
-                              what="the program")
+        watched = run_watched(options.command, env=launch_environment(prefix, logger),
+                              stdout=folder.file("raw/program.out"), stderr=folder.file("raw/program.err"),
+                              timeout=options.timeout, progress=heard, what="the program")
     except KeyboardInterrupt:
-        _keep_interrupted(options, folder, manifest, prefix)
+        _keep_interrupted(folder, prefix)
         raise
-    log = read_launch_logs(prefix)
+    return read_launch_logs(prefix), watched.wall_s
+
+
+def _cuda_timed_run(options: ProgramOptions, folder: WorkingFolder, progress: Progress) -> tuple[LaunchLog, float]:
+    """Run a CUDA program under Nsight Systems (CUDA trace); return its launches and wall time (s)."""
+    import subprocess
+
+    from perfcast.campaign.cuda_launches import nsys_trace_commands, read_nsys_gpu_trace
+
+    run, export, table = nsys_trace_commands(options.command, folder.file("raw/timed/report"))
+    watched = run_watched(run, stdout=folder.file("raw/program.out"), stderr=folder.file("raw/program.err"),
+                          timeout=options.timeout, what="the program under Nsight Systems",
+                          progress=lambda s: progress(f"running the program under Nsight Systems ({s:.0f} s)", 0.02))
+    done = subprocess.run(export, capture_output=True, text=True, check=False)
+    if done.returncode != 0 or not table.exists():
+        raise ToolError(f"nsys stats could not export the CUDA trace ({' '.join(export)}): "
+                        f"{(done.stderr or done.stdout).strip()[-600:]}")
+    return read_nsys_gpu_trace(table.read_text(encoding="utf-8", errors="replace")), watched.wall_s
+
+
+# How a program's launches are timed: a name -> (what, runner). The CLI's --timer choices come from here.
+TIMERS: dict[str, tuple[str, Callable[[ProgramOptions, WorkingFolder, Progress], tuple[LaunchLog, float]]]] = {
+    "opencl": ("an OpenCL program: the launch log preloaded (every queue profiled)", _opencl_timed_run),
+    "nsys": ("a CUDA program: Nsight Systems' CUDA trace", _cuda_timed_run),
+}
+
+
+def _time_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                  progress: Progress) -> None:
+    """Run the program once with its launches timed; record each kernel group's times in the manifest."""
+    if options.timer not in TIMERS:
+        raise InputError(f"unknown timer {options.timer!r}; choose one of {', '.join(TIMERS)}")
+    log, wall = TIMERS[options.timer][1](options, folder, progress)
     if not log.launches:
         raise ProgramFailed(
-            "the program ran (status 0) but launched no OpenCL kernel through clEnqueueNDRangeKernel or "
-            "clEnqueueTask: is it an OpenCL program linked to the ICD loader (libOpenCL.so) dynamically? Its output "
-            f"is in {folder.path / 'raw'}")
+            "the program ran (status 0) but launched no kernel"
+            + (" through clEnqueueNDRangeKernel or clEnqueueTask: is it an OpenCL program linked to the ICD loader "
+               "(libOpenCL.so) dynamically?" if options.timer == "opencl" else " that the CUDA trace saw")
+            + f" Its output is in {folder.path / 'raw'}")
     if not log.timed():
         why = ("its queues could not be profiled" if log.unprofiled_queues
                else "no launch completed while the program ran (it exited before its queues finished?)")
         raise ProgramFailed(f"the program launched {len(log.launches)} kernel(s) but none was timed: {why}")
-    manifest["timed_run"] = {**_describe_log(log), "wall_s": watched.wall_s}
+    manifest["timed_run"] = {**_describe_log(log), "wall_s": wall, "timer": options.timer}
     manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(log.timed())}
     folder.save_manifest(manifest)
 
 
-def _keep_interrupted(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
-                      prefix: Path) -> None:
+def _keep_interrupted(folder: WorkingFolder, prefix: Path) -> None:
     """On Ctrl-C during the timed run: keep what was recorded in the working folder's manifest, marked interrupted."""
+    manifest = folder.manifest()
     try:
         log = read_launch_logs(prefix)
     except InputError:
@@ -212,7 +245,7 @@ def _keep_interrupted(options: ProgramOptions, folder: WorkingFolder, manifest: 
     manifest["timed_run"] = {**_describe_log(log), "interrupted": True}
     manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(log.timed())}
     manifest["notes"].append(f"interrupted: the program was stopped after {len(log.timed())} timed launches; "
-                             "no profile, so only the times are in this archive")
+                             "they are kept in this folder; a new run starts the program over")
     folder.save_manifest(manifest)
 
 
@@ -230,7 +263,10 @@ def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: di
         manifest["notes"].append(f"the program used {len(devices)} devices ({', '.join(devices)}); the first was "
                                  "measured: choose another with --device")
     progress(f"measuring {selector or 'the device'} (perfcast bench)", 0.1)
-    bench = CampaignOptions("opencl", options.output, selector, options.quick, device_profile=options.device_profile)
+    backend = "cuda" if options.timer == "nsys" else "opencl"
+    if backend == "cuda":
+        selector = options.device  # a GPU index; the trace names the GPU, CuPy counts them
+    bench = CampaignOptions(backend, options.output, selector, options.quick, device_profile=options.device_profile)
     manifest["device"] = measure_device(bench, folder, lambda label, done: progress(label, 0.1 + 0.3 * done))
     manifest["device_runs"] = 1
     if manifest["environment"] is None:
@@ -450,9 +486,59 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     return profiles, notes
 
 
+def cuda_group_profiles(manifest: Mapping[str, Any], captured: ProfileSet) -> tuple[list[KernelProfile], list[str]]:
+    """Return a profile per timed group of a CUDA program from an ncu profile of the same command.
+
+    ncu sums each kernel's launches; every group of a kernel takes its mean per launch (kernels matched by their
+    bare names: a trace's demangled signature, ncu's mangled or demangled one).
+    """
+    from perfcast.campaign.projection import kernel_base_name
+
+    by_name = {kernel_base_name(profile.name): profile for profile in captured.kernels}
+    profiles, notes = [], []
+    shapes: dict[str, int] = defaultdict(int)
+    for record in manifest["kernels"].values():
+        shapes[record["kernel"]] += 1
+    for name, record in manifest["kernels"].items():
+        found = by_name.get(kernel_base_name(record["kernel"]))
+        if found is None:
+            notes.append(f"{name}: Nsight Compute profiled no launch of it")
+            continue
+        mean = found.scaled(1 / found.launches, record["work_items"])
+        profiles.append(replace(mean, name=name, launches=1))
+        if shapes[record["kernel"]] > 1:
+            notes.append(f"{name}: ncu's counts are the mean over the kernel's launches at all its NDRanges")
+    return profiles, notes
+
+
+def _profile_cuda(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                  progress: Progress) -> None:
+    """Profile a CUDA program under Nsight Compute; save a profile per timed group."""
+    from perfcast.profiles.capture import capture
+
+    command = options.command
+    if options.profile_commands:
+        raise InputError("--profile-cmd: a CUDA program is profiled at its timed size (ncu measures, it does not "
+                         "simulate); leave it out")
+    progress("profiling under Nsight Compute", 0.5)
+    captured = capture("ncu", command, folder.file("raw/profile-0/ncu.yaml"), timeout=options.timeout).profile
+    profiles, notes = cuda_group_profiles(manifest, captured)
+    if not profiles:
+        raise ToolError("Nsight Compute profiled none of the timed kernels")
+    ProfileSet(captured.source, tuple(profiles), (*captured.notes, *notes)).save(folder.file("profile.yaml"))
+    manifest["profiling"] = {"tool": f"Nsight Compute {captured.source.version or ''}".strip(),
+                             "profiled": [shlex.join(command)]}
+    if notes:
+        manifest["profiling"]["note"] = "; ".join(notes)
+    folder.save_manifest(manifest)
+
+
 def _profile_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
                      progress: Progress) -> None:
     """Profile the program (or its smaller commands) under Oclgrind; save a profile per timed group."""
+    if options.timer == "nsys":
+        _profile_cuda(options, folder, manifest, progress)
+        return
     if shutil.which("oclgrind") is None:
         manifest["profiling"] = {"tool": None, "incomplete": True,
                                  "note": "oclgrind is not installed: no profiles, so no predictions"}

@@ -34,6 +34,7 @@ def run_command(
     memory_limit: Annotated[float | None, typer.Option("--memory-limit", min=0.1, help="Program: GiB Oclgrind may use (default: half the memory available).")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Program: seconds each run of it may take.")] = None,
     traffic: Annotated[bool, typer.Option("--traffic/--no-traffic", help="Program: simulate each launch's bytes per level through the device's caches (else global bytes, no cache).")] = True,
+    timer: Annotated[str, typer.Option("--timer", help="Program: how its launches are timed: opencl (an OpenCL program, the launch log preloaded) or nsys (a CUDA program under Nsight Systems, profiled with ncu).")] = "opencl",
 ) -> None:
     """Measure the device, time and profile every kernel of the suite (or of a program given after --), and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
@@ -44,7 +45,7 @@ def run_command(
     check_writable(output, "--output")
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
-                     memory_limit, timeout, traffic)
+                     memory_limit, timeout, traffic, timer)
         return
     command = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
     if command:  # the variables that shaped the run belong to the command that reproduces it
@@ -66,15 +67,17 @@ def run_command(
 
 def _run_program(output: Path, program: list[str], profile_cmd: list[str], scaling: list[str], device: str | None,
                  device_profile: Path | None, fresh: bool, quick: bool, memory_limit: float | None,
-                 timeout: float | None, traffic: bool) -> None:
+                 timeout: float | None, traffic: bool, timer: str) -> None:
     """`campaign run -- CMD`: time, profile and pack an unmodified OpenCL program."""
     from rich.progress import TextColumn, TimeElapsedColumn
 
     from perfcast.campaign.archive import Archive
-    from perfcast.campaign.program import ProgramOptions, parse_scaling, run_program_campaign
+    from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling, run_program_campaign
     from perfcast.campaign.run import runtime_variables
     from perfcast.errors import InputError
 
+    if timer not in TIMERS:
+        raise InputError(f"--timer {timer!r}: choose one of {', '.join(TIMERS)}")
     try:
         profile_commands = tuple(tuple(shlex.split(command)) for command in profile_cmd)
     except ValueError as error:
@@ -87,7 +90,8 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
     options = ProgramOptions(tuple(program), output, profile_commands, device, device_profile, fresh,
                              parse_scaling(scaling), None if memory_limit is None else int(memory_limit * 2**30),
                              timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
-                                                                            str(output), "--", *program]))
+                                                                            str(output), "--", *program]),
+                             timer)
     with measuring_progress(TextColumn("{task.description:<72}"), TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
         try:

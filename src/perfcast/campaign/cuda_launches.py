@@ -1,0 +1,139 @@
+"""CUDA kernel launches with their device times, read from the GPU traces NVIDIA's tools write.
+
+The CUDA twin of the OpenCL launch log: the same `LaunchLog` of `Launch` records (name, NDRange, stream, device
+start and end in ns), so a CUDA program becomes a campaign through the same grouping and scoring.
+- Nsight Systems: `nsys profile --trace=cuda -o REPORT CMD`, then `nsys stats --report cuda_gpu_trace
+  --format csv` (columns Start (ns), Duration (ns), CorrId, GrdX..Z, BlkX..Z, ..., Strm, Name);
+- nvprof (GPUs before Volta): `nvprof --print-gpu-trace --csv` (Start and Duration in the unit its second
+  header line gives).
+Copies and memsets (names in brackets) are not launches. A launch's global size is grid × block per dimension,
+its local size the block, as OpenCL counts them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from perfcast.campaign.launch_log import Launch, LaunchLog, LaunchLogError
+from perfcast.errors import ToolError
+
+__all__ = ["TRACE_READERS", "nsys_trace_commands", "read_nsys_gpu_trace", "read_nvprof_gpu_trace",
+           "read_gpu_trace"]
+
+_UNIT_NS = {"ns": 1.0, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+_CORRELATION = re.compile(r"\s+\[\d+\]$")  # nvprof appends each launch's correlation id to its name
+
+
+def _rows(text: str, first_column: str) -> tuple[list[str], list[list[str]]]:
+    """Return the CSV header starting with `first_column` and the rows after it (a tool's chatter before it skipped)."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.lstrip('"').startswith(first_column):
+            table = list(csv.reader(io.StringIO("\n".join(lines[index:]))))
+            return table[0], [row for row in table[1:] if row]
+    raise LaunchLogError(f"no GPU trace table (a header starting with {first_column!r}) in the text")
+
+
+def _int(value: str, where: str) -> int:
+    try:
+        return int(float(value.replace(",", "")))
+    except ValueError:
+        raise LaunchLogError(f"{where}: {value!r} is not a number") from None
+
+
+def _launch(seq: int, name: str, stream: str, grid: Sequence[int], block: Sequence[int], start: float,
+            duration: float) -> Launch:
+    dims = 3 if grid[2] > 1 or block[2] > 1 else 2 if grid[1] > 1 or block[1] > 1 else 1
+    global_size = tuple(g * b for g, b in zip(grid, block, strict=True))[:dims]
+    return Launch(seq, 0, stream, 0, name, global_size, tuple(block[:dims]), None, 0, 0, round(start),
+                  round(start + duration), 0)
+
+
+def read_nsys_gpu_trace(text: str) -> LaunchLog:
+    """Return the kernel launches of an `nsys stats --report cuda_gpu_trace --format csv` table (times in ns)."""
+    header, rows = _rows(text, "Start")
+    column = {name.split(" (")[0].strip(): i for i, name in enumerate(header)}
+    needed = ("Start", "Duration", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Strm", "Name")
+    missing = [name for name in needed if name not in column]
+    if missing:
+        raise LaunchLogError(f"the Nsight Systems GPU trace lacks the column(s) {', '.join(missing)}")
+    scale = {}
+    for key in ("Start", "Duration"):
+        unit = re.search(r"\((\w+)\)", header[column[key]])
+        scale[key] = _UNIT_NS.get(unit[1] if unit else "ns", 1.0)
+    launches: list[Launch] = []
+    devices: dict[tuple[int, str], str] = {}
+    for number, row in enumerate(rows, start=2):
+        where = f"GPU trace row {number}"
+        name = row[column["Name"]]
+        if not row[column["GrdX"]].strip() or name.startswith("["):
+            continue  # a copy or a memset
+        grid = [_int(row[column[k]], where) for k in ("GrdX", "GrdY", "GrdZ")]
+        block = [_int(row[column[k]], where) for k in ("BlkX", "BlkY", "BlkZ")]
+        start = float(row[column["Start"]].replace(",", "")) * scale["Start"]
+        duration = float(row[column["Duration"]].replace(",", "")) * scale["Duration"]
+        launch = _launch(len(launches), name, row[column["Strm"]], grid, block, start, duration)
+        launches.append(launch)
+        if "Device" in column:
+            devices[(0, launch.queue)] = re.sub(r"\s*\(\d+\)$", "", row[column["Device"]])
+    return LaunchLog(tuple(launches), devices, processes=(0,), exited=(0,))
+
+
+def read_nvprof_gpu_trace(text: str) -> LaunchLog:
+    """Return the kernel launches of an `nvprof --print-gpu-trace --csv` log (its unit row read for the times)."""
+    header, rows = _rows(text, "Start")
+    column = {name: i for i, name in enumerate(header)}
+    needed = ("Start", "Duration", "Grid X", "Grid Y", "Grid Z", "Block X", "Block Y", "Block Z", "Stream", "Name")
+    missing = [name for name in needed if name not in column]
+    if missing:
+        raise LaunchLogError(f"the nvprof GPU trace lacks the column(s) {', '.join(missing)}")
+    units = rows[0] if rows and rows[0][column["Start"]] in _UNIT_NS else None
+    if units is None:
+        raise LaunchLogError("the nvprof GPU trace has no unit row under its header (ms, us or ns)")
+    to_ns = {key: _UNIT_NS[units[column[key]]] for key in ("Start", "Duration")}
+    launches: list[Launch] = []
+    devices: dict[tuple[int, str], str] = {}
+    for number, row in enumerate(rows[1:], start=3):
+        where = f"GPU trace row {number}"
+        name = _CORRELATION.sub("", row[column["Name"]])
+        if not row[column["Grid X"]].strip() or name.startswith("["):
+            continue
+        grid = [_int(row[column[k]], where) for k in ("Grid X", "Grid Y", "Grid Z")]
+        block = [_int(row[column[k]], where) for k in ("Block X", "Block Y", "Block Z")]
+        start = float(row[column["Start"]]) * to_ns["Start"]
+        duration = float(row[column["Duration"]]) * to_ns["Duration"]
+        launch = _launch(len(launches), name, row[column["Stream"]], grid, block, start, duration)
+        launches.append(launch)
+        if "Device" in column:
+            devices[(0, launch.queue)] = re.sub(r"\s*\(\d+\)$", "", row[column["Device"]])
+    return LaunchLog(tuple(launches), devices, processes=(0,), exited=(0,))
+
+
+def read_gpu_trace(text: str) -> LaunchLog:
+    """Return the launches of a GPU trace from either tool, told apart by their headers."""
+    reader = read_nvprof_gpu_trace if '"Grid X"' in text or "Grid X," in text else read_nsys_gpu_trace
+    return reader(text)
+
+
+def nsys_trace_commands(command: Sequence[str], report: Path) -> tuple[list[str], list[str], Path]:
+    """Return the nsys command that runs `command` with a CUDA trace, the one that exports it, and the CSV's path."""
+    nsys = shutil.which("nsys")
+    if nsys is None:
+        raise ToolError("nsys (NVIDIA Nsight Systems) is not on PATH: it times a CUDA program's launches")
+    run = [nsys, "profile", "--trace=cuda", "--sample=none", "--cpuctxsw=none", "--force-overwrite=true",
+           "-o", str(report), *command]
+    export = [nsys, "stats", "--report", "cuda_gpu_trace", "--format", "csv", "--force-export=true",
+              "--output", str(report), f"{report}.nsys-rep"]
+    return run, export, report.with_name(f"{report.name}_cuda_gpu_trace.csv")
+
+
+# The readers the program campaign can take launch times from, by tool: a name -> (what, reader).
+TRACE_READERS: dict[str, tuple[str, Callable[[str], LaunchLog]]] = {
+    "nsys": ("Nsight Systems: nsys stats --report cuda_gpu_trace --format csv", read_nsys_gpu_trace),
+    "nvprof": ("nvprof --print-gpu-trace --csv", read_nvprof_gpu_trace),
+}
