@@ -175,3 +175,23 @@ def test_cuda_groups_take_the_mean_of_their_kernels_ncu_launches():
     profiles, notes = cuda_group_profiles(manifest, captured)
     assert [p.name for p in profiles] == ["triad"] and profiles[0].metrics["ldst"] == pytest.approx(100.0)
     assert any("missing_kernel" in note or "other" in note for note in notes)
+
+
+def test_a_kernel_whose_work_grows_without_its_work_items_is_refused():
+    # A task (one work-item) whose loop runs n times: the same NDRange at both sizes, twice the counts.
+    assert scaling_check("k", _profile(100, 1), _profile(200, 1), 1.0)[:3] == ("ldst", 2.0, 1.0)
+    assert scaling_check("k", _profile(100, 1), _profile(100, 1), 1.0) is None
+
+
+@needs_oclgrind
+def test_a_refused_scaling_is_said_with_its_numbers_and_the_run_resumes(multi_kernel, tmp_path):
+    program = str(multi_kernel)
+    archive = tmp_path / "task.zip"
+    arguments = ["campaign", "run", "-o", str(archive), "--device-profile", str(DEVICE_PROFILE),
+                 "--profile-cmd", f"{program} 1024 1", "--profile-cmd", f"{program} 2048 1", "--", program, "8192", "2"]
+    result = runner.invoke(app, arguments)
+    # sum_task is one work-item looping over min(n, 4096) elements: its counts double, its NDRange does not.
+    assert result.exit_code == 2 and "sum_task" in result.output and "timed size" in result.output
+    assert not archive.exists() and WorkingFolder.for_archive(archive).exists()
+    for index in (0, 1):  # Oclgrind's work is kept for the next attempt
+        assert (WorkingFolder.for_archive(archive).path / f"raw/profile-{index}/launches.json").exists()

@@ -389,6 +389,41 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
     return ProfiledRun(tuple(command), tuple(pairs), tuple(notes))
 
 
+def _cached_profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, command: Sequence[str],
+                        progress: Progress) -> ProfiledRun:
+    """Return the profiled run of `command`, from the working folder when an earlier attempt finished it.
+
+    A campaign refused for a scaling that does not hold is run again with --scaling: Oclgrind need not run again.
+    """
+    import json
+
+    from perfcast.profiles.profile import load_profile
+
+    saved = folder.path / f"raw/profile-{index}/launches.json"
+    counts = saved.with_name("launches.yaml")
+    if saved.exists() and counts.exists():
+        record = json.loads(saved.read_text())
+        if record.get("command") == list(command):
+            profiles = load_profile(counts).kernels
+            launches = [Launch(**{**item, "global_size": tuple(item["global_size"]),
+                                  "local_size": None if item["local_size"] is None else tuple(item["local_size"]),
+                                  "offset": None if item["offset"] is None else tuple(item["offset"])})
+                        for item in record["launches"]]
+            pairs = tuple((launch, replace(profile, name=launch.kernel))
+                          for launch, profile in zip(launches, profiles, strict=True))
+            return ProfiledRun(tuple(command), pairs, tuple(record["notes"]))
+    run = _profile_run(options, folder, index, command, progress)
+    source = ProfileSource("Oclgrind", command=shlex.join(command))
+    # One entry per launch, in the order Oclgrind ran them, named "N:kernel" (a profile file names each once).
+    ProfileSet(source, tuple(replace(profile, name=f"{n}:{profile.name}")
+                             for n, (_, profile) in enumerate(run.launches))).save(counts)
+    from dataclasses import asdict
+
+    saved.write_text(json.dumps({"command": list(command), "notes": list(run.notes),
+                                 "launches": [asdict(launch) for launch, _ in run.launches]}))
+    return run
+
+
 # ------------------------------------------------------------------ counts for each timed group
 
 
@@ -449,13 +484,13 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         for kernel in sorted(set(sizes[0]) & set(sizes[1])):
             exponent = options.scaling.get(kernel, 1.0)
             small, large = sorted((sizes[0][kernel], sizes[1][kernel]), key=lambda item: item[1])
-            if small[1] == large[1]:
-                continue
             broken = scaling_check(kernel, small, large, exponent)
             if broken:
                 metric, seen, expected, fitted = broken
                 hint = (f"; its counts grow as work-items^{fitted:.2f}: declare it with --scaling {kernel}={fitted:.2f}"
-                        if math.isfinite(fitted) else "")
+                        if math.isfinite(fitted) else
+                        "; its work-items do not change with the problem but its work does: profile it at the timed "
+                        "size (leave out --profile-cmd)" if small[1] == large[1] else "")
                 refused.append(f"{kernel}: from {small[1]:.0f} to {large[1]:.0f} work-items per launch its {metric} "
                                f"grew {seen:.4g}x, not the {expected:.4g}x declared (work-items^{exponent:g}){hint}")
         if refused:
@@ -545,7 +580,7 @@ def _profile_program(options: ProgramOptions, folder: WorkingFolder, manifest: d
         folder.save_manifest(manifest)
         return
     commands = options.profile_commands or (options.command,)
-    runs = [_profile_run(options, folder, index, command, progress) for index, command in enumerate(commands)]
+    runs = [_cached_profile_run(options, folder, index, command, progress) for index, command in enumerate(commands)]
     profiles, notes = _group_profiles(options, manifest, runs)
     for run in runs:
         notes.extend(run.notes)
@@ -585,6 +620,8 @@ def run_program_campaign(options: ProgramOptions, progress: Progress = lambda la
         if manifest.get("kind") != "program" or manifest.get("program") != list(options.command):
             raise ArchiveError(f"{folder.path} holds an unfinished run of another command; finish it with the same "
                                "command or start again with --fresh")
+        manifest["scaling"] = dict(options.scaling)  # a run refused for its scaling resumes with a new declaration
+        manifest["profile_programs"] = [list(c) for c in options.profile_commands]
     else:
         manifest = _fresh_manifest(options)
         folder.save_manifest(manifest)
