@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shlex
 import statistics
 import subprocess
@@ -75,6 +76,11 @@ def _campaign(entry: dict[str, Any], device: Path, out: Path) -> dict[str, Any]:
     if report.returncode != 0:
         row["failed"] = f"report: {report.stderr.strip()[-600:]}"
         return row
+    return _scored(row, archive)
+
+
+def _scored(row: dict[str, Any], archive: Path) -> dict[str, Any]:
+    """Return the summary row with the archive's scores: groups, launches, MAPE per model, worst kernels."""
     read = Archive.read(archive)
     scores = score_archive(read)
     timed = read.manifest.get("timed_run") or {}
@@ -85,14 +91,25 @@ def _campaign(entry: dict[str, Any], device: Path, out: Path) -> dict[str, Any]:
         summary = scores.summaries[model]
         row[model] = {"n": summary.n, "mape": summary.mape, "median": summary.median_ape,
                       "worst": summary.worst, "violations": list(summary.violations)}
-    apes = sorted(((s.predictions["quantitative"].ape, s.kernel, s.predictions["quantitative"].detail,
-                    s.measured) for s in scores.scores if "quantitative" in s.predictions), reverse=True)
-    row["worst_quantitative"] = [{"kernel": k, "ape": a, "measured_s": m, "why": d} for a, k, d, m in apes[:3]]
+    predicted = sorted(((s.predictions["quantitative"].ape, s.kernel, s.predictions["quantitative"].detail,
+                         s.measured, s.predictions["quantitative"].time) for s in scores.scores
+                        if "quantitative" in s.predictions), reverse=True)
+    row["worst_quantitative"] = [{"kernel": k, "ape": a, "measured_s": m, "predicted_s": t, "why": d}
+                                 for a, k, d, m, t in predicted[:3]]
+    row["ratios"] = [t / m for _, _, _, m, t in predicted]
     return row
 
 
 def _pct(value: float | None) -> str:
     return "—" if value is None else f"{value:.1%}"
+
+
+def _failure(text: str) -> str:
+    """Return a failed campaign's reason in one table cell: a refused scaling's kernel and numbers, else the error."""
+    flat = " ".join(text.split())
+    if "do not scale as declared" in flat:
+        return "refused: " + flat.split("to the timed size:", 1)[-1].strip()[:300]
+    return "failed: " + flat[-300:]
 
 
 def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
@@ -103,8 +120,7 @@ def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
     quantitative: list[float] = []
     for row in rows:
         if "failed" in row:
-            lines.append(f"| {row['suite']} | {row['name']} | failed: {row['failed'].splitlines()[-1][:120]} "
-                         "| | | | | | |")
+            lines.append(f"| {row['suite']} | {row['name']} | {_failure(row['failed'])} | | | | | | |")
             continue
         r, q = row["roofline"], row["quantitative"]
         worst = f"{q['worst'][0]} ({q['worst'][1]:.0%})" if q["worst"] else "—"
@@ -113,6 +129,12 @@ def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
                      f"{worst} |")
         if q["mape"] is not None:
             quantitative.append(q["mape"])
+    ratios = [r for row in rows for r in row.get("ratios", [])]
+    if ratios:
+        under = sum(1 for r in ratios if r < 1)
+        lines += ["", f"Quantitative predicted / measured over the {len(ratios)} kernel groups: median "
+                  f"{statistics.median(ratios):.3g}, {under} below 1 (predicted faster than measured), "
+                  f"{len(ratios) - under} above."]
     if quantitative:
         lines += ["", f"Quantitative MAPE over the {len(quantitative)} programs (mean of the per-program MAPEs): "
                   f"{statistics.fmean(quantitative):.1%}; median {statistics.median(quantitative):.1%}."]
@@ -125,8 +147,9 @@ def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
     for row in rows:
         for worst in row.get("worst_quantitative", [])[:2]:
             if worst["ape"] > 0.5:
-                lines.append(f"- {row['name']} / {worst['kernel']}: APE {worst['ape']:.0%}, measured "
-                             f"{worst['measured_s'] * 1e6:.3g} µs; {worst['why']}")
+                ratio = worst.get("predicted_s", math.nan) / worst["measured_s"]
+                lines.append(f"- {row['name']} / {worst['kernel']}: APE {worst['ape']:.0%} (predicted / measured "
+                             f"{ratio:.3g}), measured {worst['measured_s'] * 1e6:.3g} µs; {worst['why']}")
     return "\n".join(lines) + "\n"
 
 
@@ -139,7 +162,21 @@ def main() -> int:
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--overhead", type=int, default=0)
     parser.add_argument("--machine", default="")
+    parser.add_argument("--summary-only", action="store_true", help="rewrite summary.md from OUT/summary.json")
     options = parser.parse_args()
+    if options.summary_only:
+        rows = json.loads((options.out / "summary.json").read_text())
+        rows = [row if "failed" in row else _scored(row, options.out / row["name"] / f"{row['name']}.zip")
+                for row in rows]
+        if options.overhead:
+            entries = {e["name"]: e for e in json.loads(options.programs.read_text())}
+            for row in rows:
+                if not options.only or row["name"] in options.only:
+                    print(f"overhead of the launch log: {row['name']}", flush=True)
+                    row["overhead"] = _overhead(entries[row["name"]], options.overhead)
+            (options.out / "summary.json").write_text(json.dumps(rows, indent=1, default=str))
+        (options.out / "summary.md").write_text(_summary(rows, options.machine, options.device_profile))
+        return 0
     entries = json.loads(options.programs.read_text())
     if options.only:
         entries = [e for e in entries if e["name"] in options.only]

@@ -246,3 +246,15 @@ def test_oclgrind_gives_the_projection_its_fp_kinds_and_bytes():
     assert (dexp["add_fp64"], dexp["mul_fp64"], dexp["add_fp32"]) == (256, 0, 0)  # one fadd; fdiv is neither
     saxpy = profile.kernel("saxpy").metrics
     assert saxpy["l1_bytes"] == 2 * (2048 + 1024) == saxpy["dram_bytes"]
+
+
+def test_an_oclgrind_histogram_after_program_output_on_its_line_is_read():
+    # A program that prints without a newline (a progress line) puts Oclgrind's header after its text
+    # (seen with Rodinia srad); that launch must not be lost, or the per-launch matching shifts.
+    text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
+    first = text.index("Instructions executed for kernel")
+    shifted = text[:first] + "Iterations Progress: hidden" + text[first:]
+    from perfcast.profiles.oclgrind import read_oclgrind_launches
+
+    assert [p.name for p in read_oclgrind_launches(shifted)] == [p.name for p in read_oclgrind_launches(text)]
+    assert len(read_oclgrind_launches(text)) >= 2

@@ -21,7 +21,7 @@ from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, P
 
 __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind", "read_oclgrind_launches"]
 
-_BLOCK = re.compile(r"^Instructions executed for kernel '(?P<name>[^']+)':\s*$")
+_BLOCK = re.compile(r"Instructions executed for kernel '(?P<name>[^']+)':\s*$")  # may follow program output on its line
 _LINE = re.compile(r"^\s*(?P<count>\d+) - (?P<what>.+?)\s*$")
 _MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d+) bytes\)$")
 _CALL = re.compile(r"^call (?P<callee>[\w.$]+)\(\)$")
@@ -48,7 +48,7 @@ _PRECISION = {"f": "fp32", "d": "fp64", "Dh": "fp16", "f16": "fp16", "f32": "fp3
 
 def looks_like_oclgrind(text: str) -> bool:
     """Return True when `text` holds Oclgrind instruction histograms."""
-    return any(_BLOCK.match(line) for line in text.splitlines())
+    return any(_BLOCK.search(line) for line in text.splitlines())
 
 
 def _demangle(symbol: str) -> tuple[str, str | None, int] | None:
@@ -132,7 +132,7 @@ def _launches(text: str) -> list[_Launch]:
     launches: list[_Launch] = []
     current: _Launch | None = None
     for line in text.splitlines():
-        block = _BLOCK.match(line)
+        block = _BLOCK.search(line)
         if block:
             current = _Launch(block["name"], Counter(), Counter())
             launches.append(current)
