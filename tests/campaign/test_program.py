@@ -195,3 +195,48 @@ def test_a_refused_scaling_is_said_with_its_numbers_and_the_run_resumes(multi_ke
     assert not archive.exists() and WorkingFolder.for_archive(archive).exists()
     for index in (0, 1):  # Oclgrind's work is kept for the next attempt
         assert (WorkingFolder.for_archive(archive).path / f"raw/profile-{index}/launches.json").exists()
+
+
+@needs_oclgrind
+def test_two_program_archives_are_projected_onto_each_other(multi_kernel, tmp_path):
+    program = str(multi_kernel)
+    other = Path(__file__).parents[2] / "docs" / "validation" / "programs" / "xeon-avx512" / "device.yaml"
+    archives = []
+    for index, device in enumerate((DEVICE_PROFILE, other)):
+        archive = tmp_path / f"p{index}.zip"
+        result = runner.invoke(app, ["campaign", "run", "-o", str(archive), "--device-profile", str(device),
+                                     "--", program, "4096", "2"])
+        assert result.exit_code == 0, result.output
+        archives.append(str(archive))
+    report = runner.invoke(app, ["campaign", "report", *archives, "-o", str(tmp_path / "report")])
+    assert report.exit_code == 0, report.output
+    text = (tmp_path / "report" / "report.md").read_text()
+    assert text.count("## Projection (§4)") == 2 and "| blur2d | fp32 |" in text
+
+
+def test_an_interrupted_program_is_stopped_with_everything_it_started():
+    import os
+    import signal
+    import time
+
+    def interrupt(elapsed: float) -> None:
+        if elapsed > 0.5:
+            raise KeyboardInterrupt
+
+    child = "import time; time.sleep(61)"
+    script = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {child!r}]); time.sleep(60)"
+    started = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        run_watched([sys.executable, "-c", script], progress=interrupt)
+    assert time.perf_counter() - started < 10
+    alive = []  # nothing of its session is left running, the child it started included
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"time.sleep(6" in command and b"pytest" not in command:
+            alive.append(int(entry))
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive
