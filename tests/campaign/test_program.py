@@ -240,3 +240,19 @@ def test_an_interrupted_program_is_stopped_with_everything_it_started():
     for pid in alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive
+
+
+def test_a_scaling_the_two_profiled_commands_could_not_check_is_said():
+    from perfcast.campaign.program import ProfiledRun, ProgramOptions, _group_profiles
+
+    def run(items: int) -> ProfiledRun:
+        launch = _launch("k", (items,), (64,), 0, 100)
+        return ProfiledRun(("p",), ((launch, KernelProfile("k", 1, {"ldst": 2.0 * items}, work_items=items)),))
+
+    manifest = {"kernels": {"k": {"kernel": "k", "global_size": [4096], "local_size": [64], "work_items": 4096}}}
+    options = ProgramOptions(("app",), Path("a.zip"), profile_commands=(("p", "1"), ("p", "2")))
+    profiles, notes = _group_profiles(options, manifest, [run(1024), run(1024)])  # two runs, one size
+    assert profiles[0].metrics["ldst"] == pytest.approx(2.0 * 4096)
+    assert any("same work-items" in note for note in notes)
+    profiles, notes = _group_profiles(options, manifest, [run(1024), run(2048)])  # two sizes: checked, no note
+    assert not any("same work-items" in note for note in notes)

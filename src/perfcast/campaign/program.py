@@ -478,12 +478,15 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     any other takes its kernel's mean counts scaled to its work-items as declared.
     """
     notes: list[str] = []
+    unchecked: set[str] = set()  # kernels the two profiled commands ran at the same work-items
     if len(runs) == 2:
         sizes = [_per_kernel(run) for run in runs]
         refused = []
         for kernel in sorted(set(sizes[0]) & set(sizes[1])):
             exponent = options.scaling.get(kernel, 1.0)
             small, large = sorted((sizes[0][kernel], sizes[1][kernel]), key=lambda item: item[1])
+            if small[1] == large[1]:
+                unchecked.add(kernel)
             broken = scaling_check(kernel, small, large, exponent)
             if broken:
                 metric, seen, expected, fitted = broken
@@ -502,6 +505,7 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         exact[(launch.kernel, launch.global_size, launch.local_size)].append(profile)
     per_kernel = _per_kernel(last)
     profiles, scaled_any = [], False
+    scaled_kernels: set[str] = set()
     for name, record in manifest["kernels"].items():
         kernel = record["kernel"]
         key = (kernel, tuple(record["global_size"]), tuple(record["local_size"]) if record["local_size"] else None)
@@ -513,11 +517,16 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             factor = (record["work_items"] / items) ** exponent
             profiles.append(replace(profile.scaled(factor, record["work_items"]), name=name))
             scaled_any = True
+            scaled_kernels.add(kernel)
         else:
             notes.append(f"{name}: the profiled run never launched {kernel}")
     if scaled_any and len(runs) == 1:
         notes.append("counts profiled at another NDRange were scaled to the timed one as declared (work-items^p), "
                      "not checked: give --profile-cmd twice to check the scaling")
+    scaled_unchecked = sorted(unchecked & scaled_kernels)
+    if scaled_unchecked:
+        notes.append(f"{', '.join(scaled_unchecked)}: both profiled commands ran it at the same work-items, so its "
+                     "scaling to the timed NDRange is declared, not checked: profile two problem sizes")
     return profiles, notes
 
 
