@@ -54,6 +54,27 @@ def _launch(seq: int, name: str, stream: str, grid: Sequence[int], block: Sequen
                   round(start + duration), 0)
 
 
+def _trace_launches(rows: Sequence[list[str]], column: dict[str, int], keys: Sequence[str], to_ns: dict[str, float],
+                    first_row: int, clean: Callable[[str], str] = lambda name: name) -> LaunchLog:
+    """Return the kernel launches of a GPU trace's rows; `keys` name its grid x y z, block x y z and stream columns."""
+    launches: list[Launch] = []
+    devices: dict[tuple[int, str], str] = {}
+    for number, row in enumerate(rows, start=first_row):
+        where = f"GPU trace row {number}"
+        name = clean(row[column["Name"]])
+        if not row[column[keys[0]]].strip() or name.startswith("["):
+            continue  # a copy or a memset
+        grid = [_int(row[column[k]], where) for k in keys[0:3]]
+        block = [_int(row[column[k]], where) for k in keys[3:6]]
+        start = float(row[column["Start"]].replace(",", "")) * to_ns["Start"]
+        duration = float(row[column["Duration"]].replace(",", "")) * to_ns["Duration"]
+        launch = _launch(len(launches), name, row[column[keys[6]]], grid, block, start, duration)
+        launches.append(launch)
+        if "Device" in column:
+            devices[(0, launch.queue)] = re.sub(r"\s*\(\d+\)$", "", row[column["Device"]])
+    return LaunchLog(tuple(launches), devices, processes=(0,), exited=(0,))
+
+
 def read_nsys_gpu_trace(text: str) -> LaunchLog:
     """Return the kernel launches of an `nsys stats --report cuda_gpu_trace --format csv` table (times in ns)."""
     header, rows = _rows(text, "Start")
@@ -66,22 +87,8 @@ def read_nsys_gpu_trace(text: str) -> LaunchLog:
     for key in ("Start", "Duration"):
         unit = re.search(r"\((\w+)\)", header[column[key]])
         scale[key] = _UNIT_NS.get(unit[1] if unit else "ns", 1.0)
-    launches: list[Launch] = []
-    devices: dict[tuple[int, str], str] = {}
-    for number, row in enumerate(rows, start=2):
-        where = f"GPU trace row {number}"
-        name = row[column["Name"]]
-        if not row[column["GrdX"]].strip() or name.startswith("["):
-            continue  # a copy or a memset
-        grid = [_int(row[column[k]], where) for k in ("GrdX", "GrdY", "GrdZ")]
-        block = [_int(row[column[k]], where) for k in ("BlkX", "BlkY", "BlkZ")]
-        start = float(row[column["Start"]].replace(",", "")) * scale["Start"]
-        duration = float(row[column["Duration"]].replace(",", "")) * scale["Duration"]
-        launch = _launch(len(launches), name, row[column["Strm"]], grid, block, start, duration)
-        launches.append(launch)
-        if "Device" in column:
-            devices[(0, launch.queue)] = re.sub(r"\s*\(\d+\)$", "", row[column["Device"]])
-    return LaunchLog(tuple(launches), devices, processes=(0,), exited=(0,))
+    keys = ("GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Strm")
+    return _trace_launches(rows, column, keys, scale, 2)
 
 
 def read_nvprof_gpu_trace(text: str) -> LaunchLog:
@@ -96,22 +103,8 @@ def read_nvprof_gpu_trace(text: str) -> LaunchLog:
     if units is None:
         raise LaunchLogError("the nvprof GPU trace has no unit row under its header (ms, us or ns)")
     to_ns = {key: _UNIT_NS[units[column[key]]] for key in ("Start", "Duration")}
-    launches: list[Launch] = []
-    devices: dict[tuple[int, str], str] = {}
-    for number, row in enumerate(rows[1:], start=3):
-        where = f"GPU trace row {number}"
-        name = _CORRELATION.sub("", row[column["Name"]])
-        if not row[column["Grid X"]].strip() or name.startswith("["):
-            continue
-        grid = [_int(row[column[k]], where) for k in ("Grid X", "Grid Y", "Grid Z")]
-        block = [_int(row[column[k]], where) for k in ("Block X", "Block Y", "Block Z")]
-        start = float(row[column["Start"]]) * to_ns["Start"]
-        duration = float(row[column["Duration"]]) * to_ns["Duration"]
-        launch = _launch(len(launches), name, row[column["Stream"]], grid, block, start, duration)
-        launches.append(launch)
-        if "Device" in column:
-            devices[(0, launch.queue)] = re.sub(r"\s*\(\d+\)$", "", row[column["Device"]])
-    return LaunchLog(tuple(launches), devices, processes=(0,), exited=(0,))
+    keys = ("Grid X", "Grid Y", "Grid Z", "Block X", "Block Y", "Block Z", "Stream")
+    return _trace_launches(rows[1:], column, keys, to_ns, 3, lambda name: _CORRELATION.sub("", name))
 
 
 def read_gpu_trace(text: str) -> LaunchLog:
