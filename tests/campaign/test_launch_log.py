@@ -122,3 +122,10 @@ def test_the_counter_reads_only_what_was_added(tmp_path):
     with path.open("a") as handle:
         handle.write("\t3\t1\t1\t-\t-\t1\t2\t3\t4\t0\tk\n")
     assert counter.count() == 3
+
+
+def test_a_reused_pid_appends_a_second_header_that_starts_a_new_process(tmp_path):
+    _write(tmp_path / "launches.9", "#perfcast-launch-log\t1\t9\t1\nL\t0\tq\t9\t1\t8\t-\t-\t1\t2\t3\t4\t0\tk\nE\t1\t0\n"
+           "#perfcast-launch-log\t1\t9\t1\nL\t0\tq\t9\t1\t8\t-\t-\t1\t2\t5\t9\t0\tk\n")
+    log = read_launch_logs(tmp_path / "launches")
+    assert len(log.launches) == 2 and [x.end for x in log.launches] == [4, 9]

@@ -61,7 +61,7 @@ class Launch:
     @property
     def timed(self) -> bool:
         """Return True when the device timed the launch (it completed on a profiling queue)."""
-        return not self.enqueue_failed and self.status == 0 and self.end > self.start > 0
+        return not self.enqueue_failed and self.status == 0 and self.end >= self.start > 0
 
     @property
     def duration(self) -> float:
@@ -178,12 +178,15 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
         pid = int(header[2])
         processes.append(pid)
         # The last line may be cut where the process was killed mid-write: only whole lines count.
-        whole = lines[1:-1] if lines[-1] else lines[1:-1]
+        whole = lines[1:-1]  # the text after the last newline is a line cut by a kill, or nothing
         for number, line in enumerate(whole, start=2):
             where = f"{path.name}:{number}"
             fields = line.split("\t")
             kind = fields[0]
-            if kind == "L" or kind == "X":
+            if kind == _HEADER and len(fields) >= 3 and fields[1] == str(LOG_FORMAT) and fields[2].isdigit():
+                pid = int(fields[2])  # a later process given the same pid appends to the same file
+                processes.append(pid)
+            elif kind == "L" or kind == "X":
                 launches.append(_launch(fields, pid, where, kind == "X"))
             elif kind == "Q" and len(fields) >= 5:
                 queues[(pid, fields[1])] = fields[4]

@@ -87,7 +87,9 @@ static int log_file(void)
         if (prefix == NULL || *prefix == '\0' || snprintf(path, sizeof path, "%s.%d", prefix, (int)pid) >= (int)sizeof path) {
             log_disabled = 1;
         } else {
-            /* A child inherits the parent's descriptor: leave it to the parent, open the child's own file. */
+            /* A child inherits the parent's descriptor: close its copy, open the child's own file. */
+            if (log_fd >= 0)
+                close(log_fd);
             log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
             log_pid = pid;
             if (log_fd < 0) {
@@ -173,7 +175,7 @@ static struct launch *describe(cl_command_queue queue, cl_kernel kernel, cl_uint
     l->seq = __atomic_fetch_add(&sequence, 1, __ATOMIC_SEQ_CST);
     l->queue = queue;
     l->thread = (long)syscall(SYS_gettid);
-    l->dims = dims > 3 ? 3 : dims;
+    l->dims = dims > 3 ? 3 : dims;  /* an invalid dims is the runtime's to refuse; read no more than 3 */
     for (cl_uint d = 0; d < l->dims; ++d) {
         l->global[d] = global ? global[d] : 1;
         l->local[d] = local ? local[d] : 0;
@@ -192,8 +194,11 @@ static struct launch *describe(cl_command_queue queue, cl_kernel kernel, cl_uint
 /* After a launch was enqueued (or failed to be): log a failure at once, or wait for its event's completion. */
 static void follow(struct launch *l, cl_int result, cl_event *program_event, cl_event *ours)
 {
-    if (l == NULL)
+    if (l == NULL) {  /* out of memory: not logged, and our event not kept */
+        if (result == CL_SUCCESS && program_event == NULL && *ours != NULL)
+            clReleaseEvent(*ours);
         return;
+    }
     if (result != CL_SUCCESS) {
         char line[LINE_BYTES], head[512];
         launch_text(head, sizeof head, l);

@@ -228,8 +228,19 @@ def _time_program(options: ProgramOptions, folder: WorkingFolder, manifest: dict
         why = ("its queues could not be profiled" if log.unprofiled_queues
                else "no launch completed while the program ran (it exited before its queues finished?)")
         raise ProgramFailed(f"the program launched {len(log.launches)} kernel(s) but none was timed: {why}")
-    manifest["timed_run"] = {**_describe_log(log), "wall_s": wall, "timer": options.timer}
-    manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(log.timed())}
+    timed = log.timed()
+    devices = log.devices
+    chosen = next((d for d in devices if options.device and options.device.lower() in d.lower()),
+                  devices[0] if devices else None)
+    if len(devices) > 1 and chosen is not None:
+        # One device is measured: the groups hold that device's launches only (a kernel run on two devices
+        # would otherwise mix two devices' times).
+        timed = [x for x in timed if log.queues.get((x.pid, x.queue), chosen) == chosen]
+        manifest["notes"].append(f"the program used {len(devices)} devices ({', '.join(devices)}); only the "
+                                 f"launches on {chosen} are scored")
+    manifest["notes"] = [n for n in manifest["notes"] if not n.startswith("interrupted:")]
+    manifest["timed_run"] = {**_describe_log(log), "wall_s": wall, "timer": options.timer, "device": chosen}
+    manifest["kernels"] = {group.name: _timing_record(group) for group in group_launches(timed)}
     folder.save_manifest(manifest)
 
 
@@ -258,10 +269,7 @@ def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: di
     from perfcast.campaign.run import CampaignOptions, measure_device
 
     devices = manifest["timed_run"]["devices"]
-    selector = options.device or (devices[0] if devices else None)
-    if len(devices) > 1 and options.device is None:
-        manifest["notes"].append(f"the program used {len(devices)} devices ({', '.join(devices)}); the first was "
-                                 "measured: choose another with --device")
+    selector = options.device or manifest["timed_run"].get("device") or (devices[0] if devices else None)
     progress(f"measuring {selector or 'the device'} (perfcast bench)", 0.1)
     backend = "cuda" if options.timer == "nsys" else "opencl"
     if backend == "cuda":
@@ -293,7 +301,9 @@ def _match_histograms(log: LaunchLog, histograms: Sequence[KernelProfile]) -> li
     kernel to end (by its end timestamp, enqueue order on a tie).
     """
     ended: dict[str, list[Launch]] = defaultdict(list)
-    for launch in sorted((x for x in log.launches if not x.enqueue_failed), key=lambda x: (x.end, x.pid, x.seq)):
+    done = [x for x in log.launches if not x.enqueue_failed]
+    # A launch whose timing failed has no end: it goes after the timed ones, in enqueue order, not first.
+    for launch in sorted(done, key=lambda x: (not x.timed, x.end if x.timed else 0, x.pid, x.seq)):
         ended[launch.kernel].append(launch)
     taken: dict[str, int] = defaultdict(int)
     pairs = []
@@ -403,7 +413,7 @@ def _cached_profile_run(options: ProgramOptions, folder: WorkingFolder, index: i
     counts = saved.with_name("launches.yaml")
     if saved.exists() and counts.exists():
         record = json.loads(saved.read_text())
-        if record.get("command") == list(command):
+        if record.get("command") == list(command) and record.get("traffic") == options.traffic:
             profiles = load_profile(counts).kernels
             launches = [Launch(**{**item, "global_size": tuple(item["global_size"]),
                                   "local_size": None if item["local_size"] is None else tuple(item["local_size"]),
@@ -419,7 +429,7 @@ def _cached_profile_run(options: ProgramOptions, folder: WorkingFolder, index: i
                              for n, (_, profile) in enumerate(run.launches))).save(counts)
     from dataclasses import asdict
 
-    saved.write_text(json.dumps({"command": list(command), "notes": list(run.notes),
+    saved.write_text(json.dumps({"command": list(command), "traffic": options.traffic, "notes": list(run.notes),
                                  "launches": [asdict(launch) for launch, _ in run.launches]}))
     return run
 

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfcast.errors import ToolError
 
@@ -85,17 +86,30 @@ def _tail(path: Path | None, lines: int = 12) -> str:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Stop a program's whole session: SIGINT, then SIGTERM, then SIGKILL, a second apart."""
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+    """Stop a program's whole session: SIGINT, then SIGTERM, a second apart, then SIGKILL to what is left."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
             return
         try:
             process.wait(timeout=1.0)
-            return
+            break
         except subprocess.TimeoutExpired:
             continue
+    _kill_rest(process)
+
+
+def _kill_rest(process: subprocess.Popen[bytes]) -> None:
+    """Kill whatever of a program's process group outlived it (a child it left behind), and reap the leader."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def run_watched(command: Sequence[str], *, env: Mapping[str, str] | None = None, stdout: Path | None = None,
@@ -110,11 +124,13 @@ def run_watched(command: Sequence[str], *, env: Mapping[str, str] | None = None,
     """
     if not command:
         raise ProgramFailed(f"no command to run for {what}")
-    out = stdout.open("wb") if stdout else subprocess.DEVNULL
-    err = stderr.open("wb") if stderr else subprocess.DEVNULL
+    out: Any = subprocess.DEVNULL
+    err: Any = subprocess.DEVNULL
     started = time.perf_counter()
     peak = 0
     try:
+        out = stdout.open("wb") if stdout else out
+        err = stderr.open("wb") if stderr else err
         try:
             process = subprocess.Popen(list(command), env=dict(env) if env is not None else None, stdout=out,
                                        stderr=err, stdin=subprocess.DEVNULL, start_new_session=True)
@@ -124,6 +140,7 @@ def run_watched(command: Sequence[str], *, env: Mapping[str, str] | None = None,
             while True:
                 try:
                     returncode = process.wait(timeout=_POLL_S)
+                    _kill_rest(process)  # children it left running would go on writing what is read next
                     break
                 except subprocess.TimeoutExpired:
                     pass
