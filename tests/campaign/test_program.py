@@ -256,3 +256,28 @@ def test_a_scaling_the_two_profiled_commands_could_not_check_is_said():
     assert any("same work-items" in note for note in notes)
     profiles, notes = _group_profiles(options, manifest, [run(1024), run(2048)])  # two sizes: checked, no note
     assert not any("same work-items" in note for note in notes)
+
+
+def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
+    """The registry's timers, each for real where it can run here: nsys through a stand-in that exports a trace."""
+    from perfcast.campaign.program import TIMERS, ProgramOptions, _time_program
+
+    fake = tmp_path / "bin" / "nsys"
+    fake.parent.mkdir()
+    trace = DATA / "nsys-cuda-gpu-trace.csv"
+    # `nsys profile ... -o REPORT CMD` runs CMD; `nsys stats ... --output REPORT FILE` writes REPORT_cuda_gpu_trace.csv.
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = profile ]; then exit 0; fi\n"
+                    "while [ \"$1\" != --output ]; do shift; done\n"
+                    f"cp {trace} \"$2_cuda_gpu_trace.csv\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{__import__('os').environ['PATH']}")
+    expected = {"opencl": {"scale", "axpy", "blur2d", "sum_task"},
+                "nsys": {"triad(float*, const float*, const float*, float, int)", "sgemm_tiled"}}
+    assert set(TIMERS) == set(expected)
+    for timer in TIMERS:
+        options = ProgramOptions((str(multi_kernel), "2048", "1"), tmp_path / f"{timer}.zip", timer=timer)
+        folder = WorkingFolder.for_archive(options.output)
+        manifest = {"kernels": {}, "notes": [], "timed_run": None}
+        _time_program(options, folder, manifest, lambda label, done: None)
+        assert set(manifest["kernels"]) >= expected[timer], timer
+        assert manifest["timed_run"]["timer"] == timer
