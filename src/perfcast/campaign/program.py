@@ -18,22 +18,18 @@ The archive is the suite's (`campaign report` scores it); its manifest says `kin
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
-import platform
 import re
 import shlex
 import shutil
 import statistics
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from perfcast import __version__
-from perfcast.campaign.archive import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError, WorkingFolder
+from perfcast.campaign.archive import ArchiveError, WorkingFolder
 from perfcast.campaign.launch_log import (
     Launch,
     LaunchCounter,
@@ -143,18 +139,12 @@ def _timing_record(group: LaunchGroup) -> dict[str, Any]:
 
 
 def _fresh_manifest(options: ProgramOptions) -> dict[str, Any]:
-    from perfcast.campaign.run import runtime_variables
+    from perfcast.campaign.run import manifest_base
 
-    return {
-        "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__, "kind": "program",
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": options.record,
-        "backend": "opencl", "program": list(options.command),
-        "profile_programs": [list(c) for c in options.profile_commands], "scaling": dict(options.scaling),
-        "device_selector": options.device, "quick": options.quick, "repetitions": None,
-        "host": {"machine": platform.machine(), "python": sys.version.split()[0], "platform": platform.platform()},
-        "variables": runtime_variables(), "device": None, "environment": None, "kernels": {}, "profiling": None,
-        "timed_run": None, "notes": [],
-    }
+    return {**manifest_base(options.record), "kind": "program", "backend": "opencl",
+            "program": list(options.command), "profile_programs": [list(c) for c in options.profile_commands],
+            "scaling": dict(options.scaling), "device_selector": options.device, "quick": options.quick,
+            "repetitions": None, "timed_run": None}
 
 
 def _describe_log(log: LaunchLog) -> dict[str, Any]:
@@ -167,12 +157,18 @@ def _describe_log(log: LaunchLog) -> dict[str, Any]:
             "exited_normally": len(log.exited)}
 
 
+def _empty_log(folder: WorkingFolder, name: str) -> Path:
+    """Return the prefix of a launch log in the working folder, cleared of an earlier, failed run's files."""
+    prefix = folder.file(name)
+    for old in log_files(prefix):
+        old.unlink()  # a run that failed earlier: its launches are not this run's
+    return prefix
+
+
 def _opencl_timed_run(options: ProgramOptions, folder: WorkingFolder, progress: Progress) -> tuple[LaunchLog, float]:
     """Run an OpenCL program with the launch log; return its log and wall time (s)."""
     logger = build_launch_logger()
-    prefix = folder.file("raw/timed/launches")
-    for old in log_files(prefix):
-        old.unlink()  # a run that failed earlier: its launches are not this run's
+    prefix = _empty_log(folder, "raw/timed/launches")
     counter = LaunchCounter(prefix)
 
     def heard(elapsed: float) -> None:
@@ -329,9 +325,7 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
     from perfcast.profiles.traffic import simulate_trace, traffic_metrics
 
     logger = build_launch_logger()
-    prefix = folder.file(f"raw/profile-{index}/launches")
-    for old in log_files(prefix):
-        old.unlink()
+    prefix = _empty_log(folder, f"raw/profile-{index}/launches")
     raw = folder.file(f"raw/profile-{index}/oclgrind.txt")
     trace = raw.with_name("oclgrind.trace")
     plugins, notes = [], []

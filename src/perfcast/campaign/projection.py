@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from perfcast.campaign.archive import Archive
-from perfcast.campaign.score import Prediction, contains, percentage_error
+from perfcast.campaign.score import Prediction, contains, percentage_error, profile_flop
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.projection_view import ProjectionCapabilities, projection_capabilities
 from perfcast.devices.schema import Device, Precision
@@ -75,11 +75,7 @@ def kernel_base_name(name: str) -> str:
 
 def dominant_precision(profile: KernelProfile) -> Precision:
     """Return the precision in which the kernel executes more FMA/ADD/MUL FLOP (fp32 on a tie)."""
-    def flop(p: str) -> float:
-        m = profile.metrics
-        return 2 * m.get(f"fma_{p}", 0.0) + m.get(f"add_{p}", 0.0) + m.get(f"mul_{p}", 0.0)
-
-    return Precision.FP64 if flop("fp64") > flop("fp32") else Precision.FP32
+    return Precision(profile_flop(profile)[1])
 
 
 def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device], *,

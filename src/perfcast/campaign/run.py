@@ -36,7 +36,7 @@ from perfcast.profiles.profile import KernelProfile, ProfileSet, load_profile, s
 if TYPE_CHECKING:
     from perfcast.devices.schema import Device
 
-__all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "measure_device", "run_campaign",
+__all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "manifest_base", "measure_device", "run_campaign",
            "runtime_variables"]
 
 Progress = Callable[[str, float], None]
@@ -169,16 +169,20 @@ def runtime_variables() -> dict[str, str]:
     return {name: value for name, value in sorted(os.environ.items()) if name.startswith(RUNTIME_VARIABLES)}
 
 
-def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
+def manifest_base(command: str) -> dict[str, Any]:
+    """Return what every campaign manifest starts with: format, version, when, how, where, and empty steps."""
     return {
         "format": ARCHIVE_FORMAT, "version": ARCHIVE_VERSION, "perfcast": __version__,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": options.command,
-        "backend": options.backend, "device_selector": options.device, "quick": options.quick,
-        "repetitions": options.repetitions, "host": {"machine": platform.machine(), "python": sys.version.split()[0],
-                                                      "platform": platform.platform()},
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"), "command": command,
+        "host": {"machine": platform.machine(), "python": sys.version.split()[0], "platform": platform.platform()},
         "variables": runtime_variables(),
         "device": None, "environment": None, "kernels": {}, "profiling": None, "notes": [],
     }
+
+
+def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
+    return {**manifest_base(options.command), "backend": options.backend, "device_selector": options.device,
+            "quick": options.quick, "repetitions": options.repetitions}
 
 
 def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:

@@ -17,6 +17,16 @@ campaign_app = typer.Typer(help="Measure the kernel suite on a device, then scor
 app.add_typer(campaign_app, name="campaign")
 
 
+def _reproducing_command() -> str:
+    """Return this `perfcast campaign ...` command line with the variables that shaped the run, or ""."""
+    from perfcast.campaign.run import runtime_variables
+
+    if sys.argv[1:2] != ["campaign"]:
+        return ""
+    command = shlex.join(["perfcast", "campaign", *sys.argv[2:]])
+    return " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
+
+
 @campaign_app.command("run")
 def run_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="The archive to write (one compressed file).")],
@@ -40,16 +50,14 @@ def run_command(
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.campaign.archive import Archive
-    from perfcast.campaign.run import CampaignOptions, run_campaign, runtime_variables
+    from perfcast.campaign.run import CampaignOptions, run_campaign
 
     check_writable(output, "--output")
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
                      memory_limit, timeout, traffic, timer)
         return
-    command = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
-    if command:  # the variables that shaped the run belong to the command that reproduces it
-        command = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
+    command = _reproducing_command()
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
                               fresh, command or f"perfcast campaign run --backend {backend} -o {output}",
                               device_runs=device_runs)
@@ -73,7 +81,6 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
 
     from perfcast.campaign.archive import Archive
     from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling, run_program_campaign
-    from perfcast.campaign.run import runtime_variables
     from perfcast.errors import InputError
 
     if timer not in TIMERS:
@@ -84,9 +91,7 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
         raise InputError(f"--profile-cmd: {error}") from None
     if any(not command for command in profile_commands):
         raise InputError("--profile-cmd: an empty command")
-    record = shlex.join(["perfcast", "campaign", *sys.argv[2:]]) if sys.argv[1:2] == ["campaign"] else ""
-    if record:
-        record = " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), record])
+    record = _reproducing_command()
     options = ProgramOptions(tuple(program), output, profile_commands, device, device_profile, fresh,
                              parse_scaling(scaling), None if memory_limit is None else int(memory_limit * 2**30),
                              timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
