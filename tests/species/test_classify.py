@@ -239,7 +239,6 @@ def test_a_missing_file_is_an_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("body, reason", [
-    ("for (int i = 0; i < n; i++) for (int j = 0; j <= i; j++) y[i] += x[j];", "non-rectangular"),
     ("int i = 0; while (i < n) { y[i] = x[i]; i++; }", "while loop"),
     ("for (int i = 0; i < n; i++) { if (x[i] < 0) break; y[i] = x[i]; }", "break"),
     ("for (int i = 0; i < n; i++) { y[i] = x[i]; i += 2; }", "changed in the body"),

@@ -37,9 +37,10 @@ with doubts is "unsure", never silently exact.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Literal
@@ -91,7 +92,15 @@ class ClassifyError(InputError):
 
 
 class _Unclassifiable(Exception):
-    """A loop nest outside what species describe (the message says why)."""
+    """A loop nest outside what species describe (the message says why).
+
+    `carrier` names an outer loop that, taken as a sequence of launches of its inner nests, would make them
+    classifiable (its variable bounds them, or it holds sibling loops of different ranges).
+    """
+
+    def __init__(self, message: str, carrier: str | None = None) -> None:
+        super().__init__(message)
+        self.carrier = carrier
 
 
 class _DataDependent(Exception):
@@ -117,6 +126,8 @@ class LoopNestSpecies:
     symbols: Mapping[str, str] = field(default_factory=dict)
     element_bytes: int | None = None
     precision: str | None = None
+    repetitions: str | None = None
+    enclosing: tuple[str, ...] = ()
 
     @property
     def location(self) -> str:
@@ -144,7 +155,7 @@ class LoopNestSpecies:
             "status": self.status, "species": self.species, "f": self.f, "work_units": self.work_units,
             "ops_per_work_unit": self.ops_per_work_unit, "m": self.m, "element_bytes": self.element_bytes,
             "precision": self.precision, "reasons": list(self.reasons), "doubts": list(self.doubts),
-            "symbols": dict(self.symbols),
+            "symbols": dict(self.symbols), "repetitions": self.repetitions, "enclosing": list(self.enclosing),
         }
 
 
@@ -227,6 +238,7 @@ class _Loop:
     lower: Poly
     step: Fraction
     line: int
+    descending: bool = False  # the source walks it downwards (kept to tell which iterations come first)
 
 
 @dataclass(frozen=True)
@@ -240,6 +252,7 @@ class _Ref:
     guarded: bool
     line: int
     text: str
+    backwards: tuple[str, ...] = ()  # loop variables whose loop around this access runs downwards in the source
 
 
 @dataclass
@@ -284,6 +297,17 @@ class _NestAnalysis:
         self.subscript_ops = Poly()  # data ops inside data-dependent subscripts, taken by the next access
         self.opaque: dict[str, str] = {}  # integer locals whose value the analysis cannot follow, and why
         self.guard_depth = 0
+        self.scalar_events: list[tuple[str, str]] = []  # outer scalars read or written, in evaluation order
+        # Each for statement is an instance of its variable's loop; two instances of one variable are sequential
+        # loops of the same work unit. Scalars read and written, with the instances around them, show the values
+        # one such loop hands to the next.
+        self.instances: list[int] = []
+        self.instance_var: dict[int, str] = {}
+        self.flow: list[tuple[object, str, tuple[int, ...], frozenset[str]]] = []
+        self.parameters: dict[str, _Loop] = {}  # variables of the loops that launch this nest, as size parameters
+        self.updating: str | None = None  # the scalar whose assignment is being evaluated
+        self.direction: dict[str, bool] = {}  # whether the loop of each variable now open runs downwards
+        self.in_condition = False
 
     # -- helpers
     def doubt(self, message: str) -> None:
@@ -293,6 +317,61 @@ class _NestAnalysis:
     def note(self, message: str) -> None:
         if message not in self.reasons:
             self.reasons.append(message)
+
+    def scalar_flow(self, name: str, mode: Literal["read", "write"]) -> None:
+        var = self.scope.get(name)
+        if var is not None and var.kind == "scalar" and name not in self.loops:
+            if mode == "read" and (name == self.updating or self.in_condition):
+                mode = "self-read"  # s = s + x, s += x, if (x > s): the scalar's own update, not a use of it
+            self.flow.append((name, mode, tuple(self.instances), frozenset()))
+
+    def downwards(self) -> tuple[str, ...]:
+        return tuple(v for v in self.stack if self.direction.get(v))
+
+    def recurrences(self) -> dict[str, str]:
+        """Return the loop variables whose iterations hand a scalar to the next one (a recurrence), with it.
+
+        ``for (j ...) { y[i][j] = x[i][j] + b * prev; prev = y[i][j]; }`` uses in iteration j what j - 1
+        wrote: j runs in sequence. A reduction (s += x, or a max taken under an if) only updates its
+        scalar, so it does not count.
+        """
+        found: dict[str, str] = {}
+        for instance, var in self.instance_var.items():
+            events: dict[str, list[str]] = {}
+            for key, mode, stack, _ in self.flow:
+                if isinstance(key, str) and instance in stack:
+                    events.setdefault(key, []).append(mode)
+            for name, modes in events.items():
+                if "write" in modes and modes[0] != "write" and "read" in modes:
+                    found.setdefault(var, name)
+        return found
+
+    def sequential_loops(self) -> dict[str, str]:
+        """Return the loop variables of sibling loops where one run hands a value on, with the value handed.
+
+        In ``s = 0; for (j ...) s += A[i][j]; for (j ...) B[i][j] = A[i][j] / s;`` the first loop over j must end
+        before the second starts: j is sequential inside the work unit of i. A value is handed on when it is
+        written inside one loop over j, at a place that does not move with j, and read after that loop ends,
+        before anything writes it again.
+        """
+        by_var: dict[str, list[int]] = {}
+        for instance, var in self.instance_var.items():
+            by_var.setdefault(var, []).append(instance)
+        found: dict[str, str] = {}
+        for var, instances in by_var.items():
+            if len(instances) < 2:
+                continue
+            for position, (key, mode, stack, symbols) in enumerate(self.flow):
+                inside = [i for i in stack if i in instances]
+                if mode != "write" or not inside or var in symbols:
+                    continue
+                for later_key, later_mode, later_stack, _ in self.flow[position + 1:]:
+                    if later_key != key or inside[0] in later_stack:
+                        continue
+                    if later_mode in ("read", "self-read"):
+                        found.setdefault(var, key if isinstance(key, str) else key[0])
+                    break
+        return found
 
     def is_outer(self, name: str) -> bool:
         var = self.scope.get(name)
@@ -408,19 +487,24 @@ class _NestAnalysis:
         else:
             raise _Unclassifiable(f"line {node.coord.line}: loop '{var}' condition {op!r} does not end the loop")
         extent = span * Poly.const(1 / abs(stride))
-        if abs(stride) != 1:
+        if abs(stride) != 1 and extent.is_const():
+            # A known trip count: the last, partial step still runs.
+            extent = Poly.const(max(0, -(-extent.const_value() // 1)))
+        elif abs(stride) != 1:
             self.note(f"loop '{var}' steps by {stride}: extent ({span})/{abs(stride)} taken as exact")
         outer = extent.symbols() & set(self.stack)
         if outer:
             raise _Unclassifiable(
                 f"line {node.coord.line}: loop '{var}' bounds depend on the loop variable(s) "
-                f"{', '.join(sorted(outer))} (a non-rectangular iteration space)"
+                f"{', '.join(sorted(outer))} (a non-rectangular iteration space)",
+                carrier=next(v for v in self.stack if v in outer),
             )
+        descending = stride < 0
         if stride < 0:
             # A species does not depend on the order of iterations: walk a downward loop from its last value.
             lower = lower + Poly.const(stride) * (extent - 1)
             stride = -stride
-        return _Loop(var, extent, lower, stride, node.coord.line)
+        return _Loop(var, extent, lower, stride, node.coord.line, descending)
 
     def loop_step(self, step: c_ast.Node | None, var: str, node: c_ast.For) -> Fraction:
         if isinstance(step, c_ast.UnaryOp) and isinstance(step.expr, c_ast.ID) and step.expr.name == var:
@@ -461,13 +545,19 @@ class _NestAnalysis:
                 self.order.append(loop.var)
             elif known.extent != loop.extent or known.lower != loop.lower or known.step != loop.step:
                 raise _Unclassifiable(
-                    f"line {node.coord.line}: two loops over '{loop.var}' with different ranges in one nest"
+                    f"line {node.coord.line}: two loops over '{loop.var}' with different ranges in one nest",
+                    carrier=self.stack[0] if self.stack else None,
                 )
             if loop.var in self.stack:
                 raise _Unclassifiable(f"line {node.coord.line}: loop '{loop.var}' nested in a loop of the same variable")
+            self.direction[loop.var] = loop.descending
+            instance = len(self.instance_var) + 1
+            self.instance_var[instance] = loop.var
+            self.instances.append(instance)
             self.stack.append(loop.var)
             self.statement(node.stmt)
             self.stack.pop()
+            self.instances.pop()
         elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
             raise _Unclassifiable(f"line {node.coord.line}: a while loop (its trip count is not in its header)")
         elif isinstance(node, c_ast.Decl):
@@ -505,7 +595,11 @@ class _NestAnalysis:
 
     def branches(self, cond: c_ast.Node, iftrue: c_ast.Node | None, iffalse: c_ast.Node | None) -> None:
         guard = self.is_index_condition(cond)
-        self.record(self.expression(cond))
+        self.in_condition = True
+        try:
+            self.record(self.expression(cond))
+        finally:
+            self.in_condition = False
         if guard:
             self.guard_depth += 1
         before = len(self.terms)
@@ -552,6 +646,7 @@ class _NestAnalysis:
                 self.record(self.expression(item))
             return
         self.assign_local(var, decl.init)
+        self.scalar_flow(var.name, "write")
 
     def assign_local(self, var: _Var, value: c_ast.Node) -> None:
         """Bind an integer local to its index polynomial, or mark it as carrying data."""
@@ -622,6 +717,9 @@ class _NestAnalysis:
             return Poly(), node.type in ("float", "double")
         if isinstance(node, c_ast.ID):
             var = self.scope.get(node.name)
+            if var is not None and var.scope != "nest" and var.kind == "scalar":
+                self.scalar_events.append((node.name, "read"))
+            self.scalar_flow(node.name, "read")
             if node.name in self.data_locals:
                 return Poly(), True
             if var is not None and var.scope != "nest" and var.kind == "scalar" and var.is_float:
@@ -675,6 +773,15 @@ class _NestAnalysis:
         return Poly(), False
 
     def assignment(self, node: c_ast.Assignment) -> tuple[Poly, bool]:
+        if isinstance(node.lvalue, c_ast.ID):
+            outer, self.updating = self.updating, node.lvalue.name
+            try:
+                return self.assign_to(node)
+            finally:
+                self.updating = outer
+        return self.assign_to(node)
+
+    def assign_to(self, node: c_ast.Assignment) -> tuple[Poly, bool]:
         target = node.lvalue
         compound = node.op != "="
         if isinstance(target, c_ast.ID):
@@ -687,6 +794,8 @@ class _NestAnalysis:
                     self.pointer_alias(name, node.rvalue, node.coord.line)
                     return Poly(), False
                 if compound:
+                    self.scalar_flow(name, "read")
+                    self.scalar_flow(name, "write")
                     ops, data = self.value(node.rvalue)
                     carried = name in self.data_locals or var.is_float
                     if not (carried or data):
@@ -699,12 +808,27 @@ class _NestAnalysis:
                     self.data_locals.add(name)
                     return ops + 1, True
                 self.assign_local(var, node.rvalue)
+                self.scalar_flow(name, "write")
                 return Poly(), var.is_float or name in self.data_locals
             if var is not None and var.kind in ("pointer", "array") and var.scope != "nest":
                 raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' is moved inside the loop")
             ops, data = self.value(node.rvalue)
+            self.scalar_events.append((name, "update" if compound else "write"))
+            if compound:
+                self.scalar_flow(name, "read")
+            self.scalar_flow(name, "write")
+            if var is not None and var.kind == "scalar" and not var.is_float:
+                # An index the loop computes into a variable of the function: followed like a local of the loop.
+                self.subst.pop(name, None)
+                try:
+                    if compound:
+                        raise NotAffine("an accumulated integer")
+                    self.subst[name] = self.index(node.rvalue)
+                    self.data_locals.discard(name)
+                except (NotAffine, _DataDependent):
+                    self.data_locals.add(name)
             self.refs.append(_Ref(name, (), "update" if compound else "write", tuple(self.stack),
-                                  self.guard_depth > 0, node.coord.line, name))
+                                  self.guard_depth > 0, node.coord.line, name, self.downwards()))
             return ops + (1 if compound else 0), True
         ops, _ = self.value(node.rvalue)
         ops = ops + self.access(target, "update" if compound else "write")
@@ -717,6 +841,10 @@ class _NestAnalysis:
             var = self.scope.get(name)
             if name in self.stack:
                 raise _Unclassifiable(f"line {node.coord.line}: loop variable '{name}' is changed in the body")
+            outer, self.updating = self.updating, name
+            self.scalar_flow(name, "read")
+            self.updating = outer
+            self.scalar_flow(name, "write")
             if var is not None and var.scope == "nest":
                 if name in self.subst:
                     self.subst[name] = self.subst[name] + (1 if "+" in node.op else -1)
@@ -727,7 +855,9 @@ class _NestAnalysis:
                 return Poly.const(1), True
             if var is not None and var.kind == "pointer":
                 raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' walks through memory")
-            self.refs.append(_Ref(name, (), "update", tuple(self.stack), self.guard_depth > 0, node.coord.line, name))
+            self.scalar_events.append((name, "update"))
+            self.refs.append(_Ref(name, (), "update", tuple(self.stack), self.guard_depth > 0, node.coord.line, name,
+                                  self.downwards()))
             return Poly.const(1), True
         return self.access(target, "update") + 1, True
 
@@ -847,7 +977,14 @@ class _NestAnalysis:
             return ops  # a temporary of the loop body: not part of the species
         if isinstance(node, c_ast.StructRef):
             self.note(f"'{_text(node)}': a field of '{name}' is treated as an element of '{name}'")
-        self.refs.append(_Ref(name, subscripts, mode, tuple(self.stack), self.guard_depth > 0, line, _text(node)))
+        self.refs.append(_Ref(name, subscripts, mode, tuple(self.stack), self.guard_depth > 0, line, _text(node),
+                              self.downwards()))
+        if subscripts is not None:
+            symbols = frozenset(v for sub in subscripts for v in sub.symbols())
+            if mode in ("read", "update"):
+                self.flow.append(((name, subscripts), "read", tuple(self.instances), symbols))
+            if mode in ("write", "update"):
+                self.flow.append(((name, subscripts), "write", tuple(self.instances), symbols))
         return ops
 
 
@@ -924,6 +1061,9 @@ class _Builder:
 
     def dims_of(self, poly: Poly, what: str) -> tuple[int | str, ...]:
         """Return species dimensions for an extent polynomial (a number, a symbol, or a product of symbols)."""
+        varying = poly.symbols() & set(self.nest.parameters)
+        if varying and not _expressible(poly):
+            poly = self.at_middle(poly, varying, what)
         if poly.is_const():
             value = poly.const_value()
             if value.denominator != 1 or value < 1:
@@ -945,6 +1085,24 @@ class _Builder:
             self.nest.note(f"{what}: extent {poly} taken as {rest} (a border of {abs(constant)} element(s))")
             return self.dims_of(rest, what)
         raise _Unclassifiable(f"{what} has extent {poly}, which a species size cannot express")
+
+
+    def at_middle(self, poly: Poly, varying: set[str], what: str, whole: bool = True) -> Poly:
+        """Return `poly` with each launching loop's variable at its middle value (a triangular nest's mean size).
+
+        `whole` rounds a constant result down to an integer (a size); f and m keep their fraction.
+        """
+        values: dict[str, Poly] = {}
+        for name in sorted(varying):
+            loop = self.nest.parameters[name]
+            values[name] = loop.lower + (loop.extent - 1) * Poly.const(Fraction(1, 2))
+        middle = poly.substitute(values)
+        if whole and middle.is_const() and middle.const_value().denominator != 1:
+            middle = Poly.const(math.floor(middle.const_value()))
+        loops = ", ".join(f"'{n}'" for n in sorted(varying))
+        self.nest.note(f"{what}: extent {poly} changes with loop {loops} that launches the nest; sized at its "
+                       f"middle iteration: {middle} (the sizes of the launches average to that)")
+        return middle
 
 
 def _joins(nest: _NestAnalysis, dim: _Dim, var: str, stride: Poly, parallel: set[str]) -> bool:
@@ -1044,7 +1202,8 @@ def _take_offset(rest: Poly, base: Poly) -> tuple[Poly, Poly]:
     if base.is_const():
         step = base.const_value()
         if rest.is_const():
-            quotient = round(rest.const_value() / step)
+            # Floor, so that the remainder is what lies inside the row: A[2*i + 3] is row i + 1, column 1.
+            quotient = math.floor(rest.const_value() / step)
             return Poly.const(quotient), rest - Poly.const(quotient * step)
         return Poly(), rest
     taken = Poly()
@@ -1071,8 +1230,12 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
         return LoopNestSpecies(function, loop.coord.line, first, "remainder",
                                reasons=(f"loop '{first}' runs {outermost.extent} times: the remainder of a blocked "
                                         "loop above (empty when the block divides the extent)",))
-    reads = [r for r in nest.refs if r.mode in ("read", "update")]
-    writes = [r for r in nest.refs if r.mode in ("write", "update")]
+    private = _private_scalars(nest)
+    for name in private:
+        nest.note(f"'{name}' is set before it is read in every iteration (line "
+                  f"{next(r.line for r in nest.refs if r.name == name)}): a temporary of the work unit, not an output")
+    reads = [r for r in nest.refs if r.mode in ("read", "update") and r.name not in private]
+    writes = [r for r in nest.refs if r.mode in ("write", "update") and r.name not in private]
     if not writes:
         raise _Unclassifiable("the loop writes nothing outside itself")
     loop_vars = set(nest.loops)
@@ -1097,7 +1260,8 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
                     parallel |= s.symbols() & loop_vars
         elif moving:
             raise _Unclassifiable(f"'{name}' is written both at moving and at fixed subscripts")
-        elif all(r.mode == "write" for r in refs) and any(r.subscripts is None for r in refs):
+        elif all(r.mode == "write" for r in refs) and any(r.subscripts is None for r in refs) and \
+                not {r.text for r in refs} & {r.text for r in nest.refs if r.name == name and r.mode == "read"}:
             # Stored (not accumulated) at a data-dependent place: each work unit writes its own element
             # somewhere (a permutation), or the code races.
             scattered.append(name)
@@ -1105,7 +1269,52 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
             shared[name] = refs
     if not distributed:
         parallel = set(loop_vars)
+    sequential = nest.sequential_loops()
+    for var, carried in sequential.items():
+        if var in parallel:
+            parallel.discard(var)
+            nest.note(f"loop '{var}' runs more than once in each work unit and one run hands '{carried}' to the "
+                      f"next: '{var}' is sequential inside the work unit, not a parallel dimension")
+    for var, carried in _array_recurrences(nest, distributed, reads, parallel).items():
+        parallel.discard(var)
+        sequential.setdefault(var, carried)
+        nest.note(f"{carried} reads what an earlier iteration of loop '{var}' wrote (a recurrence): '{var}' runs "
+                  "in sequence inside the work unit, not a parallel dimension")
+    for var, carried in nest.recurrences().items():
+        if var in parallel:
+            parallel.discard(var)
+            sequential.setdefault(var, carried)
+            nest.note(f"each iteration of loop '{var}' uses '{carried}' as the previous one left it (a recurrence): "
+                      f"'{var}' runs in sequence inside the work unit, not a parallel dimension")
+    if not parallel:
+        # Every output moves only with sequential loops: the other loops make the work units.
+        parallel = loop_vars - set(sequential)
+    if not parallel:
+        raise _Unclassifiable("no loop is parallel: every loop runs in sequence")
+    for name, refs in list(distributed.items()):
+        used = {v for r in refs for sub in r.subscripts or () for v in sub.symbols() & loop_vars}
+        missing = parallel - used
+        if not used & parallel:
+            shared[name] = distributed.pop(name)
+            nest.note(f"{_shown(refs)}: every work unit writes the whole of '{name}' (it moves only with loop(s) "
+                      f"{', '.join(sorted(used))}, which run inside the work unit): shared")
+        elif missing and _temporary(nest, name, refs):
+            del distributed[name]
+            nest.note(f"{_shown(refs)}: set and then read by each work unit, indexed by "
+                      f"{', '.join(sorted(used & parallel))} only: a temporary every work unit reuses, not an output")
+        elif missing and _accumulated(nest, name, refs):
+            shared[name] = distributed.pop(name)
+            nest.note(f"{_shown(refs)}: accumulated by the work units along {', '.join(sorted(missing))} (a "
+                      "reduction into each element): shared")
     reducing = loop_vars - parallel
+    if first in reducing:
+        for name in distributed:
+            carried = [r for r in reads if r.name == name and r.subscripts is not None
+                       and any(first in sub.symbols() for sub in r.subscripts)]
+            if carried:
+                raise _Unclassifiable(
+                    f"loop '{first}' reads {_shown(carried)}, which its earlier iterations wrote: each iteration "
+                    "is a launch of the nest inside, not a reduction", carrier=first)
     ordered_parallel = [v for v in nest.order if v in parallel]
     partial = {name for name, refs in shared.items() if _partial_sums(nest, name, refs, first)}
     for name, refs in shared.items():
@@ -1132,30 +1341,38 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
     applications: list[Poly] = []  # per input: how often a work unit applies the operator to it (the class's m)
     for name in input_names:
         refs = [r for r in reads if r.name == name]
-        if name in outputs:
-            write_subs = {r.subscripts for r in outputs[name]}
-            if name in shared or reducing or all(r.subscripts in write_subs for r in refs):
-                if all(r.subscripts in write_subs for r in refs):
-                    if name in shared or reducing:
-                        nest.note(f"'{name}' is read where it is written: an accumulator, not an input")
-                        if name in distributed:
-                            in_place.append(name)
-                        continue
-                    nest.note(f"'{name}' is updated in place: also an input")
-        access, array_unordered, order, applications_here = _input_access(
-            nest, builder, name, refs, parallel, reducing, nominal)
-        applications.append(applications_here)
-        unordered |= array_unordered
-        if order:
-            orders[f"read {name}"] = order
-        described.append((name, access))
+        groups = _groups_by_loops(refs, parallel, parameters=list(nest.parameters), loop_vars=list(nest.loops))
+        if len(groups) > 1:
+            nest.note(f"'{name}' is read at places that move with different parallel loops, or lie apart "
+                      f"({'; '.join(_shown(g) for g in groups)}): one access each")
+        for number, group in enumerate(groups):
+            if name in outputs and _accumulator_only(nest, builder, name, group, outputs[name], shared, reducing,
+                                                     distributed, in_place):
+                continue
+            access, array_unordered, order, applications_here = _input_access(
+                nest, builder, name, group, parallel, reducing, nominal)
+            if (name, access) in described and not _parameter_offsets(nest, group):
+                nest.note(f"{_shown(group)}: the same part of '{name}' again, read by other work units or in "
+                          "another order: counted once")
+                unordered |= array_unordered
+                continue
+            applications.append(applications_here)
+            unordered |= array_unordered
+            if order:
+                orders[f"read {name} {number}"] = order
+            described.append((name, access))
     outs: list[Access] = []
     for name, refs in distributed.items():
-        access, order, mirrored = _output_access(nest, builder, name, refs, parallel, nominal)
-        unordered |= mirrored
-        if order:
-            orders[f"write {name}"] = order
-        outs.append(access)
+        groups = _groups_by_loops(refs, parallel, per_dimension=True)
+        if len(groups) > 1:
+            nest.note(f"'{name}' is written at {len(groups)} places per work unit "
+                      f"({'; '.join(_shown(g) for g in groups)}): one output each")
+        for number, group in enumerate(groups):
+            access, order, mirrored = _output_access(nest, builder, name, group, parallel, nominal)
+            unordered |= mirrored
+            if order:
+                orders[f"write {name} {number}"] = order
+            outs.append(access)
     for name in scattered:
         work_dims = Poly.const(1)
         for v in ordered_parallel:
@@ -1170,7 +1387,7 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
         if len(set(order)) != len(order):
             raise _Unclassifiable(f"'{role.split()[1]}' has one loop variable in two dimensions (a diagonal)")
     distinct = {o for o in orders.values() if len(o) > 1}
-    if len(distinct) > 1:
+    if _permuted(distinct):
         unordered = True
         nest.note("arrays take the parallel loop variables in different dimension orders (a permutation): unordered")
     if any(r.subscripts is None for r in reads if r.name not in outputs):
@@ -1184,8 +1401,9 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
             described.append((name, access))
     inputs = [a for _, a in described]
     if not inputs:
-        inputs = [Access((1,), Pattern("shared"))]
-        nest.doubt("the loop reads no array: the input is written as 1|shared")
+        inputs = [Access((1,), Pattern("full"))]
+        nest.note("the loop reads no array (a fill): its input is the value it stores, one element every work "
+                  "unit reads: 1|full")
     species = Species(tuple(inputs), tuple(outs), unordered)
     text = str(species)
     try:
@@ -1195,8 +1413,11 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
     work = Poly.const(1)
     for v in ordered_parallel:
         work = work * nominal[v]
+    # A size that changes with a launching loop is compared, and taken, at that loop's middle iteration.
+    applications = [builder.at_middle(a, a.symbols() & set(nest.parameters), "m", whole=False)
+                    if a.symbols() & set(nest.parameters) and not _expressible(a) else a for a in applications]
     m = max(applications, key=_large) if applications else Poly.const(1)
-    f, per_unit = _complexity(nest, parallel, reducing, m)
+    f, per_unit = _complexity(nest, parallel, reducing, m, builder)
     for name in sorted(f.symbols()):
         builder.symbol_for(name)  # so that f binds by the species symbol (REPS) as well as the C name (reps)
     element_bytes, precision = _element_type(nest, [*(name for name, _ in described), *distributed, *scattered])
@@ -1205,6 +1426,188 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
         str(f), f, str(work), str(per_unit), str(m),
         tuple(nest.reasons), tuple(nest.doubts), dict(builder.symbols), element_bytes, precision,
     )
+
+
+def _accumulator_only(nest: _NestAnalysis, builder: _Builder, name: str, group: list[_Ref], writes: list[_Ref],
+                      shared: dict[str, list[_Ref]], reducing: set[str], distributed: dict[str, list[_Ref]],
+                      in_place: list[str]) -> bool:
+    """Return True when the reads `group` of output `name` are only its accumulator, not an input of the species.
+
+    A reduction's accumulator (shared) and one set in the nest before it accumulates (C[i][j] = 0; then +=) hold
+    no data the work unit reads; one that accumulates onto its old value (C[i][j] *= beta; or x[i] = x[i] + ...)
+    reads it: then it is an input too.
+    """
+    write_subs = {r.subscripts for r in writes}
+    if not all(r.subscripts in write_subs for r in group):
+        first = next(r for r in nest.refs if r.name == name)
+        if first.mode == "write" and all(r.subscripts in write_subs or _behind(nest, r, writes) for r in group):
+            # p[i][0] = 0; for j: p[i][j] = f(p[i][j - 1]): the work unit reads back what it wrote.
+            nest.note(f"{_shown(group)}: reads back what the work unit wrote into '{name}' (from "
+                      f"{first.text}, line {first.line}): not an input")
+            return True
+        return False
+    subs = {r.subscripts for r in group}
+    earliest = next(r for r in nest.refs if r.name == name and r.subscripts in subs)
+    if name in shared:
+        nest.note(f"'{name}' is read where it is written: the reduction's accumulator, not an input")
+        return True
+    if reducing and earliest.mode == "write":
+        nest.note(f"'{name}' is set ({earliest.text}, line {earliest.line}) before it accumulates: "
+                  "its old value is not read, not an input")
+        if name in distributed and name not in in_place:
+            in_place.append(name)
+        return True
+    if reducing:
+        nest.note(f"'{name}' accumulates onto its old value ({earliest.text}, line {earliest.line}, reads it "
+                  "first): also an input")
+    else:
+        nest.note(f"'{name}' is updated in place: also an input")
+    return False
+
+
+def _parameter_offsets(nest: _NestAnalysis, refs: list[_Ref]) -> bool:
+    """Return True when a subscript of `refs` is placed by a launching loop's variable (row i of A, not row j)."""
+    for ref in refs:
+        for sub in ref.subscripts or ():
+            _, rest = sub.split_linear(list(nest.loops))
+            if rest.symbols() & set(nest.parameters):
+                return True
+    return False
+
+
+def _accumulated(nest: _NestAnalysis, name: str, writes: list[_Ref]) -> bool:
+    """Return True when every element of `name` the nest writes is also read there (x[i] = x[i] + ..., x[i] += ...)."""
+    read = {r.subscripts for r in nest.refs if r.name == name and r.mode in ("read", "update")}
+    return all(w.mode == "update" or w.subscripts in read for w in writes)
+
+
+def _temporary(nest: _NestAnalysis, name: str, writes: list[_Ref]) -> bool:
+    """Return True for an array of the function (not a global) whose every element the nest sets before reading it.
+
+    doitgen's sum[p] = 0; sum[p] += ...; A[r][q][p] = sum[p]: each work unit (r, q, p) uses sum[p] as scratch.
+    """
+    var = nest.scope.get(name)
+    if var is None or var.scope not in ("function", "param") or var.kind not in ("array", "pointer"):
+        return False
+    seen: dict[tuple[Poly, ...] | None, str] = {}
+    for ref in nest.refs:
+        if ref.name == name:
+            seen.setdefault(ref.subscripts, ref.mode)
+    read_later = any(r.mode in ("read", "update") for r in nest.refs if r.name == name)
+    return read_later and None not in seen and all(mode == "write" for mode in seen.values())
+
+
+def _behind(nest: _NestAnalysis, read: _Ref, writes: list[_Ref]) -> bool:
+    """Return True when `read` is at a place some write of the nest reached in an earlier iteration of a loop."""
+    if read.subscripts is None:
+        return False
+    for write in writes:
+        if write.subscripts is None or len(write.subscripts) != len(read.subscripts):
+            continue
+        shifts = [r - w for r, w in zip(read.subscripts, write.subscripts)]
+        if not all(d.is_const() for d in shifts) or all(d == Poly() for d in shifts):
+            continue
+        for d, sub in zip(shifts, write.subscripts):
+            if d == Poly():
+                continue
+            coefficients, _ = sub.split_linear(list(nest.order))
+            steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
+            if steps:
+                var = min(steps, key=lambda v: abs(steps[v]))
+                iterations = d.const_value() / steps[var]
+                if (iterations > 0) if var in write.backwards else (iterations < 0):
+                    return True
+            break
+    return False
+
+
+def _array_recurrences(nest: _NestAnalysis, distributed: dict[str, list[_Ref]], reads: list[_Ref],
+                       parallel: set[str]) -> dict[str, str]:
+    """Return the parallel loops along which an output is read where an earlier iteration wrote it, and the read.
+
+    p[i][j] = f(p[i][j - 1]) (or v[j] = g(v[j + 1]) in a downward loop) carries a value from one iteration of
+    j to the next. Reading ahead (A[i] = A[i + 1], the old value) carries nothing the order cannot keep.
+    """
+    found: dict[str, str] = {}
+    for name, writes in distributed.items():
+        for read in (r for r in reads if r.name == name and r.subscripts is not None):
+            for write in (w for w in writes if w.subscripts is not None and len(w.subscripts) == len(read.subscripts)):
+                shifts = [r - w for r, w in zip(read.subscripts, write.subscripts)]
+                if not all(d.is_const() for d in shifts) or all(d == Poly() for d in shifts):
+                    continue
+                for d, sub in zip(shifts, write.subscripts):
+                    if d == Poly():
+                        continue
+                    coefficients, _ = sub.split_linear([v for v in nest.order if v in parallel])
+                    steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
+                    if not steps:
+                        continue
+                    var = min(steps, key=lambda v: abs(steps[v]))
+                    iterations = d.const_value() / steps[var]
+                    behind = iterations > 0 if var in write.backwards else iterations < 0
+                    if behind:
+                        found.setdefault(var, read.text)
+                    break
+    return found
+
+
+def _permuted(orders: set[tuple[str, ...]]) -> bool:
+    """Return True when two arrays take two parallel variables in opposite dimension orders (A[i][j], B[j][i]).
+
+    An array with fewer dimensions (sum[j][i] beside diff[j][i][k]) keeps the order: it is not a permutation.
+    """
+    listed = list(orders)
+    for a, first in enumerate(listed):
+        for second in listed[a + 1:]:
+            common = [v for v in first if v in second]
+            if common != [v for v in second if v in first]:
+                return True
+    return False
+
+
+def _groups_by_loops(refs: list[_Ref], parallel: set[str], per_dimension: bool = False,
+                     parameters: Sequence[str] = (), loop_vars: Sequence[str] = ()) -> list[list[_Ref]]:
+    """Return the accesses of one array grouped by the parallel loops that move them (per subscript for outputs).
+
+    A[i][j] beside A[k][k] (a pivot every work unit reads) or A[i][k] beside A[j][k] (rows for i and for j) are
+    different parts of A, read in different ways: each group is classified on its own.
+    """
+    groups: dict[object, list[_Ref]] = {}
+    for ref in refs:
+        key: object
+        if ref.subscripts is None:
+            key = "data-dependent"
+        elif per_dimension:
+            key = tuple(frozenset(s.symbols() & parallel) for s in ref.subscripts)
+        else:
+            key = frozenset(v for s in ref.subscripts for v in s.symbols() & parallel)
+        if ref.subscripts is not None and parameters:
+            # y[i] beside y[k - 1 - i], or A[i][k] beside A[j][k] with i, j fixed by the launching loops: places
+            # apart by a parameter or running the other way are different parts of the array.
+            shape = []
+            for sub in ref.subscripts:
+                coefficients, rest = sub.split_linear(list(loop_vars))
+                signs = tuple(sorted((v, _large(c) > 0) for v, c in coefficients.items()))
+                moving = tuple(sorted(str(t) for t in rest.terms if set(t) & set(parameters)))
+                shape.append((signs, moving))
+            key = (key, tuple(shape))
+        groups.setdefault(key, []).append(ref)
+    return list(groups.values())
+
+
+def _private_scalars(nest: _NestAnalysis) -> list[str]:
+    """Return the function's scalars that the nest always sets before reading them: temporaries, not outputs."""
+    private: list[str] = []
+    first: dict[str, str] = {}
+    for name, event in nest.scalar_events:
+        first.setdefault(name, event)
+    for name, event in first.items():
+        var = nest.scope.get(name)
+        if var is None or var.kind != "scalar" or var.scope not in ("function", "param"):
+            continue  # a global outlives the call: what the loop leaves in it is a result
+        if event == "write":
+            private.append(name)
+    return private
 
 
 def _element_type(nest: _NestAnalysis, names: Sequence[str]) -> tuple[int | None, str | None]:
@@ -1270,9 +1673,7 @@ def _input_access(
         guarded = all(r.guarded for r in refs)
         for entry in per_ref:
             relative, offset = entry[k]
-            if not offset.is_const():
-                raise _Unclassifiable(f"'{name}' has a symbolic offset {offset} in dimension {k + 1}")
-            offsets.append(offset.const_value())
+            offsets.append(_offset_value(nest, name, k, offset, entry_offsets=[e[k][1] for e in per_ref]))
             for loop_var, c in relative.items():
                 (used_p if loop_var in parallel else used_r).add(loop_var)
                 coefficients.setdefault(loop_var, set()).add(c)
@@ -1280,6 +1681,9 @@ def _input_access(
             raise _Unclassifiable(f"'{name}': a loop variable has different coefficients in dimension {k + 1}")
         coefficient = {v: next(iter(cs)) for v, cs in coefficients.items()}
         spread = Poly.const(max(offsets) - min(offsets)) if offsets else Poly()
+        # The window is the union of what each access covers: A[i + n] for n in -R..R and a plain A[i] in
+        # another branch span 2R + 1, not 2R + 1 plus the plain access's offset.
+        window = _window(nest, [entry[k] for entry in per_ref], reducing)
         if len(used_p) > 1:
             raise _Unclassifiable(f"'{name}': dimension {k + 1} mixes parallel variables {', '.join(sorted(used_p))}")
         declared_extent = dims[k].extent
@@ -1302,9 +1706,9 @@ def _input_access(
                 kind = "neighb" if width != Poly.const(1) else "element"
                 extent = nominal[p] if guarded else nest.loops[p].extent + spread
             elif cp == 1:
-                width = reach + spread + 1
+                width = window
                 kind = "neighb"
-                extent = nominal[p] if guarded else nest.loops[p].extent + reach + spread
+                extent = nominal[p] if guarded else nest.loops[p].extent + window - 1
             elif len(used_r) == 1 and coefficient[next(iter(used_r))] == 1 and \
                     nest.loops[next(iter(used_r))].extent == Poly.const(cp) and spread == Poly():
                 width = Poly.const(cp)
@@ -1317,22 +1721,13 @@ def _input_access(
                 nest.doubt(f"'{name}' is read every {cp} elements along '{p}' (strided)")
             else:
                 raise _Unclassifiable(f"'{name}': dimension {k + 1} is not an element, tile or neighbourhood")
-            if kind == "neighb" and not guarded and extent != nest.loops[p].extent:
-                if _expressible(extent):
-                    # An interior loop over the array: the work units take the array's extent.
-                    nominal[p] = extent
-                else:
-                    nest.note(f"'{name}' is padded by the halo ({extent}); sized by the work units")
-                    extent = nest.loops[p].extent
+            if kind == "neighb" and not guarded and extent != nest.loops[p].extent and not _expressible(extent):
+                nest.note(f"'{name}' is padded by the halo ({extent}); sized by the work units")
+                extent = nest.loops[p].extent
         else:
-            reach = Poly()
-            for r in used_r:
-                reach = reach + Poly.const(abs(coefficient[r])) * (nest.loops[r].extent - 1)
-            width = reach + spread + 1
+            width = window
             kind = "span"
             extent = width
-        if declared_extent is not None and (_expressible(declared_extent) or not used_p):
-            extent = declared_extent
         widths.append(width)
         kinds.append(kind)
         extents.append(extent)
@@ -1367,6 +1762,47 @@ def _input_access(
         for width in widths:
             m = m * width
     return Access(size, pattern), unordered, tuple(order), m
+
+
+def _offset_value(nest: _NestAnalysis, name: str, k: int, offset: Poly, entry_offsets: list[Poly]) -> Fraction:
+    """Return a subscript offset as a number: itself, or its distance from the smallest offset when the offsets
+    share a parameter of the kernel (A[k][j] and A[k + 1][j] inside a loop over k are one and two rows down)."""
+    if offset.is_const():
+        return offset.const_value()
+    base = min(entry_offsets, key=_large)
+    difference = offset - base
+    if difference.is_const() and offset.symbols() <= set(nest.parameters) | _size_symbols(nest):
+        return difference.const_value()
+    raise _Unclassifiable(f"'{name}' has a symbolic offset {offset} in dimension {k + 1}")
+
+
+def _size_symbols(nest: _NestAnalysis) -> set[str]:
+    """Return the symbols of the nest's loop extents (sizes such as N): an offset N - 1 - k is a fixed place."""
+    names: set[str] = set()
+    for loop in nest.loops.values():
+        names |= loop.extent.symbols() | loop.lower.symbols()
+    return names - set(nest.loops)
+
+
+def _window(nest: _NestAnalysis, entries: Sequence[tuple[dict[str, Fraction], Poly]], reducing: set[str]) -> Poly:
+    """Return the width (elements) of the union of the ranges the accesses of one dimension cover over the reducing loops."""
+    lows: list[Poly] = []
+    highs: list[Poly] = []
+    for relative, offset in entries:
+        low, high = offset, offset
+        for var, c in relative.items():
+            if var not in reducing:
+                continue
+            reach = Poly.const(abs(c)) * (nest.loops[var].extent - 1)
+            if c < 0:
+                low = low - reach
+            else:
+                high = high + reach
+        lows.append(low)
+        highs.append(high)
+    if not lows:
+        return Poly.const(1)
+    return max(highs, key=_large) - min(lows, key=_large) + 1
 
 
 def _shown(refs: Sequence[_Ref], most: int = 4) -> str:
@@ -1411,25 +1847,61 @@ def _pattern_size(builder: _Builder, name: str, widths: list[Poly], kinds: list[
 def _output_access(
     nest: _NestAnalysis, builder: _Builder, name: str, refs: list[_Ref], parallel: set[str], nominal: dict[str, Poly]
 ) -> tuple[Access, tuple[str, ...], bool]:
-    """Return the element access of a distributed output, the order of its parallel variables, and if mirrored."""
+    """Return the access of a distributed output, the order of its parallel variables, and whether it is mirrored.
+
+    One element per work unit, or a block (tile) when a work unit writes several: at a few constant offsets
+    (B[2*i] and B[2*i + 1]) or along a loop that runs in sequence inside the work unit.
+    """
     declared = _declared_dims(nest, name)
     dims, per_ref = _split_dims(nest, name, refs, declared, parallel)
     extents: list[Poly] = []
+    widths: list[Poly] = []
     order: list[str] = []
     kinds: list[str] = []
     mirrored = False
     for k in range(len(dims)):
         variables = {v for entry in per_ref for v in entry[k][0]}
         offsets = {entry[k][1] for entry in per_ref}
-        if len(variables) != 1:
-            if not variables and len(offsets) == 1:
-                known = dims[k].extent
-                extents.append(known if known is not None else Poly.const(1))
+        if not variables:
+            listed = list(offsets)
+            values = sorted(_offset_value(nest, f"output {name}", k, o, listed) for o in listed)
+            width = Poly.const(values[-1] - values[0] + 1)
+            known = dims[k].extent
+            if len(values) == 1:
+                # One fixed place along this dimension (a column B[i][0], a row A[k][j]): one element wide.
+                extents.append(Poly.const(1))
+                widths.append(Poly.const(1))
                 kinds.append("element")
-                continue
-            raise _Unclassifiable(f"output '{name}': dimension {k + 1} is not indexed by one parallel loop")
+            else:
+                extents.append(known if known is not None else width)
+                widths.append(width)
+                kinds.append("tile")
+                nest.note(f"output '{name}' is written at {len(values)} offsets in dimension {k + 1} by each work "
+                          f"unit: a block of {width}")
+            continue
+        blocked = _blocked_output_dim(nest, per_ref, k, variables, parallel)
+        if blocked is not None:
+            p, width = blocked
+            order.append(p)
+            extents.append(nominal[p] * width)
+            widths.append(width)
+            kinds.append("tile")
+            nest.note(f"output '{name}': each work unit of '{p}' writes a run of {width} along sequential loop(s) "
+                      f"{', '.join(sorted(variables - {p}))}")
+            continue
+        if len(variables) != 1:
+            raise _Unclassifiable(f"output '{name}': dimension {k + 1} is indexed by {', '.join(sorted(variables))}")
         (v,) = variables
-        coefficients = {entry[k][0][v] for entry in per_ref}
+        if v not in parallel:
+            # Written along a loop that runs inside the work unit: the block it sweeps, with any fixed places
+            # written beside it (v[0][i] = 1 before v[j][i] for j in 1..N-2).
+            width = _window(nest, [entry[k] for entry in per_ref], set(nest.loops) - parallel)
+            extents.append(width)
+            widths.append(width)
+            kinds.append("tile")
+            nest.note(f"output '{name}' is written along sequential loop '{v}' by each work unit: a block of {width}")
+            continue
+        coefficients = {entry[k][0].get(v, Fraction(0)) for entry in per_ref}
         if coefficients != {1} and coefficients != {-1}:
             raise _Unclassifiable(f"output '{name}': '{v}' has stride {coefficients} (not an element per work unit)")
         if coefficients == {-1}:
@@ -1439,11 +1911,45 @@ def _output_access(
             nest.doubt(f"output '{name}' is written at several offsets along '{v}'")
         order.append(v)
         extents.append(nominal[v])
+        widths.append(Poly.const(1))
         kinds.append("element")
-    extents, _, _ = _merge_blocked(extents, [Poly.const(1)] * len(extents), kinds)
+    extents, widths, kinds = _merge_blocked(extents, widths, kinds)
     size = tuple(d for k, e in enumerate(extents) for d in builder.dims_of(e, f"output '{name}' dimension {k + 1}"))
+    if "tile" in kinds:
+        pattern = Pattern("tile", _pattern_size(builder, name, widths, kinds))
+        nest.note(f"{_shown(refs)} written: a block per work unit: {pattern}")
+        return Access(size, pattern), tuple(order), mirrored
     nest.note(f"{_shown(refs)} written: one element per work unit: element")
     return Access(size, Pattern("element")), tuple(order), mirrored
+
+
+def _blocked_output_dim(
+    nest: _NestAnalysis, per_ref: list[list[tuple[dict[str, Fraction], Poly]]], k: int, variables: set[str],
+    parallel: set[str],
+) -> tuple[str, Poly] | None:
+    """Return (parallel variable, run length) for out[i*T + t] with t a sequential loop over T, else None."""
+    parallel_here = variables & parallel
+    others = variables - parallel
+    if len(parallel_here) != 1 or not others:
+        return None
+    (p,) = parallel_here
+    coefficients: dict[str, set[Fraction]] = {}
+    for entry in per_ref:
+        for var, c in entry[k][0].items():
+            coefficients.setdefault(var, set()).add(c)
+    if any(len(cs) != 1 for cs in coefficients.values()):
+        return None
+    stride = Poly.const(next(iter(coefficients[p])))
+    run = Poly()
+    for var in others:
+        c = next(iter(coefficients[var]))
+        if c <= 0:
+            return None
+        run = run + Poly.const(c) * (nest.loops[var].extent - 1)
+    width = run + 1
+    if width != stride:
+        return None
+    return p, width
 
 
 def _declared_size(nest: _NestAnalysis, builder: _Builder, name: str,
@@ -1459,13 +1965,24 @@ def _shared_size(nest: _NestAnalysis, builder: _Builder, name: str, refs: list[_
     var = nest.scope.get(name)
     if var is not None and var.kind == "scalar":
         return (1,)
+    loop_vars = set(nest.loops)
     if all(r.subscripts is not None for r in refs):
-        locations = {r.subscripts for r in refs}
-        return (len(locations),)
+        moving = {v for r in refs for sub in r.subscripts or () for v in sub.symbols() & loop_vars}
+        if not moving:
+            return (len({r.subscripts for r in refs}),)
+        declared = _declared_dims(nest, name)
+        if declared and all(d is not None for d in declared):
+            return _declared_size(nest, builder, name, declared)
+        extent = Poly.const(1)
+        for v in nest.order:
+            if v in moving:
+                extent = extent * nest.loops[v].extent
+        return builder.dims_of(extent, f"shared output '{name}'")
     return _declared_size(nest, builder, name, _declared_dims(nest, name))
 
 
-def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: Poly) -> tuple[Poly, Poly]:
+def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: Poly,
+                builder: _Builder | None = None) -> tuple[Poly, Poly]:
     """Return (f, ops per work unit): the data ops of one work unit, and those per application of the operator (/m)."""
     per_unit = Poly()
     for term in nest.terms:
@@ -1483,6 +2000,11 @@ def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: 
                     break
         if count is not None:
             per_unit = per_unit + count
+    exact = per_unit.divide(m)
+    varying = (per_unit.symbols() | m.symbols()) & set(nest.parameters)
+    if varying and builder is not None and (exact is None or exact.symbols() & set(nest.parameters)):
+        per_unit = builder.at_middle(per_unit, varying, "ops per work unit", whole=False)
+        m = builder.at_middle(m, varying, "m", whole=False)
     if per_unit == Poly():
         nest.note("no arithmetic on data: a copy, f = 0")
     f = per_unit.divide(m)
@@ -1552,6 +2074,7 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
     subst: dict[str, Poly] = {}
     aliases: dict[str, tuple[str, Poly]] = {}
     symbols: dict[str, str] = {}
+    outer: list[_Loop] = []
 
     def walk(node: c_ast.Node | None, pragmas: list[str]) -> None:
         if node is None:
@@ -1583,7 +2106,22 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
                         pass
             return
         if isinstance(node, c_ast.For):
-            results.append(_classify_loop(unit, name, node, scope, subst, aliases, call_costs, pragmas, symbols))
+            found, carrier = _classify_loop(unit, name, node, scope, subst, aliases, call_costs, pragmas, symbols,
+                                            outer)
+            if carrier is None:
+                results.append(found)
+                return
+            # A loop that launches its inner nests: each is a kernel, run once per iteration of `carrier`,
+            # with the carrier's variable a parameter of its sizes.
+            before = scope.get(carrier.var)
+            scope[carrier.var] = _Var(carrier.var, "scalar", False, (), "function")
+            outer.append(carrier)
+            walk(node.stmt, [])
+            outer.pop()
+            if before is None:
+                del scope[carrier.var]
+            else:
+                scope[carrier.var] = before
             return
         if isinstance(node, (c_ast.While, c_ast.DoWhile)):
             line = node.coord.line
@@ -1610,21 +2148,103 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
 
 def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str, _Var], subst: dict[str, Poly],
                    aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], pragmas: list[str],
-                   symbols: dict[str, str]) -> LoopNestSpecies:
+                   symbols: dict[str, str], outer: Sequence[_Loop] = ()) -> tuple[LoopNestSpecies, _Loop | None]:
+    """Return the nest's classification, or the loop to split it at when it launches its inner nests (a time loop)."""
     nest = _NestAnalysis(unit, scope, subst, aliases, call_costs, (function,))
+    nest.parameters = {loop.var: loop for loop in outer}
     for pragma in pragmas:
         if pragma.startswith("omp"):
             nest.note(f"#pragma {pragma}")
+    context = _repetitions(outer)
     try:
         nest.statement(loop)
-        return _classify_nest(nest, loop, function, dict(symbols))
+        found = _classify_nest(nest, loop, function, dict(symbols))
+        if _launches_inner_nests(nest, loop):
+            return found, nest.loops[nest.order[0]]
+        return replace(found, reasons=(*context[1], *found.reasons), repetitions=context[0],
+                       enclosing=tuple(v.var for v in outer)), None
     except _Unclassifiable as error:
-        return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
-                               reasons=(*nest.reasons, str(error)), doubts=tuple(nest.doubts))
+        first = nest.order[0] if nest.order else None
+        # Split at the outermost loop when it carries the inner bounds, or when it is a time loop around them.
+        if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
+                (error.carrier == first or not _in_subscripts(loop.stmt, first)):
+            return _unclassified(nest, loop, function, str(error)), nest.loops[first]
+        return replace(_unclassified(nest, loop, function, str(error)), repetitions=context[0]), None
     except (NotAffine, _DataDependent) as error:
-        return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
-                               reasons=(*nest.reasons, f"a subscript or bound is not affine: {error}"),
-                               doubts=tuple(nest.doubts))
+        first = nest.order[0] if nest.order else None
+        if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
+                not _in_subscripts(loop.stmt, first):
+            return _unclassified(nest, loop, function, str(error)), nest.loops[first]
+        return _unclassified(nest, loop, function, f"a subscript or bound is not affine: {error}"), None
+
+
+def _unclassified(nest: _NestAnalysis, loop: c_ast.For, function: str, why: str) -> LoopNestSpecies:
+    return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
+                           reasons=(*nest.reasons, why), doubts=tuple(nest.doubts))
+
+
+def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...]]:
+    """Return how often a nest inside the loops `outer` runs (None at the top level), and the reasons to show."""
+    if not outer:
+        return None, ()
+    count = Poly.const(1)
+    middle: dict[str, Poly] = {}
+    for loop in outer:
+        count = count * loop.extent.substitute(middle)
+        middle[loop.var] = loop.lower + (loop.extent - 1) * Poly.const(Fraction(1, 2))
+    if count.is_const():
+        count = Poly.const(round(count.const_value()))
+    reasons = tuple(
+        f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
+        "parameter of the kernel, not one of its dimensions" for loop in outer)
+    return str(count), reasons
+
+
+def _has_inner_loop(node: c_ast.Node | None) -> bool:
+    """Return True when a for loop lies under `node`."""
+    found = False
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_For(self, n: c_ast.For) -> None:
+            nonlocal found
+            found = True
+
+    Visitor().visit(node) if node is not None else None
+    return found
+
+
+def _in_subscripts(node: c_ast.Node, name: str) -> bool:
+    """Return True when the identifier `name` appears inside a subscript or a pointer offset under `node`."""
+    found = False
+
+    class Names(c_ast.NodeVisitor):
+        def visit_ID(self, n: c_ast.ID) -> None:
+            nonlocal found
+            found = found or n.name == name
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_ArrayRef(self, n: c_ast.ArrayRef) -> None:
+            Names().visit(n.subscript)
+            self.visit(n.name)
+
+        def visit_BinaryOp(self, n: c_ast.BinaryOp) -> None:
+            if n.op in ("+", "-"):  # p + t * N: an offset into memory
+                Names().visit(n)
+            self.generic_visit(n)
+
+    Visitor().visit(node)
+    return found
+
+
+def _launches_inner_nests(nest: _NestAnalysis, loop: c_ast.For) -> bool:
+    """Return True for a loop around loop nests whose variable indexes nothing: a time loop, T launches of them."""
+    var = nest.order[0]
+    if not _has_inner_loop(loop.stmt):
+        return False
+    # A data-dependent subscript may use the variable: then it is not a plain repetition.
+    return all(ref.subscripts is not None and all(var not in s.symbols() for s in ref.subscripts)
+               for ref in nest.refs)
+    return True
 
 
 def _unresolved(unit: _Unit, ast: c_ast.FileAST) -> tuple[str, ...]:

@@ -88,7 +88,8 @@ void scale_in_place(float x[N], float a)
         x[i] *= a;
 }
 
-/* expect: unclassified (triangular) */
+/* Triangular: loop i launches the inner nest once per row, sized by i (a parameter, symbol I). */
+/* expect: 1xI|element ^ I|element -> 1|shared ; f = 2 */
 void forward_substitution(const float L[N][N], float x[N], const float b[N])
 {
     for (int i = 0; i < N; i++) {

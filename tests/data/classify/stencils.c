@@ -3,7 +3,8 @@
 #define W 2048
 #define D 128
 
-/* expect: HxW|neighb(3x3) -> HxW|element ; f = 5/9 */
+/* The interior is written: (H-2)x(W-2) work units, each reading its 3x3 neighbourhood of the HxW input. */
+/* expect: HxW|neighb(3x3) -> 1022x2046|element ; f = 5/9 */
 void jacobi5(const float in[H][W], float out[H][W])
 {
     for (int y = 1; y < H - 1; y++)
@@ -11,7 +12,7 @@ void jacobi5(const float in[H][W], float out[H][W])
             out[y][x] = 0.2f * (in[y][x] + in[y - 1][x] + in[y + 1][x] + in[y][x - 1] + in[y][x + 1]);
 }
 
-/* expect: DxDxD|neighb(3x3x3) -> DxDxD|element ; f = 8/27 */
+/* expect: DxDxD|neighb(3x3x3) -> 126x126x126|element ; f = 8/27 */
 void stencil7(const double *in, double *out)
 {
     for (int z = 1; z < D - 1; z++)
@@ -22,14 +23,14 @@ void stencil7(const double *in, double *out)
             }
 }
 
-/* expect: W|neighb(5) -> W|element ; f = 9/5 */
+/* expect: W|neighb(5) -> 2044|element ; f = 9/5 */
 void smooth5(const float *in, float *out)
 {
     for (int i = 2; i < W - 2; i++)
         out[i] = 0.1f * in[i - 2] + 0.2f * in[i - 1] + 0.4f * in[i] + 0.2f * in[i + 1] + 0.1f * in[i + 2];
 }
 
-/* expect: HxW|neighb(3x3) ^ 3x3|full -> HxW|element ; f = 2 */
+/* expect: HxW|neighb(3x3) ^ 3x3|full -> 1022x2046|element ; f = 2 */
 void convolve3x3(const float *image, const float kernel[3][3], float *out)
 {
     for (int y = 1; y < H - 1; y++)
@@ -56,7 +57,7 @@ void box_blur_clamped(const float *in, float *out)
         }
 }
 
-/* expect: HxW|neighb(3x1) -> HxW|element ; f = 2/3 */
+/* expect: HxW|neighb(3x1) -> 1022x2048|element ; f = 2/3 */
 void vertical_diff(const float in[H][W], float out[H][W])
 {
     for (int y = 1; y < H - 1; y++)

@@ -1,0 +1,47 @@
+/* From PolyBench/C 4.2.1 (linear-algebra/kernels/3mm/3mm.c), the kernel function only, PolyBench's macros spelled out.
+ * PolyBench/C, Copyright (c) 2010-2016, Ohio State University. All rights reserved. Redistributed under its
+ * license (tests/data/classify/polybench/LICENSE.txt). The expectations are perfcast's own. */
+
+#include <math.h>
+#define NI 800
+#define NJ 900
+#define NK 1000
+#define NL 1100
+#define NM 1200
+
+static
+void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
+		double E[NI][NJ],
+		double A[NI][NK],
+		double B[NK][NJ],
+		double F[NJ][NL],
+		double C[NJ][NM],
+		double D[NM][NL],
+		double G[NI][NL])
+{
+  int i, j, k;
+  /* E := A*B */
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NJ; j++)
+      {
+	E[i][j] = (0.0);
+	for (k = 0; k < NK; ++k)
+	  E[i][j] += A[i][k] * B[k][j];
+      }
+  /* F := C*D */
+  for (i = 0; i < NJ; i++)
+    for (j = 0; j < NL; j++)
+      {
+	F[i][j] = (0.0);
+	for (k = 0; k < NM; ++k)
+	  F[i][j] += C[i][k] * D[k][j];
+      }
+  /* G := E*F */
+  for (i = 0; i < NI; i++)
+    for (j = 0; j < NL; j++)
+      {
+	G[i][j] = (0.0);
+	for (k = 0; k < NJ; ++k)
+	  G[i][j] += E[i][k] * F[k][j];
+      }
+}

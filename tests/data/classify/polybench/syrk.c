@@ -1,0 +1,32 @@
+/* From PolyBench/C 4.2.1 (linear-algebra/blas/syrk/syrk.c), the kernel function only, PolyBench's macros spelled out.
+ * PolyBench/C, Copyright (c) 2010-2016, Ohio State University. All rights reserved. Redistributed under its
+ * license (tests/data/classify/polybench/LICENSE.txt). The expectations are perfcast's own. */
+
+#include <math.h>
+#define M 1000
+#define N 1200
+
+static
+void kernel_syrk(int n, int m,
+		 double alpha,
+		 double beta,
+		 double C[N][N],
+		 double A[N][M])
+{
+  int i, j, k;
+
+//BLAS PARAMS
+//TRANS = 'N'
+//UPLO  = 'L'
+// =>  Form  C := alpha*A*A**T + beta*C.
+//A is NxM
+//C is NxN
+  for (i = 0; i < N; i++) {
+    for (j = 0; j <= i; j++)
+      C[i][j] *= beta;
+    for (k = 0; k < M; k++) {
+      for (j = 0; j <= i; j++)
+        C[i][j] += alpha * A[i][k] * A[j][k];
+    }
+  }
+}
