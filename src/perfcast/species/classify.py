@@ -347,7 +347,7 @@ class _NestAnalysis:
         return found
 
     def sequential_loops(self) -> dict[str, str]:
-        """Return the loop variables of sibling loops where one run hands a value on, with the value handed.
+        """Return the loop variables of loops that hand a value on to what follows them, with the value handed.
 
         In ``s = 0; for (j ...) s += A[i][j]; for (j ...) B[i][j] = A[i][j] / s;`` the first loop over j must end
         before the second starts: j is sequential inside the work unit of i. A value is handed on when it is
@@ -359,8 +359,6 @@ class _NestAnalysis:
             by_var.setdefault(var, []).append(instance)
         found: dict[str, str] = {}
         for var, instances in by_var.items():
-            if len(instances) < 2:
-                continue
             for position, (key, mode, stack, symbols) in enumerate(self.flow):
                 inside = [i for i in stack if i in instances]
                 if mode != "write" or not inside or var in symbols:
@@ -1062,7 +1060,7 @@ class _Builder:
     def dims_of(self, poly: Poly, what: str) -> tuple[int | str, ...]:
         """Return species dimensions for an extent polynomial (a number, a symbol, or a product of symbols)."""
         varying = poly.symbols() & set(self.nest.parameters)
-        if varying and not _expressible(poly):
+        if varying:
             poly = self.at_middle(poly, varying, what)
         if poly.is_const():
             value = poly.const_value()
@@ -1088,21 +1086,42 @@ class _Builder:
 
 
     def at_middle(self, poly: Poly, varying: set[str], what: str, whole: bool = True) -> Poly:
-        """Return `poly` with each launching loop's variable at its middle value (a triangular nest's mean size).
+        """Return `poly` averaged over the launches of the nest: every launching loop's iterations, exactly.
 
-        `whole` rounds a constant result down to an integer (a size); f and m keep their fraction.
+        A triangular kernel (j from i + 1 in a loop over i) has a size that changes with each launch; its mean
+        over all launches, times their number, is the work of them all. `whole` rounds a size down to an
+        integer (at least 1); f and m keep their fraction.
         """
-        values: dict[str, Poly] = {}
-        for name in sorted(varying):
-            loop = self.nest.parameters[name]
-            values[name] = loop.lower + (loop.extent - 1) * Poly.const(Fraction(1, 2))
-        middle = poly.substitute(values)
-        if whole and middle.is_const() and middle.const_value().denominator != 1:
-            middle = Poly.const(math.floor(middle.const_value()))
+        mean = _mean_over_launches(poly, self.nest.parameters)
+        if mean is None:
+            raise _Unclassifiable(f"{what}: extent {poly} changes with the launching loops in a way perfcast "
+                                  "cannot average")
+        if whole and mean.is_const():
+            mean = Poly.const(max(1, math.floor(mean.const_value())))
         loops = ", ".join(f"'{n}'" for n in sorted(varying))
-        self.nest.note(f"{what}: extent {poly} changes with loop {loops} that launches the nest; sized at its "
-                       f"middle iteration: {middle} (the sizes of the launches average to that)")
-        return middle
+        self.nest.note(f"{what}: {poly} changes with loop {loops} that launches the nest; its mean over the "
+                       f"launches is {mean}")
+        return mean
+
+
+def _mean_over_launches(poly: Poly, launching: Mapping[str, _Loop]) -> Poly | None:
+    """Return the mean of `poly` over the iterations of the launching loops (innermost first), or None."""
+    total, count = poly, Poly.const(1)
+    try:
+        for loop in reversed(list(launching.values())):
+            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+            total = total.substitute(walk).sum_over(loop.var, loop.extent)
+            count = count.substitute(walk).sum_over(loop.var, loop.extent)
+    except NotAffine:
+        return None
+    if count == Poly():
+        return None
+    mean = total.divide(count)
+    if mean is None and total.is_const() and count.is_const():
+        mean = Poly.const(total.const_value() / count.const_value())
+    if mean is None and count.is_const():
+        mean = total * Poly.const(1 / count.const_value())
+    return mean
 
 
 def _joins(nest: _NestAnalysis, dim: _Dim, var: str, stride: Poly, parallel: set[str]) -> bool:
@@ -1318,7 +1337,7 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
     ordered_parallel = [v for v in nest.order if v in parallel]
     partial = {name for name, refs in shared.items() if _partial_sums(nest, name, refs, first)}
     for name, refs in shared.items():
-        if name in partial:
+        if name in partial or any(sub.symbols() & loop_vars for r in refs for sub in r.subscripts or ()):
             continue
         how = "a data-dependent subscript" if any(r.subscripts is None for r in refs) else "a fixed location"
         nest.note(f"{_shown(refs)} written at {how} by every work unit: shared")
@@ -1415,7 +1434,7 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
         work = work * nominal[v]
     # A size that changes with a launching loop is compared, and taken, at that loop's middle iteration.
     applications = [builder.at_middle(a, a.symbols() & set(nest.parameters), "m", whole=False)
-                    if a.symbols() & set(nest.parameters) and not _expressible(a) else a for a in applications]
+                    if a.symbols() & set(nest.parameters) else a for a in applications]
     m = max(applications, key=_large) if applications else Poly.const(1)
     f, per_unit = _complexity(nest, parallel, reducing, m, builder)
     for name in sorted(f.symbols()):
@@ -1493,8 +1512,11 @@ def _temporary(nest: _NestAnalysis, name: str, writes: list[_Ref]) -> bool:
     for ref in nest.refs:
         if ref.name == name:
             seen.setdefault(ref.subscripts, ref.mode)
-    read_later = any(r.mode in ("read", "update") for r in nest.refs if r.name == name)
-    return read_later and None not in seen and all(mode == "write" for mode in seen.values())
+    # Consumed elsewhere (A[r][q][p] = sum[p]), not only updated in place (q[i] = q[i] + ...): a temporary.
+    written_at = {(r.line, r.subscripts) for r in nest.refs if r.name == name and r.mode in ("write", "update")}
+    consumed = any(r.mode == "read" and (r.line, r.subscripts) not in written_at
+                   for r in nest.refs if r.name == name)
+    return consumed and None not in seen and all(mode == "write" for mode in seen.values())
 
 
 def _behind(nest: _NestAnalysis, read: _Ref, writes: list[_Ref]) -> bool:
@@ -2188,12 +2210,12 @@ def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...]]:
     if not outer:
         return None, ()
     count = Poly.const(1)
-    middle: dict[str, Poly] = {}
-    for loop in outer:
-        count = count * loop.extent.substitute(middle)
-        middle[loop.var] = loop.lower + (loop.extent - 1) * Poly.const(Fraction(1, 2))
-    if count.is_const():
-        count = Poly.const(round(count.const_value()))
+    try:
+        for loop in reversed(list(outer)):
+            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+            count = count.substitute(walk).sum_over(loop.var, loop.extent)
+    except NotAffine:
+        count = Poly.symbol("?")
     reasons = tuple(
         f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
         "parameter of the kernel, not one of its dimensions" for loop in outer)

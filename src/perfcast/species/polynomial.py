@@ -122,6 +122,28 @@ class Poly:
             total = total + term
         return total
 
+    def sum_over(self, name: str, count: Poly) -> Poly:
+        """Return the sum of this polynomial for `name` = 0, 1, ..., count - 1 (powers of `name` up to 4).
+
+        Faulhaber's formulas keep the sum exact when `count` is itself a polynomial (a triangular range).
+        """
+        e = count
+        sums = [
+            e,
+            e * (e - 1) * Poly.const(Fraction(1, 2)),
+            (e - 1) * e * (e * 2 - 1) * Poly.const(Fraction(1, 6)),
+            e * e * (e - 1) * (e - 1) * Poly.const(Fraction(1, 4)),
+            e * (e - 1) * (e * 2 - 1) * (e * e * 3 - e * 3 - 1) * Poly.const(Fraction(1, 30)),
+        ]
+        total = Poly()
+        for monomial, coefficient in self._terms.items():
+            power = monomial.count(name)
+            if power >= len(sums):
+                raise NotAffine(f"{name}^{power} in a sum over {name}")
+            rest = Poly({tuple(m for m in monomial if m != name): coefficient})
+            total = total + rest * sums[power]
+        return total
+
     def evaluate(self, values: Mapping[str, int | Fraction]) -> Fraction | None:
         """Return the value with every symbol bound from `values`, or None if a symbol is unbound."""
         if not self.symbols() <= set(values):

@@ -88,8 +88,8 @@ void scale_in_place(float x[N], float a)
         x[i] *= a;
 }
 
-/* Triangular: loop i launches the inner nest once per row, sized by i (a parameter, symbol I). */
-/* expect: 1xI|element ^ I|element -> 1|shared ; f = 2 */
+/* Triangular: loop i launches the inner nest N times, i elements each: 255.5 on average over the launches. */
+/* expect: 1x255|element ^ 255|element -> 1|shared ; f = 2 */
 void forward_substitution(const float L[N][N], float x[N], const float b[N])
 {
     for (int i = 0; i < N; i++) {
