@@ -100,6 +100,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
     from perfcast.devices.hull_view import elementary_ops, hull_inputs
     from perfcast.models.boathull import priced_complexity
     from perfcast.species.application import predict_primitive
+    from perfcast.species.classify import launches_value
 
     missing = sorted(nest.parsed().symbols - set(bind))
     f = nest.f_value(defines)
@@ -120,7 +121,11 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
                 priced, call_cost = priced_complexity(f, calls, cost.extra), cost.source
         result = predict_primitive(nest.species, inputs.figures, [priced], bind=bind, element_bytes=size)
         p = result.prediction
-        rows.append({"device": device.name, "f": f, "elementary_calls": calls, "priced_f": priced,
+        launches = launches_value(nest, defines)
+        rows.append({"launches": launches,
+                     "total_lower": None if launches is None else float(p.lower[0]) * launches,
+                     "total_upper": None if launches is None else float(p.upper[0]) * launches,
+                     "device": device.name, "f": f, "elementary_calls": calls, "priced_f": priced,
                      "elementary_call_cost": call_cost, "element_bytes": size, "precision": chosen.value,
                      "class": result.variables.name, "origin": result.variables.origin,
                      "lower": float(p.lower[0]), "upper": float(p.upper[0]),
@@ -144,6 +149,9 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
             console.print(f"  f        {printable(nest.f or '?')} ops per operator application "
                           f"({printable(nest.ops_per_work_unit or '?')} per work unit, m = {printable(nest.m or '?')}; "
                           f"{printable(nest.work_units or '?')} work units)", highlight=False)
+            if nest.repetitions is not None:
+                console.print(f"  launches {printable(nest.repetitions)} (once per iteration of loop(s) "
+                              f"{printable(', '.join(nest.enclosing))} around it)", highlight=False)
             renamed = {s: c for s, c in nest.symbols.items() if s != c}
             if renamed:
                 names = ", ".join(f"{s} = {c}" for s, c in renamed.items())
@@ -155,11 +163,16 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
         rows = predictions.get(index)
         if rows:
             table = Table(box=box.SIMPLE_HEAD)
-            for column in ("device", "class", "f", "lower", "upper", "bound by"):
-                table.add_column(column, justify="right" if column in ("f", "lower", "upper") else "left")
+            repeated = nest.repetitions is not None
+            columns = ["device", "class", "f", "lower", "upper", *(["all launches"] if repeated else []), "bound by"]
+            for column in columns:
+                table.add_column(column, justify="right" if column in ("f", "lower", "upper", "all launches") else "left")
             for row in rows:
+                total = [] if not repeated else [
+                    "bind the loop sizes" if row["total_lower"] is None else
+                    f"{format_time(row['total_lower'])} – {format_time(row['total_upper'])}"]
                 table.add_row(printable(row["device"]), printable(f"{row['class']} ({row['origin'][:3]}.)"),
-                              f"{row['priced_f']:.4g}", format_time(row["lower"]), format_time(row["upper"]),
+                              f"{row['priced_f']:.4g}", format_time(row["lower"]), format_time(row["upper"]), *total,
                               f"{row['lower_term']} / {row['upper_term']}")
             console.print(table)
             for row in rows:

@@ -19,7 +19,7 @@ from pycparser import c_ast, c_parser
 
 from perfcast.errors import InputError
 
-__all__ = ["CSourceError", "ParsedSource", "parse_c_file", "parse_c_text"]
+__all__ = ["CSourceError", "ParsedSource", "macro_values", "parse_c_file", "parse_c_text"]
 
 HEADERS = Path(__file__).with_name("c_headers")
 
@@ -77,6 +77,22 @@ def preprocess(path: Path, defines: Mapping[str, int | str] = {}, compiler: str 
         raise CSourceError(message or f"{path}: the preprocessor failed (exit {done.returncode})")
     # Inline assembly (compiler barriers, mostly) has no arithmetic on data and no C99 syntax: drop it.
     return _ASM.sub("", done.stdout)
+
+
+def macro_values(path: Path) -> dict[str, str]:
+    """Return the object-like macros the file defines after preprocessing (name -> replacement text)."""
+    exe = shutil.which("gcc")
+    if exe is None:
+        raise CSourceError(f"{path}: cannot preprocess: 'gcc' is not installed (apt-get install gcc)")
+    command = [exe, "-E", "-dM", "-nostdinc", "-std=gnu99", "-I", str(HEADERS), *_GNU_DEFINES, str(path)]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise CSourceError(f"{path}: cannot preprocess: {error}") from None
+    if done.returncode != 0:
+        raise CSourceError(done.stderr.strip() or f"{path}: the preprocessor failed (exit {done.returncode})")
+    found = re.findall(r"^#define\s+([A-Za-z]\w*)\s+(.+?)\s*$", done.stdout, re.MULTILINE)
+    return {name: value for name, value in found}
 
 
 _ASM = re.compile(r"\b(?:__asm__|__asm|asm)\b\s*(?:volatile\b|goto\b|\s)*\((?:[^()]|\([^()]*\))*\)")

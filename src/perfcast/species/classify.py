@@ -67,6 +67,7 @@ __all__ = [
     "classify_file",
     "classify_source",
     "elementary_calls",
+    "launches_value",
 ]
 
 # Ops charged for one call of a library function. Elementary functions are a short polynomial plus range
@@ -128,6 +129,7 @@ class LoopNestSpecies:
     precision: str | None = None
     repetitions: str | None = None
     enclosing: tuple[str, ...] = ()
+    repetitions_poly: Poly | None = field(default=None, repr=False, compare=False)
 
     @property
     def location(self) -> str:
@@ -1534,6 +1536,8 @@ def _behind(nest: _NestAnalysis, read: _Ref, writes: list[_Ref]) -> bool:
                 continue
             coefficients, _ = sub.split_linear(list(nest.order))
             steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
+            if not steps:
+                break  # another row than any this launch writes
             if steps:
                 var = min(steps, key=lambda v: abs(steps[v]))
                 iterations = d.const_value() / steps[var]
@@ -1563,7 +1567,7 @@ def _array_recurrences(nest: _NestAnalysis, distributed: dict[str, list[_Ref]], 
                     coefficients, _ = sub.split_linear([v for v in nest.order if v in parallel])
                     steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
                     if not steps:
-                        continue
+                        break  # another row than any this launch writes: written by an earlier launch
                     var = min(steps, key=lambda v: abs(steps[v]))
                     iterations = d.const_value() / steps[var]
                     behind = iterations > 0 if var in write.backwards else iterations < 0
@@ -1924,6 +1928,11 @@ def _output_access(
             nest.note(f"output '{name}' is written along sequential loop '{v}' by each work unit: a block of {width}")
             continue
         coefficients = {entry[k][0].get(v, Fraction(0)) for entry in per_ref}
+        if len(coefficients) == 1 and next(iter(coefficients)) not in (0, 1, -1) and len(offsets) == 1:
+            # D[2*i + 6]: still one element per work unit, every c-th one of the array.
+            stride = next(iter(coefficients))
+            nest.doubt(f"output '{name}' is written every {abs(stride)} elements along '{v}' (strided)")
+            coefficients = {Fraction(1) if stride > 0 else Fraction(-1)}
         if coefficients != {1} and coefficients != {-1}:
             raise _Unclassifiable(f"output '{name}': '{v}' has stride {coefficients} (not an element per work unit)")
         if coefficients == {-1}:
@@ -2074,7 +2083,8 @@ def _assigned_names(node: c_ast.Node) -> dict[str, int]:
             self.generic_visit(n)
 
         def visit_UnaryOp(self, n: c_ast.UnaryOp) -> None:
-            if n.op in ("p++", "p--", "++", "--") and isinstance(n.expr, c_ast.ID):
+            # &x hands x to code that may set it (scanf("%d", &n), load(&width, &height)): it is assigned.
+            if n.op in ("p++", "p--", "++", "--", "&") and isinstance(n.expr, c_ast.ID):
                 counts[n.expr.name] = counts.get(n.expr.name, 0) + 1
             self.generic_visit(n)
 
@@ -2184,14 +2194,15 @@ def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str,
         if _launches_inner_nests(nest, loop):
             return found, nest.loops[nest.order[0]]
         return replace(found, reasons=(*context[1], *found.reasons), repetitions=context[0],
-                       enclosing=tuple(v.var for v in outer)), None
+                       enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
     except _Unclassifiable as error:
         first = nest.order[0] if nest.order else None
         # Split at the outermost loop when it carries the inner bounds, or when it is a time loop around them.
         if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
                 (error.carrier == first or not _in_subscripts(loop.stmt, first)):
             return _unclassified(nest, loop, function, str(error)), nest.loops[first]
-        return replace(_unclassified(nest, loop, function, str(error)), repetitions=context[0]), None
+        return replace(_unclassified(nest, loop, function, str(error)), repetitions=context[0],
+                       enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
     except (NotAffine, _DataDependent) as error:
         first = nest.order[0] if nest.order else None
         if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
@@ -2205,21 +2216,21 @@ def _unclassified(nest: _NestAnalysis, loop: c_ast.For, function: str, why: str)
                            reasons=(*nest.reasons, why), doubts=tuple(nest.doubts))
 
 
-def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...]]:
+def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...], Poly | None]:
     """Return how often a nest inside the loops `outer` runs (None at the top level), and the reasons to show."""
     if not outer:
-        return None, ()
+        return None, (), None
     count = Poly.const(1)
     try:
         for loop in reversed(list(outer)):
             walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
             count = count.substitute(walk).sum_over(loop.var, loop.extent)
     except NotAffine:
-        count = Poly.symbol("?")
+        count = Poly.symbol("unknown")
     reasons = tuple(
         f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
         "parameter of the kernel, not one of its dimensions" for loop in outer)
-    return str(count), reasons
+    return str(count), reasons, count
 
 
 def _has_inner_loop(node: c_ast.Node | None) -> bool:
@@ -2350,6 +2361,14 @@ def classify_file(
     except CSourceError as error:
         raise ClassifyError(str(error)) from None
     return classify_source(source, function, call_costs)
+
+
+def launches_value(nest: LoopNestSpecies, defines: Mapping[str, int]) -> float | None:
+    """Return how often `nest` runs with the C names in `defines` bound (1 at the top level), or None if unbound."""
+    if nest.repetitions_poly is None:
+        return None if nest.repetitions is not None else 1.0
+    value = nest.repetitions_poly.evaluate(defines)
+    return None if value is None else float(value)
 
 
 def bind_symbols(nest: LoopNestSpecies, defines: Mapping[str, int]) -> dict[str, int]:

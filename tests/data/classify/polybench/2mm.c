@@ -20,6 +20,8 @@ void kernel_2mm(int ni, int nj, int nk, int nl,
 {
   int i, j, k;
   /* D := alpha*A*B*C + beta*D */
+  /* why: tmp = alpha*A*B: each (i, j) reduces row i of A with column j of B; tmp is set to 0 first, so its old value is not read. */
+  /* expect: NIxNK|tile(1xNK) ^ NKxNJ|tile(NKx1) -> NIxNJ|element ; f = 3 */
   for (i = 0; i < NI; i++)
     for (j = 0; j < NJ; j++)
       {
@@ -27,6 +29,8 @@ void kernel_2mm(int ni, int nj, int nk, int nl,
 	for (k = 0; k < NK; ++k)
 	  tmp[i][j] += alpha * A[i][k] * B[k][j];
       }
+  /* why: D = beta*D + tmp*C: D is scaled in place (its old value is read: an input), then accumulates row i of tmp times column j of C. */
+  /* expect: NIxNL|element ^ NIxNJ|tile(1xNJ) ^ NJxNL|tile(NJx1) -> NIxNL|element ; f = 1801/900 */
   for (i = 0; i < NI; i++)
     for (j = 0; j < NL; j++)
       {

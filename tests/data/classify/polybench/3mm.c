@@ -21,6 +21,8 @@ void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
 {
   int i, j, k;
   /* E := A*B */
+  /* why: E = A*B, a matrix product into a zeroed output. */
+  /* expect: NIxNK|tile(1xNK) ^ NKxNJ|tile(NKx1) -> NIxNJ|element ; f = 2 */
   for (i = 0; i < NI; i++)
     for (j = 0; j < NJ; j++)
       {
@@ -29,6 +31,8 @@ void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
 	  E[i][j] += A[i][k] * B[k][j];
       }
   /* F := C*D */
+  /* why: F = C*D, a matrix product into a zeroed output. */
+  /* expect: NJxNM|tile(1xNM) ^ NMxNL|tile(NMx1) -> NJxNL|element ; f = 2 */
   for (i = 0; i < NJ; i++)
     for (j = 0; j < NL; j++)
       {
@@ -37,6 +41,8 @@ void kernel_3mm(int ni, int nj, int nk, int nl, int nm,
 	  F[i][j] += C[i][k] * D[k][j];
       }
   /* G := E*F */
+  /* why: G = E*F, a matrix product into a zeroed output. */
+  /* expect: NIxNJ|tile(1xNJ) ^ NJxNL|tile(NJx1) -> NIxNL|element ; f = 2 */
   for (i = 0; i < NI; i++)
     for (j = 0; j < NL; j++)
       {

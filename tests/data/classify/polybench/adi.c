@@ -35,6 +35,8 @@ void kernel_adi(int tsteps, int n,
 
  for (t=1; t<=TSTEPS; t++) {
     //Column Sweep
+    /* why: Column sweep, launched TSTEPS times: each column i solves a tridiagonal system; j runs in sequence (p[i][j] needs p[i][j-1]), so a work unit reads columns i-1..i+1 of u and writes column i of v and row i of p and q. */
+    /* expect: 998x1000|neighb(998x3) -> 1000x998|tile(1000x1) ^ 998x999|tile(1x999) ^ 998x999|tile(1x999) */
     for (i=1; i<N-1; i++) {
       v[0][i] = (1.0);
       p[i][0] = (0.0);
@@ -50,6 +52,8 @@ void kernel_adi(int tsteps, int n,
       }
     }
     //Row Sweep
+    /* why: Row sweep: the same recurrence along rows, reading rows i-1..i+1 of v and writing row i of u and of p and q. */
+    /* expect: 1000x998|neighb(3x998) -> 998x1000|tile(1x1000) ^ 998x999|tile(1x999) ^ 998x999|tile(1x999) */
     for (i=1; i<N-1; i++) {
       u[i][0] = (1.0);
       p[i][0] = (0.0);

@@ -14,8 +14,12 @@ void kernel_atax(int m, int n,
 		 double tmp[M])
 {
   int i, j;
+  /* why: y[i] = 0: a fill; the stored value is the only thing read. */
+  /* expect: 1|full -> N|element ; f = 0 */
   for (i = 0; i < N; i++)
     y[i] = 0;
+  /* why: Work unit i: tmp[i] = row i of A times x (the first j loop must end before the second uses tmp[i]), then every row adds into all of y: y is shared, tmp is an element per row. */
+  /* expect: MxN|tile(1xN) ^ N|full -> M|element ^ N|shared ; f = 4 */
   for (i = 0; i < M; i++)
     {
       tmp[i] = (0.0);

@@ -15,8 +15,12 @@ void kernel_bicg(int m, int n,
 		 double r[N])
 {
   int i, j;
+  /* why: s[i] = 0: a fill. */
+  /* expect: 1|full -> M|element ; f = 0 */
   for (i = 0; i < M; i++)
     s[i] = 0;
+  /* why: Two reductions fused: every (i, j) reads A[i][j], r[i] and p[j] and adds into s[j] (over i) and q[i] (over j); both outputs are accumulated by many work units: shared. */
+  /* expect: NxM|element ^ N|element ^ M|element -> M|shared ^ N|shared ; f = 4 */
   for (i = 0; i < N; i++)
     {
       q[i] = (0.0);

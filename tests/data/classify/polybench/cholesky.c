@@ -13,12 +13,16 @@ void kernel_cholesky(int n,
   for (i = 0; i < N; i++) {
      //j<i
      for (j = 0; j < i; j++) {
+        /* why: Launched for every (i, j < i): the dot product of rows i and j of A up to column j into A[i][j]; 666 is the mean length over the N(N-1)/2 launches. */
+        /* expect: 1x666|element ^ 1x666|element -> 1|shared ; f = 2 */
         for (k = 0; k < j; k++) {
            A[i][j] -= A[i][k] * A[j][k];
         }
         A[i][j] /= A[j][j];
      }
      // i==j case
+     /* why: Launched for every i: the sum of squares of row i up to column i into A[i][i]; 999.5 on average. */
+     /* expect: 1x999|element -> 1|shared ; f = 2 */
      for (k = 0; k < i; k++) {
         A[i][i] -= A[i][k] * A[i][k];
      }

@@ -17,6 +17,8 @@ void kernel_correlation(int m, int n,
   int i, j, k;
 
   double eps = (0.1);
+  /* why: mean[j]: each column j of data is summed (N adds) and divided once. */
+  /* expect: NxM|tile(Nx1) -> M|element ; f = 1401/1400 */
   for (j = 0; j < M; j++)
     {
       mean[j] = (0.0);
@@ -26,6 +28,8 @@ void kernel_correlation(int m, int n,
     }
 
 
+   /* why: stddev[j]: each column j, centred by mean[j], squared and summed, then scaled and square-rooted. */
+   /* expect: NxM|tile(Nx1) ^ M|element -> M|element */
    for (j = 0; j < M; j++)
     {
       stddev[j] = (0.0);
@@ -40,6 +44,8 @@ void kernel_correlation(int m, int n,
     }
 
   /* Center and reduce the column vectors. */
+  /* why: data[i][j] centred and reduced by its column's mean and stddev, in place. */
+  /* expect: M|element ^ NxM|element ^ M|element -> NxM|element ; f = 4 */
   for (i = 0; i < N; i++)
     for (j = 0; j < M; j++)
       {
@@ -51,6 +57,8 @@ void kernel_correlation(int m, int n,
   for (i = 0; i < M-1; i++)
     {
       corr[i][i] = (1.0);
+      /* why: Launched for every i < M-1: corr[i][j] for j > i is column i dot column j (column i is read by every work unit), written also at corr[j][i]; 600 columns on average. */
+      /* expect: Nx1|full ^ Nx600|tile(Nx1) -> 1x600|element ^ 600x1|element ; f = 2 */
       for (j = i+1; j < M; j++)
         {
           corr[i][j] = (0.0);

@@ -14,6 +14,8 @@ void kernel_covariance(int m, int n,
 		       double mean[M])
 {
   int i, j, k;
+  /* why: mean[j]: column sums, divided once. */
+  /* expect: NxM|tile(Nx1) -> M|element ; f = 1401/1400 */
   for (j = 0; j < M; j++)
     {
       mean[j] = (0.0);
@@ -22,11 +24,15 @@ void kernel_covariance(int m, int n,
       mean[j] /= float_n;
     }
 
+  /* why: data[i][j] -= mean[j], in place. */
+  /* expect: M|element ^ NxM|element -> NxM|element ; f = 1 */
   for (i = 0; i < N; i++)
     for (j = 0; j < M; j++)
       data[i][j] -= mean[j];
 
   for (i = 0; i < M; i++)
+    /* why: Launched for every i: cov[i][j] for j >= i is column i dot column j, scaled, and mirrored to cov[j][i]; 600.5 columns on average. */
+    /* expect: Nx1|full ^ Nx600|tile(Nx1) -> 1x600|element ^ 600x1|element */
     for (j = i; j < M; j++)
       {
         cov[i][j] = (0.0);

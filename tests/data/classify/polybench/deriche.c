@@ -30,6 +30,8 @@ void kernel_deriche(int w, int h, double alpha,
    b2 = -exp((-2.0)*alpha);
    c1 = c2 = 1;
 
+   /* why: Causal IIR filter along each row: ym1, ym2 carry y1[i][j-1], y1[i][j-2] from one j to the next, so j runs in sequence and a work unit is a row. */
+   /* expect: WxH|tile(1xH) -> WxH|tile(1xH) ; f = 7 */
    for (i=0; i<W; i++) {
         ym1 = (0.0);
         ym2 = (0.0);
@@ -42,6 +44,8 @@ void kernel_deriche(int w, int h, double alpha,
         }
     }
 
+    /* why: Anti-causal filter along each row (j downwards): the same recurrence. */
+    /* expect: WxH|tile(1xH) -> WxH|tile(1xH) ; f = 7 */
     for (i=0; i<W; i++) {
         yp1 = (0.0);
         yp2 = (0.0);
@@ -56,11 +60,15 @@ void kernel_deriche(int w, int h, double alpha,
         }
     }
 
+    /* why: imgOut = c1*(y1 + y2), point by point. */
+    /* expect: WxH|element ^ WxH|element -> WxH|element ; f = 2 */
     for (i=0; i<W; i++)
         for (j=0; j<H; j++) {
             imgOut[i][j] = c1 * (y1[i][j] + y2[i][j]);
         }
 
+    /* why: Causal filter along each column: the recurrence runs over i, a work unit is a column. */
+    /* expect: WxH|tile(Wx1) -> WxH|tile(Wx1) ; f = 7 */
     for (j=0; j<H; j++) {
         tm1 = (0.0);
         ym1 = (0.0);
@@ -74,6 +82,8 @@ void kernel_deriche(int w, int h, double alpha,
     }
 
 
+    /* why: Anti-causal filter along each column. */
+    /* expect: WxH|tile(Wx1) -> WxH|tile(Wx1) ; f = 7 */
     for (j=0; j<H; j++) {
         tp1 = (0.0);
         tp2 = (0.0);
@@ -88,6 +98,8 @@ void kernel_deriche(int w, int h, double alpha,
         }
     }
 
+    /* why: imgOut = c2*(y1 + y2), point by point. */
+    /* expect: WxH|element ^ WxH|element -> WxH|element ; f = 2 */
     for (i=0; i<W; i++)
         for (j=0; j<H; j++)
             imgOut[i][j] = c2*(y1[i][j] + y2[i][j]);

@@ -13,6 +13,8 @@ void kernel_doitgen(int nr, int nq, int np,
 		    double sum[NP])
 {
   int r, q, p, s;
+  /* why: Each (r, q, p) reduces A[r][q][:] with column p of C4; sum[p] is scratch set before use in every (r, q) (a temporary, not an output), then copied back into A[r][q][p]. */
+  /* expect: NRxNQxNP|tile(1x1xNP) ^ NPxNP|tile(NPx1) -> NRxNQxNP|element ; f = 2 */
   for (r = 0; r < NR; r++)
     for (q = 0; q < NQ; q++)  {
       for (p = 0; p < NP; p++)  {

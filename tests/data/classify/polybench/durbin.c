@@ -23,14 +23,20 @@ void kernel_durbin(int n,
  for (k = 1; k < N; k++) {
    beta = (1-alpha*alpha)*beta;
    sum = (0.0);
+   /* why: Launched for k = 1..N-1: sum of r[k-i-1]*y[i] over i < k (r read backwards: unordered); k is 1000 on average. */
+   /* expect: unordered 1000|element ^ 1000|element -> 1|shared ; f = 2 */
    for (i=0; i<k; i++) {
       sum += r[k-i-1]*y[i];
    }
    alpha = - (r[k] + sum)/beta;
 
+   /* why: z[i] = y[i] + alpha*y[k-i-1]: y read forwards and backwards. */
+   /* expect: unordered 1000|element ^ 1000|element -> 1000|element ; f = 2 */
    for (i=0; i<k; i++) {
       z[i] = y[i] + alpha*y[k-i-1];
    }
+   /* why: y[i] = z[i]: a copy. */
+   /* expect: 1000|element -> 1000|element ; f = 0 */
    for (i=0; i<k; i++) {
      y[i] = z[i];
    }

@@ -12,6 +12,8 @@ void kernel_floyd_warshall(int n,
   int i, j, k;
   for (k = 0; k < N; k++)
     {
+      /* why: Loop k reads path[i][k] and path[k][j], which its earlier iterations wrote: N launches of the (i, j) kernel, row k and column k serving every work unit. */
+      /* expect: NxN|element ^ Nx1|element ^ 1xN|element -> NxN|element ; f = 3 */
       for(i = 0; i < N; i++)
 	for (j = 0; j < N; j++)
 	  path[i][j] = path[i][j] < path[i][k] + path[k][j] ?

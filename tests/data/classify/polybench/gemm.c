@@ -24,6 +24,8 @@ void kernel_gemm(int ni, int nj, int nk,
 //A is NIxNK
 //B is NKxNJ
 //C is NIxNJ
+  /* why: C = beta*C + alpha*A*B with k outside j: C[i][j] is scaled (read: an input) and accumulates row i of A times column j of B. */
+  /* expect: NIxNJ|element ^ NIxNK|tile(1xNK) ^ NKxNJ|tile(NKx1) -> NIxNJ|element ; f = 3601/1200 */
   for (i = 0; i < NI; i++) {
     for (j = 0; j < NJ; j++)
 	C[i][j] *= beta;

@@ -16,6 +16,8 @@ void kernel_gesummv(int n,
 		    double y[N])
 {
   int i, j;
+  /* why: tmp[i] and y[i]: rows i of A and B times x, then y = alpha*tmp + beta*y. */
+  /* expect: NxN|tile(1xN) ^ N|full ^ NxN|tile(1xN) -> N|element ^ N|element ; f = 5203/1300 */
   for (i = 0; i < N; i++)
     {
       tmp[i] = (0.0);

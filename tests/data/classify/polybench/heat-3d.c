@@ -14,6 +14,8 @@ void kernel_heat_3d(int tsteps,
 {
   int t, i, j, k;
     for (t = 1; t <= TSTEPS; t++) {
+        /* why: 7-point heat stencil A -> B on the interior, launched TSTEPS times; the star fits a 3x3x3 box. */
+        /* expect: NxNxN|neighb(3x3x3) -> 118x118x118|element */
         for (i = 1; i < N-1; i++) {
             for (j = 1; j < N-1; j++) {
                 for (k = 1; k < N-1; k++) {
@@ -24,6 +26,8 @@ void kernel_heat_3d(int tsteps,
                 }
             }
         }
+        /* why: The same stencil B -> A. */
+        /* expect: NxNxN|neighb(3x3x3) -> 118x118x118|element */
         for (i = 1; i < N-1; i++) {
            for (j = 1; j < N-1; j++) {
                for (k = 1; k < N-1; k++) {

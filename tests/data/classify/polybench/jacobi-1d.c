@@ -15,8 +15,12 @@ void kernel_jacobi_1d(int tsteps,
   int t, i;
   for (t = 0; t < TSTEPS; t++)
     {
+      /* why: 3-point average A -> B on the interior, launched TSTEPS times. */
+      /* expect: N|neighb(3) -> 1998|element ; f = 1 */
       for (i = 1; i < N - 1; i++)
 	B[i] = 0.33333 * (A[i-1] + A[i] + A[i + 1]);
+      /* why: The same B -> A. */
+      /* expect: N|neighb(3) -> 1998|element ; f = 1 */
       for (i = 1; i < N - 1; i++)
 	A[i] = 0.33333 * (B[i-1] + B[i] + B[i + 1]);
     }

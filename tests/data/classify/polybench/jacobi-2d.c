@@ -15,9 +15,13 @@ void kernel_jacobi_2d(int tsteps,
   int t, i, j;
   for (t = 0; t < TSTEPS; t++)
     {
+      /* why: 5-point average A -> B on the interior, launched TSTEPS times. */
+      /* expect: NxN|neighb(3x3) -> 1298x1298|element ; f = 5/9 */
       for (i = 1; i < N - 1; i++)
 	for (j = 1; j < N - 1; j++)
 	  B[i][j] = (0.2) * (A[i][j] + A[i][j-1] + A[i][1+j] + A[1+i][j] + A[i-1][j]);
+      /* why: The same B -> A. */
+      /* expect: NxN|neighb(3x3) -> 1298x1298|element ; f = 5/9 */
       for (i = 1; i < N - 1; i++)
 	for (j = 1; j < N - 1; j++)
 	  A[i][j] = (0.2) * (B[i][j] + B[i][j-1] + B[i][1+j] + B[1+i][j] + B[i-1][j]);

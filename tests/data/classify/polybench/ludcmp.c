@@ -18,11 +18,15 @@ void kernel_ludcmp(int n,
   for (i = 0; i < N; i++) {
     for (j = 0; j <i; j++) {
        w = A[i][j];
+       /* why: As lu, lower part: w accumulates row i times column j into one value per launch. */
+       /* expect: 1x666|element ^ 666x1|element -> 1|shared ; f = 2 */
        for (k = 0; k < j; k++) {
           w -= A[i][k] * A[k][j];
        }
         A[i][j] = w / A[j][j];
     }
+   /* why: As lu, upper part: A[i][j] for j >= i. */
+   /* expect: 1x1000|element ^ 1x999|full ^ 999x1000|tile(999x1) -> 1x1000|element ; f = 2 */
    for (j = i; j < N; j++) {
        w = A[i][j];
        for (k = 0; k < i; k++) {
@@ -34,6 +38,8 @@ void kernel_ludcmp(int n,
 
   for (i = 0; i < N; i++) {
      w = b[i];
+     /* why: Forward substitution: launched for every i, row i of A dot y[0..i-1] into w. */
+     /* expect: 1x999|element ^ 999|element -> 1|shared ; f = 2 */
      for (j = 0; j < i; j++)
         w -= A[i][j] * y[j];
      y[i] = w;
@@ -41,6 +47,8 @@ void kernel_ludcmp(int n,
 
    for (i = N-1; i >=0; i--) {
      w = y[i];
+     /* why: Back substitution: row i of A beyond the diagonal dot x into w. */
+     /* expect: 1x999|element ^ 999|element -> 1|shared ; f = 2 */
      for (j = i+1; j < N; j++)
         w -= A[i][j] * x[j];
      x[i] = w / A[i][i];

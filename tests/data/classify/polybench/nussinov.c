@@ -29,6 +29,8 @@ void kernel_nussinov(int n, base seq[N],
         table[i][j] = max_score(table[i][j], table[i+1][j-1]);
    }
 
+   /* why: The i and j loops are a dynamic-programming wavefront; the k loop is the one data-parallel kernel, launched for every (i, j): a max-plus reduction of row i with column j of table into table[i][j], (N-2)/3 long on average. */
+   /* expect: 1x832|element ^ 832x1|element -> 1|shared ; f = 3 */
    for (k=i+1; k<j; k++) {
       table[i][j] = max_score(table[i][j], table[i][k] + table[k+1][j]);
    }

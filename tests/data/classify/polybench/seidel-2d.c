@@ -13,6 +13,7 @@ void kernel_seidel_2d(int tsteps,
 {
   int t, i, j;
   for (t = 0; t <= TSTEPS - 1; t++)
+    /* expect: unclassified (Gauss-Seidel: each point reads neighbours updated earlier in the same sweep, along i and j) */
     for (i = 1; i<= N - 2; i++)
       for (j = 1; j <= N - 2; j++)
 	A[i][j] = (A[i-1][j-1] + A[i-1][j] + A[i-1][j+1]

@@ -26,6 +26,8 @@ void kernel_symm(int m, int n,
 // C is MxN
 //note that due to Fortran array layout, the code below more closely resembles upper triangular case in BLAS
    for (i = 0; i < M; i++)
+      /* why: Launched for every i, one work unit per column j: C[k][j] for k < i accumulates B[i][j]*A[i][k] while temp2 reduces column j of B against row i of A; then C[i][j] is rewritten. Two outputs: the block of C above row i, and C[i][j]. */
+      /* expect: 1xN|element ^ 499xN|tile(499x1) ^ 1x499|full ^ 1x1|full ^ 499xN|tile(499x1) ^ 1xN|element -> 499xN|tile(499x1) ^ 1xN|element */
       for (j = 0; j < N; j++ )
       {
         temp2 = 0;

@@ -23,8 +23,12 @@ void kernel_syr2k(int n, int m,
 //B is NxM
 //C is NxN
   for (i = 0; i < N; i++) {
+    /* why: Launched for every i: C[i][j] *= beta for j <= i. */
+    /* expect: 1x600|element -> 1x600|element ; f = 1 */
     for (j = 0; j <= i; j++)
       C[i][j] *= beta;
+    /* why: Launched for every i, one work unit per j <= i: C[i][j] accumulates rows j of A and B against rows i of B and A (rows i read by all). */
+    /* expect: 600xM|tile(1xM) ^ 1xM|full ^ 1xM|full ^ 600xM|tile(1xM) ^ 1x600|element -> 1x600|element ; f = 6 */
     for (k = 0; k < M; k++)
       for (j = 0; j <= i; j++)
 	{

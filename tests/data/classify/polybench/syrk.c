@@ -22,8 +22,12 @@ void kernel_syrk(int n, int m,
 //A is NxM
 //C is NxN
   for (i = 0; i < N; i++) {
+    /* why: Launched for every i: C[i][j] *= beta for j <= i. */
+    /* expect: 1x600|element -> 1x600|element ; f = 1 */
     for (j = 0; j <= i; j++)
       C[i][j] *= beta;
+    /* why: Launched for every i, one work unit per j <= i: C[i][j] accumulates row i of A times row j of A. */
+    /* expect: 1xM|full ^ 600xM|tile(1xM) ^ 1x600|element -> 1x600|element ; f = 3 */
     for (k = 0; k < M; k++) {
       for (j = 0; j <= i; j++)
         C[i][j] += alpha * A[i][k] * A[j][k];

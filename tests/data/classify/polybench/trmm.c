@@ -23,6 +23,8 @@ void kernel_trmm(int m, int n,
 // A is MxM
 // B is MxN
   for (i = 0; i < M; i++)
+     /* why: Launched for every i, one work unit per column j: B[i][j] accumulates column i of A below the diagonal (read by all) times column j of B below row i, then is scaled. */
+     /* expect: 499x1|full ^ 499xN|tile(499x1) ^ 1xN|element -> 1xN|element */
      for (j = 0; j < N; j++) {
         for (k = i+1; k < M; k++)
            B[i][j] += A[k][i] * B[k][j];
