@@ -118,7 +118,7 @@ def test_app_source_relative_to_the_file_and_errors(tmp_path):
 
 def test_validate_classify_quick(tmp_path):
     report = tmp_path / "classify.md"
-    result = run("validate", "classify", "--quick", "-r", "2", "-d", "core-i7-930", "--json",
+    result = run("validate", "classify", "--measure", "--quick", "-r", "2", "-d", "core-i7-930", "--json",
                  "--markdown", str(report))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)

@@ -94,56 +94,108 @@ def _timing_rounds(rounds: int, work: Callable[[Callable[[int], None]], Any], la
 
 @validate_app.command("classify")
 def validate_classify_command(
+    corpus: Annotated[list[Path] | None, typer.Option("--corpus", "-c", help="Annotated C files or folders ('/* expect: SPECIES */' or Bones' '#pragma species kernel'); repeatable. Default: the source tree's PolyBench and Bones corpora.")] = None,
+    measure: Annotated[bool, typer.Option("--measure", help="Also classify perfcast's C primitives, predict them with the boat hull and time them on --device.")] = False,
     device_name: CpuDevice = HOST,
     quick: Quick = False,
     repetitions: Repetitions = 10,
     markdown: Markdown = None,
     as_json: Json = False,
 ) -> None:
-    """Classify perfcast's C primitives from source, predict them with the boat hull, and time them."""
-    from perfcast.bench.classify_validation import (
-        classified_primitives,
-        classify_markdown,
-        validate_classified,
-    )
+    """Score classify against loop nests annotated by hand (exact / partial / wrong / unclassified); --measure times the primitives too."""
+    from perfcast.validation.classify_corpus import CorpusError, corpus_markdown, default_corpora, score_corpus
+
+    try:
+        check_writable(markdown, "--markdown")
+        chosen_corpora = list(corpus or default_corpora())
+        if not chosen_corpora:
+            raise CorpusError("no corpus: give --corpus PATH (the annotated corpora live in a source checkout, "
+                              "under tests/data/classify)")
+        scores = [(_corpus_name(path), score_corpus([path])) for path in chosen_corpora]
+    except (ValueError, CorpusError) as error:
+        raise fail(str(error)) from None
+    measured = _measure_classified(device_name, quick, repetitions) if measure else None
+    if as_json:
+        print_json({
+            "corpora": [{"corpus": name, "files": len(score.files), "counts": score.counts(),
+                         "exact_share": score.exact_fraction(), "nests": [s.to_json() for s in score.scored]}
+                        for name, score in scores],
+            **(measured[3] if measured else {}),
+        })
+    else:
+        table = Table(box=box.SIMPLE_HEAD, title="classify against species written by hand", title_justify="left")
+        for column in ("corpus", "nests", "exact", "partial", "wrong", "unclassified", "exact share"):
+            table.add_column(column, justify="left" if column == "corpus" else "right")
+        for name, score in scores:
+            counts = score.counts()
+            table.add_row(printable(name), str(len(score.scored)), *(str(counts[v]) for v in
+                          ("exact", "partial", "wrong", "unclassified")), f"{100 * score.exact_fraction():.1f} %")
+        console.print(table)
+        for name, score in scores:
+            for s in score.scored:
+                if s.verdict != "exact":
+                    where = f"{Path(s.annotation.path).name}:{s.annotation.line}"
+                    got = s.nest.species if s.nest and s.nest.species else "no species"
+                    console.print(f"  [yellow]{s.verdict}[/] {printable(name)} {printable(where)}: "
+                                  f"{printable(got)} ({printable(s.detail)})", highlight=False)
+        if measured:
+            _print_measured_classification(*measured[:3])
+    if markdown is not None:
+        command = _command_line("perfcast validate classify")
+        text = corpus_markdown(scores, command)
+        if measured:
+            from perfcast.bench.classify_validation import classify_markdown
+
+            chosen, run, inputs, _ = measured
+            text += "\n" + "\n".join(("#" + line if line.startswith("#") else line)
+                                       for line in classify_markdown(chosen, run, inputs, command).splitlines()) + "\n"
+        write_text_atomic(markdown, text)
+        (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
+
+
+def _corpus_name(path: Path) -> str:
+    """Return how a corpus is named in reports: its folder (or file) name."""
+    return path.name or str(path)
+
+
+def _measure_classified(device_name: str, quick: bool, repetitions: int) -> tuple[Any, Any, Any, dict[str, Any]]:
+    """Classify the C primitives, predict them on the device and time them; return the run and its JSON."""
+    from perfcast.bench.classify_validation import classified_primitives, validate_classified
     from perfcast.devices.hull_view import hull_inputs
     from perfcast.kernels.native import NativeBuildError
 
     try:
-        check_writable(markdown, "--markdown")
         device = resolve_device(device_name)
         inputs = hull_inputs(device, Precision.FP32, 4)
         chosen = classified_primitives(quick)
     except (ValueError, LookupError, NativeBuildError) as error:
         raise fail(str(error)) from None
-
     run = _timing_rounds(repetitions, lambda progress: validate_classified(
         inputs, chosen, repetitions, _complexities(quick), progress=progress))
-    if as_json:
-        print_json({
-            "device": run.device, "date": run.date, "repetitions": run.repetitions, "inputs": inputs.sources,
-            "classified": [{"primitive": c.primitive.name, "species": c.species,
-                            "hand_written_species": c.primitive.species, "problem": c.problem,
-                            "nests": {str(f): n.location for f, n in c.nests.items()},
-                            "f_agrees": {str(f): ok for f, ok in c.f_agrees.items()}} for c in chosen],
-            "points": [{**p.__dict__, "error_percent": p.error, "in_range": p.in_range} for p in run.points],
-        })
-    else:
-        for c in chosen:
-            text = c.species if c.species is not None else f"not classified: {c.problem}"
-            console.print(f"{c.primitive.name:<14} classified {printable(text)}  (hand-written: "
-                          f"{printable(c.primitive.species)})", highlight=False)
-        table = Table(box=box.SIMPLE_HEAD, title=f"classify -> predict -> measure on {run.device}", title_justify="left")
-        for column in ("primitive", "f", "measured", "predicted range", "in range"):
-            table.add_column(column, justify="left" if column == "primitive" else "right")
-        for p in run.points:
-            table.add_row(p.primitive, str(p.f), format_time(p.measured),
-                          f"{format_time(p.range_lower)} – {format_time(p.range_upper)}", "yes" if p.in_range else "no")
-        console.print(table)
-    if markdown is not None:
-        command = _command_line("perfcast validate classify")
-        write_text_atomic(markdown, classify_markdown(chosen, run, inputs, command))
-        (errors if as_json else console).print(f"wrote {printable(markdown)}", highlight=False)
+    data = {
+        "device": run.device, "date": run.date, "repetitions": run.repetitions, "inputs": inputs.sources,
+        "classified": [{"primitive": c.primitive.name, "species": c.species,
+                        "hand_written_species": c.primitive.species, "problem": c.problem,
+                        "nests": {str(f): n.location for f, n in c.nests.items()},
+                        "f_agrees": {str(f): ok for f, ok in c.f_agrees.items()}} for c in chosen],
+        "points": [{**p.__dict__, "error_percent": p.error, "in_range": p.in_range} for p in run.points],
+    }
+    return chosen, run, inputs, data
+
+
+def _print_measured_classification(chosen: Any, run: Any, inputs: Any) -> None:
+    """Print the primitives' classification and their measured times against the predicted ranges."""
+    for c in chosen:
+        text = c.species if c.species is not None else f"not classified: {c.problem}"
+        console.print(f"{c.primitive.name:<14} classified {printable(text)}  (hand-written: "
+                      f"{printable(c.primitive.species)})", highlight=False)
+    table = Table(box=box.SIMPLE_HEAD, title=f"classify -> predict -> measure on {run.device}", title_justify="left")
+    for column in ("primitive", "f", "measured", "predicted range", "in range"):
+        table.add_column(column, justify="left" if column == "primitive" else "right")
+    for p in run.points:
+        table.add_row(p.primitive, str(p.f), format_time(p.measured),
+                      f"{format_time(p.range_lower)} – {format_time(p.range_upper)}", "yes" if p.in_range else "no")
+    console.print(table)
 
 
 @validate_app.command("boathull")

@@ -42,8 +42,9 @@ _BONES = re.compile(r"^\s*#\s*pragma\s+species\s+kernel\s+(?P<body>.+?)\s*$")
 _DEFINE = re.compile(r"^#define\s+(\w+)\s+(\d+)\s*$", re.MULTILINE)
 _LOCAL_INT = re.compile(r"\b(?:const\s+)?(?:int|long)\s+(\w+)\s*=\s*([^;,]+);")
 
-# One access, compared: (pattern kind, number of elements or None where unknown, pattern shape or None).
-_Key = tuple[str, int | None, tuple[int, ...] | None]
+# One access, compared: (pattern kind, number of elements -- None where unknown, a tuple where any of several
+# fits --, pattern shape or None where unknown).
+_Key = tuple[str, int | tuple[int, ...] | None, tuple[int, ...] | None]
 
 
 class CorpusError(InputError):
@@ -182,11 +183,17 @@ def _bones_key(access: str, macros: dict[str, int]) -> _Key:
     if not found or found["kind"] not in _BONES_KINDS:
         raise ValueError(f"cannot read the access {access!r}")
     extents = [_range_extent(r, macros) for r in found["ranges"].split(",")]
-    size = None if None in extents else _product(e for e in extents if e is not None)
+    size: int | tuple[int, ...] | None = None if None in extents else _product(e for e in extents if e is not None)
     pattern: tuple[int, ...] | None = ()
     if found["pattern"]:
         widths = [_range_extent(r, macros) for r in found["pattern"].split(",")]
         pattern = None if None in widths else _trimmed(tuple(w for w in widths if w is not None))
+        if size is not None and pattern is not None and len(widths) == len(extents) and \
+                _BONES_KINDS[found["kind"]] == "neighb":
+            # Bones sizes a neighbourhood by the range of its centres; perfcast by the elements read, which
+            # add the window's reach unless the code guards the border: either is the same access.
+            halo = _product((e or 0) + (w or 1) - 1 for e, w in zip(extents, widths))
+            size = (int(size), halo)
     if found["kind"] == "void":
         # Bones writes a loop that reads nothing (a fill) as 0:0|void; perfcast as 1|full, the stored value.
         return "full", 1, ()
@@ -294,12 +301,21 @@ def _same_keys(expected: Sequence[_Key], got: Sequence[_Key]) -> bool:
         return False
     left = list(got)
     for kind, size, pattern in sorted(expected, key=lambda k: (k[1] is None, k[2] is None)):
-        hit = next((g for g in left if g[0] == kind and (size is None or g[1] == size)
+        hit = next((g for g in left if g[0] == kind and _size_fits(size, g[1])
                     and (pattern is None or g[2] == pattern)), None)
         if hit is None:
             return False
         left.remove(hit)
     return True
+
+
+def _size_fits(expected: int | tuple[int, ...] | None, got: int | tuple[int, ...] | None) -> bool:
+    """Return True when a size `got` fits the expected one (None: any; a tuple: any of its values)."""
+    if expected is None:
+        return True
+    if isinstance(expected, tuple):
+        return got in expected
+    return got == expected
 
 
 def _verdict(annotation: Annotation, nest: LoopNestSpecies | None, defines: dict[str, int]) -> tuple[Verdict, str]:
@@ -359,11 +375,16 @@ def score_file(path: Path) -> list[Scored]:
     for annotation in annotations:
         following = [n for n in nests if n.line > annotation.line]
         nest = min(following, key=lambda n: n.line) if following else None
+        enclosing = None
         if nest is not None and annotation.style == "bones" and _code_lines_between(text, annotation.line, nest.line):
-            nest = None  # the pragma names a loop perfcast classified as part of an enclosing nest
+            # The pragma names a loop inside one that perfcast classified whole.
+            enclosing = max((n for n in nests if n.line < annotation.line), key=lambda n: n.line, default=None)
+            nest = None
         if nest is not None:
             nests.remove(nest)
         verdict, detail = _verdict(annotation, nest, defines)
+        if enclosing is not None:
+            detail = f"an inner loop of the nest perfcast classifies whole at line {enclosing.line}"
         scored.append(Scored(annotation, nest, verdict, detail))
     return scored
 
@@ -387,3 +408,64 @@ def score_corpus(paths: Iterable[Path]) -> CorpusScore:
         raise CorpusError("no annotated loop nest ('/* expect: ... */' or '#pragma species kernel') in "
                           f"{len(files)} file(s)")
     return CorpusScore(tuple(scored), tuple(str(f) for f in files))
+
+
+def default_corpora() -> list[Path]:
+    """Return the annotated corpora of a source checkout (tests/data/classify/{polybench,bones}), those present."""
+    root = Path(__file__).resolve().parents[3] / "tests" / "data" / "classify"
+    return [root / name for name in ("polybench", "bones") if (root / name).is_dir()]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def corpus_markdown(scores: Sequence[tuple[str, CorpusScore]], command: str, goal: float = 0.9) -> str:
+    """Return the Markdown report of classify's scores on each named corpus: results first, then every nest."""
+    lines = [
+        "# `perfcast classify` on real loop nests",
+        "",
+        "Each corpus is published C code with the species a person wrote for its loop nests; `perfcast classify`",
+        "reads the code alone and its answer is compared with theirs (`src/perfcast/validation/classify_corpus.py`",
+        "says how: *exact* is the same inputs and outputs with their sizes and patterns, *partial* the same",
+        "patterns with other sizes or at least half the accesses the same, *wrong* a species that is neither,",
+        "*unclassified* no species where one was written). The comparison is deterministic: no machine enters it.",
+        "",
+        "Reproduce with:",
+        "",
+        "```sh",
+        command,
+        "```",
+        "",
+        "| corpus | loop nests | exact | partial | wrong | unclassified | exact share | goal |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, score in scores:
+        counts = score.counts()
+        lines.append(f"| {_cell(name)} | {len(score.scored)} | {counts['exact']} | {counts['partial']} | "
+                     f"{counts['wrong']} | {counts['unclassified']} | {100 * score.exact_fraction():.1f} % | "
+                     f"≥ {100 * goal:.0f} % |")
+    for name, score in scores:
+        lines += ["", f"## {_cell(name)}", ""]
+        misses = [s for s in score.scored if s.verdict != "exact"]
+        lines.append(f"{len(score.scored) - len(misses)} of {len(score.scored)} exact. "
+                     + ("Not exact:" if misses else "Every nest exact."))
+        if misses:
+            lines += ["", "| nest | verdict | written by hand | perfcast | why |", "|---|---|---|---|---|"]
+            for s in misses:
+                got = f"`{s.nest.species}`" if s.nest and s.nest.species else "—"
+                lines.append(f"| {_cell(_where(s))} | {s.verdict} | `{_cell(s.annotation.expected or 'unclassified')}` "
+                             f"| {_cell(got)} | {_cell(s.detail)} |")
+        lines += ["", "<details><summary>Every nest</summary>", "",
+                  "| nest | launches | written by hand | verdict | the person's reason |", "|---|---:|---|---|---|"]
+        for s in score.scored:
+            launches = s.nest.repetitions if s.nest and s.nest.repetitions else "1"
+            lines.append(f"| {_cell(_where(s))} | {_cell(launches)} | `{_cell(s.annotation.expected or 'unclassified')}` "
+                         f"| {s.verdict} | {_cell(s.annotation.why or '—')} |")
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def _where(scored: Scored) -> str:
+    path = Path(scored.annotation.path)
+    return f"{path.parent.name}/{path.name}:{scored.annotation.line}"
