@@ -304,3 +304,212 @@ def test_odd_code_never_raises_only_reports(tmp_path: Path, body: str) -> None:
         assert nest.reasons or nest.doubts
         if nest.species is not None:
             parse_species(nest.species)
+
+
+# ------------------------------------------------------------------ the classes of issue 32, one test each
+
+
+def _nests(tmp_path: Path, text: str) -> list[LoopNestSpecies]:
+    return list(classify_file(_write(tmp_path, "#define N 512\n#define M 256\n#define T 100\n#define R 2\n" + text)).nests)
+
+
+def _explained(nest: LoopNestSpecies, words: str) -> bool:
+    return any(words in reason for reason in nest.reasons)
+
+
+def test_an_accumulator_whose_old_value_is_read_is_an_input(tmp_path: Path) -> None:
+    scaled, added, zeroed = _nests(tmp_path, """
+void scaled(float beta, const float A[N][M], const float B[M][N], float C[N][N]) {
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            C[i][j] *= beta;
+            for (int k = 0; k < M; k++)
+                C[i][j] += A[i][k] * B[k][j];
+        }
+}
+void added(const float A[N][M], const float y[M], float x[N]) {
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < M; j++)
+            x[i] = x[i] + A[i][j] * y[j];
+}
+void zeroed(const float A[N][M], const float B[M][N], float C[N][N]) {
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+            C[i][j] = 0;
+            for (int k = 0; k < M; k++)
+                C[i][j] += A[i][k] * B[k][j];
+        }
+}
+""")
+    assert scaled.species == "512x512|element ^ 512x256|tile(1x256) ^ 256x512|tile(256x1) -> 512x512|element"
+    assert _explained(scaled, "accumulates onto its old value")
+    assert added.species == "512|element ^ 512x256|tile(1x256) ^ 256|full -> 512|element"
+    assert zeroed.species == "512x256|tile(1x256) ^ 256x512|tile(256x1) -> 512x512|element"
+    assert _explained(zeroed, "its old value is not read")
+
+
+def test_a_scalar_set_before_it_is_read_is_private_to_the_work_unit(tmp_path: Path) -> None:
+    local, branches, result = _nests(tmp_path, """
+float last;
+void local(const float a[N], float b[N]) {
+    float tmp;
+    for (int i = 0; i < N; i++) { tmp = a[i] * 2; b[i] = tmp + 1; }
+}
+void branches(const float a[N], const float c[N], float b[N]) {
+    float r;
+    for (int i = 0; i < N; i++) { if (c[i] > 0) r = a[i] / c[i]; else r = a[i]; b[i] = r; }
+}
+void result(const float a[N], float b[N]) {
+    for (int i = 0; i < N; i++) { last = a[i]; b[i] = last; }
+}
+""")
+    assert local.species == "512|element -> 512|element"
+    assert _explained(local, "a temporary of the work unit")
+    assert branches.species == "512|element ^ 512|element -> 512|element"
+    # A global outlives the call: what the loop leaves in it is a result.
+    assert result.species.endswith("^ 1|shared") or "1|shared" in result.species
+
+
+def test_a_time_loop_launches_its_inner_nests(tmp_path: Path) -> None:
+    step, swap, repeated = _nests(tmp_path, """
+void jacobi(float A[N], float B[N]) {
+    for (int t = 0; t < T; t++) {
+        for (int i = 1; i < N - 1; i++)
+            B[i] = 0.33f * (A[i - 1] + A[i] + A[i + 1]);
+        for (int i = 1; i < N - 1; i++)
+            A[i] = B[i];
+    }
+}
+void repeated(float x[N], float a, float b) {
+    for (int t = 0; t < T; t++)
+        for (int i = 0; i < N; i++)
+            x[i] = x[i] * a + b;
+}
+""")
+    assert step.species == "512|neighb(3) -> 510|element" and step.repetitions == "100"
+    assert swap.species == "510|element -> 510|element" and swap.enclosing == ("t",)
+    assert repeated.species == "512|element -> 512|element" and repeated.f == "2" and repeated.repetitions == "100"
+    assert _explained(step, "inside loop 't'")
+
+
+def test_sibling_loops_that_hand_on_a_value_are_sequential(tmp_path: Path) -> None:
+    normalise, independent = _nests(tmp_path, """
+void normalise(const float A[N][M], float B[N][M]) {
+    for (int i = 0; i < N; i++) {
+        float s = 0;
+        for (int j = 0; j < M; j++) s += A[i][j];
+        for (int j = 0; j < M; j++) B[i][j] = A[i][j] / s;
+    }
+}
+void independent(const float A[N][M], float B[N][M], float C[N][M]) {
+    for (int i = 0; i < N; i++) {
+        for (int j = 0; j < M; j++) B[i][j] = A[i][j] * 2;
+        for (int j = 0; j < M; j++) C[i][j] = A[i][j] + 1;
+    }
+}
+""")
+    assert normalise.species == "512x256|tile(1x256) -> 512x256|tile(1x256)"
+    assert _explained(normalise, "hands 's'")
+    assert independent.species == "512x256|element -> 512x256|element ^ 512x256|element"
+
+
+def test_an_inclusive_window_is_2r_plus_1_wide(tmp_path: Path) -> None:
+    (window,) = _nests(tmp_path, """
+void smooth(const float A[N], float B[N]) {
+    float s;
+    for (int i = 0; i < N; i++) {
+        if (i >= R && i < N - R) {
+            s = 0;
+            for (int n = -R; n <= R; n++) s = s + A[i + n];
+            B[i] = s / (2 * R + 1);
+        } else {
+            B[i] = A[i];
+        }
+    }
+}
+""")
+    assert window.species == "512|neighb(5) -> 512|element"
+
+
+def test_one_array_read_by_two_parallel_indices_and_strided_outputs(tmp_path: Path) -> None:
+    rank_k, pairs, strided = _nests(tmp_path, """
+void rank_k(const float A[N][M], float C[N][N]) {
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            for (int k = 0; k < M; k++)
+                C[i][j] += A[i][k] * A[j][k];
+}
+void pairs(const float A[N], float B[2 * N]) {
+    for (int i = 0; i < N; i++) { B[2 * i] = A[i]; B[2 * i + 1] = -A[i]; }
+}
+void strided(const float A[N], float B[2 * N]) {
+    for (int i = 0; i < N; i++) B[2 * i] = A[i];
+}
+""")
+    assert rank_k.species == "512x256|tile(1x256) ^ 512x512|element -> 512x512|element"
+    assert _explained(rank_k, "counted once")
+    assert pairs.species == "512|element -> 512x2|tile(1x2)"
+    assert strided.status == "unsure" and strided.species == "512|element -> 512x1|element"  # every other one
+
+
+def test_triangular_bounds_launch_the_inner_nest_at_its_mean_size(tmp_path: Path) -> None:
+    (upper,) = _nests(tmp_path, """
+void upper(const float A[N][N], float B[N][N]) {
+    for (int i = 0; i < N; i++)
+        for (int j = i; j < N; j++)
+            B[i][j] = A[i][j];
+}
+""")
+    # Row i has N - i elements: (N + 1) / 2 = 256.5 on average over the N launches.
+    assert upper.species == "1x256|element -> 1x256|element"
+    assert upper.repetitions == "512" and upper.enclosing == ("i",)
+    assert _explained(upper, "mean over the launches")
+
+
+def test_recurrences_run_in_sequence(tmp_path: Path) -> None:
+    iir, sweep, seidel, closure = _nests(tmp_path, """
+void iir(const float x[N][M], float y[N][M], float b) {
+    for (int i = 0; i < N; i++) {
+        float prev = 0;
+        for (int j = 0; j < M; j++) { y[i][j] = x[i][j] + b * prev; prev = y[i][j]; }
+    }
+}
+void sweep(const float d[N][M], float p[N][M]) {
+    for (int i = 0; i < N; i++) {
+        p[i][0] = 0;
+        for (int j = 1; j < M; j++) p[i][j] = d[i][j] / (p[i][j - 1] + 2);
+    }
+}
+void seidel(float A[N][N]) {
+    for (int i = 1; i < N - 1; i++)
+        for (int j = 1; j < N - 1; j++)
+            A[i][j] = (A[i - 1][j] + A[i][j - 1] + A[i][j] + A[i][j + 1] + A[i + 1][j]) / 5;
+}
+void closure(float path[N][N]) {
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++)
+                path[i][j] = path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j];
+}
+""")
+    assert iir.species == "512x256|tile(1x256) -> 512x256|tile(1x256)" and _explained(iir, "a recurrence")
+    assert sweep.species == "512x255|tile(1x255) -> 512x256|tile(1x256)"  # d is read from column 1
+    assert seidel.status == "unclassified" and "no loop is parallel" in seidel.reasons[-1]
+    assert closure.species == "512x512|element ^ 512x1|element ^ 1x512|element -> 512x512|element"
+    assert closure.repetitions == "512"
+
+
+def test_fills_and_sizes_read_through_an_address(tmp_path: Path) -> None:
+    fill, sized = _nests(tmp_path, """
+void read_size(int *n);
+void fill(float y[N]) {
+    for (int i = 0; i < N; i++) y[i] = 0;
+}
+void sized(const float *x, float *y) {
+    int n = 0;
+    read_size(&n);
+    for (int i = 0; i < n; i++) y[i] = 2 * x[i];
+}
+""")
+    assert fill.species == "1|full -> 512|element" and fill.status == "exact"
+    assert sized.status != "remainder" and sized.species == "N|element -> N|element"

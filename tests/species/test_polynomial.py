@@ -3,6 +3,8 @@
 from fractions import Fraction
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from perfcast.species.polynomial import NotAffine, Poly
 
@@ -46,3 +48,23 @@ def test_equality_with_numbers_and_hash():
     assert Poly.const(5) == 5
     assert hash(n + 1) == hash(Poly.symbol("n") + 1)
     assert (n + 1).is_const() is False and Poly.const(2).const_value() == 2
+
+
+@given(st.lists(st.integers(-5, 5), min_size=1, max_size=5), st.integers(0, 40))
+def test_sum_over_equals_adding_the_terms(coefficients, count):
+    """Faulhaber's sums against a loop: sum of c_p * i**p for i in 0..count-1, powers up to 4."""
+    poly = Poly()
+    for power, c in enumerate(coefficients):
+        poly = poly + Poly({("i",) * power: c})
+    expected = sum(sum(c * i**p for p, c in enumerate(coefficients)) for i in range(count))
+    assert poly.sum_over("i", Poly.const(count)) == expected
+
+
+def test_sum_over_a_triangle_keeps_the_outer_variable():
+    # sum over j in 0..i-1 of 1 is i; then over i in 0..n-1: n(n-1)/2 (the triangle's size).
+    inner = Poly.const(1).sum_over("j", i)
+    assert inner == i
+    assert inner.sum_over("i", n).evaluate({"n": 10}) == 45
+    assert (i * i).sum_over("i", Poly.const(4)) == 14  # 0 + 1 + 4 + 9
+    with pytest.raises(NotAffine):
+        Poly({("i",) * 5: 1}).sum_over("i", n)
