@@ -371,19 +371,18 @@ def score_file(path: Path) -> list[Scored]:
                 for a in annotations]
     text = path.read_text(encoding="utf-8", errors="replace")
     defines = {name: int(value) for name, value in _DEFINE.findall(text)}
+    every = list(nests)
     scored = []
     for annotation in annotations:
         following = [n for n in nests if n.line > annotation.line]
         nest = min(following, key=lambda n: n.line) if following else None
-        enclosing = None
         if nest is not None and annotation.style == "bones" and _code_lines_between(text, annotation.line, nest.line):
-            # The pragma names a loop inside one that perfcast classified whole.
-            enclosing = max((n for n in nests if n.line < annotation.line), key=lambda n: n.line, default=None)
-            nest = None
+            nest = None  # the pragma names a loop inside one that perfcast classified whole
         if nest is not None:
             nests.remove(nest)
         verdict, detail = _verdict(annotation, nest, defines)
-        if enclosing is not None:
+        enclosing = max((n for n in every if n.line < annotation.line), key=lambda n: n.line, default=None)
+        if nest is None and enclosing is not None:
             detail = f"an inner loop of the nest perfcast classifies whole at line {enclosing.line}"
         scored.append(Scored(annotation, nest, verdict, detail))
     return scored
