@@ -1,31 +1,43 @@
-"""Algorithmic species from C source: every outermost loop nest of a function, classified with its reasons.
+"""Algorithmic species from C source: every loop nest of a function, classified with its reasons.
 
 The analysis, in the order it runs (docs/classify.md says the same for users):
 
 1. Loops are normalised to a counter from 0: ``for (i = lo; i < hi; i += s)`` has
    extent (hi - lo) / s and ``i`` is replaced by ``lo + s*i`` in subscripts.
-   Non-rectangular bounds (depending on an outer loop variable) and bounds that
-   read memory are reported as unclassifiable, as are while loops, early exits
-   and recursion.
+   Bounds that read memory are reported as unclassifiable, as are while loops,
+   early exits and recursion.
 2. Every array access is collected with its subscripts as polynomials in the
    loop variables (pointer aliases ``p = x + off`` and integer locals are
-   substituted). A subscript that reads memory is *data-dependent*.
-3. Written arrays and outer scalars are the outputs. An output written at a
-   subscript that moves with loop variables is *distributed*; its loop
-   variables are the parallel ones (the work units). One written at a fixed or
-   data-dependent subscript is *shared*. Loops whose variable indexes no
-   distributed output reduce: they make tiles, neighbourhoods and full reads.
-4. Each array's subscripts are split into dimensions (delinearised from the
+   substituted). A subscript that reads memory is *data-dependent*. Scalars
+   read and written are followed in evaluation order, with the loops around them.
+3. Written arrays and outer scalars are the outputs, less the work unit's
+   temporaries (a scalar set before it is read; an array set, then consumed).
+   An output written at a subscript that moves with loop variables is
+   *distributed*; its loop variables are the parallel ones (the work units).
+   One written at a fixed or data-dependent subscript, or accumulated by work
+   units it is not indexed by, is *shared*. A loop is *sequential* inside the
+   work unit when a run of it hands a value on, when an iteration uses what the
+   previous one left in a scalar, or when an output is read where an earlier
+   iteration wrote it. Loops that are neither parallel nor indexed reduce.
+4. A loop that only launches the nests inside it (a time loop; a loop whose
+   variable bounds an inner loop; a reducing loop that reads what it wrote) is
+   split: each inner nest is classified with the loop's variable as a parameter
+   and reported with its number of launches. Sizes that change between
+   launches are their mean over all launches (exact sums over the loops).
+5. Each array's subscripts are split into dimensions (delinearised from the
    strides of the loop variables), and each dimension is classified: a
    parallel variable alone is an element (constant offsets widen it to a
    neighbourhood); a parallel and a reducing variable together are a
    neighbourhood (sliding window) or a tile (when the parallel stride equals the
    reducing extent); a reducing variable alone spans a tile across the
-   dimension; no parallel variable at all makes the array ``full``.
-5. ``unordered`` marks a gather (an input read at a data-dependent subscript),
+   dimension; no parallel variable at all makes the array ``full``. One array
+   read at different places (moved by other parallel loops, or apart by a
+   parameter) is one access per place. Outputs written along a sequential loop,
+   or at a few constant offsets, are a block (tile) per work unit.
+6. ``unordered`` marks a gather (an input read at a data-dependent subscript),
    a mirrored subscript (negative stride) or a permutation (arrays that take
-   the parallel variables in different dimension orders, e.g. a transpose).
-6. The operator complexity f counts the arithmetic on data values (not on
+   the parallel variables in opposite dimension orders, e.g. a transpose).
+7. The operator complexity f counts the arithmetic on data values (not on
    indices) per application of the operator: ops in the innermost reducing
    loops divided by the tile/neighbourhood size. Each of + - * / and each
    comparison, min, max or abs is one op (so an FMA-able a*b+c is 2); library
