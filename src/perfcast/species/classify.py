@@ -52,6 +52,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from pathlib import Path
@@ -335,9 +336,10 @@ class _NestAnalysis:
     def scalar_flow(self, name: str, mode: Literal["read", "write"]) -> None:
         var = self.scope.get(name)
         if var is not None and var.kind == "scalar" and name not in self.loops:
+            recorded: str = mode
             if mode == "read" and (name == self.updating or self.in_condition):
-                mode = "self-read"  # s = s + x, s += x, if (x > s): the scalar's own update, not a use of it
-            self.flow.append((name, mode, tuple(self.instances), frozenset()))
+                recorded = "self-read"  # s = s + x, s += x, if (x > s): the scalar's own update, not a use of it
+            self.flow.append((name, recorded, tuple(self.instances), frozenset()))
 
     def downwards(self) -> tuple[str, ...]:
         return tuple(v for v in self.stack if self.direction.get(v))
@@ -381,7 +383,7 @@ class _NestAnalysis:
                     if later_key != key or inside[0] in later_stack:
                         continue
                     if later_mode in ("read", "self-read"):
-                        found.setdefault(var, key if isinstance(key, str) else key[0])
+                        found.setdefault(var, key[0] if isinstance(key, tuple) else str(key))
                     break
         return found
 
@@ -1099,7 +1101,7 @@ class _Builder:
         raise _Unclassifiable(f"{what} has extent {poly}, which a species size cannot express")
 
 
-    def at_middle(self, poly: Poly, varying: set[str], what: str, whole: bool = True) -> Poly:
+    def at_middle(self, poly: Poly, varying: AbstractSet[str], what: str, whole: bool = True) -> Poly:
         """Return `poly` averaged over the launches of the nest: every launching loop's iterations, exactly.
 
         A triangular kernel (j from i + 1 in a loop over i) has a size that changes with each launch; its mean
@@ -1341,12 +1343,12 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
                       "reduction into each element): shared")
     reducing = loop_vars - parallel
     if first in reducing:
-        for name in distributed:
-            carried = [r for r in reads if r.name == name and r.subscripts is not None
-                       and any(first in sub.symbols() for sub in r.subscripts)]
-            if carried:
+        for written in distributed:
+            looked_back = [r for r in reads if r.name == written and r.subscripts is not None
+                           and any(first in sub.symbols() for sub in r.subscripts)]
+            if looked_back:
                 raise _Unclassifiable(
-                    f"loop '{first}' reads {_shown(carried)}, which its earlier iterations wrote: each iteration "
+                    f"loop '{first}' reads {_shown(looked_back)}, which its earlier iterations wrote: each iteration "
                     "is a launch of the nest inside, not a reduction", carrier=first)
     ordered_parallel = [v for v in nest.order if v in parallel]
     partial = {name for name, refs in shared.items() if _partial_sums(nest, name, refs, first)}
@@ -1533,30 +1535,35 @@ def _temporary(nest: _NestAnalysis, name: str, writes: list[_Ref]) -> bool:
     return consumed and None not in seen and all(mode == "write" for mode in seen.values())
 
 
+def _carried_along(nest: _NestAnalysis, read: _Ref, write: _Ref, variables: Sequence[str]) -> str | None:
+    """Return the loop of `variables` along which `read` lies where an earlier iteration's `write` was, else None.
+
+    A constant shift along the dimension a loop moves: p[i][j - 1] against p[i][j] is one iteration of j
+    behind (v[j + 1] against v[j] too, in a downward loop). A shift along a dimension no loop of the nest
+    moves (row k - 1 against row k) is a place another launch wrote: nothing is carried.
+    """
+    if read.subscripts is None or write.subscripts is None or len(read.subscripts) != len(write.subscripts):
+        return None
+    shifts = [r - w for r, w in zip(read.subscripts, write.subscripts)]
+    if not all(d.is_const() for d in shifts) or all(d == Poly() for d in shifts):
+        return None
+    for d, sub in zip(shifts, write.subscripts):
+        if d == Poly():
+            continue
+        coefficients, _ = sub.split_linear(list(variables))
+        steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
+        if not steps:
+            return None
+        var = min(steps, key=lambda v: abs(steps[v]))
+        iterations = d.const_value() / steps[var]
+        behind = iterations > 0 if var in write.backwards else iterations < 0
+        return var if behind else None
+    return None
+
+
 def _behind(nest: _NestAnalysis, read: _Ref, writes: list[_Ref]) -> bool:
     """Return True when `read` is at a place some write of the nest reached in an earlier iteration of a loop."""
-    if read.subscripts is None:
-        return False
-    for write in writes:
-        if write.subscripts is None or len(write.subscripts) != len(read.subscripts):
-            continue
-        shifts = [r - w for r, w in zip(read.subscripts, write.subscripts)]
-        if not all(d.is_const() for d in shifts) or all(d == Poly() for d in shifts):
-            continue
-        for d, sub in zip(shifts, write.subscripts):
-            if d == Poly():
-                continue
-            coefficients, _ = sub.split_linear(list(nest.order))
-            steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
-            if not steps:
-                break  # another row than any this launch writes
-            if steps:
-                var = min(steps, key=lambda v: abs(steps[v]))
-                iterations = d.const_value() / steps[var]
-                if (iterations > 0) if var in write.backwards else (iterations < 0):
-                    return True
-            break
-    return False
+    return any(_carried_along(nest, read, write, nest.order) is not None for write in writes)
 
 
 def _array_recurrences(nest: _NestAnalysis, distributed: dict[str, list[_Ref]], reads: list[_Ref],
@@ -1567,25 +1574,13 @@ def _array_recurrences(nest: _NestAnalysis, distributed: dict[str, list[_Ref]], 
     j to the next. Reading ahead (A[i] = A[i + 1], the old value) carries nothing the order cannot keep.
     """
     found: dict[str, str] = {}
+    ordered = [v for v in nest.order if v in parallel]
     for name, writes in distributed.items():
-        for read in (r for r in reads if r.name == name and r.subscripts is not None):
-            for write in (w for w in writes if w.subscripts is not None and len(w.subscripts) == len(read.subscripts)):
-                shifts = [r - w for r, w in zip(read.subscripts, write.subscripts)]
-                if not all(d.is_const() for d in shifts) or all(d == Poly() for d in shifts):
-                    continue
-                for d, sub in zip(shifts, write.subscripts):
-                    if d == Poly():
-                        continue
-                    coefficients, _ = sub.split_linear([v for v in nest.order if v in parallel])
-                    steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
-                    if not steps:
-                        break  # another row than any this launch writes: written by an earlier launch
-                    var = min(steps, key=lambda v: abs(steps[v]))
-                    iterations = d.const_value() / steps[var]
-                    behind = iterations > 0 if var in write.backwards else iterations < 0
-                    if behind:
-                        found.setdefault(var, read.text)
-                    break
+        for read in (r for r in reads if r.name == name):
+            for write in writes:
+                var = _carried_along(nest, read, write, ordered)
+                if var is not None:
+                    found.setdefault(var, read.text)
     return found
 
 
@@ -1724,7 +1719,6 @@ def _input_access(
         window = _window(nest, [entry[k] for entry in per_ref], reducing)
         if len(used_p) > 1:
             raise _Unclassifiable(f"'{name}': dimension {k + 1} mixes parallel variables {', '.join(sorted(used_p))}")
-        declared_extent = dims[k].extent
         if used_p:
             (p,) = used_p
             order.append(p)
@@ -1803,8 +1797,11 @@ def _input_access(
 
 
 def _offset_value(nest: _NestAnalysis, name: str, k: int, offset: Poly, entry_offsets: list[Poly]) -> Fraction:
-    """Return a subscript offset as a number: itself, or its distance from the smallest offset when the offsets
-    share a parameter of the kernel (A[k][j] and A[k + 1][j] inside a loop over k are one and two rows down)."""
+    """Return a subscript offset as a number: itself, or its distance from the smallest offset.
+
+    The distance serves when the offsets share a parameter of the kernel (A[k][j] and A[k + 1][j] inside a
+    loop over k are one and two rows down).
+    """
     if offset.is_const():
         return offset.const_value()
     base = min(entry_offsets, key=_large)

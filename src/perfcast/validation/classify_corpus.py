@@ -183,17 +183,18 @@ def _bones_key(access: str, macros: dict[str, int]) -> _Key:
     if not found or found["kind"] not in _BONES_KINDS:
         raise ValueError(f"cannot read the access {access!r}")
     extents = [_range_extent(r, macros) for r in found["ranges"].split(",")]
-    size: int | tuple[int, ...] | None = None if None in extents else _product(e for e in extents if e is not None)
+    elements = None if None in extents else _product(e for e in extents if e is not None)
+    size: int | tuple[int, ...] | None = elements
     pattern: tuple[int, ...] | None = ()
     if found["pattern"]:
         widths = [_range_extent(r, macros) for r in found["pattern"].split(",")]
         pattern = None if None in widths else _trimmed(tuple(w for w in widths if w is not None))
-        if size is not None and pattern is not None and len(widths) == len(extents) and \
+        if elements is not None and pattern is not None and len(widths) == len(extents) and \
                 _BONES_KINDS[found["kind"]] == "neighb":
             # Bones sizes a neighbourhood by the range of its centres; perfcast by the elements read, which
             # add the window's reach unless the code guards the border: either is the same access.
             halo = _product((e or 0) + (w or 1) - 1 for e, w in zip(extents, widths))
-            size = (int(size), halo)
+            size = (elements, halo)
     if found["kind"] == "void":
         # Bones writes a loop that reads nothing (a fill) as 0:0|void; perfcast as 1|full, the stored value.
         return "full", 1, ()
