@@ -83,3 +83,18 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
             "print(sorted(m for m in ('numpy', 'pydantic', 'yaml', 'matplotlib', 'scipy') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+# Inside species/classify the steps of the analysis import one way: each module only the ones listed before it.
+CLASSIFY_STEPS = ["result", "costs", "declarations", "nest", "dimensions", "access", "work_units", "nest_species",
+                  "__init__"]
+
+
+@pytest.mark.parametrize("step", CLASSIFY_STEPS)
+def test_the_classifier_s_steps_import_one_way(step: str) -> None:
+    path = PACKAGE / "species" / "classify" / f"{step}.py"
+    earlier = set(CLASSIFY_STEPS[:CLASSIFY_STEPS.index(step)])
+    prefix = "perfcast.species.classify."
+    used = {module.removeprefix(prefix) for _, module in _imports(path) if module.startswith(prefix)}
+    assert used <= earlier, f"species/classify/{step}.py imports {sorted(used - earlier)}, which come after it"
+    assert sorted(p.stem for p in path.parent.glob("*.py")) == sorted(CLASSIFY_STEPS)

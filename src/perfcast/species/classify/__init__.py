@@ -1,0 +1,356 @@
+"""Algorithmic species from C source: every loop nest of a function, classified with its reasons.
+
+The analysis, in the order it runs (docs/classify.md says the same for users):
+
+1. Loops are normalised to a counter from 0: ``for (i = lo; i < hi; i += s)`` has
+   extent (hi - lo) / s and ``i`` is replaced by ``lo + s*i`` in subscripts.
+   Bounds that read memory are reported as unclassifiable, as are while loops,
+   early exits and recursion.
+2. Every array access is collected with its subscripts as polynomials in the
+   loop variables (pointer aliases ``p = x + off`` and integer locals are
+   substituted). A subscript that reads memory is *data-dependent*. Scalars
+   read and written are followed in evaluation order, with the loops around them.
+3. Written arrays and outer scalars are the outputs, less the work unit's
+   temporaries (a scalar set before it is read; an array set, then consumed).
+   An output written at a subscript that moves with loop variables is
+   *distributed*; its loop variables are the parallel ones (the work units).
+   One written at a fixed or data-dependent subscript, or accumulated by work
+   units it is not indexed by, is *shared*. A loop is *sequential* inside the
+   work unit when a run of it hands a value on, when an iteration uses what the
+   previous one left in a scalar, or when an output is read where an earlier
+   iteration wrote it. Loops that are neither parallel nor indexed reduce.
+4. A loop that only launches the nests inside it (a time loop; a loop whose
+   variable bounds an inner loop; a reducing loop that reads what it wrote) is
+   split: each inner nest is classified with the loop's variable as a parameter
+   and reported with its number of launches. Sizes that change between
+   launches are their mean over all launches (exact sums over the loops).
+5. Each array's subscripts are split into dimensions (delinearised from the
+   strides of the loop variables), and each dimension is classified: a
+   parallel variable alone is an element (constant offsets widen it to a
+   neighbourhood); a parallel and a reducing variable together are a
+   neighbourhood (sliding window) or a tile (when the parallel stride equals the
+   reducing extent); a reducing variable alone spans a tile across the
+   dimension; no parallel variable at all makes the array ``full``. One array
+   read at different places (moved by other parallel loops, or apart by a
+   parameter) is one access per place. Outputs written along a sequential loop,
+   or at a few constant offsets, are a block (tile) per work unit.
+6. ``unordered`` marks a gather (an input read at a data-dependent subscript),
+   a mirrored subscript (negative stride) or a permutation (arrays that take
+   the parallel variables in opposite dimension orders, e.g. a transpose).
+7. The operator complexity f counts the arithmetic on data values (not on
+   indices) per application of the operator: ops in the innermost reducing
+   loops divided by the tile/neighbourhood size. Each of + - * / and each
+   comparison, min, max or abs is one op (so an FMA-able a*b+c is 2); library
+   calls cost what ``CALL_COSTS`` says (elementary functions 8), overridable.
+
+Anything the analysis had to assume is kept as a *doubt*: a classification
+with doubts is "unsure", never silently exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from pycparser import c_ast
+
+from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
+from perfcast.species.classify.costs import CALL_COSTS, ELEMENTARY_FUNCTIONS
+from perfcast.species.classify.declarations import _assigned_names, _declared, _Unit, _unit_of, _Var
+from perfcast.species.classify.nest import _Loop, _NestAnalysis
+from perfcast.species.classify.nest_species import _classify_nest
+from perfcast.species.classify.result import (
+    ClassifyError,
+    LoopNestSpecies,
+    SourceClassification,
+    _DataDependent,
+    _Unclassifiable,
+    bind_symbols,
+    launches_value,
+)
+from perfcast.species.polynomial import NotAffine, Poly
+
+__all__ = [
+    "CALL_COSTS",
+    "ClassifyError",
+    "ELEMENTARY_FUNCTIONS",
+    "LoopNestSpecies",
+    "SourceClassification",
+    "bind_symbols",
+    "classify_file",
+    "classify_source",
+    "elementary_calls",
+    "launches_value",
+]
+
+
+def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mapping[str, int]) -> list[LoopNestSpecies]:
+    name = definition.decl.name
+    scope: dict[str, _Var] = dict(unit.globals)
+    params = definition.decl.type.args.params if definition.decl.type.args is not None else []
+    for param in params:
+        if isinstance(param, c_ast.Decl):
+            var = _declared(param, "param")
+            if var is not None:
+                scope[var.name] = var
+    assigned = _assigned_names(definition.body)
+    results: list[LoopNestSpecies] = []
+    subst: dict[str, Poly] = {}
+    aliases: dict[str, tuple[str, Poly]] = {}
+    symbols: dict[str, str] = {}
+    outer: list[_Loop] = []
+
+    def walk(node: c_ast.Node | None, pragmas: list[str]) -> None:
+        if node is None:
+            return
+        if isinstance(node, c_ast.Compound):
+            pending: list[str] = []
+            for item in node.block_items or []:
+                if isinstance(item, c_ast.Pragma):
+                    pending.append(item.string)
+                    continue
+                walk(item, pending)
+                pending = []
+            return
+        if isinstance(node, c_ast.Decl):
+            var = _declared(node, "function")
+            if var is None:
+                return
+            scope[var.name] = var
+            if node.init is not None and assigned.get(var.name, 0) == 0:
+                probe = _NestAnalysis(unit, scope, subst, aliases, call_costs, (name,))
+                if var.kind == "pointer":
+                    target = probe.resolve_pointer(node.init)
+                    if target is not None:
+                        aliases[var.name] = target
+                elif not var.is_float and var.kind == "scalar":
+                    try:
+                        subst[var.name] = probe.index(node.init)
+                    except (NotAffine, _DataDependent):
+                        pass
+            return
+        if isinstance(node, c_ast.For):
+            found, carrier = _classify_loop(unit, name, node, scope, subst, aliases, call_costs, pragmas, symbols,
+                                            outer)
+            if carrier is None:
+                results.append(found)
+                return
+            # A loop that launches its inner nests: each is a kernel, run once per iteration of `carrier`,
+            # with the carrier's variable a parameter of its sizes.
+            before = scope.get(carrier.var)
+            scope[carrier.var] = _Var(carrier.var, "scalar", False, (), "function")
+            outer.append(carrier)
+            walk(node.stmt, [])
+            outer.pop()
+            if before is None:
+                del scope[carrier.var]
+            else:
+                scope[carrier.var] = before
+            return
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            line = node.coord.line
+            results.append(LoopNestSpecies(name, line, "", "unclassified", reasons=(
+                f"line {line}: a while loop (its trip count is not in its header)",)))
+            return
+        if isinstance(node, c_ast.If):
+            walk(node.iftrue, [])
+            walk(node.iffalse, [])
+            return
+        if isinstance(node, c_ast.Label):
+            walk(node.stmt, [])
+            return
+        if isinstance(node, c_ast.Switch):
+            walk(node.stmt, [])
+            return
+        if isinstance(node, (c_ast.Case, c_ast.Default)):
+            for item in node.stmts or []:
+                walk(item, [])
+
+    walk(definition.body, [])
+    return results
+
+
+def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str, _Var], subst: dict[str, Poly],
+                   aliases: dict[str, tuple[str, Poly]], call_costs: Mapping[str, int], pragmas: list[str],
+                   symbols: dict[str, str], outer: Sequence[_Loop] = ()) -> tuple[LoopNestSpecies, _Loop | None]:
+    """Return the nest's classification, or the loop to split it at when it launches its inner nests (a time loop)."""
+    nest = _NestAnalysis(unit, scope, subst, aliases, call_costs, (function,))
+    nest.parameters = {loop.var: loop for loop in outer}
+    for pragma in pragmas:
+        if pragma.startswith("omp"):
+            nest.note(f"#pragma {pragma}")
+    context = _repetitions(outer)
+    try:
+        nest.statement(loop)
+        found = _classify_nest(nest, loop, function, dict(symbols))
+        if _launches_inner_nests(nest, loop):
+            return found, nest.loops[nest.order[0]]
+        return replace(found, reasons=(*context[1], *found.reasons), repetitions=context[0],
+                       enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
+    except _Unclassifiable as error:
+        first = nest.order[0] if nest.order else None
+        # Split at the outermost loop when it carries the inner bounds, or when it is a time loop around them.
+        if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
+                (error.carrier == first or not _in_subscripts(loop.stmt, first)):
+            return _unclassified(nest, loop, function, str(error)), nest.loops[first]
+        return replace(_unclassified(nest, loop, function, str(error)), repetitions=context[0],
+                       enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
+    except (NotAffine, _DataDependent) as error:
+        first = nest.order[0] if nest.order else None
+        if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
+                not _in_subscripts(loop.stmt, first):
+            return _unclassified(nest, loop, function, str(error)), nest.loops[first]
+        return _unclassified(nest, loop, function, f"a subscript or bound is not affine: {error}"), None
+
+
+def _unclassified(nest: _NestAnalysis, loop: c_ast.For, function: str, why: str) -> LoopNestSpecies:
+    return LoopNestSpecies(function, loop.coord.line, nest.order[0] if nest.order else "", "unclassified",
+                           reasons=(*nest.reasons, why), doubts=tuple(nest.doubts))
+
+
+def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...], Poly | None]:
+    """Return how often a nest inside the loops `outer` runs (None at the top level), and the reasons to show."""
+    if not outer:
+        return None, (), None
+    count = Poly.const(1)
+    try:
+        for loop in reversed(list(outer)):
+            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+            count = count.substitute(walk).sum_over(loop.var, loop.extent)
+    except NotAffine:
+        count = Poly.symbol("unknown")
+    reasons = tuple(
+        f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
+        "parameter of the kernel, not one of its dimensions" for loop in outer)
+    return str(count), reasons, count
+
+
+def _has_inner_loop(node: c_ast.Node | None) -> bool:
+    """Return True when a for loop lies under `node`."""
+    found = False
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_For(self, n: c_ast.For) -> None:
+            nonlocal found
+            found = True
+
+    Visitor().visit(node) if node is not None else None
+    return found
+
+
+def _in_subscripts(node: c_ast.Node, name: str) -> bool:
+    """Return True when the identifier `name` appears inside a subscript or a pointer offset under `node`."""
+    found = False
+
+    class Names(c_ast.NodeVisitor):
+        def visit_ID(self, n: c_ast.ID) -> None:
+            nonlocal found
+            found = found or n.name == name
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_ArrayRef(self, n: c_ast.ArrayRef) -> None:
+            Names().visit(n.subscript)
+            self.visit(n.name)
+
+        def visit_BinaryOp(self, n: c_ast.BinaryOp) -> None:
+            if n.op in ("+", "-"):  # p + t * N: an offset into memory
+                Names().visit(n)
+            self.generic_visit(n)
+
+    Visitor().visit(node)
+    return found
+
+
+def _launches_inner_nests(nest: _NestAnalysis, loop: c_ast.For) -> bool:
+    """Return True for a loop around loop nests whose variable indexes nothing: a time loop, T launches of them."""
+    var = nest.order[0]
+    if not _has_inner_loop(loop.stmt):
+        return False
+    # A data-dependent subscript may use the variable: then it is not a plain repetition.
+    return all(ref.subscripts is not None and all(var not in s.symbols() for s in ref.subscripts)
+               for ref in nest.refs)
+    return True
+
+
+def _unresolved(unit: _Unit, ast: c_ast.FileAST) -> tuple[str, ...]:
+    """Return identifiers used in the file that nothing declares (macros left undefined, usually)."""
+    declared: set[str] = set(unit.functions) | set(unit.globals)
+    used: set[str] = set()
+    called: set[str] = set()
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_Decl(self, n: c_ast.Decl) -> None:
+            if n.name:
+                declared.add(n.name)
+            self.generic_visit(n)
+
+        def visit_Typedef(self, n: c_ast.Typedef) -> None:
+            declared.add(n.name)
+
+        def visit_Enumerator(self, n: c_ast.Enumerator) -> None:
+            declared.add(n.name)
+            self.generic_visit(n)
+
+        def visit_FuncCall(self, n: c_ast.FuncCall) -> None:
+            if isinstance(n.name, c_ast.ID):
+                called.add(n.name.name)
+            if n.args is not None:
+                self.visit(n.args)
+
+        def visit_StructRef(self, n: c_ast.StructRef) -> None:
+            self.visit(n.name)
+
+        def visit_ID(self, n: c_ast.ID) -> None:
+            used.add(n.name)
+
+    Visitor().visit(ast)
+    return tuple(sorted(used - declared))
+
+
+def classify_source(
+    source: ParsedSource, function: str | None = None, call_costs: Mapping[str, int] | None = None
+) -> SourceClassification:
+    """Return the classification of every outermost loop nest of `function` (or of every function) in `source`."""
+    unit = _unit_of(source.ast)
+    costs = {**CALL_COSTS, **(call_costs or {})}
+    if function is not None and function not in unit.functions:
+        known = ", ".join(sorted(unit.functions)) or "none"
+        raise ClassifyError(f"{source.path}: no function named {function!r} (functions: {known})")
+    names = [function] if function is not None else list(unit.functions)
+    nests: list[LoopNestSpecies] = []
+    for name in names:
+        nests.extend(_classify_function(unit, unit.functions[name], costs))
+    return SourceClassification(source.path, tuple(nests), _unresolved(unit, source.ast), tuple(names))
+
+
+def elementary_calls(
+    source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None, defines: Mapping[str, int],
+    call_costs: Mapping[str, int] | None = None,
+) -> list[float | None]:
+    """Return the elementary-function calls (exp, log, sin, ...) per operator application of each of `nests`.
+
+    f is linear in what a call costs, so classifying `source` again with every elementary function one op
+    dearer adds the number of calls to f. None where f does not come to a number with `defines`.
+    """
+    costs = {**CALL_COSTS, **(call_costs or {})}
+    dearer = classify_source(source, function, {**costs, **{name: costs[name] + 1 for name in ELEMENTARY_FUNCTIONS}})
+    twins = {(n.function, n.line): n for n in dearer.nests}
+    calls: list[float | None] = []
+    for nest in nests:
+        twin = twins.get((nest.function, nest.line))
+        plain, counted = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
+        calls.append(counted - plain if plain is not None and counted is not None else None)
+    return calls
+
+
+def classify_file(
+    path: str | Path, function: str | None = None, defines: Mapping[str, int] | None = None,
+    call_costs: Mapping[str, int] | None = None,
+) -> SourceClassification:
+    """Return the species of every outermost loop nest in the C file at `path` (see the module docstring)."""
+    try:
+        source = parse_c_file(path, dict(defines or {}))
+    except CSourceError as error:
+        raise ClassifyError(str(error)) from None
+    return classify_source(source, function, call_costs)
