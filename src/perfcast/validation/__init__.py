@@ -1,1 +1,1 @@
-"""Scores of perfcast's models against measurements taken elsewhere: the published GPU tuning corpus."""
+"""Scores of perfcast's models against what others measured or wrote: the GPU tuning corpus, species by hand."""
