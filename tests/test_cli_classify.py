@@ -30,6 +30,10 @@ def test_classify_prints_species_f_and_reasons():
     assert result.exit_code == 0, result.output
     assert "1024x1024|neighb(7x7) -> 1024x1024|element" in result.stdout
     assert "exact" in result.stdout and "because" in result.stdout
+    explained = run("classify", str(FAST_FOCUS), "--function", "erode", "--explain")
+    assert explained.stdout == result.stdout
+    brief = run("classify", str(FAST_FOCUS), "--function", "erode", "--brief")
+    assert "neighb(7x7)" in brief.stdout and "because" not in brief.stdout
 
 
 def test_classify_json_lists_every_nest():

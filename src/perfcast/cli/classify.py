@@ -49,6 +49,7 @@ def classify_command(
     device_names: Annotated[list[str] | None, typer.Option("--device", "-d", help="Catalog name, device YAML or 'host' for --predict. Repeatable.")] = None,
     element_size: Annotated[float | None, typer.Option("--element-size", help="Bytes per element for --predict (default: the widest array type of the nest).")] = None,
     precision: Annotated[Precision | None, typer.Option("--precision", "-p", help="Precision of the compute peak for --predict (default: the nest's float type).")] = None,
+    explain: Annotated[bool, typer.Option("--explain/--brief", help="Print the reason for each decision (the default), or only the species, f and doubts.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Algorithmic species and operator complexity f of each loop nest in a C file, with the reasons."""
@@ -90,7 +91,7 @@ def classify_command(
                       for i, nest in enumerate(result.nests)],
         })
         return
-    _print(result, predictions)
+    _print(result, predictions, explain)
 
 
 def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[str, int],
@@ -136,7 +137,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
 _STYLE = {"exact": "green", "unsure": "yellow", "unclassified": "red", "remainder": "dim"}
 
 
-def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
+def _print(result: Any, predictions: dict[int, list[dict[str, Any]]], explain: bool = True) -> None:
     """Print each nest: status, species, f and the reasons, then its predictions."""
     if not result.nests:
         console.print(f"no loop nest in {printable(', '.join(result.functions))}", highlight=False)
@@ -156,7 +157,7 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]]) -> None:
             if renamed:
                 names = ", ".join(f"{s} = {c}" for s, c in renamed.items())
                 console.print(f"  symbols  {printable(names)} (species symbol = C name)", highlight=False)
-        for reason in nest.reasons:
+        for reason in nest.reasons if explain or nest.species is None else ():
             console.print(f"  [dim]because[/] {printable(reason)}", highlight=False)
         for doubt in nest.doubts:
             console.print(f"  [yellow]unsure:[/] {printable(doubt)}", highlight=False)
