@@ -44,12 +44,16 @@ def _groups_by_loops(refs: list[_Ref], parallel: set[str], per_dimension: bool =
         if ref.subscripts is not None and parameters:
             # y[i] beside y[k - 1 - i], or A[i][k] beside A[j][k] with i, j fixed by the launching loops: places
             # apart by a parameter or running the other way are different parts of the array.
-            shape = []
+            shape: list[object] = []
             for sub in ref.subscripts:
                 coefficients, rest = sub.split_linear(list(loop_vars))
-                signs = tuple(sorted((v, _large(c) > 0) for v, c in coefficients.items()))
                 moving = tuple(sorted(str(t) for t in rest.terms if set(t) & set(parameters)))
-                shape.append((signs, moving))
+                if per_dimension:
+                    # An output's places: C[k][j] below row i and C[i][j] itself are two outputs.
+                    shape.append(moving)
+                else:
+                    signs = tuple(sorted((v, _large(c) > 0) for v, c in coefficients.items()))
+                    shape.append((signs, moving))
             key = (key, tuple(shape))
         groups.setdefault(key, []).append(ref)
     return list(groups.values())

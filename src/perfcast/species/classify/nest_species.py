@@ -178,7 +178,8 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
             described.append((name, access))
     outs: list[Access] = []
     for name, refs in distributed.items():
-        groups = _groups_by_loops(refs, parallel, per_dimension=True)
+        groups = _groups_by_loops(refs, parallel, per_dimension=True, parameters=list(nest.parameters),
+                                  loop_vars=list(nest.loops))
         if len(groups) > 1:
             nest.note(f"'{name}' is written at {len(groups)} places per work unit "
                       f"({'; '.join(_shown(g) for g in groups)}): one output each")
