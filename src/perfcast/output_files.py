@@ -75,6 +75,11 @@ def write_text_atomic(path: str | Path, text: str) -> Path:
     return Path(path)
 
 
+def markdown_cell(text: str) -> str:
+    """Return `text` fit for one cell of a Markdown table: pipes escaped, on one line."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def reproduce_block(command: str) -> list[str]:
     """Return the Markdown lines that open every written report: the command that reproduces it."""
     return ["Reproduce with:", "", "```sh", command, "```", ""]

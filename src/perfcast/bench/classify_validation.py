@@ -19,7 +19,7 @@ from perfcast.bench.boathull_validation import (
 )
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SOURCE, SyntheticPrimitive
-from perfcast.output_files import reproduce_block
+from perfcast.output_files import markdown_cell, reproduce_block
 from perfcast.species.classify import LoopNestSpecies, classify_file
 from perfcast.species.grammar import parse_species
 
@@ -99,10 +99,6 @@ def validate_classified(
     return validate_boathull(inputs, runnable, repetitions=repetitions, complexities=complexities, progress=progress)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def classify_markdown(chosen: Sequence[ClassifiedPrimitive], run: ValidationRun, inputs: HullInputs,
                       command: str) -> str:
     """Return the Markdown report: classification against the hand-written species, then measured vs predicted."""
@@ -138,8 +134,8 @@ def classify_markdown(chosen: Sequence[ClassifiedPrimitive], run: ValidationRun,
         same = "yes" if c.species is not None and parse_species(c.species) == parse_species(c.primitive.species) else "no"
         agrees = "yes" if c.f_agrees and all(c.f_agrees.values()) else ("—" if not c.f_agrees else "no")
         lines.append(
-            f"| {c.primitive.name} | {where} | {status} | {_cell(f'`{c.species}`') if c.species else _cell(c.problem or '—')} | "
-            f"{_cell(f_text)} | `{_cell(c.primitive.species)}` | {same} | {agrees} |"
+            f"| {c.primitive.name} | {where} | {status} | {markdown_cell(f'`{c.species}`') if c.species else markdown_cell(c.problem or '—')} | "
+            f"{markdown_cell(f_text)} | `{markdown_cell(c.primitive.species)}` | {same} | {agrees} |"
         )
     lines += [
         "",

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from perfcast.errors import InputError
+from perfcast.output_files import markdown_cell, reproduce_block
 from perfcast.species.c_source import CSourceError, macro_values
 from perfcast.species.classify import ClassifyError, LoopNestSpecies, classify_file
 from perfcast.species.grammar import Access, Species, SpeciesSyntaxError, parse_species
@@ -416,10 +417,6 @@ def default_corpora() -> list[Path]:
     return [root / name for name in ("polybench", "bones") if (root / name).is_dir()]
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def corpus_markdown(scores: Sequence[tuple[str, CorpusScore]], command: str,
                     goals: Mapping[str, str] | None = None) -> str:
     """Return the Markdown report of classify's scores on each named corpus: results first, then every nest.
@@ -435,22 +432,17 @@ def corpus_markdown(scores: Sequence[tuple[str, CorpusScore]], command: str,
         "patterns with other sizes or at least half the accesses the same, *wrong* a species that is neither,",
         "*unclassified* no species where one was written). The comparison is deterministic: no machine enters it.",
         "",
-        "Reproduce with:",
-        "",
-        "```sh",
-        command,
-        "```",
-        "",
+        *reproduce_block(command),
         "| corpus | loop nests | exact | partial | wrong | unclassified | exact share | goal |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, score in scores:
         counts = score.counts()
-        lines.append(f"| {_cell(name)} | {len(score.scored)} | {counts['exact']} | {counts['partial']} | "
+        lines.append(f"| {markdown_cell(name)} | {len(score.scored)} | {counts['exact']} | {counts['partial']} | "
                      f"{counts['wrong']} | {counts['unclassified']} | {100 * score.exact_fraction():.1f} % | "
                      f"{(goals or {}).get(name, '— (a check)')} |")
     for name, score in scores:
-        lines += ["", f"## {_cell(name)}", ""]
+        lines += ["", f"## {markdown_cell(name)}", ""]
         misses = [s for s in score.scored if s.verdict != "exact"]
         lines.append(f"{len(score.scored) - len(misses)} of {len(score.scored)} exact. "
                      + ("Not exact:" if misses else "Every nest exact."))
@@ -458,14 +450,14 @@ def corpus_markdown(scores: Sequence[tuple[str, CorpusScore]], command: str,
             lines += ["", "| nest | verdict | written by hand | perfcast | why |", "|---|---|---|---|---|"]
             for s in misses:
                 got = f"`{s.nest.species}`" if s.nest and s.nest.species else "—"
-                lines.append(f"| {_cell(_where(s))} | {s.verdict} | `{_cell(s.annotation.expected or 'unclassified')}` "
-                             f"| {_cell(got)} | {_cell(s.detail)} |")
+                lines.append(f"| {markdown_cell(_where(s))} | {s.verdict} | `{markdown_cell(s.annotation.expected or 'unclassified')}` "
+                             f"| {markdown_cell(got)} | {markdown_cell(s.detail)} |")
         lines += ["", "<details><summary>Every nest</summary>", "",
                   "| nest | launches | written by hand | verdict | the person's reason |", "|---|---:|---|---|---|"]
         for s in score.scored:
             launches = s.nest.repetitions if s.nest and s.nest.repetitions else "1"
-            lines.append(f"| {_cell(_where(s))} | {_cell(launches)} | `{_cell(s.annotation.expected or 'unclassified')}` "
-                         f"| {s.verdict} | {_cell(s.annotation.why or '—')} |")
+            lines.append(f"| {markdown_cell(_where(s))} | {markdown_cell(launches)} | `{markdown_cell(s.annotation.expected or 'unclassified')}` "
+                         f"| {s.verdict} | {markdown_cell(s.annotation.why or '—')} |")
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
