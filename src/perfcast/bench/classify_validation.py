@@ -133,8 +133,9 @@ def classify_markdown(chosen: Sequence[ClassifiedPrimitive], run: ValidationRun,
         f_text = ", ".join(dict.fromkeys(n.f or "?" for n in nests)) or "—"
         same = "yes" if c.species is not None and parse_species(c.species) == parse_species(c.primitive.species) else "no"
         agrees = "yes" if c.f_agrees and all(c.f_agrees.values()) else ("—" if not c.f_agrees else "no")
+        species = markdown_cell(f"`{c.species}`" if c.species else c.problem or "—")
         lines.append(
-            f"| {c.primitive.name} | {where} | {status} | {markdown_cell(f'`{c.species}`') if c.species else markdown_cell(c.problem or '—')} | "
+            f"| {c.primitive.name} | {where} | {status} | {species} | "
             f"{markdown_cell(f_text)} | `{markdown_cell(c.primitive.species)}` | {same} | {agrees} |"
         )
     lines += [

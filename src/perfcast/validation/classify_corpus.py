@@ -450,13 +450,15 @@ def corpus_markdown(scores: Sequence[tuple[str, CorpusScore]], command: str,
             lines += ["", "| nest | verdict | written by hand | perfcast | why |", "|---|---|---|---|---|"]
             for s in misses:
                 got = f"`{s.nest.species}`" if s.nest and s.nest.species else "—"
-                lines.append(f"| {markdown_cell(_where(s))} | {s.verdict} | `{markdown_cell(s.annotation.expected or 'unclassified')}` "
+                written = markdown_cell(s.annotation.expected or "unclassified")
+                lines.append(f"| {markdown_cell(_where(s))} | {s.verdict} | `{written}` "
                              f"| {markdown_cell(got)} | {markdown_cell(s.detail)} |")
         lines += ["", "<details><summary>Every nest</summary>", "",
                   "| nest | launches | written by hand | verdict | the person's reason |", "|---|---:|---|---|---|"]
         for s in score.scored:
             launches = s.nest.repetitions if s.nest and s.nest.repetitions else "1"
-            lines.append(f"| {markdown_cell(_where(s))} | {markdown_cell(launches)} | `{markdown_cell(s.annotation.expected or 'unclassified')}` "
+            written = markdown_cell(s.annotation.expected or "unclassified")
+            lines.append(f"| {markdown_cell(_where(s))} | {markdown_cell(launches)} | `{written}` "
                          f"| {s.verdict} | {markdown_cell(s.annotation.why or '—')} |")
         lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
