@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -57,9 +59,22 @@ class _SafeConsole(Console):
         return super().render_str(_CONTROL.sub("", text), **kwargs)
 
 
+# Outside a terminal (a pipe, a file, CI, subprocess) rich would fit every table to 80 columns, wrapping and
+# cutting cells ('kern…'): there, nothing is fitted to a width and every line is printed whole.
+_WHOLE = 100_000
+
+
+def _width(stream: Any) -> int | None:
+    """Return the console width for `stream`: the terminal's (None: rich measures it), else unlimited."""
+    try:
+        return None if stream.isatty() else _WHOLE
+    except (AttributeError, ValueError):  # a closed or foreign stream
+        return _WHOLE
+
+
 # emoji=False: rich would otherwise turn user text such as 'a:-1:1e9' into 'a👎1e9'.
-console = _SafeConsole(emoji=False)
-errors = _SafeConsole(stderr=True, emoji=False)
+console = _SafeConsole(emoji=False, width=_width(sys.stdout), soft_wrap=not sys.stdout.isatty())
+errors = _SafeConsole(stderr=True, emoji=False, width=_width(sys.stderr))
 
 HOST = "host"
 

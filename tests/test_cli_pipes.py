@@ -1,0 +1,64 @@
+"""Output to a pipe or a file is whole: no table fitted to 80 columns, no cell wrapped or cut ('kern…').
+
+The commands run under typer's runner, whose stdout is not a terminal, as in `perfcast ... | less`, `> out.txt`,
+CI logs and subprocess; each prints a table with a long cell, which must come out on one line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcast.cli import app
+
+DATA = Path(__file__).parent / "data"
+KERNEL = """#define N 4096
+void a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut(const float x[N], float y[N]) {
+    for (int i = 0; i < N; i++) y[i] = 2 * x[i];
+}
+"""
+
+
+def _cases(tmp_path: Path) -> list[tuple[list[str], str]]:
+    kernel = tmp_path / "k.c"
+    kernel.write_text(KERNEL)
+    annotated = tmp_path / "annotated_with_a_long_file_name_for_the_corpus_table.c"
+    annotated.write_text("#define N 8\n/* expect: N|element -> N|element */\n"
+                         "void f(const float x[N], float y[N]) { for (int i = 0; i < N; i++) y[i] = x[i]; }\n")
+    return [
+        (["devices", "list"], "NVIDIA A100 SXM4 40GB"),
+        (["devices", "show", "a100-40gb"], "NVIDIA A100 SXM4 40GB"),
+        (["hull", "1024x1024|neighb(3x3) -> 1024x1024|element", "-d", "gtx470", "--f", "2"],
+         "NVIDIA GeForce GTX 470 specifications; NVIDIA Fermi (GF100) architecture whitepaper"),
+        (["roofline", "-d", "a100-40gb", "-k", "a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut:1e12:1e9"],
+         "a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut"),
+        (["profile", "--from", str(DATA / "profiles" / "ncu-raw-constructed.csv"), "-o", str(tmp_path / "p.yaml")],
+         "dgemm_naive"),
+        (["classify", str(kernel), "--predict", "-d", "gtx470", "-d", "core-i7-930"],
+         "a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut"),
+        (["validate", "classify", "--corpus", str(annotated)], "annotated_with_a_long_file_name_for_the_corpus_table.c"),
+    ]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc preprocesses the C files")
+def test_every_table_is_whole_outside_a_terminal(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for args, long_cell in _cases(tmp_path):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+        assert "…" not in result.stdout, (args, result.stdout)
+        assert any(long_cell in line for line in result.stdout.splitlines()), (args, result.stdout)
+
+
+def test_a_real_pipe_gets_lines_longer_than_80_columns() -> None:
+    done = subprocess.run([sys.executable, "-m", "perfcast", "devices", "list"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    lines = done.stdout.splitlines()
+    assert max(len(line) for line in lines) > 80 and "…" not in done.stdout
+    header = next(line for line in lines if "GFLOP/s" in line)
+    assert "fp32" in next(line for line in lines if "kind" in line) or "fp32" in header
