@@ -62,3 +62,34 @@ def test_a_real_pipe_gets_lines_longer_than_80_columns() -> None:
     assert max(len(line) for line in lines) > 80 and "…" not in done.stdout
     header = next(line for line in lines if "GFLOP/s" in line)
     assert "fp32" in next(line for line in lines if "kind" in line) or "fp32" in header
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc preprocesses the C files")
+def test_tables_as_csv_on_standard_output_or_in_a_file(tmp_path: Path) -> None:
+    import csv
+    import io
+
+    runner = CliRunner()
+    annotated = tmp_path / "a.c"
+    annotated.write_text("#define N 8\n/* expect: N|element -> N|element */\n"
+                         "void f(const float x[N], float y[N]) { for (int i = 0; i < N; i++) y[i] = x[i]; }\n")
+    cases = [
+        (["devices", "list"], ["name", "device", "kind figures"], "NVIDIA A100 SXM4 40GB"),
+        (["roofline", "-d", "a100-40gb", "-k", "kern:1e12:1e9"], ["kernel", "work", "intensity"], "kern"),
+        (["profile", "--from", str(DATA / "profiles" / "ncu-raw-constructed.csv"), "-o", str(tmp_path / "p.yaml")],
+         ["kernel", "launches", "time"], "dgemm_naive"),
+        (["validate", "classify", "--corpus", str(annotated)], ["corpus", "nests", "exact"], "a.c"),
+    ]
+    for args, header, cell in cases:
+        result = runner.invoke(app, [*args, "--csv", "-"])
+        assert result.exit_code == 0, (args, result.output)
+        rows = list(csv.reader(io.StringIO(result.stdout)))
+        assert rows[0][:len(header)] == header, (args, result.stdout)
+        assert all(len(row) == len(rows[0]) for row in rows), (args, result.stdout)
+        assert any(cell in value for row in rows[1:] for value in row), (args, result.stdout)
+        target = tmp_path / "table.csv"
+        result = runner.invoke(app, [*args, "--csv", str(target)])
+        assert result.exit_code == 0 and list(csv.reader(target.open()))[0][:len(header)] == header
+        target.unlink()
+    refused = runner.invoke(app, ["devices", "list", "--csv", str(tmp_path / "table.txt")])
+    assert refused.exit_code == 2 and ".csv" in refused.output

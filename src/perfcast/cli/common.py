@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import sys
@@ -76,6 +77,57 @@ console = _SafeConsole(emoji=False, width=_width(sys.stdout), soft_wrap=not sys.
 errors = _SafeConsole(stderr=True, emoji=False, width=_width(sys.stderr))
 
 HOST = "host"
+
+CsvOutput = Annotated[Path | None, typer.Option(
+    "--csv", help="Write the table as CSV to this file ('-': standard output, with everything else on standard error).")]
+
+
+def _plain(cell: Any) -> str:
+    """Return a table cell as plain text: rich markup undone, line breaks made spaces."""
+    from rich.text import Text
+
+    text = cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
+    return " ".join(text.split("\n")).strip()
+
+
+def table_csv(table: Any) -> str:
+    """Return a rich table's header and rows as CSV text (a header split over lines becomes one)."""
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(_plain(column.header) for column in table.columns)
+    for row in zip(*(list(column.cells) for column in table.columns)):
+        writer.writerow(_plain(cell) for cell in row)
+    return buffer.getvalue()
+
+
+def print_table(table: Any, csv_to: Path | None = None) -> None:
+    """Print a rich table, or write it as CSV to `csv_to` ('-': standard output)."""
+    if csv_to is None:
+        console.print(table)
+        return
+    text = table_csv(table)
+    if str(csv_to) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from perfcast.output_files import write_text_atomic
+
+    check_writable(csv_to, "--csv", (".csv",))
+    write_text_atomic(csv_to, text)
+    errors.print(f"wrote {printable(csv_to)}", highlight=False)
+
+
+def check_csv(csv_to: Path | None) -> None:
+    """Refuse a --csv file that cannot be written before any work is done ('-' is standard output)."""
+    if csv_to is not None and str(csv_to) != "-":
+        check_writable(csv_to, "--csv", (".csv",))
+
+
+def text_out(csv_to: Path | None) -> Any:
+    """Return where a command prints its words: standard error while its table goes to standard output as CSV."""
+    return errors if csv_to is not None and str(csv_to) == "-" else console
 
 
 def measuring_progress(*columns: str | ProgressColumn) -> Progress:

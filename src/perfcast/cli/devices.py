@@ -11,11 +11,14 @@ from rich.table import Table
 
 from perfcast.cli.common import (
     HOST,
+    CsvOutput,
     app,
+    check_csv,
     console,
     errors,
     fail,
     print_json,
+    print_table,
     printable,
     resolve_device,
 )
@@ -48,9 +51,12 @@ def _device_row(device: Device) -> dict[str, Any]:
 @devices_app.command("list")
 def devices_list(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    csv_to: CsvOutput = None,
 ) -> None:
     """List the catalog and measured profiles with their peaks, DRAM bandwidth and fp32 ridge point (op/B)."""
     from perfcast.devices.catalog import DeviceFileError, known_devices
+
+    check_csv(csv_to)
 
     try:
         rows = [_device_row(device) for device in known_devices().values()]
@@ -73,7 +79,7 @@ def devices_list(
             f"{row['dram_bandwidth'] / 1e9:.5g}",
             f"{row['ridge_fp32']:.3g}" if row["ridge_fp32"] else "—",
         )
-    console.print(table)
+    print_table(table, csv_to)
 
 
 def _print_device(device: Device) -> None:

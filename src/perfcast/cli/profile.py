@@ -10,14 +10,18 @@ from rich import box
 from rich.table import Table
 
 from perfcast.cli.common import (
+    CsvOutput,
     app,
     check_chart_path,
+    check_csv,
     console,
     errors,
     format_time,
     print_json,
+    print_table,
     printable,
     resolve_device,
+    text_out,
 )
 from perfcast.output_files import check_writable
 
@@ -35,8 +39,8 @@ def _count(value: float | None) -> str:
     return f"{value:.4g}" if value < 1e5 else f"{value:.3e}"
 
 
-def _print_profile(profile: ProfileSet) -> None:
-    """Print the kernels of a profile: launches, time, and the counts the models read."""
+def _print_profile(profile: ProfileSet, csv_to: Path | None = None) -> None:
+    """Print the kernels of a profile: launches, time, and the counts the models read (as CSV with --csv)."""
     table = Table(box=box.SIMPLE_HEAVY, title=printable(profile.source.describe()))
     levels = [name for name in ("l1_bytes", "l2_bytes", "l3_bytes")
               if any(name in kernel.metrics for kernel in profile.kernels)]
@@ -52,12 +56,13 @@ def _print_profile(profile: ProfileSet) -> None:
                       *(_count(m.get(name)) for name in ("fp32", "fma_fp32", "fp64", "int", "ldst", "inst_warp")),
                       *(_count(m.get(name)) for name in levels), _count(dram),
                       *((printable(kernel.bytes_from or "the profiler"),) if simulated else ()))
-    console.print(table)
+    print_table(table, csv_to)
+    out = text_out(csv_to)
     for note in profile.notes:
-        console.print(f"note: {printable(note)}")
+        out.print(f"note: {printable(note)}")
     for kernel in profile.kernels:
         for note in kernel.notes:
-            console.print(f"note ({printable(kernel.name)}): {printable(note)}")
+            out.print(f"note ({printable(kernel.name)}): {printable(note)}")
 
 
 @app.command("profile")
@@ -74,6 +79,7 @@ def profile_command(
     trace_window: Annotated[int, typer.Option("--trace-window", min=0, help="--traffic simulate: record windows of this many work-groups (0: every work-group).")] = 0,
     trace_stride: Annotated[int, typer.Option("--trace-stride", min=0, help="--traffic simulate: one window every this many work-groups.")] = 0,
     keep_trace: Annotated[bool, typer.Option("--keep-trace", help="--traffic simulate: keep the binary memory trace beside the profile.")] = False,
+    csv_to: CsvOutput = None,
 ) -> None:
     """Kernel metrics for the models: run a program under a profiler (or read its output) and write a profile."""
     from dataclasses import replace
@@ -82,6 +88,7 @@ def profile_command(
     from perfcast.profiles.capture import TOOLS, TrafficRequest, capture, capture_ncu_source, default_tool
 
     check_writable(output, "--output", (".yaml", ".yml"))
+    check_csv(csv_to)
     if traffic not in ("footprint", "simulate"):
         raise typer.BadParameter(f"--traffic {traffic!r}: choose footprint or simulate")
     request = None
@@ -129,8 +136,8 @@ def profile_command(
     if kernels:  # a name that matches nothing, or several kernels, is an error naming the kernels there are
         profile = replace(profile, kernels=tuple(profile.select(kernels)))
     profile.save(output)
-    _print_profile(profile)
-    console.print(f"wrote {printable(output)}")
+    _print_profile(profile, csv_to)
+    text_out(csv_to).print(f"wrote {printable(output)}")
 
 
 def _prediction_row(prediction: QuantitativePrediction) -> dict[str, Any]:

@@ -11,15 +11,17 @@ import typer
 from rich.table import Table
 
 from perfcast.cli.common import (
+    CsvOutput,
     app,
     check_chart_path,
-    console,
     errors,
     fail,
     format_time,
     print_json,
+    print_table,
     printable,
     resolve_device,
+    text_out,
 )
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, Precision, UnitError, format_quantity, parse_quantity
@@ -111,6 +113,7 @@ def roofline_command(
     wall: Annotated[list[str] | None, typer.Option("--wall", help="A locality wall NAME:INTENSITY (op/B). Repeatable.")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    csv_to: CsvOutput = None,
 ) -> None:
     """Roofline of a device at one precision, with kernels placed on it, their bound and predicted time."""
     from perfcast.devices.roofline_view import device_roofline
@@ -165,24 +168,26 @@ def roofline_command(
             "kernels": rows,
         })
     else:
-        _print_roofline(roofline, rows, lacking)
+        _print_roofline(roofline, rows, lacking, csv_to)
     if output is not None:
         _write_chart(roofline, kernels, results, walls, device.level_bandwidths() if hierarchical else None, output)
-        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
+        (errors if as_json else text_out(csv_to)).print(f"wrote {printable(output)}", highlight=False)
 
 
-def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: list[str]) -> None:
-    """Print the roof, its ceilings and the kernel table for a human."""
-    console.print(f"[bold]{printable(roofline.label)}[/]", highlight=False)
-    console.print(
+def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: list[str],
+                   csv_to: Path | None = None) -> None:
+    """Print the roof, its ceilings and the kernel table for a human (the table as CSV with --csv)."""
+    out = text_out(csv_to)
+    out.print(f"[bold]{printable(roofline.label)}[/]", highlight=False)
+    out.print(
         f"  peak {format_quantity(roofline.peak, Dimension.COMPUTE)}, DRAM {format_quantity(roofline.bandwidth, Dimension.BANDWIDTH)}, "
         f"ridge point {roofline.ridge:.3g} op/B",
         highlight=False,
     )
     for ceiling in roofline.compute_ceilings:
-        console.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.COMPUTE)}", highlight=False)
+        out.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.COMPUTE)}", highlight=False)
     for ceiling in roofline.bandwidth_ceilings:
-        console.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.BANDWIDTH)}", highlight=False)
+        out.print(f"  ceiling {printable(ceiling.name)}: {format_quantity(ceiling.value, Dimension.BANDWIDTH)}", highlight=False)
     if not rows:
         return
     table = Table(title=f"kernels{' lacking ' + ', '.join(lacking) if lacking else ''}", title_justify="left")
@@ -199,7 +204,7 @@ def _print_roofline(roofline: Roofline, rows: list[dict[str, Any]], lacking: lis
             row["binding"] if row["bound"] == "memory" else "compute",
             format_time(row["time"]),
         )
-    console.print(table)
+    print_table(table, csv_to)
 
 
 

@@ -10,7 +10,15 @@ import typer
 from rich import box
 from rich.table import Table
 
-from perfcast.cli.common import app, console, print_json, printable
+from perfcast.cli.common import (
+    CsvOutput,
+    app,
+    check_csv,
+    print_json,
+    print_table,
+    printable,
+    text_out,
+)
 
 
 @app.command("sass")
@@ -20,6 +28,7 @@ def sass_command(
     target_arch: Annotated[str, typer.Option("--to", help="Architecture to project onto, e.g. sm_90.")],
     define: Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro for nvcc, e.g. TILE=16 (repeatable).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    csv_to: CsvOutput = None,
 ) -> None:
     """FLOP in special-function blocks (MUFU, division and square-root slow paths) per kernel on both architectures."""
     from perfcast.errors import InputError
@@ -27,6 +36,7 @@ def sass_command(
 
     if not source.is_file():
         raise InputError(f"{source}: no such file")
+    check_csv(csv_to)
     options = [f"-D{d}" for d in define or []]
     with tempfile.TemporaryDirectory() as folder:
         found = compare_sass(source, source_arch, target_arch, Path(folder), options)
@@ -41,6 +51,6 @@ def sass_command(
     for c in found:
         table.add_row(printable(c.kernel), f"{c.special_blocks[0]} / {c.special_blocks[1]}", str(c.special_source),
                       str(c.special_target), str(c.other_source), str(c.other_target), f"{c.flop_ratio:.3f}")
-    console.print(table)
-    console.print("The ratio is static: the method weights each block by the threads that ran it on the source, "
+    print_table(table, csv_to)
+    text_out(csv_to).print("The ratio is static: the method weights each block by the threads that ran it on the source, "
                   "which perfcast does not read yet.")

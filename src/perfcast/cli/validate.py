@@ -14,16 +14,20 @@ from rich.table import Table
 
 from perfcast.cli.common import (
     HOST,
+    CsvOutput,
     app,
     check_chart_path,
+    check_csv,
     console,
     errors,
     fail,
     format_time,
     measuring_progress,
     print_json,
+    print_table,
     printable,
     resolve_device,
+    text_out,
 )
 from perfcast.output_files import check_writable, write_text_atomic
 from perfcast.plots.files import save_figure
@@ -101,12 +105,14 @@ def validate_classify_command(
     repetitions: Repetitions = 10,
     markdown: Markdown = None,
     as_json: Json = False,
+    csv_to: CsvOutput = None,
 ) -> None:
     """Score classify against loop nests annotated by hand (exact / partial / wrong / unclassified); --measure times the primitives too."""
     from perfcast.validation.classify_corpus import CorpusError, corpus_markdown, default_corpora, score_corpus
 
     try:
         check_writable(markdown, "--markdown")
+        check_csv(csv_to)
         chosen_corpora = list(corpus or default_corpora())
         if not chosen_corpora:
             raise CorpusError("no corpus: give --corpus PATH (the annotated corpora live in a source checkout, "
@@ -130,13 +136,13 @@ def validate_classify_command(
             counts = score.counts()
             table.add_row(printable(name), str(len(score.scored)), *(str(counts[v]) for v in
                           ("exact", "partial", "wrong", "unclassified")), f"{100 * score.exact_fraction():.1f} %")
-        console.print(table)
+        print_table(table, csv_to)
         for name, score in scores:
             for s in score.scored:
                 if s.verdict != "exact":
                     where = f"{Path(s.annotation.path).name}:{s.annotation.line}"
                     got = s.nest.species if s.nest and s.nest.species else "no species"
-                    console.print(f"  [yellow]{s.verdict}[/] {printable(name)} {printable(where)}: "
+                    text_out(csv_to).print(f"  [yellow]{s.verdict}[/] {printable(name)} {printable(where)}: "
                                   f"{printable(got)} ({printable(s.detail)})", highlight=False)
         if measured:
             _print_measured_classification(*measured[:3])
