@@ -25,7 +25,8 @@ ALLOWED: dict[str, set[str]] = {
     "profiles": {"models", "kernels"} | BASE,  # kernels: its native build (the Oclgrind plugin)
     "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
-    "validation": {"devices", "species", "models", "tune", "plots"} | BASE,
+    # bench and kernels: the validations that time perfcast's own primitives on this machine
+    "validation": {"bench", "devices", "species", "models", "kernels", "tune", "plots"} | BASE,
 }
 
 

@@ -150,7 +150,7 @@ def validate_classify_command(
         command = _command_line("perfcast validate classify")
         text = corpus_markdown(scores, command, {"polybench": "≥ 90 % exact (issue 32)"})
         if measured:
-            from perfcast.bench.classify_validation import classify_markdown
+            from perfcast.validation.classify_primitives import classify_markdown
 
             chosen, run, inputs, _ = measured
             text += "\n" + "\n".join(("#" + line if line.startswith("#") else line)
@@ -166,9 +166,9 @@ def _corpus_name(path: Path) -> str:
 
 def _measure_classified(device_name: str, quick: bool, repetitions: int) -> tuple[Any, Any, Any, dict[str, Any]]:
     """Classify the C primitives, predict them on the device and time them; return the run and its JSON."""
-    from perfcast.bench.classify_validation import classified_primitives, validate_classified
     from perfcast.devices.hull_view import hull_inputs
     from perfcast.kernels.native import NativeBuildError
+    from perfcast.validation.classify_primitives import classified_primitives, validate_classified
 
     try:
         device = resolve_device(device_name)
@@ -214,14 +214,14 @@ def validate_boathull_command(
     as_json: Json = False,
 ) -> None:
     """Time synthetic primitives (elementwise, reduction, 5x5 neighbourhood) and compare with the boat hull prediction."""
-    from perfcast.bench.boathull_validation import (
+    from perfcast.devices.hull_view import hull_inputs
+    from perfcast.kernels.native import NativeBuildError
+    from perfcast.validation.boathull_primitives import (
         primitives_for,
         summary,
         validate_boathull,
         validation_markdown,
     )
-    from perfcast.devices.hull_view import hull_inputs
-    from perfcast.kernels.native import NativeBuildError
 
     try:
         check_chart_path(output)

@@ -4,10 +4,10 @@ import shutil
 
 import pytest
 
-from perfcast.bench.boathull_validation import summary, validate_boathull, validation_markdown
 from perfcast.devices.catalog import catalog
 from perfcast.devices.hull_view import hull_inputs
 from perfcast.kernels.primitives import elementwise, load_primitives, reduction
+from perfcast.validation.boathull_primitives import summary, validate_boathull, validation_markdown
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="the native kernels need gcc")
 

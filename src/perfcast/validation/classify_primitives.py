@@ -12,16 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from perfcast.bench.boathull_validation import (
-    ValidationRun,
-    primitives_for,
-    validate_boathull,
-)
 from perfcast.devices.hull_view import HullInputs
 from perfcast.kernels.primitives import SOURCE, SyntheticPrimitive
 from perfcast.output_files import markdown_cell, reproduce_block
 from perfcast.species.classify import LoopNestSpecies, classify_file
 from perfcast.species.grammar import parse_species
+from perfcast.validation.boathull_primitives import (
+    ValidationRun,
+    primitives_for,
+    validate_boathull,
+)
 
 __all__ = ["ClassifiedPrimitive", "classified_primitives", "classify_markdown", "validate_classified"]
 
