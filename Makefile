@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 OUT    := out
 
-.PHONY: demo test venv system clean
+.PHONY: demo test docs venv system clean
 
 venv: $(STAMP)
 
@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 	$(MAKE) --no-print-directory system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -54,7 +54,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(VENV)/site-check
 	$(BIN)/python -m pytest
 
+# The documentation site in site/ (open site/index.html); a broken link or page fails the build.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .hypothesis
+	rm -rf $(VENV) $(OUT) site .pytest_cache .hypothesis
