@@ -513,3 +513,18 @@ void sized(const float *x, float *y) {
 """)
     assert fill.species == "1|full -> 512|element" and fill.status == "exact"
     assert sized.status != "remainder" and sized.species == "N|element -> N|element"
+
+
+def test_guards_narrow_the_range_written_and_read(tmp_path: Path) -> None:
+    guarded, both = _nests(tmp_path, """
+void guarded(const float C[N], float A[N], float B[N]) {
+    for (int i = 0; i < N; i++) { if (i > 10) B[i] = C[i]; if (i < 6) A[i] = C[i]; }
+}
+void both(const float A[N], float B[N]) {
+    for (int i = 0; i < N; i++) { if (i >= 1 && i < N - 1) B[i] = A[i] * 2; else B[i] = 0; }
+}
+""")
+    assert guarded.species == "512|element -> 501|element ^ 6|element"
+    assert _explained(guarded, "pass the guard")
+    # B is written in both branches (every element); A is read only where the guard holds.
+    assert both.species == "510|element -> 512|element"

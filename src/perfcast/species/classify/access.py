@@ -59,6 +59,34 @@ def _groups_by_loops(refs: list[_Ref], parallel: set[str], per_dimension: bool =
     return list(groups.values())
 
 
+def _guarded_extent(nest: _NestAnalysis, refs: Sequence[_Ref], var: str, full: Poly, what: str) -> Poly:
+    """Return how many iterations of `var` reach `refs` under their guards (all of them when any is unguarded).
+
+    ``if (i > 10) B[i] = C[i];`` in a loop of 256 writes 245 elements of B.
+    """
+    if not full.is_const():
+        return full
+    last = full.const_value() - 1
+    lows: list[Fraction] = []
+    highs: list[Fraction] = []
+    for ref in refs:
+        low, high = Fraction(0), last
+        for limited, first, final in ref.limits:
+            if limited == var:
+                low = max(low, first) if first is not None else low
+                high = min(high, final) if final is not None else high
+        lows.append(low)
+        highs.append(high)
+    if not lows:
+        return full
+    low, high = min(lows), max(highs)
+    if low <= 0 and high >= last:
+        return full
+    count = max(Fraction(0), high - low + 1)
+    nest.note(f"{what}: only iterations {low}..{high} of loop '{var}' pass the guard: {count} of {full}")
+    return Poly.const(count) if count >= 1 else full
+
+
 def _partial_sums(nest: _NestAnalysis, name: str, refs: list[_Ref], outermost: str) -> bool:
     """Return True for a function-local array only updated (+=) at subscripts free of the outermost loop."""
     var = nest.scope.get(name)
@@ -142,6 +170,8 @@ def _input_access(
                 width = spread + 1
                 kind = "neighb" if width != Poly.const(1) else "element"
                 extent = nominal[p] if guarded else nest.loops[p].extent + spread
+                if kind == "element":
+                    extent = _guarded_extent(nest, refs, p, extent, name)
             elif cp == 1:
                 width = window
                 kind = "neighb"
@@ -348,7 +378,7 @@ def _output_access(
         if len(offsets) != 1:
             nest.doubt(f"output '{name}' is written at several offsets along '{v}'")
         order.append(v)
-        extents.append(nominal[v])
+        extents.append(_guarded_extent(nest, refs, v, nominal[v], f"output '{name}'"))
         widths.append(Poly.const(1))
         kinds.append("element")
     extents, widths, kinds = _merge_blocked(extents, widths, kinds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ class _Ref:
     line: int
     text: str
     backwards: tuple[str, ...] = ()  # loop variables whose loop around this access runs downwards in the source
+    # Ranges of loop counters an enclosing guard allows (if (i > 10) B[i] = ...): (var, first, last), inclusive.
+    limits: tuple[tuple[str, Fraction | None, Fraction | None], ...] = ()
 
 
 def _int_literal(text: str) -> int | None:
@@ -81,6 +84,7 @@ class _NestAnalysis:
         self.parameters: dict[str, _Loop] = {}  # variables of the loops that launch this nest, as size parameters
         self.updating: str | None = None  # the scalar whose assignment is being evaluated
         self.direction: dict[str, bool] = {}  # whether the loop of each variable now open runs downwards
+        self.limits: list[dict[str, tuple[Fraction | None, Fraction | None]]] = []  # per enclosing guard
         self.in_condition = False
 
     # -- helpers
@@ -376,16 +380,71 @@ class _NestAnalysis:
         if guard:
             self.guard_depth += 1
         before = len(self.terms)
+        self.limits.append(self.guard_limits(cond, True) if guard else {})
         self.statement(iftrue)
+        self.limits[-1] = self.guard_limits(cond, False) if guard else {}
         true_terms = self.terms[before:]
         del self.terms[before:]
         self.statement(iffalse)
+        self.limits.pop()
         false_terms = self.terms[before:]
         del self.terms[before:]
         if guard:
             self.guard_depth -= 1
         # The costlier branch counts: a work unit takes one of them.
         self.terms.extend(true_terms if _terms_weight(true_terms) >= _terms_weight(false_terms) else false_terms)
+
+    def guard_limits(self, cond: c_ast.Node, holds: bool) -> dict[str, tuple[Fraction | None, Fraction | None]]:
+        """Return the counter ranges a guard allows where it holds (or fails): i > 10 lets i run from 11.
+
+        Only comparisons of one loop counter with a constant, joined by && (or a single one negated), are read;
+        anything else allows every iteration.
+        """
+        if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&" and holds:
+            found = self.guard_limits(cond.left, True)
+            for var, (low, high) in self.guard_limits(cond.right, True).items():
+                old_low, old_high = found.get(var, (None, None))
+                found[var] = (max((v for v in (low, old_low) if v is not None), default=None),
+                              min((v for v in (high, old_high) if v is not None), default=None))
+            return found
+        if not isinstance(cond, c_ast.BinaryOp) or cond.op not in ("<", "<=", ">", ">=", "=="):
+            return {}
+        op = cond.op if holds else {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!="}[cond.op]
+        try:
+            difference = self.index(cond.left) - self.index(cond.right)
+        except (NotAffine, _DataDependent):
+            return {}
+        coefficients, rest = difference.split_linear(list(self.stack))
+        if len(coefficients) != 1 or not rest.is_const():
+            return {}
+        ((var, a),) = coefficients.items()
+        if not a.is_const() or a.const_value() == 0:
+            return {}
+        # a*v + r OP 0, with v the loop's counter from 0: v OP' -r/a (the sense flips for a < 0).
+        bound = -rest.const_value() / a.const_value()
+        if a.const_value() < 0:
+            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}[op]
+        if op == "<":
+            return {var: (None, Fraction(math.ceil(bound) - 1))}
+        if op == "<=":
+            return {var: (None, Fraction(math.floor(bound)))}
+        if op == ">":
+            return {var: (Fraction(math.floor(bound) + 1), None)}
+        if op == ">=":
+            return {var: (Fraction(math.ceil(bound)), None)}
+        if op == "==" and bound.denominator == 1:
+            return {var: (bound, bound)}
+        return {}
+
+    def current_limits(self) -> tuple[tuple[str, Fraction | None, Fraction | None], ...]:
+        """Return the counter ranges every enclosing guard allows, one entry per limited variable."""
+        merged: dict[str, tuple[Fraction | None, Fraction | None]] = {}
+        for level in self.limits:
+            for var, (low, high) in level.items():
+                old_low, old_high = merged.get(var, (None, None))
+                merged[var] = (max((v for v in (low, old_low) if v is not None), default=None),
+                               min((v for v in (high, old_high) if v is not None), default=None))
+        return tuple((var, low, high) for var, (low, high) in merged.items())
 
     def is_index_condition(self, cond: c_ast.Node) -> bool:
         """Return True for a guard on indices only (border checks), False for a test of data."""
@@ -751,7 +810,7 @@ class _NestAnalysis:
         if isinstance(node, c_ast.StructRef):
             self.note(f"'{_text(node)}': a field of '{name}' is treated as an element of '{name}'")
         self.refs.append(_Ref(name, subscripts, mode, tuple(self.stack), self.guard_depth > 0, line, _text(node),
-                              self.downwards()))
+                              self.downwards(), self.current_limits()))
         if subscripts is not None:
             symbols = frozenset(v for sub in subscripts for v in sub.symbols())
             if mode in ("read", "update"):
