@@ -88,8 +88,8 @@ void scale_in_place(float x[N], float a)
         x[i] *= a;
 }
 
-/* Triangular: loop i launches the inner nest N times, i elements each: 255.5 on average over the launches. */
-/* expect: 1x255|element ^ 255|element -> 1|shared ; f = 2 */
+/* Triangular: loop i launches the inner nest for i = 1..N-1 (i = 0 runs nothing), i elements each: 256 on average. */
+/* expect: 1x256|element ^ 256|element -> 1|shared ; f = 2 */
 void forward_substitution(const float L[N][N], float x[N], const float b[N])
 {
     for (int i = 0; i < N; i++) {

@@ -58,6 +58,7 @@ from pycparser import c_ast
 from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
 from perfcast.species.classify.costs import CALL_COSTS, ELEMENTARY_FUNCTIONS
 from perfcast.species.classify.declarations import _assigned_names, _declared, _Unit, _unit_of, _Var
+from perfcast.species.classify.dimensions import launch_points
 from perfcast.species.classify.nest import _Loop, _NestAnalysis
 from perfcast.species.classify.nest_species import _classify_nest
 from perfcast.species.classify.result import (
@@ -186,6 +187,7 @@ def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str,
         found = _classify_nest(nest, loop, function, dict(symbols))
         if _launches_inner_nests(nest, loop):
             return found, nest.loops[nest.order[0]]
+        context = _repetitions(outer, nest.loops[nest.order[0]].extent)
         return replace(found, reasons=(*context[1], *found.reasons), repetitions=context[0],
                        enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
     except _Unclassifiable as error:
@@ -209,17 +211,26 @@ def _unclassified(nest: _NestAnalysis, loop: c_ast.For, function: str, why: str)
                            reasons=(*nest.reasons, why), doubts=tuple(nest.doubts))
 
 
-def _repetitions(outer: Sequence[_Loop]) -> tuple[str | None, tuple[str, ...], Poly | None]:
-    """Return how often a nest inside the loops `outer` runs (None at the top level), and the reasons to show."""
+def _repetitions(outer: Sequence[_Loop], kernel_extent: Poly | None = None,
+                 ) -> tuple[str | None, tuple[str, ...], Poly | None]:
+    """Return how often a nest inside the loops `outer` runs (None at the top level), and the reasons to show.
+
+    Counted launch by launch where they are few enough, leaving out launches of an empty range or of an empty
+    kernel; else by Faulhaber's sums over the loops' ranges.
+    """
     if not outer:
         return None, (), None
-    count = Poly.const(1)
-    try:
-        for loop in reversed(list(outer)):
-            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
-            count = count.substitute(walk).sum_over(loop.var, loop.extent)
-    except NotAffine:
-        count = Poly.symbol("unknown")
+    points = launch_points(list(outer), kernel_extent)
+    if points is not None:
+        count = Poly.const(len(points))
+    else:
+        count = Poly.const(1)
+        try:
+            for loop in reversed(list(outer)):
+                walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+                count = count.substitute(walk).sum_over(loop.var, loop.extent)
+        except NotAffine:
+            count = Poly.symbol("unknown")
     reasons = tuple(
         f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
         "parameter of the kernel, not one of its dimensions" for loop in outer)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -89,7 +90,9 @@ class _Builder:
         over all launches, times their number, is the work of them all. `whole` rounds a size down to an
         integer (at least 1); f and m keep their fraction.
         """
-        mean = _mean_over_launches(poly, self.nest.parameters)
+        first = self.nest.order[0] if self.nest.order else None
+        mean = _mean_over_launches(poly, self.nest.parameters,
+                                   self.nest.loops[first].extent if first in self.nest.loops else None)
         if mean is None:
             raise _Unclassifiable(f"{what}: extent {poly} changes with the launching loops in a way perfcast "
                                   "cannot average")
@@ -101,8 +104,60 @@ class _Builder:
         return mean
 
 
-def _mean_over_launches(poly: Poly, launching: Mapping[str, _Loop]) -> Poly | None:
-    """Return the mean of `poly` over the iterations of the launching loops (innermost first), or None."""
+_ENUMERABLE = 300_000  # launches walked one by one; past this the sums are taken in closed form
+
+
+def launch_points(launching: Sequence[_Loop], kernel_extent: Poly | None = None) -> list[dict[str, Fraction]] | None:
+    """Return the launching loops' variable values of every launch that runs, or None past _ENUMERABLE or unbound.
+
+    A launching loop whose range is empty for some outer values (j < i - 8) runs nothing there, and a
+    kernel whose own loop is empty for a launch (j from i up to 512, i past 512) is no launch: both are left out.
+    """
+    return _launch_points(tuple(launching), kernel_extent)
+
+
+@functools.lru_cache(maxsize=256)
+def _launch_points(launching: tuple[_Loop, ...], kernel_extent: Poly | None) -> list[dict[str, Fraction]] | None:
+    estimate = Poly.const(1)
+    try:
+        for loop in reversed(launching):
+            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+            estimate = estimate.substitute(walk).sum_over(loop.var, loop.extent)
+    except NotAffine:
+        return None
+    if not estimate.is_const() or abs(estimate.const_value()) > _ENUMERABLE:
+        return None  # unbound sizes, or too many launches to walk: closed-form sums instead
+    points: list[dict[str, Fraction]] = [{}]
+    for loop in launching:
+        grown: list[dict[str, Fraction]] = []
+        for point in points:
+            extent, lower = loop.extent.evaluate(point), loop.lower.evaluate(point)
+            if extent is None or lower is None:
+                return None
+            for t in range(max(0, math.ceil(extent))):
+                grown.append({**point, loop.var: lower + loop.step * t})
+                if len(grown) > _ENUMERABLE:
+                    return None
+        points = grown
+    if kernel_extent is not None:
+        points = [p for p in points if (kernel_extent.evaluate(p) or 0) >= 1]
+    return points
+
+
+def _mean_over_launches(poly: Poly, launching: Mapping[str, _Loop], kernel_extent: Poly | None = None) -> Poly | None:
+    """Return the mean of `poly` over the launches that run, or None when it cannot be averaged.
+
+    Walked launch by launch when they are few enough (sizes below 0 count as 0); else Faulhaber's sums over the
+    loops' ranges, innermost first, which are exact where no range is empty.
+    """
+    points = launch_points(list(launching.values()), kernel_extent)
+    if points is not None:
+        if not points:
+            return Poly.const(0)
+        values = [poly.evaluate(p) for p in points]
+        if any(v is None for v in values):
+            return None
+        return Poly.const(sum((max(Fraction(0), v) for v in values if v is not None), Fraction(0)) / len(points))
     total, count = poly, Poly.const(1)
     try:
         for loop in reversed(list(launching.values())):

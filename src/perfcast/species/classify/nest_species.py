@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from pycparser import c_ast
 
@@ -15,7 +16,7 @@ from perfcast.species.classify.access import (
     _shared_size,
     _shown,
 )
-from perfcast.species.classify.dimensions import _Builder, _large
+from perfcast.species.classify.dimensions import _Builder, _large, _mean_over_launches
 from perfcast.species.classify.nest import _NestAnalysis, _Ref
 from perfcast.species.classify.result import LoopNestSpecies, _Unclassifiable
 from perfcast.species.classify.work_units import (
@@ -233,7 +234,9 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
     applications = [builder.at_middle(a, a.symbols() & set(nest.parameters), "m", whole=False)
                     if a.symbols() & set(nest.parameters) else a for a in applications]
     m = max(applications, key=_large) if applications else Poly.const(1)
+    raw_ops = _ops_per_work_unit(nest, parallel, reducing)
     f, per_unit = _complexity(nest, parallel, reducing, m, builder)
+    work = _launch_means(nest, builder, raw_ops, work)
     for name in sorted(f.symbols()):
         builder.symbol_for(name)  # so that f binds by the species symbol (REPS) as well as the C name (reps)
     element_bytes, precision = _element_type(nest, [*(name for name, _ in described), *distributed, *scattered])
@@ -255,9 +258,32 @@ def _element_type(nest: _NestAnalysis, names: Sequence[str]) -> tuple[int | None
     return (max(sizes) if sizes else None), precision
 
 
-def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: Poly,
-                builder: _Builder | None = None) -> tuple[Poly, Poly]:
-    """Return (f, ops per work unit): the data ops of one work unit, and those per application of the operator (/m)."""
+def _launch_means(nest: _NestAnalysis, builder: _Builder, ops: Poly, work: Poly) -> Poly:
+    """Return the work units of a launched kernel at their mean, and doubt the means where they mislead.
+
+    Each size is a mean over the launches; when two of them change together (lu's work units N - i and its
+    ops per unit 2i), launches x the mean kernel is not the launches' work: the doubt says by how much.
+    """
+    varying = (ops.symbols() | work.symbols()) & set(nest.parameters)
+    if not varying:
+        return work
+    first = nest.order[0]
+    kernel_extent = nest.loops[first].extent
+    mean_work = _mean_over_launches(work, nest.parameters, kernel_extent)
+    mean_ops = _mean_over_launches(ops, nest.parameters, kernel_extent)
+    total = _mean_over_launches(ops * work, nest.parameters, kernel_extent)
+    if mean_work is None or mean_ops is None or total is None:
+        return work
+    if mean_work.is_const() and mean_ops.is_const() and total.is_const() and total.const_value() > 0:
+        ratio = mean_work.const_value() * mean_ops.const_value() / total.const_value()
+        if abs(ratio - 1) > Fraction(1, 10):
+            nest.doubt(f"the work units ({work}) and the ops per work unit ({ops}) both change with the launching "
+                       f"loop(s): launches x the mean kernel does {float(ratio):.2f}x the work of the launches")
+    return mean_work
+
+
+def _ops_per_work_unit(nest: _NestAnalysis, parallel: set[str], reducing: set[str]) -> Poly:
+    """Return the data ops of one work unit, as a polynomial (launching loops' variables kept)."""
     per_unit = Poly()
     for term in nest.terms:
         count: Poly | None = term.ops
@@ -274,6 +300,13 @@ def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: 
                     break
         if count is not None:
             per_unit = per_unit + count
+    return per_unit
+
+
+def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: Poly,
+                builder: _Builder | None = None) -> tuple[Poly, Poly]:
+    """Return (f, ops per work unit): the data ops of one work unit, and those per application of the operator (/m)."""
+    per_unit = _ops_per_work_unit(nest, parallel, reducing)
     exact = per_unit.divide(m)
     varying = (per_unit.symbols() | m.symbols()) & set(nest.parameters)
     if varying and builder is not None and (exact is None or exact.symbols() & set(nest.parameters)):

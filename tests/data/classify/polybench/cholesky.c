@@ -21,8 +21,8 @@ void kernel_cholesky(int n,
         A[i][j] /= A[j][j];
      }
      // i==j case
-     /* why: Launched for every i: the sum of squares of row i up to column i into A[i][i]; 999.5 on average. */
-     /* expect: 1x999|element -> 1|shared ; f = 2 */
+     /* why: Launched for every i: the sum of squares of row i up to column i into A[i][i]; i = 0 runs nothing, so 1000 on average over the 1999 launches. */
+     /* expect: 1x1000|element -> 1|shared ; f = 2 */
      for (k = 0; k < i; k++) {
         A[i][i] -= A[i][k] * A[i][k];
      }

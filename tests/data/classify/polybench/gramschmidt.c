@@ -27,8 +27,8 @@ void kernel_gramschmidt(int m, int n,
       /* expect: Mx1|element ^ 1x1|full -> Mx1|element ; f = 1 */
       for (i = 0; i < M; i++)
         Q[i][k] = A[i][k] / R[k][k];
-      /* why: Launched for every k, one work unit per column j > k: R[k][j] = Q[:,k] . A[:,j] must finish before A[:,j] is updated with it (i runs in sequence), so A's column is read and written whole; 599.5 columns on average. */
-      /* expect: Mx1|full ^ Mx599|tile(Mx1) -> 1x599|element ^ Mx599|tile(Mx1) ; f = 4 */
+      /* why: Launched for every k, one work unit per column j > k: R[k][j] = Q[:,k] . A[:,j] must finish before A[:,j] is updated with it (i runs in sequence), so A's column is read and written whole; 600 columns on average over the 1199 launches that have one (k = N-1 has none). */
+      /* expect: Mx1|full ^ Mx600|tile(Mx1) -> 1x600|element ^ Mx600|tile(Mx1) ; f = 4 */
       for (j = k + 1; j < N; j++)
 	{
 	  R[k][j] = (0.0);

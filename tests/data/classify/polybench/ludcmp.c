@@ -39,7 +39,7 @@ void kernel_ludcmp(int n,
   for (i = 0; i < N; i++) {
      w = b[i];
      /* why: Forward substitution: launched for every i, row i of A dot y[0..i-1] into w. */
-     /* expect: 1x999|element ^ 999|element -> 1|shared ; f = 2 */
+     /* expect: 1x1000|element ^ 1000|element -> 1|shared ; f = 2 */
      for (j = 0; j < i; j++)
         w -= A[i][j] * y[j];
      y[i] = w;
@@ -48,7 +48,7 @@ void kernel_ludcmp(int n,
    for (i = N-1; i >=0; i--) {
      w = y[i];
      /* why: Back substitution: row i of A beyond the diagonal dot x into w. */
-     /* expect: 1x999|element ^ 999|element -> 1|shared ; f = 2 */
+     /* expect: 1x1000|element ^ 1000|element -> 1|shared ; f = 2 */
      for (j = i+1; j < N; j++)
         w -= A[i][j] * x[j];
      x[i] = w / A[i][i];

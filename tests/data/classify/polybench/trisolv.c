@@ -16,7 +16,7 @@ void kernel_trisolv(int n,
     {
       x[i] = b[i];
       /* why: Forward substitution: launched for every i, row i of L dot x[0..i-1] into x[i]. */
-      /* expect: 1x999|element ^ 999|element -> 1|shared ; f = 2 */
+      /* expect: 1x1000|element ^ 1000|element -> 1|shared ; f = 2 */
       for (j = 0; j <i; j++)
         x[i] -= L[i][j] * x[j];
       x[i] = x[i] / L[i][i];
