@@ -528,3 +528,28 @@ void both(const float A[N], float B[N]) {
     assert _explained(guarded, "pass the guard")
     # B is written in both branches (every element); A is read only where the guard holds.
     assert both.species == "510|element -> 512|element"
+
+
+def test_a_value_set_on_one_path_only_carries_over_and_a_test_is_a_use(tmp_path: Path) -> None:
+    scan, both, previous, maximum = _nests(tmp_path, """
+void scan(const float a[N], float b[N]) { float t = 0; for (int i = 0; i < N; i++) { if (a[i] > 0) t = a[i]; b[i] = t; } }
+void both(const float a[N], const float c[N], float b[N]) {
+    float r; for (int i = 0; i < N; i++) { if (c[i] > 0) r = a[i] / c[i]; else r = a[i]; b[i] = r; }
+}
+void previous(const float a[N], float b[N]) {
+    float prev = 0; for (int i = 0; i < N; i++) { if (a[i] > prev) b[i] = 1; else b[i] = 0; prev = a[i]; }
+}
+float maximum(const float a[N]) { float m = a[0]; for (int i = 0; i < N; i++) if (a[i] > m) m = a[i]; return m; }
+""")
+    assert scan.status == "unclassified" and previous.status == "unclassified"  # scans: every i needs i - 1
+    assert both.species == "512|element ^ 512|element -> 512|element"
+    assert maximum.species == "512|element -> 1|shared"
+
+
+def test_a_flattened_column_recurrence_is_carried_by_the_row_loop(tmp_path: Path) -> None:
+    (column,) = _nests(tmp_path, """
+void column(float *A, const float *B) {
+    for (int i = 1; i < N; i++) for (int j = 0; j < M; j++) A[i * M + j] = A[(i - 1) * M + j] * 0.5f + B[i * M + j];
+}
+""")
+    assert column.species == "256|element ^ 256|element -> 256|element" and column.repetitions == "511"

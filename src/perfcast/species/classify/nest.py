@@ -74,7 +74,6 @@ class _NestAnalysis:
         self.subscript_ops = Poly()  # data ops inside data-dependent subscripts, taken by the next access
         self.opaque: dict[str, str] = {}  # integer locals whose value the analysis cannot follow, and why
         self.guard_depth = 0
-        self.scalar_events: list[tuple[str, str]] = []  # outer scalars read or written, in evaluation order
         # Each for statement is an instance of its variable's loop; two instances of one variable are sequential
         # loops of the same work unit. Scalars read and written, with the instances around them, show the values
         # one such loop hands to the next.
@@ -86,6 +85,10 @@ class _NestAnalysis:
         self.direction: dict[str, bool] = {}  # whether the loop of each variable now open runs downwards
         self.limits: list[dict[str, tuple[Fraction | None, Fraction | None]]] = []  # per enclosing guard
         self.in_condition = False
+        self.cond_depth = 0  # if-branches around the statement being walked
+        self.branch_path: list[int] = []  # which branch of which if, from the nest's top: a write there is seen
+        self.flow_paths: list[tuple[int, ...]] = []  # by reads inside the same branch; beside each flow entry
+        self.branches_seen = 0
 
     # -- helpers
     def doubt(self, message: str) -> None:
@@ -100,9 +103,39 @@ class _NestAnalysis:
         var = self.scope.get(name)
         if var is not None and var.kind == "scalar" and name not in self.loops:
             recorded: str = mode
-            if mode == "read" and (name == self.updating or self.in_condition):
-                recorded = "self-read"  # s = s + x, s += x, if (x > s): the scalar's own update, not a use of it
+            if mode == "read" and name == self.updating:
+                recorded = "self-read"  # s = s + x, s += x: the scalar's own update, not a use of it
+            elif mode == "read" and self.in_condition:
+                recorded = "cond-read"  # decided once the branches are seen: if (x > m) m = x; updates m
+            elif mode == "write" and self.cond_depth:
+                recorded = "cond-write"  # set on one path only: what was there before may still be read
             self.flow.append((name, recorded, tuple(self.instances), frozenset()))
+            self.flow_paths.append(tuple(self.branch_path))
+
+    def settle_branches(self, condition_start: int, branch_start: int, true_flow: int) -> None:
+        """Decide what an if did to the scalars once both branches are walked.
+
+        A test of a scalar the branches set is its own update (if (x > m) m = x: a max); a scalar set first on
+        both paths is set, whatever the test said.
+        """
+        written = {key for key, mode, _, _ in self.flow[branch_start:] if mode in ("write", "cond-write")}
+        for index in range(condition_start, branch_start):
+            key, mode, stack, symbols = self.flow[index]
+            if mode == "cond-read":
+                self.flow[index] = (key, "self-read" if key in written else "read", stack, symbols)
+
+        def set_first(events: Sequence[tuple[str, str]]) -> set[str]:
+            first: dict[str, str] = {}
+            for name, mode in events:
+                first.setdefault(name, mode)
+            return {name for name, mode in first.items() if mode in ("write", "cond-write")}
+
+        flow_events = [(str(k), m) for k, m, _, _ in self.flow[branch_start:true_flow] if isinstance(k, str)]
+        other = [(str(k), m) for k, m, _, _ in self.flow[true_flow:] if isinstance(k, str)]
+        for name in sorted(set_first(flow_events) & set_first(other)):
+            self.flow.append((name, "write" if not self.cond_depth else "cond-write", tuple(self.instances),
+                              frozenset()))
+            self.flow_paths.append(tuple(self.branch_path))
 
     def downwards(self) -> tuple[str, ...]:
         return tuple(v for v in self.stack if self.direction.get(v))
@@ -116,14 +149,26 @@ class _NestAnalysis:
         """
         found: dict[str, str] = {}
         for instance, var in self.instance_var.items():
-            events: dict[str, list[str]] = {}
-            for key, mode, stack, _ in self.flow:
-                if isinstance(key, str) and instance in stack:
-                    events.setdefault(key, []).append(mode)
-            for name, modes in events.items():
-                if "write" in modes and modes[0] != "write" and "read" in modes:
-                    found.setdefault(var, name)
+            inside = [index for index, (key, _, stack, _) in enumerate(self.flow)
+                      if isinstance(key, str) and instance in stack]
+            written = {self.flow[i][0] for i in inside if self.flow[i][1] in ("write", "cond-write")}
+            for index in inside:
+                key, mode = self.flow[index][0], self.flow[index][1]
+                if mode == "read" and key in written and not self.set_before(index, inside):
+                    found.setdefault(var, str(key))
         return found
+
+    def set_before(self, index: int, candidates: Sequence[int] | None = None) -> bool:
+        """Return True when a write of the same scalar, on a path that leads to the read at `index`, precedes it."""
+        key, path = self.flow[index][0], self.flow_paths[index]
+        for earlier in candidates if candidates is not None else range(index):
+            if earlier >= index:
+                break
+            if self.flow[earlier][0] == key and self.flow[earlier][1] in ("write", "cond-write"):
+                write_path = self.flow_paths[earlier]
+                if path[:len(write_path)] == write_path:
+                    return True
+        return False
 
     def sequential_loops(self) -> dict[str, str]:
         """Return the loop variables of loops that hand a value on to what follows them, with the value handed.
@@ -140,12 +185,12 @@ class _NestAnalysis:
         for var, instances in by_var.items():
             for position, (key, mode, stack, symbols) in enumerate(self.flow):
                 inside = [i for i in stack if i in instances]
-                if mode != "write" or not inside or var in symbols:
+                if mode not in ("write", "cond-write") or not inside or var in symbols:
                     continue
                 for later_key, later_mode, later_stack, _ in self.flow[position + 1:]:
                     if later_key != key or inside[0] in later_stack:
                         continue
-                    if later_mode in ("read", "self-read"):
+                    if later_mode in ("read", "self-read", "cond-read"):
                         found.setdefault(var, key[0] if isinstance(key, tuple) else str(key))
                     break
         return found
@@ -372,25 +417,37 @@ class _NestAnalysis:
 
     def branches(self, cond: c_ast.Node, iftrue: c_ast.Node | None, iffalse: c_ast.Node | None) -> None:
         guard = self.is_index_condition(cond)
+        condition_start = len(self.flow)
         self.in_condition = True
         try:
             self.record(self.expression(cond))
         finally:
             self.in_condition = False
+        branch_start = len(self.flow)
         if guard:
             self.guard_depth += 1
+        self.cond_depth += 1
         before = len(self.terms)
         self.limits.append(self.guard_limits(cond, True) if guard else {})
+        self.branches_seen += 1
+        self.branch_path.append(self.branches_seen)
         self.statement(iftrue)
+        self.branch_path.pop()
         self.limits[-1] = self.guard_limits(cond, False) if guard else {}
+        true_flow = len(self.flow)
         true_terms = self.terms[before:]
         del self.terms[before:]
+        self.branches_seen += 1
+        self.branch_path.append(self.branches_seen)
         self.statement(iffalse)
+        self.branch_path.pop()
         self.limits.pop()
         false_terms = self.terms[before:]
         del self.terms[before:]
+        self.cond_depth -= 1
         if guard:
             self.guard_depth -= 1
+        self.settle_branches(condition_start, branch_start, true_flow)
         # The costlier branch counts: a work unit takes one of them.
         self.terms.extend(true_terms if _terms_weight(true_terms) >= _terms_weight(false_terms) else false_terms)
 
@@ -549,8 +606,6 @@ class _NestAnalysis:
             return Poly(), node.type in ("float", "double")
         if isinstance(node, c_ast.ID):
             var = self.scope.get(node.name)
-            if var is not None and var.scope != "nest" and var.kind == "scalar":
-                self.scalar_events.append((node.name, "read"))
             self.scalar_flow(node.name, "read")
             if node.name in self.data_locals:
                 return Poly(), True
@@ -645,7 +700,6 @@ class _NestAnalysis:
             if var is not None and var.kind in ("pointer", "array") and var.scope != "nest":
                 raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' is moved inside the loop")
             ops, data = self.value(node.rvalue)
-            self.scalar_events.append((name, "update" if compound else "write"))
             if compound:
                 self.scalar_flow(name, "read")
             self.scalar_flow(name, "write")
@@ -687,7 +741,6 @@ class _NestAnalysis:
                 return Poly.const(1), True
             if var is not None and var.kind == "pointer":
                 raise _Unclassifiable(f"line {node.coord.line}: pointer '{name}' walks through memory")
-            self.scalar_events.append((name, "update"))
             self.refs.append(_Ref(name, (), "update", tuple(self.stack), self.guard_depth > 0, node.coord.line, name,
                                   self.downwards()))
             return Poly.const(1), True
@@ -815,8 +868,10 @@ class _NestAnalysis:
             symbols = frozenset(v for sub in subscripts for v in sub.symbols())
             if mode in ("read", "update"):
                 self.flow.append(((name, subscripts), "read", tuple(self.instances), symbols))
+                self.flow_paths.append(tuple(self.branch_path))
             if mode in ("write", "update"):
                 self.flow.append(((name, subscripts), "write", tuple(self.instances), symbols))
+                self.flow_paths.append(tuple(self.branch_path))
         return ops
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from fractions import Fraction
 
 from perfcast.species.classify.access import _shown
 from perfcast.species.classify.dimensions import _Builder
@@ -91,10 +92,19 @@ def _carried_along(nest: _NestAnalysis, read: _Ref, write: _Ref, variables: Sequ
         steps = {v: c.const_value() for v, c in coefficients.items() if c.is_const()}
         if not steps:
             return None
-        var = min(steps, key=lambda v: abs(steps[v]))
-        iterations = d.const_value() / steps[var]
-        behind = iterations > 0 if var in write.backwards else iterations < 0
-        return var if behind else None
+        # A flattened A[i*M + j] shifted by -M is one row back (i - 1), not M columns: the shift is spent on the
+        # largest strides first, and the outermost loop it moves carries the dependence.
+        left = d.const_value()
+        for var in sorted(steps, key=lambda v: -abs(steps[v])):
+            iterations = Fraction(int(left / steps[var]))
+            if iterations != 0:
+                extent = nest.loops[var].extent
+                if extent.is_const() and abs(iterations) >= extent.const_value():
+                    return None  # past the loop's whole range: a place another launch wrote (the row before)
+                behind = iterations > 0 if var in write.backwards else iterations < 0
+                return var if behind else None
+            left -= iterations * steps[var]
+        return None
     return None
 
 
@@ -136,15 +146,21 @@ def _permuted(orders: set[tuple[str, ...]]) -> bool:
 
 
 def _private_scalars(nest: _NestAnalysis) -> list[str]:
-    """Return the function's scalars that the nest always sets before reading them: temporaries, not outputs."""
+    """Return the function's scalars that the nest always sets before reading them: temporaries, not outputs.
+
+    Set on every path to each read (``tmp = a[i]; b[i] = tmp;``, also set in both branches of an if, or set and
+    read within the same branch); one set on one path only (``if (c) t = a[i]; b[i] = t;``) keeps the value of
+    an earlier iteration where the path is not taken: not private.
+    """
     private: list[str] = []
-    first: dict[str, str] = {}
-    for name, event in nest.scalar_events:
-        first.setdefault(name, event)
-    for name, event in first.items():
+    names = dict.fromkeys(key for key, _, _, _ in nest.flow if isinstance(key, str))
+    for name in names:
         var = nest.scope.get(name)
         if var is None or var.kind != "scalar" or var.scope not in ("function", "param"):
             continue  # a global outlives the call: what the loop leaves in it is a result
-        if event == "write":
+        reads = [i for i, (key, mode, _, _) in enumerate(nest.flow)
+                 if key == name and mode in ("read", "self-read", "cond-read")]
+        written = any(key == name and mode in ("write", "cond-write") for key, mode, _, _ in nest.flow)
+        if written and all(nest.set_before(i) for i in reads):
             private.append(name)
     return private
