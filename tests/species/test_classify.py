@@ -553,3 +553,23 @@ void column(float *A, const float *B) {
 }
 """)
     assert column.species == "256|element ^ 256|element -> 256|element" and column.repetitions == "511"
+
+
+def test_time_loops_around_gathers_mirrored_reads_and_conditional_launches(tmp_path: Path) -> None:
+    mirror, negative, gather, even, odd = _nests(tmp_path, """
+void mirror(const float x[N], float y[N]) { for (int i = 0; i < N; i++) y[i] = x[i] + x[N - 1 - i]; }
+void negative(float y[N], const float x[N]) { for (int i = 0; i < N; i++) y[i] = -2.0f * x[i]; }
+void gather(const float x[N], const int idx[N], float y[N]) {
+    for (int t = 0; t < T; t++) for (int i = 0; i < N; i++) y[i] = x[idx[i]] * 0.5f;
+}
+void alternate(float a[N], float b[N]) {
+    for (int t = 0; t < T; t++) {
+        if (t % 2 == 0) for (int i = 0; i < N; i++) b[i] = a[i] * 2;
+        else for (int i = 0; i < N; i++) a[i] = b[i] * 2;
+    }
+}
+""")
+    assert mirror.species == "unordered 512|element -> 512|element"  # x read forwards and backwards: counted once
+    assert negative.f == "1"  # -2.0f is a constant
+    assert gather.repetitions == "100" and gather.f == "1"
+    assert even.status == odd.status == "unsure" and any("runs only when" in d for d in even.doubts)

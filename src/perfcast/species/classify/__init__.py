@@ -59,7 +59,7 @@ from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
 from perfcast.species.classify.costs import CALL_COSTS, ELEMENTARY_FUNCTIONS
 from perfcast.species.classify.declarations import _assigned_names, _declared, _Unit, _unit_of, _Var
 from perfcast.species.classify.dimensions import launch_points
-from perfcast.species.classify.nest import _Loop, _NestAnalysis
+from perfcast.species.classify.nest import _Loop, _NestAnalysis, _text
 from perfcast.species.classify.nest_species import _classify_nest
 from perfcast.species.classify.result import (
     ClassifyError,
@@ -155,8 +155,14 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
                 f"line {line}: a while loop (its trip count is not in its header)",)))
             return
         if isinstance(node, c_ast.If):
+            first = len(results)
             walk(node.iftrue, [])
             walk(node.iffalse, [])
+            if outer:
+                # Inside a launching loop, a nest under an if runs only on the launches the test lets through.
+                why = f"line {node.coord.line}: runs only when '{_text(node.cond)}' holds; counted as every launch"
+                results[first:] = [replace(n, doubts=(*n.doubts, why), status="unsure" if n.status == "exact"
+                                           else n.status) for n in results[first:]]
             return
         if isinstance(node, c_ast.Label):
             walk(node.stmt, [])
@@ -278,10 +284,10 @@ def _launches_inner_nests(nest: _NestAnalysis, loop: c_ast.For) -> bool:
     var = nest.order[0]
     if not _has_inner_loop(loop.stmt):
         return False
-    # A data-dependent subscript may use the variable: then it is not a plain repetition.
-    return all(ref.subscripts is not None and all(var not in s.symbols() for s in ref.subscripts)
-               for ref in nest.refs)
-    return True
+    # Read from the source, not from the accesses: a data-dependent subscript (x[idx[i]]) is no reason to keep a
+    # time loop, while t in one (buf[t & 1]) is.
+    return not _in_subscripts(loop.stmt, var) and \
+        all(ref.subscripts is None or all(var not in s.symbols() for s in ref.subscripts) for ref in nest.refs)
 
 
 def _unresolved(unit: _Unit, ast: c_ast.FileAST) -> tuple[str, ...]:

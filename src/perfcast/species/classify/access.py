@@ -41,7 +41,7 @@ def _groups_by_loops(refs: list[_Ref], parallel: set[str], per_dimension: bool =
             key = tuple(frozenset(s.symbols() & parallel) for s in ref.subscripts)
         else:
             key = frozenset(v for s in ref.subscripts for v in s.symbols() & parallel)
-        if ref.subscripts is not None and parameters:
+        if ref.subscripts is not None and (parameters or not per_dimension):
             # y[i] beside y[k - 1 - i], or A[i][k] beside A[j][k] with i, j fixed by the launching loops: places
             # apart by a parameter or running the other way are different parts of the array.
             shape: list[object] = []
@@ -52,7 +52,10 @@ def _groups_by_loops(refs: list[_Ref], parallel: set[str], per_dimension: bool =
                     # An output's places: C[k][j] below row i and C[i][j] itself are two outputs.
                     shape.append(moving)
                 else:
-                    signs = tuple(sorted((v, _large(c) > 0) for v, c in coefficients.items()))
+                    # Mirrored (y[N-1-i]) only for the parallel loops; under a launching loop a reducing loop's
+                    # presence also tells parts apart (B[k][j] for k > i beside B[i][j]).
+                    signs = tuple(sorted((v, _large(c) > 0) for v, c in coefficients.items()
+                                         if v in parallel or parameters))
                     shape.append((signs, moving))
             key = (key, tuple(shape))
         groups.setdefault(key, []).append(ref)
@@ -371,7 +374,8 @@ def _output_access(
             nest.doubt(f"output '{name}' is written every {abs(stride)} elements along '{v}' (strided)")
             coefficients = {Fraction(1) if stride > 0 else Fraction(-1)}
         if coefficients != {1} and coefficients != {-1}:
-            raise _Unclassifiable(f"output '{name}': '{v}' has stride {coefficients} (not an element per work unit)")
+            strides = ", ".join(str(c) for c in sorted(coefficients))
+            raise _Unclassifiable(f"output '{name}': '{v}' has stride {strides} (not an element per work unit)")
         if coefficients == {-1}:
             mirrored = True
             nest.note(f"output '{name}' is written mirrored along '{v}' (negative stride): unordered")

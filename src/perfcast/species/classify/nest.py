@@ -638,7 +638,8 @@ class _NestAnalysis:
                 self.doubt(f"line {node.coord.line}: an address is taken; accesses through it are not seen")
                 return Poly(), False
             ops, data = self.value(node.expr)
-            return ops + (1 if data and node.op in ("-", "~") else 0), data
+            # A negative literal (-1.0f) is a constant, not an operation.
+            return ops + (1 if data and node.op in ("-", "~") and not _is_literal(node.expr) else 0), data
         if isinstance(node, c_ast.Cast):
             return self.value(node.expr)
         if isinstance(node, c_ast.TernaryOp):
