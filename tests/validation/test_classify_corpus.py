@@ -151,3 +151,28 @@ def test_the_default_corpora_are_the_source_tree_s() -> None:
     assert [p.name for p in default_corpora()] == ["polybench", "bones"]
     text = corpus_markdown([("polybench", score_corpus([CORPORA / "polybench"]))], "perfcast validate classify")
     assert text.startswith("# `perfcast classify` on real loop nests") and "| polybench | " in text
+
+
+def test_an_annotation_is_never_scored_against_another_loop_and_f_and_symbols_count(tmp_path: Path) -> None:
+    path = _write(tmp_path, """#define N (512)  /* rows */
+void whole(const float A[N][N], float s[N]) {
+    for (int i = 0; i < N; i++) {
+        s[i] = 0;
+        /* expect: N|element -> N|element */
+        for (int j = 0; j < N; j++) s[i] += A[i][j];
+    }
+}
+/* expect: N|element -> N|element ; f = 7 */
+void wrong_f(const float x[N], float y[N]) { for (int i = 0; i < N; i++) y[i] = 2 * x[i]; }
+/* expect: MxK|tile(1xK) ^ K|full -> M|element */
+void swapped(const float *A, const float *x, float *y, int m, int k) {
+    for (int r = 0; r < k; r++) { float acc = 0; for (int c = 0; c < m; c++) acc += A[r * m + c] * x[c]; y[r] = acc; }
+}
+// a comment with a /* in it opens nothing
+/* expect: N|element -> N|element */
+void after(const float x[N], float y[N]) { for (int i = 0; i < N; i++) y[i] = x[i]; }
+""")
+    verdicts = [s.verdict for s in score_file(path)]
+    # The inner loop's annotation is not paired with wrong_f's loop; f counts; K and M are told apart;
+    # N = (512) with a comment is read through the preprocessor.
+    assert verdicts == ["unclassified", "partial", "wrong", "exact"]

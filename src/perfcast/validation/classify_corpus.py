@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,11 +37,10 @@ __all__ = ["Annotation", "CorpusScore", "Scored", "Verdict", "corpus_files", "re
 
 Verdict = Literal["exact", "partial", "wrong", "unclassified"]
 VERDICTS: tuple[Verdict, ...] = ("exact", "partial", "wrong", "unclassified")
-_UNBOUND = 4096  # the value both sides give a size symbol the file does not define
+_UNBOUND = 4096  # around the value both sides give a size symbol the file does not define
 _EXPECT = re.compile(r"/\*\s*expect:\s*(?P<body>.*?)\s*\*/")
 _WHY = re.compile(r"/\*\s*why:\s*(?P<body>.*?)\s*\*/")
 _BONES = re.compile(r"^\s*#\s*pragma\s+species\s+kernel\s+(?P<body>.+?)\s*$")
-_DEFINE = re.compile(r"^#define\s+(\w+)\s+(\d+)\s*$", re.MULTILINE)
 _LOCAL_INT = re.compile(r"\b(?:const\s+)?(?:int|long)\s+(\w+)\s*=\s*([^;,]+);")
 
 # One access, compared: (pattern kind, number of elements -- None where unknown, a tuple where any of several
@@ -126,19 +126,20 @@ def read_annotations(path: Path) -> list[Annotation]:
     text = path.read_text(encoding="utf-8", errors="replace")
     lines = text.splitlines()
     annotations: list[Annotation] = []
-    defines = {name: int(value) for name, value in _DEFINE.findall(text)}
     macros: dict[str, int] | None = None
     in_comment = False
     for number, line in enumerate(lines, start=1):
         # A pragma inside a block comment is switched off (Bones' examples keep alternatives that way).
         was_in_comment = in_comment
-        for token in re.findall(r"/\*|\*/", line):
+        for token in re.findall(r"/\*|\*/", _code_of(line) if not in_comment else line):
             in_comment = token == "/*"
-        found = _EXPECT.search(line)
+        found = _EXPECT.search(_code_of(line) if not was_in_comment else line)
         if found:
+            if macros is None:
+                macros = _numeric_macros(path, text)
             why = _WHY.search(lines[number - 2]) if number >= 2 else None
             annotations.append(_perfcast_annotation(path, number, found["body"], why["body"] if why else "",
-                                                    defines))
+                                                    macros))
             continue
         bones = _BONES.match(line)
         if bones and not was_in_comment:
@@ -146,6 +147,12 @@ def read_annotations(path: Path) -> list[Annotation]:
                 macros = _numeric_macros(path, text)
             annotations.append(_bones_annotation(path, number, bones["body"], macros))
     return annotations
+
+
+def _code_of(line: str) -> str:
+    """Return a line without its // comment (a '/*' there opens nothing)."""
+    at = line.find("//")
+    return line if at < 0 or "/*" in line[:at] else line[:at]
 
 
 def _perfcast_annotation(path: Path, line: int, body: str, why: str, defines: dict[str, int]) -> Annotation:
@@ -268,8 +275,13 @@ def _numeric_macros(path: Path, text: str) -> dict[str, int]:
     return values
 
 
+def _unbound(name: str) -> int:
+    """Return the value a size symbol nothing defines takes on both sides: its own, so that swapped symbols differ."""
+    return _UNBOUND + 8 * (zlib.crc32(name.encode()) % 1024)
+
+
 def _bind(species: Species, defines: dict[str, int]) -> Species:
-    return species.bind({s: defines.get(s, _UNBOUND) for s in species.symbols})
+    return species.bind({s: defines.get(s, _unbound(s)) for s in species.symbols})
 
 
 def _trimmed(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -332,11 +344,14 @@ def _verdict(annotation: Annotation, nest: LoopNestSpecies | None, defines: dict
         return "unclassified", why
     assert nest is not None and nest.species is not None
     species = parse_species(nest.species)
-    values = {s: defines.get(nest.symbols.get(s, s), defines.get(s, _UNBOUND)) for s in species.symbols}
+    values = {s: defines.get(nest.symbols.get(s, s), defines.get(s, _unbound(s))) for s in species.symbols}
     bound = species.bind(values)
     inputs, outputs = _keys(bound.inputs), _keys(bound.outputs)
     same_order = annotation.unordered is None or annotation.unordered == bound.unordered
     if _same_keys(annotation.inputs, inputs) and _same_keys(annotation.outputs, outputs) and same_order:
+        got_f = nest.f_value({**{c: defines[c] for c in defines}})
+        if annotation.f is not None and got_f is not None and abs(got_f - float(annotation.f)) > 1e-9 * max(1, abs(got_f)):
+            return "partial", f"the same species, but f = {nest.f}, not {annotation.f}"
         return "exact", "the same species"
     shapes = Counter((k, p) for k, _, p in (*annotation.inputs, *annotation.outputs))
     got_shapes = Counter((k, p) for k, _, p in (*inputs, *outputs))
@@ -372,7 +387,7 @@ def score_file(path: Path) -> list[Scored]:
         return [Scored(a, None, "unclassified" if a.expected else "exact", f"the file does not parse: {error}")
                 for a in annotations]
     text = path.read_text(encoding="utf-8", errors="replace")
-    defines = {name: int(value) for name, value in _DEFINE.findall(text)}
+    defines = _numeric_macros(path, text)
     every = list(nests)
     scored = []
     for annotation in annotations:
@@ -380,6 +395,8 @@ def score_file(path: Path) -> list[Scored]:
         nest = min(following, key=lambda n: n.line) if following else None
         if nest is not None and annotation.style == "bones" and _code_lines_between(text, annotation.line, nest.line):
             nest = None  # the pragma names a loop inside one that perfcast classified whole
+        if nest is not None and _loop_between(text, annotation.line, nest.line):
+            nest = None  # the annotated loop is not a nest perfcast reports (it lies inside one): never another's
         if nest is not None:
             nests.remove(nest)
         verdict, detail = _verdict(annotation, nest, defines)
@@ -388,6 +405,14 @@ def score_file(path: Path) -> list[Scored]:
             detail = f"an inner loop of the nest perfcast classifies whole at line {enclosing.line}"
         scored.append(Scored(annotation, nest, verdict, detail))
     return scored
+
+
+def _loop_between(text: str, first: int, last: int) -> bool:
+    """Return True when a for, while or do loop starts strictly between two lines (comments aside)."""
+    for line in text.splitlines()[first:last - 1]:
+        if re.search(r"\b(for|while|do)\b", _code_of(line).split("/*")[0]):
+            return True
+    return False
 
 
 def _code_lines_between(text: str, first: int, last: int) -> bool:
