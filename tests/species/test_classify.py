@@ -573,3 +573,21 @@ void alternate(float a[N], float b[N]) {
     assert negative.f == "1"  # -2.0f is a constant
     assert gather.repetitions == "100" and gather.f == "1"
     assert even.status == odd.status == "unsure" and any("runs only when" in d for d in even.doubts)
+
+
+def test_helpers_that_return_switches_counters_and_work_outside_the_kernels(tmp_path: Path) -> None:
+    helper, switch, packed, solve = _nests(tmp_path, """
+static float scaled(float a, float b) { return a * b + 1; }
+void helper(const float x[N], const float y[N], float z[N]) { for (int i = 0; i < N; i++) z[i] = scaled(x[i], y[i]); }
+void switch_(const int k[N], const float x[N], float y[N]) {
+    for (int i = 0; i < N; i++) { switch (k[i]) { case 0: y[i] = x[i]; break; default: y[i] = 2 * x[i]; break; } }
+}
+void packed(const float a[N], float b[N]) { int c = 0; for (int i = 0; i < N; i++) { b[c] = a[i]; c++; } }
+void solve(const float L[N][N], const float b[N], float x[N]) {
+    for (int i = 0; i < N; i++) { float s = b[i]; for (int j = 0; j < i; j++) s -= L[i][j] * x[j]; x[i] = s / L[i][i]; }
+}
+""")
+    assert helper.species == "512|element ^ 512|element -> 512|element" and helper.f == "2"
+    assert switch.status == "unsure" and switch.species is not None  # a break leaves the switch, not the loop
+    assert packed.status == "unclassified" and any("changed inside the loop" in d for d in packed.doubts)
+    assert _explained(solve, "outside its inner nests")

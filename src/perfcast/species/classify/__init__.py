@@ -142,8 +142,15 @@ def _classify_function(unit: _Unit, definition: c_ast.FuncDef, call_costs: Mappi
             before = scope.get(carrier.var)
             scope[carrier.var] = _Var(carrier.var, "scalar", False, (), "function")
             outer.append(carrier)
+            first_result = len(results)
             walk(node.stmt, [])
             outer.pop()
+            between = _statements_between_nests(node.stmt)
+            if between:
+                # x[i] = s / L[i][i] after the inner nest: work of the launching loop that no kernel holds.
+                said = (f"loop '{carrier.var}' also runs statement(s) outside its inner nests (line(s) "
+                        f"{', '.join(map(str, between))}): their work is in no species")
+                results[first_result:] = [replace(n, reasons=(*n.reasons, said)) for n in results[first_result:]]
             if before is None:
                 del scope[carrier.var]
             else:
@@ -188,6 +195,14 @@ def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str,
         if pragma.startswith("omp"):
             nest.note(f"#pragma {pragma}")
     context = _repetitions(outer)
+    counters = _loop_counters(loop)
+    for changed in _assigned_names(loop):
+        var = scope.get(changed)
+        if var is not None and var.kind == "scalar" and not var.is_float and var.scope != "nest" and \
+                changed not in counters:
+            # b[c] = a[i]; c++: an index the loop moves itself is not the value it had before the loop.
+            nest.subst.pop(changed, None)
+            nest.opaque[changed] = "changed inside the loop"
     try:
         nest.statement(loop)
         found = _classify_nest(nest, loop, function, dict(symbols))
@@ -204,6 +219,8 @@ def _classify_loop(unit: _Unit, function: str, loop: c_ast.For, scope: dict[str,
             return _unclassified(nest, loop, function, str(error)), nest.loops[first]
         return replace(_unclassified(nest, loop, function, str(error)), repetitions=context[0],
                        enclosing=tuple(v.var for v in outer), repetitions_poly=context[2]), None
+    except RecursionError:
+        return _unclassified(nest, loop, function, "an expression nested too deeply to analyse"), None
     except (NotAffine, _DataDependent) as error:
         first = nest.order[0] if nest.order else None
         if first is not None and first in nest.loops and _has_inner_loop(loop.stmt) and \
@@ -241,6 +258,37 @@ def _repetitions(outer: Sequence[_Loop], kernel_extent: Poly | None = None,
         f"inside loop '{loop.var}' (line {loop.line}), which runs it {loop.extent} times: '{loop.var}' is a "
         "parameter of the kernel, not one of its dimensions" for loop in outer)
     return str(count), reasons, count
+
+
+def _statements_between_nests(body: c_ast.Node | None) -> list[int]:
+    """Return the lines of a launching loop's statements that are not loops (declarations without a value aside)."""
+    items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body] if body is not None else []
+    lines = []
+    for item in items:
+        if isinstance(item, (c_ast.For, c_ast.Pragma, c_ast.EmptyStatement)) or _has_inner_loop(item):
+            continue
+        if isinstance(item, c_ast.Decl) and item.init is None:
+            continue
+        if item.coord is not None:
+            lines.append(item.coord.line)
+    return lines
+
+
+def _loop_counters(loop: c_ast.For) -> set[str]:
+    """Return the variables the for statements under `loop` (itself included) count with."""
+    names: set[str] = set()
+
+    class Visitor(c_ast.NodeVisitor):
+        def visit_For(self, n: c_ast.For) -> None:
+            init = n.init
+            if isinstance(init, c_ast.DeclList):
+                names.update(d.name for d in init.decls if d.name)
+            elif isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+                names.add(init.lvalue.name)
+            self.generic_visit(n)
+
+    Visitor().visit(loop)
+    return names
 
 
 def _has_inner_loop(node: c_ast.Node | None) -> bool:
@@ -336,9 +384,13 @@ def classify_source(
         raise ClassifyError(f"{source.path}: no function named {function!r} (functions: {known})")
     names = [function] if function is not None else list(unit.functions)
     nests: list[LoopNestSpecies] = []
-    for name in names:
-        nests.extend(_classify_function(unit, unit.functions[name], costs))
-    return SourceClassification(source.path, tuple(nests), _unresolved(unit, source.ast), tuple(names))
+    try:
+        for name in names:
+            nests.extend(_classify_function(unit, unit.functions[name], costs))
+        unresolved = _unresolved(unit, source.ast)
+    except RecursionError:
+        raise ClassifyError(f"{source.path}: an expression is nested too deeply to analyse") from None
+    return SourceClassification(source.path, tuple(nests), unresolved, tuple(names))
 
 
 def elementary_calls(

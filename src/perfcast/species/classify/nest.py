@@ -86,6 +86,8 @@ class _NestAnalysis:
         self.limits: list[dict[str, tuple[Fraction | None, Fraction | None]]] = []  # per enclosing guard
         self.in_condition = False
         self.cond_depth = 0  # if-branches around the statement being walked
+        self.break_targets: list[str] = []  # what a break leaves: the innermost loop or switch
+        self.inlined = False  # walking the body of a function called in the nest
         self.branch_path: list[int] = []  # which branch of which if, from the nest's top: a write there is seen
         self.flow_paths: list[tuple[int, ...]] = []  # by reads inside the same branch; beside each flow entry
         self.branches_seen = 0
@@ -377,7 +379,9 @@ class _NestAnalysis:
             self.instance_var[instance] = loop.var
             self.instances.append(instance)
             self.stack.append(loop.var)
+            self.break_targets.append("loop")
             self.statement(node.stmt)
+            self.break_targets.pop()
             self.stack.pop()
             self.instances.pop()
         elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
@@ -391,13 +395,20 @@ class _NestAnalysis:
             self.branches(node.cond, node.iftrue, node.iffalse)
         elif isinstance(node, c_ast.Switch):
             self.expression(node.cond)
+            self.break_targets.append("switch")
             self.statement(node.stmt)
+            self.break_targets.pop()
             self.doubt(f"line {node.coord.line}: a switch: every case is counted as if it ran")
         elif isinstance(node, (c_ast.Case, c_ast.Default)):
             for item in node.stmts or []:
                 self.statement(item)
+        elif isinstance(node, c_ast.Return) and self.inlined and not self.stack:
+            # A called function's result: its expression is work of the call, not an exit from the loop.
+            self.record(self.expression(node.expr) if node.expr is not None else Poly())
         elif isinstance(node, c_ast.Return):
             raise _Unclassifiable(f"line {node.coord.line}: 'return' inside the loop (an early exit)")
+        elif isinstance(node, c_ast.Break) and self.break_targets and self.break_targets[-1] == "switch":
+            return  # leaves the switch, not the loop
         elif isinstance(node, c_ast.Break):
             raise _Unclassifiable(f"line {node.coord.line}: 'break' inside the loop (a data-dependent trip count)")
         elif isinstance(node, c_ast.Goto):
@@ -794,6 +805,7 @@ class _NestAnalysis:
             else:
                 scope[var.name] = _Var(var.name, "scalar", True, (), "nest")
         callee = _NestAnalysis(self.unit, scope, subst, {}, self.call_costs, (*self.call_stack, name))
+        callee.inlined = True
         callee.data_locals = {v.name for v in scope.values() if v.scope == "nest" and v.is_float}
         try:
             callee.statement(definition.body)
