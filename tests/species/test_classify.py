@@ -591,3 +591,16 @@ void solve(const float L[N][N], const float b[N], float x[N]) {
     assert switch.status == "unsure" and switch.species is not None  # a break leaves the switch, not the loop
     assert packed.status == "unclassified" and any("changed inside the loop" in d for d in packed.doubts)
     assert _explained(solve, "outside its inner nests")
+
+
+def test_a_value_handed_to_a_sibling_loop_of_another_name_makes_it_sequential(tmp_path: Path) -> None:
+    (other,) = _nests(tmp_path, """
+void other(const float x[N][M], float y[N][M]) {
+    for (int i = 0; i < N; i++) {
+        float s = 0;
+        for (int j = 0; j < M; j++) s += x[i][j];
+        for (int k = 0; k < M; k++) y[i][k] = x[i][k] / s;
+    }
+}
+""")
+    assert other.species == "512x256|tile(1x256) -> 512x256|tile(1x256)" and other.f == "2"

@@ -193,7 +193,13 @@ class _NestAnalysis:
                     if later_key != key or inside[0] in later_stack:
                         continue
                     if later_mode in ("read", "self-read", "cond-read"):
-                        found.setdefault(var, key[0] if isinstance(key, tuple) else str(key))
+                        handed = key[0] if isinstance(key, tuple) else str(key)
+                        found.setdefault(var, handed)
+                        # Read inside a later sibling loop (over any variable): that loop waits for it too.
+                        for reader in later_stack:
+                            # Unless the value moves with that loop (sum[p] handed from one loop over p to another).
+                            if reader not in stack and self.instance_var[reader] not in symbols:
+                                found.setdefault(self.instance_var[reader], handed)
                     break
         return found
 
