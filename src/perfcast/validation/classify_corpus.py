@@ -7,7 +7,10 @@ A corpus is C files with the expected species beside their loop nests, in one of
 - the Bones compiler's (the species' authors): ``#pragma species kernel A[0:N-1]|element -> B[0:N-1]|element``
   above the loop it describes; array names and index ranges are read, ranges become sizes.
 
-Each annotation is paired with the loop nest perfcast reports at the first loop after it. Verdicts:
+Each annotation is paired with the loop nest perfcast reports at the first loop after it (never across another
+loop: an annotated inner loop of a nest perfcast classifies whole gets no nest). Sizes compare as numbers of
+elements, as the boat hull counts them (a 512x1024 element access is a 1024x512 one); tile and neighbourhood
+shapes compare dimension by dimension; f compares where the annotation gives it. Verdicts:
 *exact* (the same inputs and outputs, as multisets, with their sizes and patterns; unordered alike),
 *partial* (the same outputs with a shared input, or the same access kinds and patterns with other
 sizes), *wrong* (a species, but neither), *unclassified* (no species where one was written). A nest the
