@@ -41,7 +41,7 @@ class _DataDependent(Exception):
 
 @dataclass(frozen=True)
 class LoopNestSpecies:
-    """The classification of one outermost loop nest: species, f, status and the reasons behind them."""
+    """The classification of one loop nest (outermost, or launched by a loop around it): species, f, status, reasons."""
 
     function: str
     line: int
