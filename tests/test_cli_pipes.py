@@ -93,3 +93,16 @@ def test_tables_as_csv_on_standard_output_or_in_a_file(tmp_path: Path) -> None:
         target.unlink()
     refused = runner.invoke(app, ["devices", "list", "--csv", str(tmp_path / "table.txt")])
     assert refused.exit_code == 2 and ".csv" in refused.output
+
+
+def test_long_commands_report_each_step_on_a_line_outside_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    from perfcast.cli.common import measuring_progress
+
+    with measuring_progress() as bar:
+        task = bar.add_task("starting", total=1.0)
+        bar.update(task, description="timing triad", completed=0.25, refresh=True)
+        bar.update(task, description="timing triad", completed=0.5, refresh=True)  # the same step: no new line
+        bar.update(task, description="timing copy", completed=0.75, refresh=True)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 2 and lines[0].endswith("timing triad") and "25 %" in lines[0] and "left" in lines[0]
+    assert "75 %" in lines[1] and lines[1].endswith("timing copy")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from perfcast.cli.common import app, console, measuring_progress, printable
+from perfcast.cli.common import app, console, errors, measuring_progress, printable
 from perfcast.output_files import check_writable
 
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
@@ -64,8 +64,14 @@ def run_command(
     with measuring_progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                             TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
-        archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done,
-                                                                       refresh=True))
+        try:
+            archive = run_campaign(options, lambda label, done: bar.update(task, description=label, completed=done,
+                                                                           refresh=True))
+        except KeyboardInterrupt:
+            bar.stop()
+            errors.print(f"interrupted: every finished step is kept in {printable(output)}.partial/; run the same "
+                         "command again to resume there (--fresh starts over)", highlight=False)
+            raise typer.Exit(130) from None
     console.print(f"wrote {printable(archive)} ({archive.stat().st_size / 2**10:.0f} KiB)")
     profiling = Archive.read(archive).manifest.get("profiling") or {}
     if profiling.get("note"):  # a failed or partial profiling is a warning; a caveat of the backend, a note

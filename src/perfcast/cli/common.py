@@ -21,7 +21,7 @@ from perfcast.plots.files import SAVE_FORMATS
 from perfcast.units import format_duration
 
 if TYPE_CHECKING:  # the schema (pydantic) and catalog load when a device is looked up, not for --help
-    from rich.progress import Progress, ProgressColumn
+    from rich.progress import ProgressColumn
 
     from perfcast.devices.schema import Device
 
@@ -130,16 +130,77 @@ def text_out(csv_to: Path | None) -> Any:
     return errors if csv_to is not None and str(csv_to) == "-" else console
 
 
-def measuring_progress(*columns: str | ProgressColumn) -> Progress:
-    """Return a transient progress bar on stderr that redraws only on `update(..., refresh=True)`.
+def measuring_progress(*columns: str | ProgressColumn) -> Any:
+    """Return the progress display of a long command, on stderr.
 
-    rich otherwise redraws ten times a second from a thread of its own, and on
-    a 2-core machine that thread takes its time from one of the benchmark's:
-    the L1 triad's spread rose from 1 % to 35 % under an auto-refreshed bar.
+    On a terminal: a transient bar that redraws only on `update(..., refresh=True)` (rich otherwise redraws ten
+    times a second from a thread of its own, and on a 2-core machine that thread takes its time from one of the
+    benchmark's: the L1 triad's spread rose from 1 % to 35 % under an auto-refreshed bar), with the time left
+    where a bar shows the fraction done. Elsewhere (a pipe, a log, CI): one line per step, with the time left.
     """
-    from rich.progress import Progress
+    from rich.progress import BarColumn, Progress, TimeRemainingColumn
 
+    if not _is_terminal(sys.stderr):
+        return _LineProgress()
+    if any(isinstance(column, BarColumn) for column in columns):
+        columns = (*columns, TimeRemainingColumn())
     return Progress(*columns, console=errors, transient=True, auto_refresh=False)
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class _LineProgress:
+    """Progress outside a terminal: a line on stderr each time a step starts, with the time spent and left."""
+
+    def __init__(self) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._started = self._clock()
+        self._tasks: dict[int, dict[str, Any]] = {}
+
+    def __enter__(self) -> _LineProgress:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def stop(self) -> None:
+        """Nothing to take down: the lines stay."""
+
+    def add_task(self, description: str, total: float | None = None, **_: Any) -> int:
+        """Start following a task; return its id."""
+        task = len(self._tasks)
+        self._tasks[task] = {"description": description, "total": total, "completed": 0.0, "said": None}
+        return task
+
+    def update(self, task: int, description: str | None = None, completed: float | None = None,
+               advance: float | None = None, **_: Any) -> None:
+        """Record progress; print a line when the step's description changes."""
+        state = self._tasks[task]
+        if description is not None:
+            state["description"] = description
+        if completed is not None:
+            state["completed"] = float(completed)
+        if advance is not None:
+            state["completed"] += float(advance)
+        if state["description"] == state["said"]:
+            return
+        state["said"] = state["description"]
+        elapsed = self._clock() - self._started
+        line = f"[{format_duration(elapsed)}]"
+        total = state["total"]
+        if total:
+            fraction = min(1.0, max(0.0, state["completed"] / total))
+            line += f" {100 * fraction:3.0f} %"
+            if 0 < fraction < 1:
+                line += f", about {format_duration(elapsed * (1 - fraction) / fraction)} left"
+        errors.print(f"{line}  {printable(state['description'])}", highlight=False)
 
 
 def fail(message: str) -> typer.Exit:
