@@ -106,3 +106,14 @@ def test_long_commands_report_each_step_on_a_line_outside_a_terminal(capsys: pyt
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 2 and lines[0].endswith("timing triad") and "25 %" in lines[0] and "left" in lines[0]
     assert "75 %" in lines[1] and lines[1].endswith("timing copy")
+
+
+def test_an_interrupted_command_says_what_happened(monkeypatch: pytest.MonkeyPatch) -> None:
+    import perfcast.cli.devices as devices
+
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(devices, "print_table", interrupted)
+    result = CliRunner().invoke(app, ["devices", "list"])
+    assert result.exit_code == 130 and "interrupted: nothing was written" in result.output

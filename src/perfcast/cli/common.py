@@ -34,6 +34,12 @@ class _PerfcastGroup(TyperGroup):
             return super().invoke(ctx)
         except PerfcastError as error:
             raise fail(str(error)) from None
+        except KeyboardInterrupt:
+            # Commands that keep work as they go (tune, campaign) say so themselves before this; every other
+            # command writes its files whole at the end, through a temporary file renamed over the target.
+            errors.print("interrupted: nothing was written (perfcast writes each output whole when the command "
+                         "ends; an earlier file of the same name is untouched)", highlight=False)
+            raise typer.Exit(130) from None
 
 
 app = typer.Typer(
