@@ -70,16 +70,21 @@ class _SafeConsole(Console):
 _WHOLE = 100_000
 
 
+def _is_terminal(stream: Any) -> bool:
+    """Return True when `stream` is a terminal (False for a pipe, a file, or a closed or foreign stream)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def _width(stream: Any) -> int | None:
     """Return the console width for `stream`: the terminal's (None: rich measures it), else unlimited."""
-    try:
-        return None if stream.isatty() else _WHOLE
-    except (AttributeError, ValueError):  # a closed or foreign stream
-        return _WHOLE
+    return None if _is_terminal(stream) else _WHOLE
 
 
 # emoji=False: rich would otherwise turn user text such as 'a:-1:1e9' into 'a👎1e9'.
-console = _SafeConsole(emoji=False, width=_width(sys.stdout), soft_wrap=not sys.stdout.isatty())
+console = _SafeConsole(emoji=False, width=_width(sys.stdout), soft_wrap=not _is_terminal(sys.stdout))
 errors = _SafeConsole(stderr=True, emoji=False, width=_width(sys.stderr))
 
 HOST = "host"
@@ -151,13 +156,6 @@ def measuring_progress(*columns: str | ProgressColumn) -> Any:
     if any(isinstance(column, BarColumn) for column in columns):
         columns = (*columns, TimeRemainingColumn())
     return Progress(*columns, console=errors, transient=True, auto_refresh=False)
-
-
-def _is_terminal(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
 
 
 class _LineProgress:
