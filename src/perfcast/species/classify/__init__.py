@@ -58,7 +58,7 @@ from pycparser import c_ast
 from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
 from perfcast.species.classify.costs import CALL_COSTS, ELEMENTARY_FUNCTIONS
 from perfcast.species.classify.declarations import _assigned_names, _declared, _Unit, _unit_of, _Var
-from perfcast.species.classify.dimensions import launch_points
+from perfcast.species.classify.dimensions import launch_points, sum_over_launches
 from perfcast.species.classify.nest import _Loop, _NestAnalysis, _text
 from perfcast.species.classify.nest_species import _classify_nest
 from perfcast.species.classify.result import (
@@ -247,11 +247,8 @@ def _repetitions(outer: Sequence[_Loop], kernel_extent: Poly | None = None,
     if points is not None:
         count = Poly.const(len(points))
     else:
-        count = Poly.const(1)
         try:
-            for loop in reversed(list(outer)):
-                walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
-                count = count.substitute(walk).sum_over(loop.var, loop.extent)
+            count = sum_over_launches(Poly.const(1), list(outer))
         except NotAffine:
             count = Poly.symbol("unknown")
     reasons = tuple(

@@ -59,7 +59,7 @@ class _Builder:
         """Return species dimensions for an extent polynomial (a number, a symbol, or a product of symbols)."""
         varying = poly.symbols() & set(self.nest.parameters)
         if varying:
-            poly = self.at_middle(poly, varying, what)
+            poly = self.at_mean(poly, varying, what)
         if poly.is_const():
             value = poly.const_value()
             if value.denominator != 1 or value < 1:
@@ -83,7 +83,7 @@ class _Builder:
         raise _Unclassifiable(f"{what} has extent {poly}, which a species size cannot express")
 
 
-    def at_middle(self, poly: Poly, varying: AbstractSet[str], what: str, whole: bool = True) -> Poly:
+    def at_mean(self, poly: Poly, varying: AbstractSet[str], what: str, whole: bool = True) -> Poly:
         """Return `poly` averaged over the launches of the nest: every launching loop's iterations, exactly.
 
         A triangular kernel (j from i + 1 in a loop over i) has a size that changes with each launch; its mean
@@ -116,13 +116,22 @@ def launch_points(launching: Sequence[_Loop], kernel_extent: Poly | None = None)
     return _launch_points(tuple(launching), kernel_extent)
 
 
+def sum_over_launches(poly: Poly, launching: Sequence[_Loop]) -> Poly:
+    """Return the sum of `poly` over every iteration of the launching loops, innermost first (Faulhaber's sums).
+
+    Exact where no range is empty; NotAffine where a power is too high to sum.
+    """
+    total = poly
+    for loop in reversed(launching):
+        walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
+        total = total.substitute(walk).sum_over(loop.var, loop.extent)
+    return total
+
+
 @functools.lru_cache(maxsize=256)
 def _launch_points(launching: tuple[_Loop, ...], kernel_extent: Poly | None) -> list[dict[str, Fraction]] | None:
-    estimate = Poly.const(1)
     try:
-        for loop in reversed(launching):
-            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
-            estimate = estimate.substitute(walk).sum_over(loop.var, loop.extent)
+        estimate = sum_over_launches(Poly.const(1), launching)
     except NotAffine:
         return None
     if not estimate.is_const() or abs(estimate.const_value()) > _ENUMERABLE:
@@ -158,12 +167,9 @@ def _mean_over_launches(poly: Poly, launching: Mapping[str, _Loop], kernel_exten
         if any(v is None for v in values):
             return None
         return Poly.const(sum((max(Fraction(0), v) for v in values if v is not None), Fraction(0)) / len(points))
-    total, count = poly, Poly.const(1)
     try:
-        for loop in reversed(list(launching.values())):
-            walk = {loop.var: loop.lower + Poly.const(loop.step) * Poly.symbol(loop.var)}
-            total = total.substitute(walk).sum_over(loop.var, loop.extent)
-            count = count.substitute(walk).sum_over(loop.var, loop.extent)
+        total = sum_over_launches(poly, list(launching.values()))
+        count = sum_over_launches(Poly.const(1), list(launching.values()))
     except NotAffine:
         return None
     if count == Poly():

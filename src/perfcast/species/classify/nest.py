@@ -43,6 +43,20 @@ class _Ref:
     limits: tuple[tuple[str, Fraction | None, Fraction | None], ...] = ()
 
 
+_Limits = dict[str, tuple[Fraction | None, Fraction | None]]
+
+
+def _intersected(levels: Sequence[_Limits]) -> _Limits:
+    """Return the counter ranges every one of `levels` allows (None: unbounded on that side)."""
+    merged: _Limits = {}
+    for level in levels:
+        for var, (low, high) in level.items():
+            old_low, old_high = merged.get(var, (None, None))
+            merged[var] = (max((v for v in (low, old_low) if v is not None), default=None),
+                           min((v for v in (high, old_high) if v is not None), default=None))
+    return merged
+
+
 def _int_literal(text: str) -> int | None:
     """Return the value of a C integer literal (suffixes and hex allowed), or None."""
     cleaned = text.rstrip("uUlL")
@@ -475,12 +489,7 @@ class _NestAnalysis:
         anything else allows every iteration.
         """
         if isinstance(cond, c_ast.BinaryOp) and cond.op == "&&" and holds:
-            found = self.guard_limits(cond.left, True)
-            for var, (low, high) in self.guard_limits(cond.right, True).items():
-                old_low, old_high = found.get(var, (None, None))
-                found[var] = (max((v for v in (low, old_low) if v is not None), default=None),
-                              min((v for v in (high, old_high) if v is not None), default=None))
-            return found
+            return _intersected([self.guard_limits(cond.left, True), self.guard_limits(cond.right, True)])
         if not isinstance(cond, c_ast.BinaryOp) or cond.op not in ("<", "<=", ">", ">=", "=="):
             return {}
         op = cond.op if holds else {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!="}[cond.op]
@@ -512,13 +521,7 @@ class _NestAnalysis:
 
     def current_limits(self) -> tuple[tuple[str, Fraction | None, Fraction | None], ...]:
         """Return the counter ranges every enclosing guard allows, one entry per limited variable."""
-        merged: dict[str, tuple[Fraction | None, Fraction | None]] = {}
-        for level in self.limits:
-            for var, (low, high) in level.items():
-                old_low, old_high = merged.get(var, (None, None))
-                merged[var] = (max((v for v in (low, old_low) if v is not None), default=None),
-                               min((v for v in (high, old_high) if v is not None), default=None))
-        return tuple((var, low, high) for var, (low, high) in merged.items())
+        return tuple((var, low, high) for var, (low, high) in _intersected(self.limits).items())
 
     def is_index_condition(self, cond: c_ast.Node) -> bool:
         """Return True for a guard on indices only (border checks), False for a test of data."""

@@ -230,8 +230,8 @@ def _classify_nest(nest: _NestAnalysis, loop: c_ast.For, function: str, symbols:
     work = Poly.const(1)
     for v in ordered_parallel:
         work = work * nominal[v]
-    # A size that changes with a launching loop is compared, and taken, at that loop's middle iteration.
-    applications = [builder.at_middle(a, a.symbols() & set(nest.parameters), "m", whole=False)
+    # A size that changes with a launching loop is compared, and taken, at its mean over the launches.
+    applications = [builder.at_mean(a, a.symbols() & set(nest.parameters), "m", whole=False)
                     if a.symbols() & set(nest.parameters) else a for a in applications]
     m = max(applications, key=_large) if applications else Poly.const(1)
     raw_ops = _ops_per_work_unit(nest, parallel, reducing)
@@ -310,8 +310,8 @@ def _complexity(nest: _NestAnalysis, parallel: set[str], reducing: set[str], m: 
     exact = per_unit.divide(m)
     varying = (per_unit.symbols() | m.symbols()) & set(nest.parameters)
     if varying and builder is not None and (exact is None or exact.symbols() & set(nest.parameters)):
-        per_unit = builder.at_middle(per_unit, varying, "ops per work unit", whole=False)
-        m = builder.at_middle(m, varying, "m", whole=False)
+        per_unit = builder.at_mean(per_unit, varying, "ops per work unit", whole=False)
+        m = builder.at_mean(m, varying, "m", whole=False)
     if per_unit == Poly():
         nest.note("no arithmetic on data: a copy, f = 0")
     f = per_unit.divide(m)
