@@ -126,7 +126,11 @@ def corpus_files(paths: Iterable[Path]) -> list[Path]:
 
 def read_annotations(path: Path) -> list[Annotation]:
     """Return every annotation of the C file at `path`, in line order (CorpusError for one that does not parse)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+    return _read(path, path.read_text(encoding="utf-8", errors="replace"))[0]
+
+
+def _read(path: Path, text: str) -> tuple[list[Annotation], dict[str, int]]:
+    """Return the annotations of a file and its numeric macros (read once: the preprocessor is a process)."""
     lines = text.splitlines()
     annotations: list[Annotation] = []
     macros: dict[str, int] | None = None
@@ -149,7 +153,7 @@ def read_annotations(path: Path) -> list[Annotation]:
             if macros is None:
                 macros = _numeric_macros(path, text)
             annotations.append(_bones_annotation(path, number, bones["body"], macros))
-    return annotations
+    return annotations, macros if macros is not None else {}
 
 
 def _code_of(line: str) -> str:
@@ -381,7 +385,8 @@ def _matched(expected: Sequence[_Key], got: Sequence[_Key]) -> int:
 
 def score_file(path: Path) -> list[Scored]:
     """Return every annotation of the C file at `path` with the nest perfcast classified there and the verdict."""
-    annotations = read_annotations(path)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    annotations, defines = _read(path, text)
     if not annotations:
         return []
     try:
@@ -389,8 +394,6 @@ def score_file(path: Path) -> list[Scored]:
     except ClassifyError as error:
         return [Scored(a, None, "unclassified" if a.expected else "exact", f"the file does not parse: {error}")
                 for a in annotations]
-    text = path.read_text(encoding="utf-8", errors="replace")
-    defines = _numeric_macros(path, text)
     every = list(nests)
     scored = []
     for annotation in annotations:
