@@ -10,6 +10,13 @@
 #             --sass-counts)
 #   bench     perfcast bench --backend cuda on its own, with the sweep as CSV
 #   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD
+#   hub       the benchmark hub's convolution and dedispersion tuned with KernelTuner (scripts/hub-tune.py;
+#             the hub's kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150)
+#   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
+#             on PATH or in the CUDA and Nsight folders; the exported trace comes back beside the archive
+#
+# A step may take at most STEP_S seconds (default: what is left), the campaign at most CAMPAIGN_S, so that the
+# steps after it still run.
 #
 # Needs $OUT, and the wheels in .whl/ where perfcast's dependencies are missing (carry: [".whl"]; docs/gpu.md,
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
@@ -29,10 +36,11 @@ mkdir -p "$work"
 
 say() { echo "$*" | tee -a "$log"; }
 
-# Runs "$@" until the deadline; logs its output, its exit status and its seconds.
+# Runs "$@" until the deadline (or CAP seconds, where set); logs its output, its exit status and its seconds.
 timed() {
     local left=$(( deadline - $(date +%s) ))
     if [ "$left" -le 10 ]; then say "-- skipped (no time left): $*"; return 124; fi
+    if [ -n "${CAP:-}" ] && [ "$CAP" -lt "$left" ]; then left=$CAP; fi
     local start=$(date +%s) rc
     say "-- $(date -u +%H:%M:%S) ($left s left): $*"
     timeout --signal=INT --kill-after=20 "$left" "$@" >>"$log" 2>&1
@@ -67,7 +75,7 @@ for step in "${steps[@]}"; do
         archive=$work/campaign-$tag.zip
         # One run of the bench (the default is a second after the kernels): a lent GPU is not shared the way a
         # 2-core VM is, and the minutes go to ncu.
-        timed python3 -m perfcast campaign run --backend cuda --device-runs 1 -o "$archive"
+        CAP=${CAMPAIGN_S:-${STEP_S:-}} timed python3 -m perfcast campaign run --backend cuda --device-runs 1 -o "$archive"
         rc=$?
         if [ $rc -eq 0 ]; then
             cp "$archive" "$out/"
@@ -78,13 +86,25 @@ for step in "${steps[@]}"; do
         fi
         ;;
     special)
-        timed python3 -m perfcast profile --tool ncu --sass-counts -o "$out/special-$tag.yaml" -- \
+        CAP=${STEP_S:-} timed python3 -m perfcast profile --tool ncu --sass-counts -o "$out/special-$tag.yaml" -- \
             python3 -m perfcast.campaign.cuda transcendental=16777216,nbody=32768
         ;;
     bench)
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
         ;;
+    hub)
+        for kernel in convolution-milo dedispersion-milo; do
+            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} - 30 )) \
+                "$work/$kernel-$tag.json"
+            [ -f "$work/$kernel-$tag.json" ] && gzip -c "$work/$kernel-$tag.json" >"$out/$kernel-$tag.json.gz"
+        done
+        ;;
     tuning)
+        # NVIDIA's OpenCL where the driver ships its library but the image lacks the ICD file naming it.
+        if [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && ldconfig -p | grep -q libnvidia-opencl.so.1; then
+            mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 >/tmp/icd/nvidia.icd && export OCL_ICD_VENDORS=/tmp/icd
+            say "OpenCL: no /etc/OpenCL/vendors/nvidia.icd; OCL_ICD_VENDORS=/tmp/icd names libnvidia-opencl.so.1"
+        fi
         if python3 -c "import pyopencl as cl, sys; sys.exit(not any('NVIDIA' in p.name for p in cl.get_platforms()))" \
             >>"$log" 2>&1; then
             timed python3 -m perfcast validate tuning --runs 7 --budget 50 --nsim 262144 --npos 8192 --device NVIDIA \
@@ -93,8 +113,26 @@ for step in "${steps[@]}"; do
             say "no NVIDIA OpenCL platform here (the driver's ICD file may be missing): tuning skipped"
         fi
         ;;
+    program)
+        # nsys is not always on PATH where ncu is: look in the usual CUDA and Nsight folders.
+        if ! command -v nsys >/dev/null; then
+            found=$(ls -d /usr/local/cuda*/bin/nsys /opt/nvidia/nsight-systems*/bin/nsys /usr/local/cuda*/nsight-systems*/bin/nsys \
+                /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
+            [ -n "$found" ] && export PATH=$(dirname "$found"):$PATH
+        fi
+        say "nsys: $(command -v nsys || echo 'not found'); $(nsys --version 2>&1 | head -1);" \
+            "QdstrmImporter (nsys needs it to make a report): $(find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)"
+        CAP=${STEP_S:-} timed python3 -m perfcast campaign run --timer nsys -o "$work/program-$tag.zip" -- \
+            python3 -m perfcast.campaign.cuda triad=16777216,sgemm_tiled=1024
+        if [ -f "$work/program-$tag.zip" ]; then
+            cp "$work/program-$tag.zip" "$out/"
+        elif [ -d "$work/program-$tag.zip.partial" ]; then
+            # The trace, nsys's own output and the program's, for the reader's tests and for the note.
+            tar czf "$out/program-$tag.partial.tgz" -C "$work" "program-$tag.zip.partial"
+        fi
+        ;;
     *)
-        say "unknown step $step (campaign, special, bench, tuning)"
+        say "unknown step $step (campaign, special, bench, hub, tuning, program)"
         ;;
     esac
 done

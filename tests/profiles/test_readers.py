@@ -98,6 +98,16 @@ class TestNcuRaw:
         with pytest.raises(ProfileError, match=r"triad.*dram_read: negative count"):
             read_ncu(text)
 
+    def test_a_real_h200_campaign_profile(self):
+        # ncu 2025.3 on an H200 (docs/validation/gpu-h200): the clock comes in "hz" with --print-units base.
+        profile = read_ncu((DATA / "ncu-raw-h200-campaign.csv").read_text())
+        assert len(profile.kernels) == 12
+        triad = profile.kernel("triad")
+        assert 1.5e9 < triad.metrics["clock_hz"] < 2.1e9
+        # triad reads two 64 MiB arrays: DRAM read sectors of 32 B give about those bytes
+        assert triad.metrics["dram_read"] * 32 == pytest.approx(2 * 4 * 16_777_216, rel=0.02)
+        assert triad.duration == pytest.approx(60.096e-6, rel=1e-3)  # gpu__time_duration.sum, ns
+
     def test_no_header(self):
         with pytest.raises(ProfileError, match="no Nsight Compute CSV header.*ERR_NVGPUCTRPERM"):
             read_ncu("==PROF== Connected\n==ERROR== ERR_NVGPUCTRPERM - no permission\n")
@@ -115,9 +125,10 @@ class TestNcuRaw:
         assert parse_ncu_value(text, "k", "m") == value
 
     @pytest.mark.parametrize(("unit", "factor"), [("byte", 1.0), ("Kbyte", 1e3), ("Mbyte", 1e6), ("inst", 1.0),
-                                                  ("Minst", 1e6), ("usecond", 1e-6), ("sector", 1.0)])
+                                                  ("Minst", 1e6), ("usecond", 1e-6), ("sector", 1.0),
+                                                  ("hz", 1.0), ("GHz", 1e9), ("cycle/nsecond", 1e9)])
     def test_units(self, unit, factor):
-        assert unit_factor(unit, "k", "m")[0] == factor
+        assert unit_factor(unit, "k", "m")[0] == pytest.approx(factor)
 
 
 class TestNvprof:

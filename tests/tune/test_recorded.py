@@ -31,6 +31,20 @@ def test_both_formats_read_the_same_space(path):
     assert len(best.times) == 5 and statistics.median(best.times) == pytest.approx(best.time, rel=0.02)
 
 
+def test_a_kerneltuner_1_5_cache_reads_its_failures_and_its_objective_list():
+    space = read_recorded(DATA / "kerneltuner-1.5-h200-subset.json")
+    assert space.device == "NVIDIA H200" and space.objective == "time"
+    assert [r.status for r in space.records] == ["ok"] * 4 + ["runtime", "compile"]
+    assert all(r.time and r.time < 1e-2 for r in space.valid())
+
+
+def test_a_cache_of_several_objectives_is_refused(tmp_path):
+    data = json.loads((DATA / "kerneltuner-1.5-h200-subset.json").read_text())
+    (tmp_path / "two.json").write_text(json.dumps({**data, "objective": ["time", "energy"]}))
+    with pytest.raises(RecordedSpaceError, match="2 objectives"):
+        read_recorded(tmp_path / "two.json")
+
+
 def test_kerneltuner_cache_details():
     space = read_recorded(CACHE)
     assert space.device == "NVIDIA A100-PCIE-40GB" and space.kernel == "convolution_kernel"

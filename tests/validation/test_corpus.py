@@ -75,7 +75,7 @@ def test_an_unknown_kernel_is_named(tmp_path: Path) -> None:
 def test_the_shipped_corpus_reads_and_names_its_sources() -> None:
     corpus = read_corpus()
     assert {"convolution-milo", "dedispersion-milo", "gemm", "pnpoly", "convolution"} <= set(corpus.kernels)
-    assert len(corpus.devices()) == 10
+    assert len(corpus.devices()) == 11  # the hub's ten and the H200 perfcast measured (docs/validation/gpu-h200)
     assert corpus.manifest["repository"]["licence"].startswith("MIT")
     for kernel in corpus.kernels.values():
         assert all(source.path.endswith(".json.gz") for source in kernel.sources)
@@ -100,6 +100,31 @@ def test_the_build_takes_medians_and_spreads_from_the_runs(tmp_path: Path) -> No
     assert kernel.times[0, 0] == pytest.approx(2e-3)  # the median of 1, 2, 4 ms, not their mean
     assert kernel.spreads[0, 0] == pytest.approx(np.std([1.0, 2.0, 4.0]) / 2.0, rel=1e-2)
     assert kernel.status[1, 0] == "runtime"
+
+
+def test_a_column_measured_elsewhere_is_added_and_named_as_not_the_hubs(tmp_path: Path) -> None:
+    hub = tmp_path / "hub"
+    cache = {"device_name": "GPU", "kernel_name": "k", "problem_size": [4], "tune_params_keys": ["x"],
+             "tune_params": {"x": [1, 2, 3]}, "objective": "time",
+             "cache": {str(x): {"x": x, "time": float(x), "times": [float(x)]} for x in (1, 2, 3)}}
+    (hub / "cachefiles/convolution_milo").mkdir(parents=True)
+    for name in ("A100", "A4000", "A6000", "MI250X", "W6600", "W7800"):
+        (hub / f"cachefiles/convolution_milo/{name}.json.gz").write_bytes(gzip.compress(json.dumps(cache).encode()))
+    # KernelTuner 1.5's format: the objective as a list, a failure under __error__ with no time.
+    ours = {**cache, "device_name": "NVIDIA H200", "objective": ["time"],
+            "cache": {"2": {"x": 2, "time": 0.5, "times": [0.5]}, "3": {"x": 3, "__error__": "RuntimeFailedConfig"}}}
+    (tmp_path / "h200.json").write_text(json.dumps(ours))
+    build_corpus(hub, tmp_path / "out", "0" * 40, ["convolution-milo"],
+                 {"convolution-milo": {"h200": tmp_path / "h200.json"}})
+    kernel = read_corpus(tmp_path / "out").kernels["convolution-milo"]
+    column = kernel.devices.index("h200")
+    assert list(kernel.status[:, column]) == ["absent", "ok", "runtime"]
+    source = next(s for s in kernel.sources if s.device == "h200")
+    assert source.recorded_name == "NVIDIA H200" and "not the hub's" in source.measured_by
+    assert any("2 of the 3 configurations tried, 1 timed" in note for note in kernel.notes)
+    with pytest.raises(CorpusError, match="already has a cache for a100-pcie-40gb"):
+        build_corpus(hub, tmp_path / "out", "0" * 40, ["convolution-milo"],
+                     {"convolution-milo": {"a100-pcie-40gb": tmp_path / "h200.json"}})
 
 
 def test_a_kernel_file_that_decompresses_beyond_the_limit_is_refused(tmp_path: Path, monkeypatch) -> None:

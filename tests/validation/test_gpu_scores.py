@@ -13,6 +13,8 @@ from perfcast.validation.gpu_scores import (
     hull_score,
     pair_score,
     portability_score,
+    replay_gap,
+    replay_scores,
     roofline_score,
     score_corpus,
 )
@@ -122,6 +124,24 @@ def test_portability_carries_the_sources_best_and_takes_the_best_of_the_top_k() 
     score = portability_score(kernel, "a100-40gb", "v100", plausible, projected, ks=(1, 2))
     assert score.best_carried == pytest.approx(1e-3 / 4e-3)
     assert score.projected_top == {1: pytest.approx(0.25), 2: pytest.approx(1.0)}
+
+
+def test_a_target_that_measured_part_of_the_space_is_scored_on_what_it_measured() -> None:
+    kernel = _kernel([1e-3, 2e-3, 3e-3, 4e-3], [math.nan, 2e-3, 1e-3, math.nan])
+    kernel.status[[0, 3], 1] = "absent"  # a lent GPU's search timed rows 1 and 2 only
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    projected = np.array([1.0, 3.0, 2.0, 4.0])
+    score = portability_score(kernel, "a100-40gb", "v100", plausible, projected, ks=(1, 2))
+    assert math.isnan(score.best_carried)  # the source's best (row 0) is unknown there, not failed
+    assert score.projected_top == {1: pytest.approx(1.0), 2: pytest.approx(1.0)}  # row 2 ranks first of 1 and 2
+
+
+def test_a_column_with_little_of_the_space_is_not_replayed_and_says_why() -> None:
+    kernel = _kernel([1e-3, 2e-3, 3e-3, 4e-3], [math.nan, math.nan, math.nan, 1e-3])
+    kernel.status[:3, 1] = "absent"
+    assert replay_gap(kernel, "a100-40gb") == ""
+    assert "1 of its 4 configurations measured" in replay_gap(kernel, "v100")
+    assert [s.device for s in replay_scores([kernel], {kernel.name: ["a100-40gb", "v100"]}, 1, 4)] == ["a100-40gb"]
 
 
 def test_scoring_the_corpus_covers_every_pair_and_leaves_out_gpus_it_does_not_know(gpus: dict) -> None:

@@ -507,7 +507,7 @@ def validate_gpu_corpus_command(
     from perfcast.errors import NotFound
     from perfcast.validation.corpus import CORPUS_DIR, read_corpus
     from perfcast.validation.gpu_report import corpus_json, corpus_markdown, format_percent, summary, write_charts
-    from perfcast.validation.gpu_scores import replay_scores, score_corpus
+    from perfcast.validation.gpu_scores import replay_gap, replay_scores, score_corpus
     from perfcast.validation.kernel_work import kernel_work
 
     check_writable(markdown, "--markdown", (".md",))
@@ -528,7 +528,9 @@ def validate_gpu_corpus_command(
                                     min(budget, 100) if quick else budget,
                                     progress=lambda label: status.update(printable(label)[:100]),
                                     broken=scores.broken())
-            scores = dataclasses.replace(scores, replays=replays)
+            gaps = [gap for k in corpus.kernels.values() for d in scores.usable.get(k.name, ())
+                    if (gap := replay_gap(k, d))]
+            scores = dataclasses.replace(scores, replays=replays, skipped=scores.skipped + gaps)
     elapsed = time.perf_counter() - started
     data = corpus_json(scores, corpus)
     if markdown is not None:
@@ -574,14 +576,22 @@ def validate_gpu_corpus_build_command(
     commit: Annotated[str, typer.Option("--commit", help="The hub's commit the checkout holds (written into the manifest).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Corpus folder to write.")] = Path("corpus"),
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Build only this kernel. Repeatable.")] = None,
+    caches: Annotated[list[str] | None, typer.Option("--cache", help="KERNEL:DEVICE=PATH: add a column measured elsewhere (a KernelTuner cache of the hub's kernel on a catalog device, e.g. from scripts/hub-tune.py). Repeatable.")] = None,
 ) -> None:
     """Rebuild the GPU corpus (compressed CSVs and manifest) from the benchmark hub's KernelTuner caches."""
     from perfcast.validation.corpus_build import build_corpus
 
     if not hub.is_dir():
         raise fail(f"{printable(hub)} is not a folder (a checkout of the benchmark hub)")
+    extra: dict[str, dict[str, Path]] = {}
+    for text in caches or []:
+        kernel, _, rest = text.partition(":")
+        device, _, path = rest.partition("=")
+        if not (kernel and device and path):
+            raise fail(f"--cache {printable(text)}: expected KERNEL:DEVICE=PATH")
+        extra.setdefault(kernel, {})[device] = Path(path)
     with console.status("reading the hub's caches"):
-        rows = build_corpus(hub, output, commit, kernels)
+        rows = build_corpus(hub, output, commit, kernels, extra)
     for name, count in rows.items():
         console.print(f"{printable(name)}: {count} configurations")
     console.print(f"wrote {printable(output)}")

@@ -33,6 +33,9 @@ _TIME_UNITS = {"nsecond": 1e-9, "ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecon
                "second": 1.0, "s": 1.0}
 _WANTED = {name for spec in ALL_METRICS for name, _ in spec.ncu} | {NCU_DURATION}
 _MEANS = {spec.name for spec in ALL_METRICS if spec.aggregate == "mean"}
+# A clock: ncu 2025 writes sm__cycles_elapsed.avg.per_second in "hz" with --print-units base (older ones in
+# cycle/nsecond, which the rate rule below reads); the prefix's case varies between versions.
+_FREQUENCY_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9}
 _UNIT = re.compile(r"^(?P<prefix>[KMGT]?)(?P<base>[A-Za-z]*)$")
 
 
@@ -41,6 +44,8 @@ def unit_factor(unit: str, kernel: str, metric: str) -> tuple[float, str]:
     unit = unit.strip()
     if unit in _TIME_UNITS:
         return _TIME_UNITS[unit], "second"
+    if unit.lower() in _FREQUENCY_UNITS:
+        return _FREQUENCY_UNITS[unit.lower()], "rate"
     if unit.count("/") == 1 and unit.split("/")[1] in _TIME_UNITS:  # a rate: cycle/second, byte/nsecond
         numerator, per = unit.split("/")
         factor, _ = unit_factor(numerator, kernel, metric)

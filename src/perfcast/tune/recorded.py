@@ -109,12 +109,22 @@ def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
     params = data["tune_params"]
     if not isinstance(params, dict) or set(keys) - set(params):
         raise RecordedSpaceError(f"{origin}: tune_params lacks {sorted(set(keys) - set(params or {}))}")
-    objective = str(data.get("objective", "time"))
+    # KernelTuner 1.5 writes the objective as a list (one per objective); earlier versions as a string.
+    objectives = data.get("objective", "time")
+    if isinstance(objectives, list):
+        if len(objectives) != 1:
+            raise RecordedSpaceError(f"{origin}: the cache has {len(objectives)} objectives ({objectives}); "
+                                     "perfcast replays spaces of one")
+        objectives = objectives[0]
+    objective = str(objectives)
     records = []
     for entry_key, entry in data["cache"].items():
         if not isinstance(entry, dict):
             raise RecordedSpaceError(f"{origin}: cache entry {entry_key!r} is not an object")
         absent = [k for k in keys if k not in entry]
+        if not absent and "time" not in entry and "__error__" in entry:
+            # KernelTuner 1.5 records a failed configuration under __error__, with no time.
+            entry = {**entry, "time": entry["__error__"]}
         if absent or "time" not in entry:
             raise RecordedSpaceError(f"{origin}: cache entry {entry_key!r} lacks {', '.join(absent or ['time'])}")
         config = {k: entry[k] for k in keys}

@@ -34,7 +34,8 @@ from perfcast.tune.space import Config, SearchSpace
 from perfcast.tune.store import Measurement, ResultsStore
 
 __all__ = [
-    "STRATEGIES", "ConfigurationFailed", "Evaluator", "Session", "Tunable", "TuningResult", "exhaustive", "failure_of",
+    "STRATEGIES", "ConfigurationFailed", "Evaluator", "Session", "Tunable", "TuningFailed", "TuningResult", "exhaustive",
+    "failure_of",
     "hierarchical", "random_search", "run_strategy",
 ]
 
@@ -48,6 +49,10 @@ class ConfigurationFailed(Exception):
     def __init__(self, status: str, message: str) -> None:
         super().__init__(message)
         self.status = status
+
+
+class TuningFailed(ToolError):
+    """A strategy that found no configuration able to run the problem it tunes for."""
 
 
 def failure_of(error: Exception) -> ConfigurationFailed:
@@ -487,7 +492,7 @@ def hierarchical(
             chosen = (dict(item), dict(config), found)
     if chosen is None:
         found_by = ", ".join(str(c) for k, c in steps.items() if k.startswith("descent:"))
-        raise RuntimeError(f"no configuration found by steps 1-2 ({found_by}) can run the target problem")
+        raise TuningFailed(f"no configuration found by steps 1-2 ({found_by}) can run the target problem")
     steps["work-item"], steps["work-group"] = chosen[0], chosen[1]
     config = dict(chosen[1])
     # Step 3: work-groups over the device, up to the target problem. Model-guided: once model (6) of spec §5.3

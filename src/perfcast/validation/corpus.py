@@ -52,6 +52,7 @@ class KernelSource:
     device: str  # catalog name
     path: str  # path of the KernelTuner cache in the source repository
     recorded_name: str  # the device name the cache records
+    measured_by: str = ""  # who measured it where not the repository's authors (e.g. perfcast on a lent GPU)
 
 
 @dataclass(frozen=True)
@@ -316,7 +317,8 @@ def read_corpus(directory: Path | str = CORPUS_DIR, kernels: Sequence[str] | Non
             source = entry["sources"].get(device)
             if not isinstance(source, dict) or "path" not in source:
                 raise CorpusError(f"{manifest_path}: kernel {name} has a column for {device} but no source for it")
-            sources.append(KernelSource(device, str(source["path"]), str(source.get("recorded_name", ""))))
+            sources.append(KernelSource(device, str(source["path"]), str(source.get("recorded_name", "")),
+                                        str(source.get("measured_by", ""))))
         result[name] = CorpusKernel(
             name, str(entry.get("title", name)), parameters, configs, tuple(devices), times, spreads, status,
             dict(entry.get("problem") or {}), tuple(sources), {**repository, **(entry.get("repository") or {})},

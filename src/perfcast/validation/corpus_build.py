@@ -9,6 +9,7 @@ the runs and their spread.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from perfcast.errors import NotFound
 from perfcast.output_files import write_text_atomic
 from perfcast.safe_yaml import load_yaml_file
 from perfcast.tune.recorded import read_recorded
-from perfcast.validation.corpus import CORPUS_FORMAT, CORPUS_VERSION, build_kernel, write_kernel_csv
+from perfcast.validation.corpus import CORPUS_FORMAT, CORPUS_VERSION, CorpusError, build_kernel, write_kernel_csv
 
 __all__ = ["HUB", "HUB_KERNELS", "HubKernel", "build_corpus"]
 
@@ -83,12 +84,21 @@ HUB_KERNELS: dict[str, HubKernel] = {
 }
 
 
-def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = None) -> dict[str, int]:
-    """Write the corpus from a checkout of the hub at `commit` into `out`; return the rows of each kernel."""
+def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = None,
+                 extra: Mapping[str, Mapping[str, Path]] | None = None) -> dict[str, int]:
+    """Write the corpus from a checkout of the hub at `commit` into `out`; return the rows of each kernel.
+
+    `extra` adds columns measured elsewhere (kernel -> catalog device -> KernelTuner cache), such as a lent
+    GPU's run of the hub's kernel (scripts/hub-tune.py): the manifest names each as not the hub's, with how
+    much of the space it covers.
+    """
     chosen = kernels or list(HUB_KERNELS)
-    unknown = [k for k in chosen if k not in HUB_KERNELS]
+    unknown = [k for k in [*chosen, *(extra or {})] if k not in HUB_KERNELS]
     if unknown:
         raise NotFound(f"no corpus kernel {', '.join(unknown)} (known: {', '.join(HUB_KERNELS)})")
+    outside = [k for k in extra or {} if k not in chosen]
+    if outside:
+        raise CorpusError(f"extra caches for {', '.join(outside)}, which this build leaves out")
     out.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, Any] = {"format": CORPUS_FORMAT, "version": CORPUS_VERSION,
                                 "repository": {**HUB, "commit": commit}, "kernels": {}}
@@ -101,17 +111,35 @@ def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = 
     for name in chosen:
         spec = HUB_KERNELS[name]
         paths = {device: hub / cache for device, cache in spec.caches.items()}
+        added = dict((extra or {}).get(name, {}))
+        twice = sorted(set(added) & set(paths))
+        if twice:
+            raise CorpusError(f"{name}: the hub already has a cache for {', '.join(twice)}")
+        paths.update(added)
         missing = [str(p) for p in paths.values() if not p.is_file()]
         if missing:
             raise NotFound(f"{name}: missing cache(s) in the hub checkout: {', '.join(missing)} (a shallow snapshot "
                            "may lack the largest files; fetch them with git lfs or from the DOI's archive)")
         parameters, configs, per_device = build_kernel(paths)
         rows[name] = write_kernel_csv(out / f"{name}.csv.gz", parameters, configs, per_device)
-        sources = {device: {"path": cache, "recorded_name": read_recorded(paths[device]).device}
-                   for device, cache in spec.caches.items()}
+        sources: dict[str, dict[str, str]] = {
+            device: {"path": cache, "recorded_name": read_recorded(paths[device]).device}
+            for device, cache in spec.caches.items()}
+        notes = list(spec.notes)
+        for device, path in added.items():
+            space = read_recorded(path)
+            timed = sum(1 for key, row in per_device[device].items() if row[0] == "ok")
+            sources[device] = {"path": path.as_posix(), "recorded_name": space.device,
+                               "measured_by": "not the hub's: a KernelTuner cache given to the build (--cache)"}
+            notes.append(f"{device}: not the hub's measurement ({path.as_posix()}, recorded on {space.device}); "
+                         f"{len(per_device[device])} of the {len(configs)} configurations tried, {timed} timed. "
+                         "Its best time is the best of those, an upper bound on the space's optimum.")
         manifest["kernels"][name] = {"title": spec.title, "source": spec.source, "problem": spec.problem,
                                      "work_group": list(spec.work_group), "sources": sources,
-                                     "notes": list(spec.notes)}
+                                     "notes": notes}
+    # The hub's order, whichever kernels this build rewrote, so that a partial rebuild leaves a small diff.
+    order = {name: index for index, name in enumerate(HUB_KERNELS)}
+    manifest["kernels"] = dict(sorted(manifest["kernels"].items(), key=lambda item: order.get(item[0], len(order))))
     write_text_atomic(out / "corpus.yaml", "# The GPU corpus: see perfcast.validation.corpus for the format.\n"
                       + yaml.safe_dump(manifest, sort_keys=False, width=110, allow_unicode=True))
     return rows

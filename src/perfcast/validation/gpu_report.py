@@ -8,8 +8,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from perfcast.devices.schema import Device
 from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
@@ -390,5 +388,6 @@ def _portability_section(scores: CorpusScores) -> list[str]:
         lines.append(f"| {p.kernel} | {p.source} → {p.target} | {format_percent(p.best_carried)} | "
                      + " | ".join(format_percent(p.projected_top[k]) for k in (1, 3, 5)) + " |")
     lines += ["", "Median of the source's best carried over, per kernel: "
-              + ", ".join(f"{k} {format_percent(float(np.median(v)))}" for k, v in by_kernel.items()), ""]
+              + ", ".join(f"{k} {format_percent(_median(v))}" for k, v in by_kernel.items()), "",
+              "(— where the target did not measure the source's best: a GPU that measured part of the space.)", ""]
     return lines

@@ -31,10 +31,11 @@ from perfcast.validation.kernel_work import KernelWork
 
 __all__ = [
     "CorpusScores", "ScoredGpu", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
-    "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score",
+    "REPLAY_COVERAGE", "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score", "replay_gap",
     "portability_score", "replay_scores", "roofline_score", "score_corpus", "spearman"
 ]
 
+REPLAY_COVERAGE = 0.5  # a GPU column with less of the space measured is not replayed: a tuner would walk holes
 IMPLAUSIBLE = 2.0  # a time below the compulsory-DRAM bound / this is a broken record, not a fast kernel
 
 
@@ -328,7 +329,7 @@ class PortabilityScore:
     kernel: str
     source: str
     target: str
-    best_carried: float  # target optimum / target time of the source's best (0 when it fails there)
+    best_carried: float  # target optimum / target time of the source's best (0 when it fails there, NaN unmeasured)
     projected_top: dict[int, float]  # k -> target optimum / best target time among the k best projected
 
 
@@ -336,11 +337,18 @@ def portability_score(kernel: CorpusKernel, source: str, target: str, plausible:
                       projected: NDArray[np.float64], ks: Sequence[int] = (1, 3, 5)) -> PortabilityScore:
     """Return the fraction of the target's optimum reached by the source's best and by the top-k projected."""
     ts, tt = kernel.times[:, kernel.column(source)], kernel.times[:, kernel.column(target)]
+    # A target that measured part of the space (a lent GPU's search) says nothing of the rest: an unmeasured
+    # configuration is unknown there, not failed, and the projection ranks only those the target measured.
+    measured = kernel.status[:, kernel.column(target)] != "absent"
     optimum = float(np.min(np.where(plausible[target], tt, np.inf)))
     best_source = int(np.argmin(np.where(plausible[source], ts, np.inf)))
-    carried = optimum / float(tt[best_source]) if plausible[target][best_source] else 0.0
-    order = np.argsort(np.where(np.isfinite(projected), projected, np.inf))
-    finite = int(np.isfinite(projected).sum())
+    if not measured[best_source]:
+        carried = math.nan
+    else:
+        carried = optimum / float(tt[best_source]) if plausible[target][best_source] else 0.0
+    ranked = np.where(measured & np.isfinite(projected), projected, np.inf)
+    order = np.argsort(ranked)
+    finite = int(np.isfinite(ranked).sum())
     top = {}
     for k in ks:
         chosen = order[:min(k, finite)]
@@ -429,13 +437,23 @@ class ReplayScore:
 
 
 
+def replay_gap(kernel: CorpusKernel, device: str) -> str:
+    """Return why `device`'s column of `kernel` is not replayed ('' where it is): too little of its space measured."""
+    measured = int((kernel.status[:, kernel.column(device)] != "absent").sum())
+    if measured >= REPLAY_COVERAGE * len(kernel.configs):
+        return ""
+    return (f"{kernel.name} on {device}: tuning not replayed, {measured} of its {len(kernel.configs)} configurations "
+            "measured (a strategy would ask for the others)")
+
+
 def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence[str]], seeds: int, budget: int,
                   progress: Callable[[str], None] | None = None,
                   broken: Mapping[str, Mapping[str, Sequence[int]]] | None = None) -> list[ReplayScore]:
     """Return the hierarchical method and random search replayed on every usable (kernel, GPU) space.
 
     The hierarchical method is deterministic: it is replayed once; random search `seeds` times with `budget`.
-    `broken` (kernel -> GPU -> rows) names records kept out: they are replayed as failed configurations.
+    `broken` (kernel -> GPU -> rows) names records kept out: they are replayed as failed configurations. A column
+    measuring less than REPLAY_COVERAGE of the space is left out (`replay_gap` says why).
     """
     broken = broken or {}
     from perfcast.tune.replay import replay
@@ -443,6 +461,8 @@ def replay_scores(kernels: Sequence[CorpusKernel], usable: Mapping[str, Sequence
     found = []
     for kernel in kernels:
         for device in usable.get(kernel.name, ()):
+            if replay_gap(kernel, device):
+                continue
             if progress:
                 progress(f"tuning replay: {kernel.name} on {device}")
             space = kernel.recorded_space(device, broken.get(kernel.name, {}).get(device, ()))

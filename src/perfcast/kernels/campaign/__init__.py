@@ -90,8 +90,25 @@ def _one_d(n: int, group: int = GROUP) -> Launch:
     return Launch((-(-n // group) * group,), (group,))
 
 
-def _one_d_profile(group: int = GROUP, start: Callable[[int], int] = lambda n: 0) -> Callable[[int, int], Launch]:
-    return lambda n, groups: Launch((groups * group,), (group,), (start(n) // group * group,))
+def _one_d_profile(group: int = GROUP, start: Callable[[int], int] = lambda n: 0,
+                   items: Callable[[int], int] = lambda n: n) -> Callable[[int, int], Launch]:
+    def launch(n: int, groups: int) -> Launch:
+        # Never past the full launch of items(n) work-items: more groups than the problem has (528 for four
+        # waves of a 132-SM GPU on a small n) would read outside the buffers.
+        whole = -(-items(n) // group)
+        groups = max(1, min(groups, whole))
+        first = min(start(n) // group, whole - groups)
+        return Launch((groups * group,), (group,), (first * group,))
+    return launch
+
+
+def _tiles_profile(n: int, groups: int) -> Launch:
+    """Return `groups` TILExTILE work-groups (rounded up to whole rows of them) inside an n x n launch, centred."""
+    across = n // TILE
+    wide = max(1, min(groups, across))
+    high = max(1, min(-(-groups // wide), across))
+    return Launch((TILE * wide, TILE * high), (TILE, TILE),
+                  ((across - wide) // 2 * TILE, (across - high) // 2 * TILE))
 
 
 def _close(expected: np.ndarray, got: np.ndarray, what: str, rtol: float = 1e-3) -> str | None:
@@ -129,7 +146,7 @@ def _stencil() -> CampaignKernel:
         "stencil7", "3D 7-point stencil", "fp32", "NxNxN|neighb(3x3x3) -> NxNxN|element", 8 / 27, 4,
         (256, 160, 128), lambda n: {"N": n}, lambda n: 8.0 * (n - 2) ** 3,
         lambda n: {"L1": 32.0 * n**3, "DRAM": 8.0 * n**3}, lambda n: (4.0 * n**3, 4.0 * n**3),
-        lambda n: _one_d(n**3), _one_d_profile(start=lambda n: (n // 2) * n * n + (n // 2) * n),
+        lambda n: _one_d(n**3), _one_d_profile(start=lambda n: (n // 2) * n * n + (n // 2) * n, items=lambda n: n**3),
         lambda n, rng: {"out": np.zeros(n**3, np.float32), "in": rng.random(n**3, np.float32)},
         ("out", "in", "n", "c0", "c1"), lambda n: {"n": np.int32(n), "c0": np.float32(0.5), "c1": np.float32(0.1)},
         check, note="species: a 3x3x3 neighbourhood, of which the stencil reads 7 points (f = 8 ops / 27)",
@@ -154,7 +171,7 @@ def _sor() -> CampaignKernel:
         "NxN|neighb(3x3) ^ NxN|element -> NxN|element", 1.0, 4, (4096, 2048, 1024), lambda n: {"N": n},
         lambda n: 9.0 * points(n), lambda n: {"L1": 24.0 * points(n), "DRAM": 12.0 * n * n},
         lambda n: (8.0 * n * n, 4.0 * n * n), lambda n: _one_d(points(n)),
-        _one_d_profile(start=lambda n: points(n) // 2),
+        _one_d_profile(start=lambda n: points(n) // 2, items=points),
         lambda n, rng: {"u": rng.random(n * n, np.float32), "f": rng.random(n * n, np.float32)},
         ("u", "f", "n", "colour", "omega", "h2"),
         lambda n: {"n": np.int32(n), "colour": np.int32(0), "omega": np.float32(1.5), "h2": np.float32(1e-4)},
@@ -174,7 +191,7 @@ def _gemm(name: str, about: str, note: str) -> CampaignKernel:
         lambda n: {"L1": 8.0 * n**3 if name == "sgemm_naive" else 8.0 * n**3 / TILE, "DRAM": 12.0 * n * n},
         lambda n: (8.0 * n * n, 4.0 * n * n),
         lambda n: Launch((n, n), (TILE, TILE)),
-        lambda n, groups: Launch((TILE * groups, TILE), (TILE, TILE), (n // 2 // TILE * TILE, n // 2 // TILE * TILE)),
+        _tiles_profile,
         lambda n, rng: {"C": np.zeros(n * n, np.float32), "A": rng.random(n * n, np.float32) - 0.5,
                         "B": rng.random(n * n, np.float32) - 0.5},
         ("C", "A", "B", "n"), lambda n: {"n": np.int32(n)}, check, note=note, item_work_grows_with_n=True,
