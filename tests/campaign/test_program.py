@@ -258,6 +258,23 @@ def test_a_scaling_the_two_profiled_commands_could_not_check_is_said():
     assert not any("same work-items" in note for note in notes)
 
 
+def test_an_nsys_that_cannot_make_a_report_says_so(multi_kernel, tmp_path, monkeypatch):
+    """As on the H200 image (2026-11-26): nsys records a .qdstrm, its importer is missing, no report follows."""
+    from perfcast.campaign.program import ProgramOptions, _time_program
+    from perfcast.errors import ToolError
+
+    fake = tmp_path / "bin" / "nsys"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done; touch \"$2.qdstrm\"\n"
+                    "echo 'Importer error status: An unknown error occurred.' >&2\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:{__import__('os').environ['PATH']}")
+    options = ProgramOptions((str(multi_kernel), "2048", "1"), tmp_path / "n.zip", timer="nsys")
+    folder = WorkingFolder.for_archive(options.output)
+    with pytest.raises(ToolError, match=r"wrote no report \(nsys says: Importer error\): only report.qdstrm"):
+        _time_program(options, folder, {"kernels": {}, "notes": [], "timed_run": None}, lambda label, done: None)
+
+
 def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
     """The registry's timers, each for real where it can run here: nsys through a stand-in that exports a trace."""
     from perfcast.campaign.program import TIMERS, ProgramOptions, _time_program
@@ -266,7 +283,8 @@ def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
     fake.parent.mkdir()
     trace = DATA / "nsys-cuda-gpu-trace.csv"
     # `nsys profile ... -o REPORT CMD` runs CMD; `nsys stats ... --output REPORT FILE` writes REPORT_cuda_gpu_trace.csv.
-    fake.write_text("#!/bin/sh\nif [ \"$1\" = profile ]; then exit 0; fi\n"
+    fake.write_text("#!/bin/sh\nif [ \"$1\" = profile ]; then while [ \"$1\" != -o ]; do shift; done; "
+                    "touch \"$2.nsys-rep\"; exit 0; fi\n"
                     "while [ \"$1\" != --output ]; do shift; done\n"
                     f"cp {trace} \"$2_cuda_gpu_trace.csv\"\n")
     fake.chmod(0o755)

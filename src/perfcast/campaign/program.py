@@ -194,6 +194,18 @@ def _cuda_timed_run(options: ProgramOptions, folder: WorkingFolder, progress: Pr
     watched = run_watched(run, stdout=folder.file("raw/program.out"), stderr=folder.file("raw/program.err"),
                           timeout=options.timeout, what="the program under Nsight Systems",
                           progress=lambda s: progress(f"running the program under Nsight Systems ({s:.0f} s)", 0.02))
+    report = Path(f"{folder.file('raw/timed/report')}.nsys-rep")
+    if not report.exists():
+        # Seen on a GPU machine (2026-11-26): an nsys without its QdstrmImporter records a .qdstrm and stops there;
+        # `nsys stats` would then only print its usage.
+        raw = sorted(report.parent.glob("*.qdstrm"))
+        said = folder.file("raw/program.err").read_text(encoding="utf-8", errors="replace")
+        why = " (nsys says: Importer error)" if "Importer error" in said else ""
+        raise ToolError(f"Nsight Systems wrote no report{why}: "
+                        + (f"only {raw[0].name}, its raw recording, which this nsys cannot import (its "
+                           "QdstrmImporter is missing: install the full Nsight Systems, not the copy inside "
+                           "Nsight Compute)" if raw else "see its output in raw/program.err")
+                        + f". The program's output is in {folder.path / 'raw'}")
     done = subprocess.run(export, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not table.exists():
         raise ToolError(f"nsys stats could not export the CUDA trace ({' '.join(export)}): "
