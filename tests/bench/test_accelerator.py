@@ -118,3 +118,19 @@ def test_the_upload_copies_its_own_buffer_of_the_shape_s_bytes():
     run, moved = upload_run(Runtime(), replace(SHAPE, upload_bytes=4096))
     assert moved == 4096 and copies == [(4096, 4096)]
     assert run(2) == pytest.approx(2 * 4096 / 1e10)
+
+
+def test_sweep_points_that_time_launches_are_left_out_of_the_plateaus():
+    from perfcast.bench.accelerator import LAUNCH_BOUND, launch_free
+    from perfcast.bench.suite import Sample, SweepPoint, cache_plateaus
+
+    latency = Sample(6e-6, 0.01, 200)  # the H200's measured launch latency
+    # A GPU whose L2 streams at 10 TB/s, each launch costing 6 µs on top: small working sets time the launches.
+    points = [SweepPoint("triad", size, Sample(size / (size / 10e12 + 6e-6), 0.0, 5))
+              for size in (2**18, 2**22, 2**24, 2**30)]
+    kept = launch_free(points, latency)
+    assert all(p.working_set / p.bandwidth.value >= LAUNCH_BOUND * latency.value for p in kept)
+    assert [p.working_set for p in kept] == [2**30]  # only the DRAM-sized point is free of the launch
+    assert "L2" not in cache_plateaus(kept, [("L2", 50e6)])  # so no L2 figure, rather than a launch rate
+    assert cache_plateaus(points, [("L2", 50e6)])["L2"].value < 2e12  # what the sweep reported before
+    assert launch_free(points, None) == points  # a runtime without a launch latency keeps every point
