@@ -133,6 +133,19 @@ def test_archive_format_and_version_are_checked(tmp_path):
         Archive.read(path)
 
 
+def test_an_archive_whose_manifest_decompresses_past_the_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    import perfcast.campaign.archive as archive_module
+
+    monkeypatch.setattr(archive_module, "MAX_MEMBER_BYTES", 1000)
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:  # 1 MB of spaces in a few kB
+        z.writestr("manifest.json", '{"format": "perfcast-campaign", "version": 1' + " " * 1_000_000 + "}")
+        z.writestr("device.yaml", "name: x\n")
+    assert path.stat().st_size < 10_000
+    with pytest.raises(ArchiveError, match="manifest.json decompresses to more than"):
+        Archive.read(path)
+
+
 def test_the_variables_that_shape_a_run_are_kept(monkeypatch):
     from perfcast.campaign.run import runtime_variables
 

@@ -59,6 +59,8 @@ def test_uncoalesced_fallback_is_stated():
         (lambda t: t.replace("    elements: 1024\n", "    bytes: 4 KiB\n    elements: 1024\n", 1), "exactly one of"),
         (lambda t: t.replace('"262144|element -> 1|shared"', '"NxN|element -> 1|shared"'), "unbound size symbol"),
         (lambda t: t + "colour: blue\n", "colour"),
+        (lambda t: "version: 2\n" + t, "version 2; this perfcast reads version 1 (update perfcast)"),
+        (lambda t: "version: 0\n" + t, "version"),
     ],
 )
 def test_bad_application_files(tmp_path, edit, message):
@@ -146,3 +148,9 @@ def test_calls_that_do_not_come_to_a_number_are_an_error_not_zero(tmp_path):
     assert bound.elementary_calls == 3 and bound.f == 3 * 8
     given = _map_app(tmp_path, "{name: chain, source: chain.c, f: 100, elementary_calls: 12}").primitives[0]
     assert given.elementary_calls == 12
+
+
+def test_a_file_that_names_version_1_reads_like_one_that_names_none(tmp_path):
+    path = tmp_path / "app.yaml"
+    path.write_text("version: 1\n" + EXAMPLE.read_text())
+    assert load_application(path).primitives == load_application(EXAMPLE).primitives

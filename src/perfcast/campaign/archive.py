@@ -24,11 +24,13 @@ from typing import Any
 from perfcast.errors import InputError
 from perfcast.output_files import replaced, write_text_atomic
 
-__all__ = ["ARCHIVE_FORMAT", "ARCHIVE_VERSION", "MAX_ARCHIVE_BYTES", "Archive", "ArchiveError", "WorkingFolder"]
+__all__ = ["ARCHIVE_FORMAT", "ARCHIVE_VERSION", "MAX_ARCHIVE_BYTES", "MAX_MEMBER_BYTES", "Archive", "ArchiveError",
+           "WorkingFolder"]
 
 ARCHIVE_FORMAT = "perfcast-campaign"
 ARCHIVE_VERSION = 1
 MAX_ARCHIVE_BYTES = 16 * 2**20
+MAX_MEMBER_BYTES = 64 * 2**20  # what one member may decompress to when read: a small zip can hold gigabytes
 
 
 class ArchiveError(InputError):
@@ -83,6 +85,16 @@ class WorkingFolder:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
+def _member(z: zipfile.ZipFile, name: str, path: Path) -> bytes:
+    """Return a member's bytes, refusing one that decompresses past MAX_MEMBER_BYTES (its header may lie)."""
+    with z.open(name) as member:
+        data = member.read(MAX_MEMBER_BYTES + 1)
+    if len(data) > MAX_MEMBER_BYTES:
+        raise ArchiveError(f"{path}: {name} decompresses to more than {MAX_MEMBER_BYTES // 2**20} MiB; "
+                           "no campaign writes one that large")
+    return data
+
+
 def _manifest(data: Any, origin: str) -> dict[str, Any]:
     """Return a manifest after checking its format and version."""
     if not isinstance(data, dict) or data.get("format") != ARCHIVE_FORMAT:
@@ -116,10 +128,10 @@ class Archive:
                 names = set(z.namelist())
                 if "manifest.json" not in names:
                     raise ArchiveError(f"{path}: not a perfcast campaign archive (no manifest.json)")
-                manifest = _manifest(json.loads(z.read("manifest.json")), str(path))
+                manifest = _manifest(json.loads(_member(z, "manifest.json", path)), str(path))
                 if "device.yaml" not in names:
                     raise ArchiveError(f"{path}: the archive has no device.yaml")
-                profile = z.read("profile.yaml").decode() if "profile.yaml" in names else None
-                return cls(path, manifest, z.read("device.yaml").decode(), profile)
+                profile = _member(z, "profile.yaml", path).decode() if "profile.yaml" in names else None
+                return cls(path, manifest, _member(z, "device.yaml", path).decode(), profile)
         except (OSError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as error:
             raise ArchiveError(f"{path}: cannot read the campaign archive ({error})") from None

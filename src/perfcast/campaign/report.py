@@ -249,7 +249,8 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
     runs = [a.manifest.get("command") or f"# {a.path.name}: made by an unrecorded command" for a in archives]
     lines = ["# Campaign report: every model against measured kernel times", "",
              *reproduce_block("\n".join([*runs, command])),
-             "Scoring as perfcast's formula reference states it (docs/models.md, §6): APE = |t_pred − t_meas| / t_meas for points and range "
+             "Scoring as perfcast's formula reference states it (docs/models.md, §6): "
+             "APE = |t_pred − t_meas| / t_meas for points and range "
              "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
              "when t_bound / t_meas > 1 + s. Given archives of two or more devices, each is projected onto every other "
              "(§4) and scored the way a range is.", ""]

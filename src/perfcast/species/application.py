@@ -135,11 +135,15 @@ class Transfer(BaseModel):
         return self
 
 
+APPLICATION_VERSION = 1  # the application file format this perfcast writes and reads
+
+
 class Application(BaseModel):
     """An ordered list of primitives plus host<->device transfers (spec §2.5)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    version: int = Field(default=APPLICATION_VERSION, ge=1)  # of the file format; files without one are version 1
     name: str
     description: str | None = None
     element_size: float = Field(default=4, gt=0)

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from perfcast.errors import InputError
 from perfcast.safe_yaml import YamlInputError, load_yaml_file
-from perfcast.species.application import Application, Primitive
+from perfcast.species.application import APPLICATION_VERSION, Application, Primitive
 from perfcast.species.grammar import (
     SpeciesBindingError,
     SpeciesSyntaxError,
@@ -34,6 +34,10 @@ def load_application(path: str | Path) -> Application:
         data = load_yaml_file(path)
     except YamlInputError as error:
         raise ApplicationFileError(str(error)) from None
+    version = data.get("version", APPLICATION_VERSION) if isinstance(data, dict) else APPLICATION_VERSION
+    if isinstance(version, int) and not isinstance(version, bool) and version > APPLICATION_VERSION:
+        raise ApplicationFileError(f"{path}: application file version {version}; this perfcast reads version "
+                                   f"{APPLICATION_VERSION} (update perfcast)")
     try:
         application = Application.model_validate(data)
     except ValidationError as error:
