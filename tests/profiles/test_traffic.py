@@ -223,6 +223,24 @@ def test_sampled_windows_are_scaled_to_the_launch(tmp_path):
     assert "scaled by 8" in sampled.notes[0]
 
 
+def test_a_sample_shorter_than_a_wave_warms_with_its_first_half_and_counts_the_rest(tmp_path):
+    # The size cap left 6 of 64 groups on a GPU of 8 units: less than one wave. Before, nothing was counted and
+    # the launch's bytes came out as 0 (sgemm and nbody on the H200's caches, 2026-11-26).
+    def group(index):
+        return _records(index * 1024 + np.arange(256) * 4, lanes=np.arange(256) % 16, ordinals=np.arange(256) // 16)
+
+    sampled = simulate_launch(_launch(tmp_path, {i: group(i) for i in range(6)}, run=64), _gpu(cores=8))
+    assert sampled.groups_counted == 3  # groups 0-2 warm, 3-5 are counted
+    assert sampled.dram_read_bytes == pytest.approx(64 * 1024, rel=0.05)
+
+
+def test_a_launch_with_no_group_recorded_is_an_error_not_zero_bytes(tmp_path):
+    from perfcast.profiles.traffic import TraceError
+
+    with pytest.raises(TraceError, match="unknown, not zero"):
+        simulate_launch(_launch(tmp_path, {}, run=64), _gpu(cores=8))
+
+
 def test_traffic_metrics_sum_launches_into_profile_metrics(tmp_path):
     launch = simulate_launch(_launch(tmp_path, {0: _records(np.arange(256) * 4, lanes=np.arange(256) % 16,
                                                             ordinals=np.arange(256) // 16)}), _cpu())

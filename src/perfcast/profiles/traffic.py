@@ -378,15 +378,17 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     placement: list[tuple[int, int, bool]] = []  # (work-group, compute unit, counted)
     notes: list[str] = []
     for window in _windows(sorted(launch.groups)):
-        # A sampled window's first wave only warms the caches (when the window has more than one wave).
+        # A sampled window's first wave (at most half of it, where the trace's size cap left less than two
+        # waves) only warms the caches; the waves after it are counted.
         warm = min(cores, len(window) // 2) if sampled else 0
+        starts = [0, *range(warm, len(window), cores)] if warm else list(range(0, len(window), cores))
         before = None
-        for wave_start in range(0, len(window), cores):
+        for wave_start, wave_end in zip(starts, [*starts[1:], len(window)], strict=True):
             if wave_start >= warm and before is None:
                 if warm:
                     machine.write_back()
                 before = machine.stats()
-            wave = window[wave_start:wave_start + cores]
+            wave = window[wave_start:wave_end]
             counting = wave_start >= warm
             streams = [_prepare(launch.groups[index], core, machine) for core, index in enumerate(wave)]
             placement += [(index, core, counting) for core, index in enumerate(wave)]
@@ -408,7 +410,10 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
             machine.write_back()
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
-    scale = groups_total / groups_counted if groups_counted else 0.0
+    if not groups_counted:
+        raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
+                           f"({len(launch.groups)} recorded of {groups_total}); its bytes are unknown, not zero")
+    scale = groups_total / groups_counted
     if sampled:
         notes.append(f"{groups_counted} of {groups_total} work-groups counted (windows of the launch, each "
                      f"warmed by its first wave), scaled by {scale:.4g}")

@@ -137,7 +137,26 @@ def summary(points: Sequence[ValidationPoint]) -> dict[str, dict[str, float]]:
 
 
 def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, chart: str | None) -> str:
-    """Return the validation report in Markdown: environment, inputs, every point, per-primitive summary."""
+    """Return the validation report in Markdown: results first, then environment, inputs and every point."""
+    results = ["## Results", "", "| primitive | species | median abs. error | max abs. error | inside range |",
+               "|---|---|---:|---:|---:|"]
+    species = {p.primitive: p.species for p in run.points}
+    for name, row in summary(run.points).items():
+        results.append(
+            f"| {name} | `{species[name].replace('|', chr(92) + '|')}` | {row['median_error']:.1f} % | "
+            f"{row['max_error']:.1f} % | {row['in_range']:.0%} |"
+        )
+    for term, label in (("c0", "compute-bound"), ("m0", "memory-bound")):
+        chosen = [p for p in run.points if p.binding == term]
+        if chosen:
+            ratio = float(np.median([p.predicted / p.measured for p in chosen]))
+            results.append("")
+            results.append(
+                f"{label.capitalize()} points ({term} binds, {len(chosen)} points): median predicted / measured "
+                f"time = {ratio:.2f}, median abs. error {float(np.median([p.error for p in chosen])):.1f} %."
+            )
+    if chart:
+        results += ["", f"![measured against predicted]({chart})"]
     lines = [
         "# Boat hull model: measured validation on a CPU",
         "",
@@ -154,6 +173,8 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
         "  spread = (max - min) / median",
         "- prediction: the lower end max(c0, m0) with the floors the kernels rule out (vectorised, multithreaded);",
         "  the range column is the prediction with no assumption (all CPU floors kept)",
+        "",
+        *results,
         "",
         "## Device figures used by the prediction",
         "",
@@ -172,23 +193,4 @@ def validation_markdown(run: ValidationRun, inputs: HullInputs, command: str, ch
             f"{p.predicted * 1e3:.3f} ms | {p.binding} | {p.error:.1f} % | "
             f"{p.range_lower * 1e3:.3f} – {p.range_upper * 1e3:.3f} ms | {'yes' if p.in_range else 'no'} |"
         )
-    lines += ["", "## Summary", "", "| primitive | species | median abs. error | max abs. error | inside range |",
-              "|---|---|---:|---:|---:|"]
-    species = {p.primitive: p.species for p in run.points}
-    for name, row in summary(run.points).items():
-        lines.append(
-            f"| {name} | `{species[name].replace('|', chr(92) + '|')}` | {row['median_error']:.1f} % | "
-            f"{row['max_error']:.1f} % | {row['in_range']:.0%} |"
-        )
-    for term, label in (("c0", "compute-bound"), ("m0", "memory-bound")):
-        chosen = [p for p in run.points if p.binding == term]
-        if chosen:
-            ratio = float(np.median([p.predicted / p.measured for p in chosen]))
-            lines.append("")
-            lines.append(
-                f"{label.capitalize()} points ({term} binds, {len(chosen)} points): median predicted / measured "
-                f"time = {ratio:.2f}, median abs. error {float(np.median([p.error for p in chosen])):.1f} %."
-            )
-    if chart:
-        lines += ["", f"![measured against predicted]({chart})"]
     return "\n".join(lines) + "\n"
