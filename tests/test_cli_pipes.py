@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from perfcast.cli import app
 
 DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).parents[1] / "examples"
 KERNEL = """#define N 4096
 void a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut(const float x[N], float y[N]) {
     for (int i = 0; i < N; i++) y[i] = 2 * x[i];
@@ -79,6 +80,15 @@ def test_tables_as_csv_on_standard_output_or_in_a_file(tmp_path: Path) -> None:
         (["profile", "--from", str(DATA / "profiles" / "ncu-raw-constructed.csv"), "-o", str(tmp_path / "p.yaml")],
          ["kernel", "launches", "time"], "dgemm_naive"),
         (["validate", "classify", "--corpus", str(annotated)], ["corpus", "nests", "exact"], "a.c"),
+        # commands of several tables: one CSV of tidy rows, a column saying what each row belongs to
+        (["hull", "1024x1024|neighb(3x3) -> 1024x1024|element", "-d", "gtx470", "-d", "core-i7-930", "--f", "2,8"],
+         ["device", "f", "lower_s", "upper_s"], "core-i7-930"),
+        (["app", str(EXAMPLES / "fast-focus.yaml"), "-d", "gtx470", "-d", "core-i7-930"],
+         ["device", "step", "kind", "class", "lower_s"], "image to device"),
+        (["predict", str(DATA / "profiles" / "ncu-raw-h200-campaign.csv"), "-d", "h200", "-d", "a100-40gb"],
+         ["kernel", "device", "time_s", "bound"], "sgemm_tiled"),
+        (["tune", "replay", str(DATA / "tune" / "convolution-a100-subset.json"), "-s", "random", "--seeds", "2"],
+         ["strategy", "seed", "evaluations", "chosen_fraction"], "random"),
     ]
     for args, header, cell in cases:
         result = runner.invoke(app, [*args, "--csv", "-"])

@@ -6,6 +6,7 @@ import csv
 import json
 import re
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -128,6 +129,44 @@ def print_table(table: Any, csv_to: Path | None = None) -> None:
     check_writable(csv_to, "--csv", (".csv",))
     write_text_atomic(csv_to, text)
     errors.print(f"wrote {printable(csv_to)}", highlight=False)
+
+
+def write_rows_csv(rows: Sequence[Mapping[str, Any]], csv_to: Path) -> None:
+    """Write tidy rows (one mapping each, numbers in base units) as CSV to `csv_to` ('-': standard output).
+
+    The header is every key in the order first met; a row without a key leaves its cell empty. Commands
+    that print several tables write one CSV of all their rows, a column naming what each row belongs to.
+    """
+    import io
+
+    header = list(dict.fromkeys(key for row in rows for key in row))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow(_csv_cell(row.get(key)) for key in header)
+    text = buffer.getvalue()
+    if str(csv_to) == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from perfcast.output_files import write_text_atomic
+
+    check_writable(csv_to, "--csv", (".csv",))
+    write_text_atomic(csv_to, text)
+    errors.print(f"wrote {printable(csv_to)}", highlight=False)
+
+
+def _csv_cell(value: Any) -> str:
+    """Return a CSV cell: numbers in full (repr), None empty, text as it is."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+CSV_HELP = "Write the results as CSV to this file ('-': standard output, with everything else on standard error)."
 
 
 def check_csv(csv_to: Path | None) -> None:

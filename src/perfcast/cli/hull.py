@@ -11,8 +11,10 @@ from rich import box
 from rich.table import Table
 
 from perfcast.cli.common import (
+    CSV_HELP,
     app,
     check_chart_path,
+    check_csv,
     console,
     errors,
     fail,
@@ -20,6 +22,8 @@ from perfcast.cli.common import (
     print_json,
     printable,
     resolve_device,
+    text_out,
+    write_rows_csv,
 )
 from perfcast.plots.files import save_figure
 from perfcast.units import Dimension, Precision, parse_quantity
@@ -119,6 +123,7 @@ def hull_command(
     calls: Annotated[float, typer.Option("--elementary-calls", min=0, help="Elementary-function calls (exp, log, sin, ...) each f holds at 8 ops; a device measured by perfcast bench prices them at its own cost.")] = 0.0,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the boat hull chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and f, times in s.")] = None,
 ) -> None:
     """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
     from perfcast.devices.hull_view import elementary_ops, hull_inputs
@@ -137,6 +142,7 @@ def hull_command(
         _check_bind(species, options["bind"])
         _check_assumptions(options["assume"], {device.kind for device in devices})
         check_chart_path(output)
+        check_csv(csv_to)
         results = []
         for device in devices:
             inputs = hull_inputs(device, precision, element_size)
@@ -167,11 +173,15 @@ def hull_command(
             ],
         })
     else:
-        console.print(f"[bold]{printable(bound)}[/]", highlight=False)
-        console.print(f"  class: {variables.name} ({variables.origin})", highlight=False)
-        console.print(f"  {_class_line(variables)}", highlight=False)
+        out = text_out(csv_to)
+        out.print(f"[bold]{printable(bound)}[/]", highlight=False)
+        out.print(f"  class: {variables.name} ({variables.origin})", highlight=False)
+        out.print(f"  {_class_line(variables)}", highlight=False)
         for inputs, r in results:
-            _print_hull(inputs, r.prediction)
+            _print_hull(inputs, r.prediction, out)
+        if csv_to is not None:
+            write_rows_csv([{"device": inputs.device.name, **_csv_row(row)}
+                            for inputs, r in results for row in _hull_rows(r.prediction)], csv_to)
     if output is not None:
         import numpy as np
 
@@ -184,22 +194,29 @@ def hull_command(
             curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus, **options).prediction
             panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
         save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
-        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
+        (errors if as_json else text_out(csv_to)).print(f"wrote {printable(output)}", highlight=False)
 
 
-def _print_hull(inputs: Any, prediction: HullPrediction) -> None:
+def _csv_row(row: dict[str, Any]) -> dict[str, Any]:
+    """Return a hull row flat for CSV: times in s, each term a column."""
+    flat = {"f": row["f"], "lower_s": row["lower"], "upper_s": row["upper"], "lower_term": row["lower_term"],
+            "upper_term": row["upper_term"]}
+    return {**flat, **{f"{name}_s": value for name, value in row["terms"].items()}}
+
+
+def _print_hull(inputs: Any, prediction: HullPrediction, out: Any = console) -> None:
     """Print one device's inputs and predicted ranges for a human."""
     device = inputs.device
-    console.print(f"\n[bold]{printable(device.full_name)}[/] ({device.kind})", highlight=False)
+    out.print(f"\n[bold]{printable(device.full_name)}[/] ({device.kind})", highlight=False)
     for name, source in inputs.sources.items():
-        console.print(f"  {name:<14}{printable(source)}", highlight=False)
+        out.print(f"  {name:<14}{printable(source)}", highlight=False)
     if prediction.ruled_out:
-        console.print(f"  ruled out by assumptions: {', '.join(prediction.ruled_out)}", highlight=False)
+        out.print(f"  ruled out by assumptions: {', '.join(prediction.ruled_out)}", highlight=False)
     if prediction.ignored_assumptions:
-        console.print(f"  assumptions with no floor on a {device.kind}: {', '.join(prediction.ignored_assumptions)}",
-                      highlight=False)
+        out.print(f"  assumptions with no floor on a {device.kind}: {', '.join(prediction.ignored_assumptions)}",
+                  highlight=False)
     if prediction.transfer:
-        console.print(f"  transfers t0 = {format_time(prediction.transfer)} added to both ends", highlight=False)
+        out.print(f"  transfers t0 = {format_time(prediction.transfer)} added to both ends", highlight=False)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("f", justify="right")
     table.add_column("lower", justify="right")
@@ -214,7 +231,7 @@ def _print_hull(inputs: Any, prediction: HullPrediction) -> None:
             f"{prediction.lower_term[i]} / {prediction.upper_term[i]}",
             *(format_time(prediction.terms[name][i]) for name in shown),
         )
-    console.print(table)
+    out.print(table)
 
 
 @app.command("app")
@@ -224,6 +241,7 @@ def app_command(
     tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the report chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and step (primitives, transfers, total), times in s.")] = None,
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
     from perfcast.devices.hull_view import elementary_ops, hull_inputs
@@ -234,6 +252,7 @@ def app_command(
     try:
         application = load_application(path)
         check_chart_path(output)
+        check_csv(csv_to)
         halo = _parse_tile(tile)
         results = {}
         calls = any(p.elementary_calls for p in application.primitives)
@@ -267,21 +286,41 @@ def app_command(
             },
         })
     else:
-        _print_application(application, results)
+        _print_application(application, results, text_out(csv_to))
+        if csv_to is not None:
+            write_rows_csv(_application_rows(application, results), csv_to)
     if output is not None:
         from perfcast.plots.boathull import application_figure
 
         figure = application_figure({name: total for name, (_, total, _) in results.items()},
                                     title=f"{application.name} — boat hull prediction")
         save_figure(figure, output)
-        (errors if as_json else console).print(f"wrote {printable(output)}", highlight=False)
+        (errors if as_json else text_out(csv_to)).print(f"wrote {printable(output)}", highlight=False)
 
 
-def _print_application(application: Any, results: dict[str, Any]) -> None:
+def _application_rows(application: Any, results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return one CSV row per device and step: primitives, transfers (host memory: empty), then the total (s)."""
+    rows: list[dict[str, Any]] = []
+    for name, (inputs, total, steps) in results.items():
+        for primitive, step in zip(application.primitives, steps, strict=True):
+            p = step.prediction
+            rows.append({"device": name, "step": primitive.name, "kind": "primitive", "class": step.variables.name,
+                         "lower_s": float(p.lower[0]), "upper_s": float(p.upper[0]),
+                         "lower_term": str(p.lower_term[0]), "upper_term": str(p.upper_term[0])})
+        for transfer, (_, seconds) in zip(application.transfers, total.transfers, strict=True):
+            on_device = inputs.device.kind == "gpu"
+            rows.append({"device": name, "step": transfer.name, "kind": "transfer",
+                         "lower_s": seconds if on_device else None, "upper_s": seconds if on_device else None})
+        rows.append({"device": name, "step": "total", "kind": "total", "lower_s": total.lower,
+                     "upper_s": total.upper})
+    return rows
+
+
+def _print_application(application: Any, results: dict[str, Any], out: Any = console) -> None:
     """Print the per-primitive ranges, transfers and totals of every device side by side."""
-    console.print(f"[bold]{printable(application.name)}[/]", highlight=False)
+    out.print(f"[bold]{printable(application.name)}[/]", highlight=False)
     if application.description:
-        console.print(f"  {printable(application.description)}", highlight=False)
+        out.print(f"  {printable(application.description)}", highlight=False)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("step")
     table.add_column("class")
@@ -304,8 +343,8 @@ def _print_application(application: Any, results: dict[str, Any]) -> None:
     table.add_section()
     table.add_row("[bold]total[/]", "", *(f"[bold]{format_time(t.lower)} – {format_time(t.upper)}[/]"
                                           for _, t, _ in results.values()))
-    console.print(table)
+    out.print(table)
     for name, (inputs, _, _) in results.items():
-        console.print(f"[dim]{printable(name)} inputs:[/]", highlight=False)
+        out.print(f"[dim]{printable(name)} inputs:[/]", highlight=False)
         for label, source in inputs.sources.items():
-            console.print(f"[dim]  {label:<14}{printable(source)}[/]", highlight=False)
+            out.print(f"[dim]  {label:<14}{printable(source)}[/]", highlight=False)

@@ -10,6 +10,7 @@ from rich import box
 from rich.table import Table
 
 from perfcast.cli.common import (
+    CSV_HELP,
     CsvOutput,
     app,
     check_chart_path,
@@ -22,6 +23,7 @@ from perfcast.cli.common import (
     printable,
     resolve_device,
     text_out,
+    write_rows_csv,
 )
 from perfcast.output_files import check_writable
 
@@ -161,6 +163,7 @@ def predict_command(
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Quadrant-split chart (.png/.svg/.pdf); one file per kernel when there are several.")] = None,
     log: Annotated[bool, typer.Option("--log", help="Log axes on the chart.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per kernel and device, in base units.")] = None,
 ) -> None:
     """Time of each profiled kernel on each device, by the quantitative roofline (§3), with its bound and why."""
     from perfcast.devices.quantitative_view import quantitative_inputs
@@ -169,6 +172,7 @@ def predict_command(
     from perfcast.profiles.profile import ProfileError
 
     check_chart_path(output)
+    check_csv(csv_to)
     profile = read_profile(profile_path)
     chosen = profile.select(kernels or [])
     devices = [resolve_device(name) for name in device_names]
@@ -206,15 +210,18 @@ def predict_command(
             "skipped": skipped,
         })
     else:
-        _print_predictions(profile, results, inputs)
+        _print_predictions(profile, results, inputs, text_out(csv_to))
         for line in skipped:
             errors.print(f"skipped {printable(line)}", highlight=False)
+        if csv_to is not None:
+            write_rows_csv([{"kernel": name, "device": device, **_prediction_row(p)}
+                            for name, rows in results for device, p in rows], csv_to)
     if output is not None:
         _save_charts(output, results, log)
 
 
 def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
-                       inputs: list[Any]) -> None:
+                       inputs: list[Any], out: Any = console) -> None:
     """Print one table row per kernel and device, the explanation of each, and where the device figures come from."""
     table = Table(box=box.SIMPLE_HEAVY, title=f"quantitative roofline (§3), profile: {printable(profile.source.describe())}")
     for column in ("kernel", "device", "type", "time", "bound", "T_pred", "O_krn", "O_dev", "E_mix", "E_instr"):
@@ -225,14 +232,14 @@ def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[
             table.add_row(printable(name), printable(device), p.kernel.k_type, format_time(p.time), p.bound,
                           f"{p.performance / 1e9:.4g} {unit}", "∞" if p.o_krn == float("inf") else f"{p.o_krn:.3g}",
                           f"{p.o_dev:.3g}", f"{p.kernel.e_mix:.2f}", f"{p.e_instr:.2f}")
-    console.print(table)
+    out.print(table)
     for name, rows in results:
         for device, p in rows:
-            console.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}", soft_wrap=True)
+            out.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}", soft_wrap=True)
     for info in inputs:
-        console.print(f"[bold]{printable(info.device.name)}[/]: " + ", ".join(
+        out.print(f"[bold]{printable(info.device.name)}[/]: " + ", ".join(
             f"{symbol} {printable(text)}" for symbol, text in info.summaries.items()), soft_wrap=True)
-    console.print("(where each device figure comes from: --json)")
+    out.print("(where each device figure comes from: --json)")
 
 
 def _save_charts(output: Path, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],

@@ -9,8 +9,10 @@ from typing import Annotated, Any
 import typer
 
 from perfcast.cli.common import (
+    CSV_HELP,
     app,
     check_chart_path,
+    check_csv,
     console,
     errors,
     fail,
@@ -18,6 +20,8 @@ from perfcast.cli.common import (
     print_json,
     printable,
     registry_help,
+    text_out,
+    write_rows_csv,
 )
 from perfcast.output_files import check_writable, replaced
 from perfcast.plots.files import save_figure
@@ -223,6 +227,7 @@ def tune_replay_command(
     group: Annotated[str | None, typer.Option("--group", help="Work-group parameters, comma-separated (default: block_size_*, local/work-group sizes).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to evaluate (default: the whole space); hierarchical: the most evaluations.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per strategy and seed.")] = None,
 ) -> None:
     """Replay strategies on recorded measurements: evaluations each needs to reach 90/97/99 % of the space's optimum."""
     from rich import box
@@ -231,6 +236,7 @@ def tune_replay_command(
     from perfcast.tune.recorded import read_recorded
     from perfcast.tune.replay import FRACTIONS, levels, replay
 
+    check_csv(csv_to)
     recorded = read_recorded(cache)
     chosen = list(strategies or STRATEGIES)
 
@@ -252,10 +258,11 @@ def tune_replay_command(
                             "chosen_fraction": r.chosen, "evaluations": r.evaluations} for r in results],
         })
         return
-    console.print(f"[bold]{printable(recorded.kernel)}[/] on {printable(recorded.device or 'an unnamed device')}: "
+    out = text_out(csv_to)
+    out.print(f"[bold]{printable(recorded.kernel)}[/] on {printable(recorded.device or 'an unnamed device')}: "
                   f"{len(recorded.records)} configurations recorded ({failed} failed), optimum "
                   f"{optimum.time * 1e3:.4g} ms at {printable(optimum.config)}", highlight=False, soft_wrap=True)
-    console.print(f"levels: work-item {printable(', '.join(item_levels))}; work-group {printable(', '.join(group_levels))}",
+    out.print(f"levels: work-item {printable(', '.join(item_levels))}; work-group {printable(', '.join(group_levels))}",
                   highlight=False, soft_wrap=True)
     table = Table(box=box.SIMPLE_HEAVY, title=f"evaluations to reach a fraction of the optimum, over {seeds} seed(s): "
                   "median [min – max] (runs that reached it)")
@@ -268,9 +275,14 @@ def tune_replay_command(
             cells.append("never" if median is None else
                          f"{median:.0f} [{low}–{high}]" + (f" ({reached}/{r.seeds})" if reached < r.seeds else ""))
         table.add_row(r.strategy, *cells, f"{statistics.median(r.chosen):.1%}", f"{statistics.median(r.evaluations):.0f}")
-    console.print(table)
-    console.print("Each distinct configuration evaluated counts once, failed ones too; configurations the space's "
+    out.print(table)
+    out.print("Each distinct configuration evaluated counts once, failed ones too; configurations the space's "
                   "constraints excluded are not in the record and cost nothing.", highlight=False)
+    if csv_to is not None:
+        write_rows_csv([{"strategy": r.strategy, "seed": seed, "evaluations": r.evaluations[seed],
+                         "chosen_fraction": r.chosen[seed],
+                         **{f"evaluations_to_{f:.0%}".replace("%", "pct"): r.to_reach[f][seed] for f in FRACTIONS}}
+                        for r in results for seed in range(r.seeds)], csv_to)
 
 
 @tune_app.command("convert")
