@@ -66,6 +66,9 @@ python3 -c "import pydantic, perfcast" >>"$log" 2>&1 \
     lscpu | grep -E '^Model name|^CPU\(s\)'
     # ncu needs the performance counters: root, or a driver loaded with RmProfilingAdminOnly 0 (ERR_NVGPUCTRPERM).
     echo "user id $(id -u); $(grep -s RmProfilingAdminOnly /proc/driver/nvidia/params || echo 'RmProfilingAdminOnly: not readable')"
+    # The L2 metric perfcast may take instead of lts__t_bytes (which counts the L2's DRAM side too: triad's
+    # L2 bytes came out 1.5x its L1 requests on the H200): does this ncu know the traffic from L1?
+    echo "ncu metrics of L2 traffic from L1: $(ncu --query-metrics 2>/dev/null | grep -oE '^lts__t_(sectors|bytes)_srcunit_tex[a-z_]*' | sort -u | tr '\n' ' ')"
 } >>"$log" 2>&1
 
 for step in "${steps[@]}"; do

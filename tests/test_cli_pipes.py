@@ -43,6 +43,14 @@ def _cases(tmp_path: Path) -> list[tuple[list[str], str]]:
         (["classify", str(kernel), "--predict", "-d", "gtx470", "-d", "core-i7-930"],
          "a_kernel_with_a_long_name_to_see_whether_a_cell_is_cut"),
         (["validate", "classify", "--corpus", str(annotated)], "annotated_with_a_long_file_name_for_the_corpus_table.c"),
+        (["app", str(EXAMPLES / "fast-focus.yaml"), "-d", "gtx470", "-d", "core-i7-930", "-d", "a100-40gb"],
+         "x-projection to host"),
+        (["predict", str(DATA / "profiles" / "ncu-raw-h200-campaign.csv"), "-d", "h200", "-d", "a100-40gb"],
+         "horner_fp64 on a100-40gb: memory bound"),
+        (["project", str(DATA / "profiles" / "ncu-raw-h200-campaign.csv"), "--from", "h200", "--to", "h100-sxm5",
+          "--time", "triad=67us"], "triad -> h100-sxm5 (fp32)"),
+        (["tune", "replay", str(DATA / "tune" / "convolution-a100-subset.json"), "-s", "random", "--seeds", "2"],
+         "evaluations to reach a fraction of the optimum"),
     ]
 
 
