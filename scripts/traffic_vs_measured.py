@@ -7,6 +7,7 @@ ARCHIVE is a CUDA campaign (its profile.yaml: Nsight Compute's l1tex__t_bytes, l
 run's sizes); each SIMULATED profile is `perfcast profile --tool oclgrind --traffic simulate --device D -- python
 -m perfcast.campaign.oclgrind_driver GROUPS LISTING` over the same kernels at the same sizes (LISTING: the
 archive's sizes; `name=n@g` for another number of work-groups). GROUPS is the driver's default work-groups.
+A kernel in several SIMULATED profiles is taken from the last.
 """
 
 from __future__ import annotations
@@ -37,13 +38,15 @@ def main() -> int:
     measured = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{args.archive}:profile.yaml")
     sizes = {name: int(entry["n"]) for name, entry in archive.manifest["kernels"].items()}
     by_name = {k.name: k for k in KERNELS}
-    rows = []
+    found = {}  # (kernel, level) -> row: a later profile's kernel replaces an earlier one's
     for path in args.simulated:
         simulated = read_profile(path)
         groups = _groups(simulated.source.command or "", args.groups)
         simulated_items = {k: by_name[k].profile_launch(sizes[k], g).items for k, g in groups.items() if k in sizes}
         measured_items = {k: by_name[k].launch(sizes[k]).items for k in simulated_items}
-        rows += compare_traffic(simulated, measured, simulated_items, measured_items)
+        found.update({(r.kernel, r.level): r for r in compare_traffic(simulated, measured, simulated_items,
+                                                                       measured_items)})
+    rows = list(found.values())
     print("| kernel | level | simulated B / work-item | measured B / work-item | simulated / measured |")
     print("|---|---|---|---|---|")
     for row in rows:
