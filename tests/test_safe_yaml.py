@@ -74,3 +74,27 @@ def test_device_files_carry_a_schema_version(tmp_path, value, message):
         load_device_file(path)
     path.write_text(text.replace("schema: 1\n", "", 1))  # files from before the field read as version 1
     assert load_device_file(path) == catalog()["v100"]
+
+
+def test_aliases_that_expand_past_the_limit_are_refused_at_once():
+    import time
+
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 10):  # nine levels of nine references: 387 million values in 500 bytes
+        levels.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 9) + "]")
+    text = "\n".join(levels) + "\n"
+    assert len(text) < 1000
+    started = time.perf_counter()
+    with pytest.raises(YamlInputError, match="aliases are expanded"):
+        load_yaml_text(text, "laughs.yaml")
+    assert time.perf_counter() - started < 2.0
+
+
+def test_a_few_shared_aliases_are_read():
+    data = load_yaml_text("base: &b {x: 1}\none: *b\ntwo: *b\n")
+    assert data["one"] == data["two"] == {"x": 1}
+
+
+def test_an_integer_of_thousands_of_digits_is_an_input_error():
+    with pytest.raises(YamlInputError, match="cannot read"):
+        load_yaml_text("compute_units: " + "9" * 5000 + "\n", "big.yaml")

@@ -18,10 +18,11 @@ import yaml
 
 from perfcast.errors import InputError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "YamlInputError", "load_yaml_file", "load_yaml_text"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "YamlInputError", "load_yaml_file", "load_yaml_text"]
 
 MAX_FILE_BYTES = 4 * 2**20  # the largest device file in the catalog is ~10 kB
 MAX_DEPTH = 64  # nesting; a device file is 5 levels deep
+MAX_NODES = 1_000_000  # values with every alias expanded; a device file has a few hundred
 
 
 class YamlInputError(InputError):
@@ -57,17 +58,37 @@ _StrictLoader.yaml_implicit_resolvers = {
 
 
 def _depth(node: yaml.Node, source: str) -> None:
-    """Raise YamlInputError when `node` nests deeper than MAX_DEPTH (checked without recursion)."""
-    stack = [(node, 1)]
+    """Raise YamlInputError when `node` nests deeper than MAX_DEPTH or expands past MAX_NODES (no recursion).
+
+    Aliases make the node graph a DAG that readers walk as a tree: nine levels of nine references each are
+    387 million nodes in 500 bytes. Each node is visited once, its depth and expanded size taken from its
+    children's.
+    """
+    depth: dict[int, int] = {}
+    size: dict[int, int] = {}
+    stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
-        current, level = stack.pop()
-        if level > MAX_DEPTH:
+        current, children_done = stack.pop()
+        key = id(current)
+        if key in size:
+            continue
+        children = ([child for pair in current.value for child in pair] if isinstance(current, yaml.MappingNode)
+                    else list(current.value) if isinstance(current, yaml.SequenceNode) else [])
+        if not children_done:
+            stack.append((current, True))
+            stack.extend((child, False) for child in children if id(child) not in size)
+            if len(stack) > MAX_NODES:
+                raise YamlInputError(f"{source}: more than {MAX_NODES:,} values")
+            continue
+        depth[key] = 1 + max((depth[id(child)] for child in children), default=0)
+        size[key] = 1 + sum(size[id(child)] for child in children)
+        if depth[key] > MAX_DEPTH:
             mark = current.start_mark
             raise YamlInputError(f"{source}: line {mark.line + 1}: nested deeper than {MAX_DEPTH} levels")
-        if isinstance(current, yaml.MappingNode):
-            stack.extend((child, level + 1) for pair in current.value for child in pair)
-        elif isinstance(current, yaml.SequenceNode):
-            stack.extend((child, level + 1) for child in current.value)
+        if size[key] > MAX_NODES:
+            mark = current.start_mark
+            raise YamlInputError(f"{source}: line {mark.line + 1}: more than {MAX_NODES:,} values once its "
+                                 "aliases are expanded")
 
 
 def load_yaml_text(text: str, source: str = "<string>") -> Any:
@@ -88,6 +109,8 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
         raise YamlInputError(f"{source}: not valid YAML{where}: {problem}") from None
     except RecursionError:
         raise YamlInputError(f"{source}: nested too deeply to read") from None
+    except ValueError as error:  # an integer of thousands of digits: Python refuses to convert it
+        raise YamlInputError(f"{source}: a value perfcast cannot read: {error}") from None
     finally:
         loader.dispose()
 

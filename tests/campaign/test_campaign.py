@@ -146,6 +146,64 @@ def test_an_archive_whose_manifest_decompresses_past_the_limit_is_refused_before
         Archive.read(path)
 
 
+def _archive_with(tmp_path, manifest_text: str):
+    path = tmp_path / "m.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("manifest.json", manifest_text)
+        z.writestr("device.yaml", "name: x\n")
+    return path
+
+
+HEAD = '"format": "perfcast-campaign", "version": 1'
+
+
+@pytest.mark.parametrize(("manifest", "message"), [
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": -6.7e-05}}}', "median_s must be a positive number"),
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": "fast"}}}', "median_s must be a positive number"),
+    ('{' + HEAD + ', "kernels": {"triad": {"spread": null, "median_s": 1e-3}}}', None),  # null: not measured
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3}, "triad": {"median_s": 1}}}', "'triad' appears twice"),
+    ('{' + HEAD + ', "kernels": [1, 2]}', "'kernels' must map"),
+    ('{' + HEAD + ', "kernels": {"triad": "fast"}}', "its record must be a mapping"),
+    ('{' + HEAD + ', "kernels": {"triad": {"times_s": [1e-3, -1]}}}', "times_s must be a list of positive"),
+    ('{' + HEAD + ', "kernels": {"triad": {"global_size": [1.5]}}}', "global_size must be a list of positive integers"),
+    ('{' + HEAD + ', "environment": "x"}', "'environment' must be a mapping"),
+    ('{' + HEAD + ', "kernels": {}' + ', "notes": {}}', "'notes' must be a list"),
+    ('[' * 100_000 + ']' * 100_000, "nested too deeply|not a perfcast campaign archive"),
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3}}', "not valid JSON"),
+])
+def test_a_manifest_that_breaks_what_the_scores_read_is_refused_with_the_field(tmp_path, manifest, message):
+    path = _archive_with(tmp_path, manifest)
+    if message is None:
+        Archive.read(path)
+        return
+    with pytest.raises(ArchiveError, match=message):
+        Archive.read(path)
+
+
+def test_a_damaged_member_is_an_archive_error(tmp_path):
+    path = _archive_with(tmp_path, '{' + HEAD + ', "kernels": {"triad": {"median_s": 0.001}}}')
+    data = bytearray(path.read_bytes())
+    start = data.index(b'{"format"')
+    data[start + 5] ^= 0x01  # the member's CRC no longer matches
+    path.write_bytes(bytes(data))
+    with pytest.raises(ArchiveError, match="cannot read the campaign archive"):
+        Archive.read(path)
+
+
+def test_report_reads_its_inputs_before_making_its_folder_and_refuses_a_file(tmp_path):
+    from perfcast.campaign.report import write_report
+    from perfcast.errors import InputError
+
+    folder = tmp_path / "new" / "deeper"
+    with pytest.raises(ArchiveError):
+        write_report([tmp_path / "missing.zip"], folder, "perfcast campaign report")
+    assert not (tmp_path / "new").exists()
+    real = Path(__file__).parents[2] / "docs" / "validation" / "gpu-h200" / "campaign-h200.zip"
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="is a file"):
+        write_report([real], tmp_path / "file", "perfcast campaign report")
+
+
 def test_the_variables_that_shape_a_run_are_kept(monkeypatch):
     from perfcast.campaign.run import runtime_variables
 

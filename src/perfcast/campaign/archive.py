@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,12 @@ class WorkingFolder:
 
     def manifest(self) -> dict[str, Any]:
         """Return the manifest saved so far."""
-        return _manifest(json.loads((self.path / "manifest.json").read_text(encoding="utf-8")), str(self.path))
+        origin = str(self.path / "manifest.json")
+        try:
+            text = (self.path / "manifest.json").read_text(encoding="utf-8")
+            return _manifest(_json(text, origin), str(self.path))
+        except (OSError, UnicodeDecodeError) as error:
+            raise ArchiveError(f"{origin}: cannot read the manifest ({error})") from None
 
     def save_manifest(self, manifest: dict[str, Any]) -> None:
         """Save the manifest (atomically: an interruption leaves the previous one)."""
@@ -95,13 +101,71 @@ def _member(z: zipfile.ZipFile, name: str, path: Path) -> bytes:
     return data
 
 
+def _json(text: str | bytes, origin: str) -> Any:
+    """Return JSON data, refusing a key given twice in one object (the last would win without a word)."""
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        for key, value in items:
+            if key in found:
+                raise ArchiveError(f"{origin}: the key {key!r} appears twice in one object")
+            found[key] = value
+        return found
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as error:
+        raise ArchiveError(f"{origin}: not valid JSON ({error})") from None
+    except RecursionError:
+        raise ArchiveError(f"{origin}: nested too deeply to read") from None
+
+
+# Fields of a kernel's record and what each must be: a number at least 0 (or above 0), a list of such numbers.
+_POSITIVE = ("median_s", "min_s", "max_s", "total_s")
+_NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s")
+_MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling")
+
+
+def _number(value: Any) -> bool:
+    """Return whether `value` is a finite int or float (not a bool)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+
+
 def _manifest(data: Any, origin: str) -> dict[str, Any]:
-    """Return a manifest after checking its format and version."""
+    """Return a manifest after checking its format, version and the types and ranges of what the scores read."""
     if not isinstance(data, dict) or data.get("format") != ARCHIVE_FORMAT:
         raise ArchiveError(f"{origin}: not a perfcast campaign archive (no 'format: {ARCHIVE_FORMAT}')")
     if data.get("version") != ARCHIVE_VERSION:
         raise ArchiveError(f"{origin}: campaign archive version {data.get('version')!r}; this perfcast reads "
                            f"version {ARCHIVE_VERSION}")
+    kernels = data.get("kernels", {})
+    if not isinstance(kernels, dict):
+        raise ArchiveError(f"{origin}: 'kernels' must map each kernel's name to its record")
+    for name in _MAPPINGS:
+        if name in data and data[name] is not None and not isinstance(data[name], dict):
+            raise ArchiveError(f"{origin}: '{name}' must be a mapping")
+    if not isinstance(data.get("notes", []), list):
+        raise ArchiveError(f"{origin}: 'notes' must be a list")
+    for kernel, record in kernels.items():
+        where = f"{origin}: kernel {kernel!r}"
+        if not isinstance(record, dict):
+            raise ArchiveError(f"{where}: its record must be a mapping")
+        for field in _POSITIVE:
+            if field in record and record[field] is not None and not (_number(record[field]) and record[field] > 0):
+                raise ArchiveError(f"{where}: {field} must be a positive number of seconds, not {record[field]!r}")
+        for field in _NON_NEGATIVE:
+            if field in record and record[field] is not None and not (_number(record[field]) and record[field] >= 0):
+                raise ArchiveError(f"{where}: {field} must be a number at least 0, not {record[field]!r}")
+        times = record.get("times_s")
+        if times is not None and not (isinstance(times, list) and all(_number(t) and t > 0 for t in times)):
+            raise ArchiveError(f"{where}: times_s must be a list of positive numbers of seconds")
+        for field in ("global_size", "local_size"):
+            sizes = record.get(field)
+            if sizes is not None and not (isinstance(sizes, list)
+                                          and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
+                                                  for v in sizes)):
+                raise ArchiveError(f"{where}: {field} must be a list of positive integers")
+        if "profile" in record and record["profile"] is not None and not isinstance(record["profile"], dict):
+            raise ArchiveError(f"{where}: profile must be a mapping")
     return data
 
 
@@ -128,10 +192,12 @@ class Archive:
                 names = set(z.namelist())
                 if "manifest.json" not in names:
                     raise ArchiveError(f"{path}: not a perfcast campaign archive (no manifest.json)")
-                manifest = _manifest(json.loads(_member(z, "manifest.json", path)), str(path))
+                manifest = _manifest(_json(_member(z, "manifest.json", path), f"{path}:manifest.json"), str(path))
                 if "device.yaml" not in names:
                     raise ArchiveError(f"{path}: the archive has no device.yaml")
                 profile = _member(z, "profile.yaml", path).decode() if "profile.yaml" in names else None
                 return cls(path, manifest, _member(z, "device.yaml", path).decode(), profile)
-        except (OSError, zipfile.BadZipFile, json.JSONDecodeError, UnicodeDecodeError) as error:
+        except (OSError, zipfile.BadZipFile, zlib.error, UnicodeDecodeError, EOFError) as error:
             raise ArchiveError(f"{path}: cannot read the campaign archive ({error})") from None
+        except (RuntimeError, NotImplementedError) as error:  # an encrypted member, a compression zipfile lacks
+            raise ArchiveError(f"{path}: cannot read the campaign archive: {error}") from None

@@ -22,6 +22,7 @@ from perfcast.campaign.score import (
     summarise,
 )
 from perfcast.devices.schema import Device
+from perfcast.errors import InputError
 from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
 from perfcast.units import Dimension, format_duration, format_quantity
@@ -244,8 +245,13 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
     from perfcast.plots.files import save_figure
     from perfcast.plots.projection import projection_intervals_figure
 
-    output.mkdir(parents=True, exist_ok=True)
-    archives = [Archive.read(path) for path in paths]
+    archives = [Archive.read(path) for path in paths]  # every input read before anything is written
+    if output.exists() and not output.is_dir():
+        raise InputError(f"{output}: is a file; -o names the folder the report goes to")
+    try:
+        output.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"{output}: cannot make the report's folder ({error.strerror or error})") from None
     runs = [a.manifest.get("command") or f"# {a.path.name}: made by an unrecorded command" for a in archives]
     lines = ["# Campaign report: every model against measured kernel times", "",
              *reproduce_block("\n".join([*runs, command])),
