@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from perfcast.errors import InputError
 
-__all__ = ["UnwritablePath", "check_writable", "replaced", "reproduce_block", "write_text_atomic"]
+__all__ = ["UnwritablePath", "check_writable", "replaced", "reproduce_block", "same_file", "write_text_atomic"]
 
 
 def _read_umask() -> int:
@@ -33,11 +33,30 @@ class UnwritablePath(InputError):
     """An output path perfcast cannot write, named with the option that gave it."""
 
 
-def check_writable(path: str | Path | None, option: str = "output", suffixes: tuple[str, ...] = ()) -> None:
-    """Raise UnwritablePath unless a file can be created at `path` (its folder is made if missing)."""
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Return whether two paths name one file: the same real path, or the same inode (a hard link)."""
+    a, b = Path(a), Path(b)
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+def check_writable(path: str | Path | None, option: str = "output", suffixes: tuple[str, ...] = (),
+                   inputs: Sequence[str | Path | None] = ()) -> None:
+    """Raise UnwritablePath unless a file can be created at `path` (its folder is made if missing).
+
+    `inputs`: files the command reads; an output that is one of them, by any spelling, symbolic or hard link,
+    is refused before anything is read or written.
+    """
     if path is None:
         return
     path = Path(path)
+    for source in inputs:
+        if source is not None and same_file(path, source):
+            raise UnwritablePath(f"{option} {path}: is {source}, which this command reads; write elsewhere")
     if suffixes and path.suffix.lower() not in suffixes:
         raise UnwritablePath(f"{option} {path}: use one of {', '.join(suffixes)}")
     if path.is_dir():

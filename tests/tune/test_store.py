@@ -2,6 +2,7 @@
 and a second tuning process; copies of a measurement keep their time."""
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +83,48 @@ def test_a_second_tuning_process_is_refused(tmp_path):
     first.close()
     second.lock()  # free again
     second.close()
+
+
+@pytest.mark.parametrize("spelling", ["symlink", "hardlink", "dotdot"])
+def test_a_second_process_through_another_spelling_of_the_store_is_refused(tmp_path, spelling):
+    import os
+
+    (tmp_path / "sub").mkdir()
+    first = ResultsStore(tmp_path / "r.sqlite")
+    first.lock()
+    other = {"symlink": tmp_path / "link.sqlite", "hardlink": tmp_path / "hard.sqlite",
+             "dotdot": tmp_path / "sub" / ".." / "r.sqlite"}[spelling]
+    if spelling == "symlink":
+        other.symlink_to(tmp_path / "r.sqlite")
+    elif spelling == "hardlink":
+        os.link(tmp_path / "r.sqlite", other)
+    second = ResultsStore(other)
+    with pytest.raises(StoreError, match="another perfcast process"):
+        second.lock()
+    first.close()
+    second.close()
+
+
+def test_an_export_onto_the_store_or_a_conversion_onto_its_source_is_refused(tmp_path):
+    from typer.testing import CliRunner
+
+    from perfcast.cli import app
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    run, _ = store.open_run("k", "hierarchical", {"device": "d"}, {"n": 1}, 2)
+    store.close()
+    (tmp_path / "alias.csv").symlink_to(tmp_path / "r.sqlite")
+    before = (tmp_path / "r.sqlite").read_bytes()
+    result = CliRunner().invoke(app, ["tune", "report", str(run), "--store", str(tmp_path / "r.sqlite"),
+                                      "--csv", str(tmp_path / "alias.csv")])
+    assert result.exit_code == 2 and "which this command reads" in result.output
+    assert (tmp_path / "r.sqlite").read_bytes() == before
+    source = Path(__file__).parents[1] / "data" / "tune" / "convolution-a100-subset.json"
+    copy = tmp_path / "c.json"
+    copy.write_bytes(source.read_bytes())
+    result = CliRunner().invoke(app, ["tune", "convert", str(copy), str(tmp_path / "." / "c.json")])
+    assert result.exit_code == 2 and "which this command reads" in result.output
+    assert copy.read_bytes() == source.read_bytes()
 
 
 def test_filing_a_measurement_under_another_step_keeps_its_time(tmp_path):

@@ -89,7 +89,7 @@ def profile_command(
     from perfcast.profiles import READERS, read_profile
     from perfcast.profiles.capture import TOOLS, TrafficRequest, capture, capture_ncu_source, default_tool
 
-    check_writable(output, "--output", (".yaml", ".yml"))
+    check_writable(output, "--output", (".yaml", ".yml"), inputs=[from_file])
     check_csv(csv_to)
     if traffic not in ("footprint", "simulate"):
         raise typer.BadParameter(f"--traffic {traffic!r}: choose footprint or simulate")

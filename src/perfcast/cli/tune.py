@@ -156,10 +156,10 @@ def tune_report_command(
     if not store_path.is_file():
         raise fail(f"no results database at {store_path}")
     check_chart_path(output)
-    check_writable(csv_path, "--csv")
-    check_writable(parquet_path, "--parquet", (".parquet",))
-    check_writable(kerneltuner_path, "--kerneltuner", (".json",))
-    check_writable(t4_path, "--t4", (".json",))
+    check_writable(csv_path, "--csv", inputs=[store_path])
+    check_writable(parquet_path, "--parquet", (".parquet",), inputs=[store_path])
+    check_writable(kerneltuner_path, "--kerneltuner", (".json",), inputs=[store_path])
+    check_writable(t4_path, "--t4", (".json",), inputs=[store_path])
     store = ResultsStore(store_path, create=False)
     try:
         info = store.run_info(run_id)
@@ -300,7 +300,7 @@ def tune_convert_command(
 
     if to not in FORMATS:
         raise InputError(f"--to {to!r}: one of {', '.join(FORMATS)}")
-    check_writable(output, "output", (".json",))
+    check_writable(output, "output", (".json",), inputs=[source])
     recorded = read_recorded(source)
     data = to_kerneltuner(recorded) if to == "kerneltuner" else to_t4(recorded)
     write_text_atomic(output, json.dumps(data, indent=1))

@@ -143,7 +143,10 @@ class ResultsStore:
         """Hold this store for one tuning process; a second one is refused instead of mixing its rows in."""
         import fcntl
 
-        handle = open(self.path.with_name(self.path.name + ".lock"), "a+")  # noqa: SIM115 - held until close
+        # The lock is on the database file itself (flock locks the inode; SQLite's own locks are fcntl ones,
+        # which flock does not touch): a symbolic link, a hard link or a ../ spelling of the same store is
+        # refused like the same path.
+        handle = open(self.path, "rb")  # noqa: SIM115 - held until close
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
