@@ -220,3 +220,29 @@ def test_oclgrind_program_failure_keeps_the_output(tmp_path):
     with pytest.raises(ToolError, match="exited with status"):
         capture("oclgrind", [sys.executable, str(PROGRAM), "not-a-number"], tmp_path / "bad.yaml")
     assert (tmp_path / "bad.oclgrind.txt").exists()
+
+
+def test_two_oclgrind_captures_take_turns_at_the_shared_ir_folder(tmp_path, monkeypatch):
+    """Oclgrind names its dumped IR itself: a second capture waits for the first instead of taking its files."""
+    import threading
+
+    import perfcast.profiles.capture as capture_module
+
+    monkeypatch.setattr(capture_module, "OCLGRIND_IR_DIR", tmp_path)
+    order: list[str] = []
+    waited = threading.Event()
+    with capture_module.oclgrind_ir_turn() as first:
+        (tmp_path / "oclgrind_A.ll").write_text("first run's IR")
+
+        def second_capture() -> None:
+            with capture_module.oclgrind_ir_turn(waited.set) as mark:
+                order.append("second")
+                assert capture_module.collect_oclgrind_ir(mark, tmp_path / "second") == []
+
+        thread = threading.Thread(target=second_capture)
+        thread.start()
+        assert waited.wait(5.0)  # it had to wait: the first holds the turn
+        assert [p.name for p in capture_module.collect_oclgrind_ir(first, tmp_path / "first")] == ["oclgrind_A.ll"]
+        order.append("first")
+    thread.join(5.0)
+    assert order == ["first", "second"]

@@ -331,7 +331,7 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
     """Run `command` under Oclgrind with the launch log (and the trace); return each launch with its counts."""
     from perfcast.devices.cache_view import cache_hierarchy
     from perfcast.devices.catalog import load_device_file
-    from perfcast.profiles.capture import collect_oclgrind_ir, mark_oclgrind_ir, oclgrind_environment
+    from perfcast.profiles.capture import collect_oclgrind_ir, oclgrind_environment, oclgrind_ir_turn
     from perfcast.profiles.oclgrind import read_oclgrind_launches
     from perfcast.profiles.trace_plugin import TraceSampling, build_trace_plugin, trace_environment
     from perfcast.profiles.traffic import simulate_trace, traffic_metrics
@@ -360,14 +360,15 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
     counter = LaunchCounter(prefix)
     smaller = ("profile a smaller problem: give the program's arguments for one with --profile-cmd"
                if not options.profile_commands else "profile a smaller problem with --profile-cmd")
-    mark = mark_oclgrind_ir()
+    turn = oclgrind_ir_turn(lambda: progress("waiting for another perfcast capture under Oclgrind to end", 0.45))
     try:
-        run_watched(command, env=env, stdout=raw, stderr=raw.with_name("oclgrind.err"), timeout=options.timeout,
-                    memory_limit=limit, what="the program under Oclgrind", advice=smaller,
-                    progress=lambda s: progress(f"profiling under Oclgrind: {counter.count():,} launches ({s:.0f} s)",
-                                                0.45 + 0.15 * index))
-        ir = [path.read_text(encoding="utf-8", errors="replace")
-              for path in collect_oclgrind_ir(mark, raw.with_name("ir"))]
+        with turn as mark:
+            run_watched(command, env=env, stdout=raw, stderr=raw.with_name("oclgrind.err"), timeout=options.timeout,
+                        memory_limit=limit, what="the program under Oclgrind", advice=smaller,
+                        progress=lambda s: progress(f"profiling under Oclgrind: {counter.count():,} launches "
+                                                    f"({s:.0f} s)", 0.45 + 0.15 * index))
+            ir = [path.read_text(encoding="utf-8", errors="replace")
+                  for path in collect_oclgrind_ir(mark, raw.with_name("ir"))]
     except ProgramFailed as error:
         trace.unlink(missing_ok=True)  # maybe gigabytes
         errors = raw.with_name("oclgrind.err")

@@ -14,7 +14,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -42,6 +43,7 @@ __all__ = [
     "ncu_failure",
     "ncu_source_arguments",
     "mark_oclgrind_ir",
+    "oclgrind_ir_turn",
     "oclgrind_environment",
     "oclgrind_runtime",
     "oclgrind_version",
@@ -174,6 +176,30 @@ def mark_oclgrind_ir() -> IrMark:
     return IrMark(time.time() - 1, frozenset(OCLGRIND_IR_DIR.glob("oclgrind_*")))
 
 
+@contextmanager
+def oclgrind_ir_turn(waiting: Callable[[], None] | None = None) -> Iterator[IrMark]:
+    """Hold this user's turn at Oclgrind's shared IR folder for one run; yield its mark.
+
+    Oclgrind dumps IR into /tmp under names of its own, so two captures at once cannot tell their files
+    apart: one run at a time per user takes them (a second waits, `waiting` is told once). The lock is an
+    flock on a file of the user's own, released when the run ends or dies.
+    """
+    import fcntl
+
+    lock = OCLGRIND_IR_DIR / f"perfcast-oclgrind-ir-{os.getuid()}.lock"
+    handle = open(lock, "a+")  # noqa: SIM115 - held for the block
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield mark_oclgrind_ir()
+    finally:
+        handle.close()
+
+
 def collect_oclgrind_ir(mark: IrMark, folder: Path) -> list[Path]:
     """Move the .ll files a run dumped since `mark` into `folder` (made when needed); return them, sorted.
 
@@ -231,13 +257,14 @@ def _capture_oclgrind(executable: str, command: Sequence[str], raw: Path, timeou
         arguments += ["--plugins", str(build_trace_plugin())]
         env.update(trace_environment(trace, traffic.sampling))
         trace.unlink(missing_ok=True)
-    mark = mark_oclgrind_ir()
-    try:
-        _run([*arguments, *command], env, timeout, raw)
-    finally:
-        kept = collect_oclgrind_ir(mark, raw.with_name(raw.name.removesuffix(".txt") + ".ir"))
-        if traffic is not None and not traffic.keep_trace and sys.exc_info()[0] is not None:
-            trace.unlink(missing_ok=True)  # a failed or interrupted run: its trace (maybe gigabytes) goes
+    with oclgrind_ir_turn(lambda: print("waiting for another perfcast capture under Oclgrind to end",
+                                        file=sys.stderr)) as mark:
+        try:
+            _run([*arguments, *command], env, timeout, raw)
+        finally:
+            kept = collect_oclgrind_ir(mark, raw.with_name(raw.name.removesuffix(".txt") + ".ir"))
+            if traffic is not None and not traffic.keep_trace and sys.exc_info()[0] is not None:
+                trace.unlink(missing_ok=True)  # a failed or interrupted run: its trace (maybe gigabytes) goes
     ir = [path.read_text(encoding="utf-8", errors="replace") for path in kept]
     profile = read_oclgrind(raw.read_text(encoding="utf-8", errors="replace"), ir=ir, command=shlex.join(command),
                             raw=raw.name)
