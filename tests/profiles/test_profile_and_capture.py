@@ -246,3 +246,13 @@ def test_two_oclgrind_captures_take_turns_at_the_shared_ir_folder(tmp_path, monk
         order.append("first")
     thread.join(5.0)
     assert order == ["first", "second"]
+
+
+def test_a_profile_of_many_kernels_is_built_in_linear_time():
+    """50 000 kernels: a duplicate check by list.count took minutes (1.25e9 comparisons); a Counter, milliseconds."""
+    import time
+
+    kernels = tuple(KernelProfile(f"k{i}", 1, {"fp32": 1.0}) for i in range(50_000))
+    started = time.perf_counter()
+    ProfileSet(ProfileSource("test"), kernels)
+    assert time.perf_counter() - started < 5.0

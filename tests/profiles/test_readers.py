@@ -42,6 +42,13 @@ class TestNcuDetails:
         assert sgemm.metrics["fma_fp32"] == 3 * 4_194_304  # "4,194,304" in each launch
         assert sgemm.metrics["fma_fp64"] == 0
 
+    @pytest.mark.parametrize(("relabel", "message"), [('\n"10",', "given twice"), ('\n"8",', "names two kernels")])
+    def test_two_launches_under_one_id_are_refused(self, relabel, message):
+        # Relabelled to ID 6, launch 10 (sgemm again) or 8 (the elementwise kernel) would silently merge into it.
+        text = (DATA / "ncu-details-a100-bert.csv").read_text().replace(relabel, '\n"6",')
+        with pytest.raises(ProfileError, match=message):
+            read_ncu(text)
+
     def test_kernel_found_by_part_of_its_name(self, profile):
         add = profile.kernel("CUDAFunctor_add")
         assert add.launches == 1 and add.metrics["fma_fp32"] == 10_240
@@ -69,7 +76,7 @@ class TestNcuRaw:
         assert triad.launches == 2  # the third launch is nan: left out
         assert triad.metrics["dram_read"] == 4_194_304 + 4_194_310
         assert triad.duration == pytest.approx((27_168 + 26_944) * 1e-9)
-        assert any("left out launch 3" in note for note in triad.notes)
+        assert any("left out launch ID 3" in note for note in triad.notes)  # ncu's own ID, not a position
         counts = triad.counts()
         assert (counts.fp32, counts.fma32, counts.ldst) == (2 * 16_777_216, 2 * 16_777_216, 2 * 50_331_648)
 
@@ -95,7 +102,7 @@ class TestNcuRaw:
 
     def test_negative_count_names_kernel_and_metric(self):
         text = (DATA / "ncu-raw-constructed.csv").read_text().replace('"4194310"', '"-4194310"')
-        with pytest.raises(ProfileError, match=r"triad.*dram_read: negative count"):
+        with pytest.raises(ProfileError, match=r"triad.*launch ID 1: metric dram__sectors_read.sum is negative"):
             read_ncu(text)
 
     def test_a_real_h200_campaign_profile(self):
@@ -107,6 +114,21 @@ class TestNcuRaw:
         # triad reads two 64 MiB arrays: DRAM read sectors of 32 B give about those bytes
         assert triad.metrics["dram_read"] * 32 == pytest.approx(2 * 4 * 16_777_216, rel=0.02)
         assert triad.duration == pytest.approx(60.096e-6, rel=1e-3)  # gpu__time_duration.sum, ns
+
+    def test_a_launch_id_given_twice_is_refused_naming_both(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text().replace('\n"1","4242"', '\n"0","4242"', 1)
+        with pytest.raises(ProfileError, match="launch ID 0 appears twice"):
+            read_ncu(text)
+
+    def test_a_row_cut_short_is_left_out_with_a_note(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text().rstrip("\n")
+        profile = read_ncu(text[: text.rindex(",")])  # the last row loses its last column
+        assert any("left out a row of" in note and "cut short" in note for note in profile.notes)
+
+    def test_a_negative_count_in_one_launch_only_is_refused(self):
+        text = (DATA / "ncu-raw-constructed.csv").read_text().replace('"4194310"', '"-1000"', 1)
+        with pytest.raises(ProfileError, match="is negative"):
+            read_ncu(text)
 
     def test_no_header(self):
         with pytest.raises(ProfileError, match="no Nsight Compute CSV header.*ERR_NVGPUCTRPERM"):
@@ -161,9 +183,30 @@ class TestNvprof:
         with pytest.raises(ProfileError, match=r"saxpy.*dram_write_transactions: '2.1M' is not a count"):
             read_nvprof(text)
 
+    def test_a_row_given_twice_or_with_other_invocations_is_refused(self):
+        text = (DATA / "nvprof-metrics-constructed.csv").read_text()
+        row = next(line for line in text.splitlines() if "saxpy" in line and "dram_read_transactions" in line)
+        with pytest.raises(ProfileError, match="given twice"):
+            read_nvprof(text.replace(row, row + "\n" + row))
+        other = row.replace(',2,', ',3,', 1)
+        with pytest.raises(ProfileError, match="2 invocations in one row and 3 in another"):
+            read_nvprof(text.replace(row, other))
+
+    def test_a_row_cut_short_is_said(self):
+        text = (DATA / "nvprof-metrics-constructed.csv").read_text().rstrip("\n")
+        profile = read_nvprof(text[: text.rindex(",")])
+        assert any("fewer columns than the header" in note for note in profile.notes)
+
     def test_no_table(self):
         with pytest.raises(ProfileError, match="no nvprof metric table"):
             read_nvprof("==1== NVPROF is profiling process 1\n==1== Profiling result:\nNo kernels were profiled.\n")
+
+
+def test_a_negative_count_in_an_oclgrind_histogram_is_refused():
+    text = (DATA / "oclgrind-opencl_program-256.txt").read_text().replace("             256 - fadd",
+                                                                           "            -256 - fadd", 1)
+    with pytest.raises(ProfileError, match="a negative count in its histogram"):
+        read_oclgrind(text)
 
 
 class TestOclgrindRecorded:
@@ -269,3 +312,18 @@ def test_an_oclgrind_histogram_after_program_output_on_its_line_is_read():
 
     assert [p.name for p in read_oclgrind_launches(shifted)] == [p.name for p in read_oclgrind_launches(text)]
     assert len(read_oclgrind_launches(text)) >= 2
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_a_csv_with_a_byte_order_mark_or_in_utf16_reads_like_utf8(tmp_path, encoding):
+    text = (DATA / "ncu-raw-constructed.csv").read_text()
+    path = tmp_path / "p.csv"
+    path.write_bytes(text.encode(encoding))
+    assert read_profile(path).kernel("triad").launches == 2
+
+
+def test_utf16_without_its_mark_is_named(tmp_path):
+    path = tmp_path / "p.csv"
+    path.write_bytes((DATA / "ncu-raw-constructed.csv").read_text().encode("utf-16-le"))
+    with pytest.raises(ProfileError, match="UTF-16 without a byte-order mark"):
+        read_profile(path)

@@ -41,6 +41,9 @@ def _count(value: float | None) -> str:
     return f"{value:.4g}" if value < 1e5 else f"{value:.3e}"
 
 
+MAX_ROWS_PRINTED = 200  # kernels in the printed table; --csv writes them all
+
+
 def _print_profile(profile: ProfileSet, csv_to: Path | None = None) -> None:
     """Print the kernels of a profile: launches, time, and the counts the models read (as CSV with --csv)."""
     table = Table(box=box.SIMPLE_HEAVY, title=printable(profile.source.describe()))
@@ -50,7 +53,10 @@ def _print_profile(profile: ProfileSet, csv_to: Path | None = None) -> None:
     for column in ("kernel", "launches", "time", "M_fp32", "M_fma32", "M_fp64", "M_int", "M_ldst", "M_inst",
                    *(f"{name[:2].upper()} B" for name in levels), "DRAM B", *(("bytes from",) if simulated else ())):
         table.add_column(column, justify="left" if column in ("kernel", "bytes from") else "right")
-    for kernel in profile.kernels:
+    # On a terminal or in a pipe a table of thousands of rows says nothing more than its first ones (and rich
+    # takes minutes to lay out 100 000); --csv and the profile file hold every kernel.
+    shown = profile.kernels if csv_to is not None else profile.kernels[:MAX_ROWS_PRINTED]
+    for kernel in shown:
         m = kernel.metrics
         dram = (m["dram_read"] + m["dram_write"]) * 32 if "dram_read" in m and "dram_write" in m else None
         table.add_row(printable(kernel.name), str(kernel.launches),
@@ -60,9 +66,12 @@ def _print_profile(profile: ProfileSet, csv_to: Path | None = None) -> None:
                       *((printable(kernel.bytes_from or "the profiler"),) if simulated else ()))
     print_table(table, csv_to)
     out = text_out(csv_to)
+    if len(shown) < len(profile.kernels):
+        out.print(f"… and {len(profile.kernels) - len(shown):,} more kernels: every one is in the profile file "
+                  "(and in --csv)", highlight=False)
     for note in profile.notes:
         out.print(f"note: {printable(note)}")
-    for kernel in profile.kernels:
+    for kernel in shown:
         for note in kernel.notes:
             out.print(f"note ({printable(kernel.name)}): {printable(note)}")
 

@@ -41,7 +41,7 @@ def read_profile(path: str | Path, tool: str | None = None, **options: Any) -> P
         raise ProfileError(f"cannot read {path}: {error.strerror or error}") from None
     if len(data) > 256 * 2**20:
         raise ProfileError(f"{path}: {len(data) / 2**20:.0f} MiB is too large for a profile")
-    text = data.decode("utf-8", errors="replace")
+    text = _decoded(data, path)
     if tool is None and f"format: {PROFILE_FORMAT}" in text[:4096]:
         return load_profile(path)
     if tool is not None:
@@ -53,3 +53,19 @@ def read_profile(path: str | Path, tool: str | None = None, **options: Any) -> P
             return reader(text, raw=str(path), **options)
     raise ProfileError(f"{path}: not a perfcast profile nor the output of {', '.join(READERS)} (formats: "
                        + "; ".join(about for about, _, _ in READERS.values()) + ")")
+
+
+def _decoded(data: bytes, path: Path) -> str:
+    """Return a profiler output as text: UTF-8 (a byte-order mark dropped) or UTF-16 with its mark.
+
+    Windows tools and editors save CSV with a byte-order mark or as UTF-16; read as UTF-8, the header then
+    starts with invisible bytes and every column looked missing.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ProfileError(f"{path}: marked as UTF-16 but not valid UTF-16 text") from None
+    if data[:200].count(b"\x00") > 20:
+        raise ProfileError(f"{path}: looks like UTF-16 without a byte-order mark; save it as UTF-8")
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff")

@@ -98,6 +98,7 @@ def _table(text: str) -> list[list[str]]:
 class _Launch:
     kernel: str
     device: str | None
+    id: str = ""  # ncu's own launch ID (the CSV's ID column)
     values: dict[str, float | None] = field(default_factory=dict)  # metric -> base-unit value
     kinds: dict[str, str] = field(default_factory=dict)
 
@@ -112,8 +113,13 @@ def _launches_details(header: list[str], rows: list[list[str]]) -> list[_Launch]
             continue  # a rule row, or a trailing fragment
         launch_id, kernel, metric = row[col["ID"]], row[kernel_col], row[col["Metric Name"]].strip()
         device = row[col["Device"]] if "Device" in col else None
-        launch = launches.setdefault(launch_id, _Launch(kernel, device))
+        launch = launches.setdefault(launch_id, _Launch(kernel, device, launch_id))
+        if launch.kernel != kernel:
+            raise ProfileError(f"launch ID {launch_id} names two kernels, {launch.kernel!r} and {kernel!r}: the CSV "
+                               "was edited or two captures were joined")
         if metric in _WANTED:  # other metrics may carry units (Mbyte/second, inst/cycle) the models never read
+            if metric in launch.values:
+                raise ProfileError(f"kernel {kernel!r}, launch ID {launch_id}: metric {metric} given twice")
             unit = row[col["Metric Unit"]] if "Metric Unit" in col else ""
             _store(launch, metric, unit, row[col["Metric Value"]])
     return list(launches.values())
@@ -129,11 +135,21 @@ def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) ->
     else:
         notes.append("no units row under the header: values taken in base units (write with --print-units base)")
     launches = []
+    seen: dict[str, str] = {}
     for row in rows:
         if len(row) < len(header):
+            # A file cut short (an interrupted capture) ends in a partial row: say so, never drop it silently.
+            notes.append(f"left out a row of {len(row)} of the header's {len(header)} columns"
+                         + (f" (launch ID {row[col['ID']]})" if len(row) > col["ID"] else "")
+                         + ": the file is cut short or was edited")
             continue
+        launch_id = row[col["ID"]]
+        if launch_id in seen:
+            raise ProfileError(f"launch ID {launch_id} appears twice ({seen[launch_id]!r} and {row[kernel_col]!r}): "
+                               "the CSV was edited or two captures were joined")
+        seen[launch_id] = row[kernel_col]
         device = row[col["Device"]] if "Device" in col else None
-        launch = _Launch(row[kernel_col], device)
+        launch = _Launch(row[kernel_col], device, launch_id)
         for name in _WANTED & set(col):
             _store(launch, name, units[col[name]], row[col[name]])
         launches.append(launch)
@@ -143,6 +159,9 @@ def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) ->
 def _store(launch: _Launch, metric: str, unit: str, text: str) -> None:
     """Put one metric's value of a launch, converted to base units, into the launch."""
     value = parse_ncu_value(text, launch.kernel, metric)
+    if value is not None and value < 0:
+        raise ProfileError(f"kernel {launch.kernel!r}, launch ID {launch.id or '?'}: metric {metric} is negative "
+                           f"({text.strip()}); counts, bytes and times cannot be")
     factor, kind = unit_factor(unit, launch.kernel, metric) if unit.strip() not in ("%", "") else (1.0, "count")
     launch.values[metric] = None if value is None else value * factor
     launch.kinds[metric] = kind
@@ -189,13 +208,12 @@ def read_ncu(text: str, *, command: str | None = None, raw: str | None = None) -
     counted: dict[str, int] = defaultdict(int)
     dropped: dict[str, list[str]] = defaultdict(list)
     devices = {launch.device for launch in launches if launch.device}
-    order: list[str] = []
-    for number, launch in enumerate(launches):
-        if launch.kernel not in order:
-            order.append(launch.kernel)
+    order: dict[str, None] = {}  # the kernels in the order first met (a dict: a list's `in` is quadratic)
+    for launch in launches:
+        order.setdefault(launch.kernel)
         metrics, duration, missing = _model_metrics(launch)
         if missing:
-            dropped[launch.kernel].append(f"launch {number} ({', '.join(missing)} = nan)")
+            dropped[launch.kernel].append(f"launch ID {launch.id} ({', '.join(missing)} = nan)")
             continue
         counted[launch.kernel] += 1
         for name, value in metrics.items():

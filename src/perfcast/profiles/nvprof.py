@@ -55,8 +55,11 @@ def read_nvprof(text: str, *, command: str | None = None, raw: str | None = None
         if needed not in col:
             raise ProfileError(f"the nvprof table has no {needed!r} column")
     kernels: dict[tuple[str, str], tuple[int, dict[str, float]]] = {}
+    seen: set[tuple[str, str, str]] = set()
+    short = 0
     for row in rows[1:]:
         if len(row) < len(header):
+            short += 1  # said below: a file cut short ends in a partial row
             continue
         device, kernel = row[col["Device"]] if "Device" in col else "", row[col["Kernel"]]
         metric = row[col["Metric Name"]]
@@ -64,11 +67,22 @@ def read_nvprof(text: str, *, command: str | None = None, raw: str | None = None
             invocations = int(row[col["Invocations"]])
         except ValueError:
             raise ProfileError(f"kernel {kernel!r}: invocations {row[col['Invocations']]!r} is not a count") from None
+        if invocations < 0:
+            raise ProfileError(f"kernel {kernel!r}: invocations {invocations} is negative")
+        if (device, kernel, metric) in seen:
+            raise ProfileError(f"kernel {kernel!r}: metric {metric} given twice; the table was edited or two "
+                               "captures were joined")
+        seen.add((device, kernel, metric))
         launches, metrics = kernels.setdefault((device, kernel), (invocations, {}))
+        if invocations != launches:
+            raise ProfileError(f"kernel {kernel!r}: {launches} invocations in one row and {invocations} in another "
+                               f"({metric}); nvprof writes one count per kernel")
         if metric in _BY_NVPROF:
             metrics[_BY_NVPROF[metric]] = _number(row[col["Avg"]], kernel, metric) * invocations
     if not kernels:
         raise ProfileError("the nvprof table lists no kernel")
+    notes = ((f"left out {short} row(s) with fewer columns than the header: the file is cut short or was edited",)
+             if short else ())
     devices = sorted({device for device, _ in kernels if device})
     several = len(devices) > 1
     profiles = tuple(
@@ -77,4 +91,4 @@ def read_nvprof(text: str, *, command: str | None = None, raw: str | None = None
     )
     version = next((m[1] for line in lines[:start] if (m := _VERSION.search(line))), None)
     source = ProfileSource("nvprof", version=version, device=", ".join(devices) or None, command=command, raw=raw)
-    return ProfileSet(source, profiles)
+    return ProfileSet(source, profiles, notes)

@@ -23,6 +23,7 @@ __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclg
 
 _BLOCK = re.compile(r"Instructions executed for kernel '(?P<name>[^']+)':\s*$")  # may follow program output on its line
 _LINE = re.compile(r"^\s*(?P<count>\d+) - (?P<what>.+?)\s*$")
+_NEGATIVE = re.compile(r"^\s*-\d+ - \S")
 _MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d+) bytes\)$")
 _CALL = re.compile(r"^call (?P<callee>[\w.$]+)\(\)$")
 _MANGLED = re.compile(r"^_Z(?P<length>\d+)(?P<rest>\w+)$")
@@ -141,6 +142,9 @@ def _launches(text: str) -> list[_Launch]:
             continue
         entry = _LINE.match(line)
         if entry is None:
+            if _NEGATIVE.match(line):  # a count line with a minus: edited output, never Oclgrind's
+                raise ProfileError(f"kernel {current.kernel!r}: a negative count in its histogram "
+                                   f"({line.strip()!r})")
             current = None  # the block ends at its first line that is not a count (a blank, program output)
             continue
         what, count = entry["what"], int(entry["count"])
