@@ -95,7 +95,10 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
     """Return the data of YAML `text`; every problem is a YamlInputError naming `source` and the line."""
     if len(text) > MAX_FILE_BYTES:
         raise YamlInputError(f"{source}: {len(text):,} characters, more than the {MAX_FILE_BYTES:,} perfcast reads")
-    loader = _StrictLoader(text)
+    try:
+        loader = _StrictLoader(text)  # it checks the characters here: a control character is a ReaderError
+    except yaml.YAMLError as error:
+        raise YamlInputError(f"{source}: not valid YAML: {error}") from None
     try:
         node = loader.get_single_node()
         if node is None:

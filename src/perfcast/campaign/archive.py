@@ -115,6 +115,8 @@ def _json(text: str | bytes, origin: str) -> Any:
         return json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as error:
         raise ArchiveError(f"{origin}: not valid JSON ({error})") from None
+    except ValueError as error:  # a number of thousands of digits
+        raise ArchiveError(f"{origin}: a value perfcast cannot read ({error})") from None
     except RecursionError:
         raise ArchiveError(f"{origin}: nested too deeply to read") from None
 
@@ -123,6 +125,7 @@ def _json(text: str | bytes, origin: str) -> Any:
 _POSITIVE = ("median_s", "min_s", "max_s", "total_s")
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s")
 _MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling")
+_PRECISIONS = {"fp16", "bf16", "fp32", "fp64", "int8", "int32"}  # perfcast.units.Precision's values
 
 
 def _number(value: Any) -> bool:
@@ -166,6 +169,22 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
                 raise ArchiveError(f"{where}: {field} must be a list of positive integers")
         if "profile" in record and record["profile"] is not None and not isinstance(record["profile"], dict):
             raise ArchiveError(f"{where}: profile must be a mapping")
+        if "skipped" in record or record.get("check"):
+            if not isinstance(record.get("skipped", ""), str) or not isinstance(record.get("check") or "", str):
+                raise ArchiveError(f"{where}: 'skipped' and 'check' must be texts (why it was not scored)")
+            continue
+        # A record the scores read: a time and its spread; a suite kernel also its size and precision.
+        if "median_s" not in record and data.get("kind") != "program":
+            continue  # not timed yet (an unfinished run's folder): reported as such
+        for field in ("median_s", "spread"):
+            if not _number(record.get(field)):
+                raise ArchiveError(f"{where}: a timed kernel needs {field} (a number)")
+        if data.get("kind") != "program":
+            if not (isinstance(record.get("n"), int) and not isinstance(record.get("n"), bool) and record["n"] > 0):
+                raise ArchiveError(f"{where}: a suite kernel needs n, its size (a positive integer)")
+            if record.get("precision") not in _PRECISIONS:
+                raise ArchiveError(f"{where}: precision {record.get('precision')!r} is not one of "
+                                   f"{', '.join(sorted(_PRECISIONS))}")
     return data
 
 

@@ -13,6 +13,7 @@ its local size the block, as OpenCL counts them.
 from __future__ import annotations
 
 import csv
+import math
 import io
 import re
 import shutil
@@ -40,10 +41,20 @@ def _rows(text: str, first_column: str) -> tuple[list[str], list[list[str]]]:
 
 
 def _int(value: str, where: str) -> int:
+    number = _float(value, where)
+    if number < 1 or number != int(number):
+        raise LaunchLogError(f"{where}: {value!r} is not a grid or block size (a whole number, at least 1)")
+    return int(number)
+
+
+def _float(value: str, where: str) -> float:
     try:
-        return int(float(value.replace(",", "")))
+        number = float(value.replace(",", ""))
     except ValueError:
         raise LaunchLogError(f"{where}: {value!r} is not a number") from None
+    if not math.isfinite(number) or number < 0:
+        raise LaunchLogError(f"{where}: {value!r} is not a time or a size (finite, at least 0)")
+    return number
 
 
 def _launch(seq: int, name: str, stream: str, grid: Sequence[int], block: Sequence[int], start: float,
@@ -59,15 +70,20 @@ def _trace_launches(rows: Sequence[list[str]], column: dict[str, int], keys: Seq
     """Return the kernel launches of a GPU trace's rows; `keys` name its grid x y z, block x y z and stream columns."""
     launches: list[Launch] = []
     devices: dict[tuple[int, str], str] = {}
+    width = max(column.values()) + 1
     for number, row in enumerate(rows, start=first_row):
         where = f"GPU trace row {number}"
+        if len(row) < width:
+            if number == first_row + len(rows) - 1:
+                break  # the last row of a file cut short
+            raise LaunchLogError(f"{where}: {len(row)} columns where the header has {width}")
         name = clean(row[column["Name"]])
         if not row[column[keys[0]]].strip() or name.startswith("["):
             continue  # a copy or a memset
         grid = [_int(row[column[k]], where) for k in keys[0:3]]
         block = [_int(row[column[k]], where) for k in keys[3:6]]
-        start = float(row[column["Start"]].replace(",", "")) * to_ns["Start"]
-        duration = float(row[column["Duration"]].replace(",", "")) * to_ns["Duration"]
+        start = _float(row[column["Start"]], where) * to_ns["Start"]
+        duration = _float(row[column["Duration"]], where) * to_ns["Duration"]
         launch = _launch(len(launches), name, row[column[keys[6]]], grid, block, start, duration)
         launches.append(launch)
         if "Device" in column:
@@ -99,7 +115,8 @@ def read_nvprof_gpu_trace(text: str) -> LaunchLog:
     missing = [name for name in needed if name not in column]
     if missing:
         raise LaunchLogError(f"the nvprof GPU trace lacks the column(s) {', '.join(missing)}")
-    units = rows[0] if rows and rows[0][column["Start"]] in _UNIT_NS else None
+    units = (rows[0] if rows and len(rows[0]) > max(column["Start"], column["Duration"])
+             and rows[0][column["Start"]] in _UNIT_NS and rows[0][column["Duration"]] in _UNIT_NS else None)
     if units is None:
         raise LaunchLogError("the nvprof GPU trace has no unit row under its header (ms, us or ns)")
     to_ns = {key: _UNIT_NS[units[column[key]]] for key in ("Start", "Duration")}

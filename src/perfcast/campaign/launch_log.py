@@ -161,6 +161,13 @@ def _launch(fields: list[str], pid: int, where: str, failed: bool) -> Launch:
         raise LaunchLogError(f"{where}: a launch line with a field that is not a number") from None
 
 
+def _count(text: str, where: str) -> int:
+    """Return a field that must be a whole number at least 0, or LaunchLogError naming the line."""
+    if not text.strip().isdigit():
+        raise LaunchLogError(f"{where}: {text[:20]!r} where the log has a count")
+    return int(text)
+
+
 def read_launch_logs(prefix: Path) -> LaunchLog:
     """Return the launches logged under `prefix` (every process's file), each process's in enqueue order."""
     launches: list[Launch] = []
@@ -175,6 +182,8 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
         if len(header) < 3 or header[1] != str(LOG_FORMAT):
             raise LaunchLogError(f"{path} is a launch log of format {header[1:2]}, this perfcast reads "
                                  f"format {LOG_FORMAT}")
+        if not header[2].strip().isdigit():
+            raise LaunchLogError(f"{path}: the header's process id {header[2][:20]!r} is not a number")
         pid = int(header[2])
         processes.append(pid)
         # The last line may be cut where the process was killed mid-write: only whole lines count.
@@ -190,11 +199,11 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
                 launches.append(_launch(fields, pid, where, kind == "X"))
             elif kind == "Q" and len(fields) >= 5:
                 queues[(pid, fields[1])] = fields[4]
-                if not int(fields[3]) & 2:  # CL_QUEUE_PROFILING_ENABLE
+                if not _count(fields[3], where) & 2:  # CL_QUEUE_PROFILING_ENABLE
                     unprofiled.append((pid, fields[1]))
             elif kind == "E" and len(fields) >= 3:
                 exited.append(pid)
-                unfinished += int(fields[2])
+                unfinished += _count(fields[2], where)
             elif line:
                 raise LaunchLogError(f"{where}: a line of unknown kind {kind[:20]!r}")
     launches.sort(key=lambda launch: (launch.pid, launch.seq))

@@ -103,9 +103,17 @@ class _Launch:
     kinds: dict[str, str] = field(default_factory=dict)
 
 
+def _require(col: dict[str, int], names: tuple[str, ...], page: str) -> None:
+    """Raise ProfileError naming the columns a page's table lacks."""
+    missing = [name for name in names if name not in col]
+    if missing:
+        raise ProfileError(f"the Nsight Compute {page} page lacks the column(s) {', '.join(missing)}")
+
+
 def _launches_details(header: list[str], rows: list[list[str]]) -> list[_Launch]:
     """Return the launches of a details-page table (one row per launch x metric)."""
     col = {name: header.index(name) for name in header}
+    _require(col, ("ID", "Metric Name", "Metric Value"), "details")
     kernel_col = next(col[c] for c in _KERNEL_COLUMNS if c in col)
     launches: dict[str, _Launch] = {}
     for row in rows:
@@ -128,6 +136,7 @@ def _launches_details(header: list[str], rows: list[list[str]]) -> list[_Launch]
 def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) -> list[_Launch]:
     """Return the launches of a raw-page table (one column per metric, an optional units row)."""
     col = {name: header.index(name) for name in header}
+    _require(col, ("ID",), "raw")
     kernel_col = next(col[c] for c in _KERNEL_COLUMNS if c in col)
     units = [""] * len(header)
     if rows and not rows[0][col["ID"]].strip():

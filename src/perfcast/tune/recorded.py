@@ -100,15 +100,31 @@ def _number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
+_KT_FAILED_TIME = 1e20  # ms: how KernelTuner before 0.4 wrote a configuration that failed
+
+
+def _scalar(value: Any) -> bool:
+    """Return whether `value` can be a parameter's value: a number, a name or a truth value."""
+    return isinstance(value, int | float | str | bool) and not (isinstance(value, float) and not math.isfinite(value))
+
+
 def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
     """Return the space of a KernelTuner cache (times in ms in the file)."""
     missing = [k for k in ("tune_params_keys", "tune_params", "cache") if k not in data]
     if missing:
         raise RecordedSpaceError(f"{origin}: a KernelTuner cache needs {', '.join(missing)}")
-    keys = list(data["tune_params_keys"])
+    keys = data["tune_params_keys"]
+    if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise RecordedSpaceError(f"{origin}: tune_params_keys must be a list of parameter names")
     params = data["tune_params"]
     if not isinstance(params, dict) or set(keys) - set(params):
-        raise RecordedSpaceError(f"{origin}: tune_params lacks {sorted(set(keys) - set(params or {}))}")
+        raise RecordedSpaceError(f"{origin}: tune_params lacks "
+                                 f"{sorted(set(keys) - set(params if isinstance(params, dict) else {}))}")
+    for key in keys:
+        if not isinstance(params[key], list) or not all(_scalar(v) for v in params[key]):
+            raise RecordedSpaceError(f"{origin}: tune_params[{key!r}] must be a list of numbers or names")
+    if not isinstance(data["cache"], dict):
+        raise RecordedSpaceError(f"{origin}: 'cache' must map each configuration's key to its entry")
     # KernelTuner 1.5 writes the objective as a list (one per objective); earlier versions as a string.
     objectives = data.get("objective", "time")
     if isinstance(objectives, list):
@@ -128,6 +144,10 @@ def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
         if absent or "time" not in entry:
             raise RecordedSpaceError(f"{origin}: cache entry {entry_key!r} lacks {', '.join(absent or ['time'])}")
         config = {k: entry[k] for k in keys}
+        odd = [k for k, v in config.items() if not _scalar(v)]
+        if odd:
+            raise RecordedSpaceError(f"{origin}: cache entry {entry_key!r}: {odd[0]} is {config[odd[0]]!r}, not a "
+                                     "number or a name")
         raw = entry["time"]
         if isinstance(raw, str):
             if raw not in _KT_FAILURES:
@@ -136,17 +156,23 @@ def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
             records.append(Record(config, _KT_FAILURES[raw], None))
             continue
         mean = _number(raw)
-        if mean is None or mean <= 0:
-            # Old KernelTuner versions wrote failures as 1e20; anything not a positive time is one.
+        if mean is None or mean <= 0 or mean >= _KT_FAILED_TIME:
+            # Old KernelTuner versions wrote failures as 1e20 ms; that, and anything not a positive time, is one.
             records.append(Record(config, "runtime", None))
             continue
-        times = tuple(t * _MS for t in entry.get("times") or [] if _number(t))
+        runs = entry.get("times") or []
+        if not isinstance(runs, list):
+            raise RecordedSpaceError(f"{origin}: cache entry {entry_key!r}: times must be a list")
+        times = tuple(t * _MS for t in runs if _number(t))
         metrics = {k: float(v) for k, v in entry.items()
                    if k not in keys and k not in ("time", "times") and _number(v) is not None}
         records.append(Record(config, "ok", mean * _MS, times, metrics))
     problem = data.get("problem_size") or []
+    problem = problem if isinstance(problem, list) else [problem]
+    if not all(isinstance(p, int) and not isinstance(p, bool) for p in problem):
+        raise RecordedSpaceError(f"{origin}: problem_size must be a list of integers, not {problem!r}")
     return RecordedSpace(str(data.get("kernel_name", "kernel")), str(data.get("device_name", "")),
-                         tuple(int(p) for p in (problem if isinstance(problem, list) else [problem])),
+                         tuple(problem),
                          {k: tuple(params[k]) for k in keys}, records, objective, origin)
 
 
@@ -155,13 +181,20 @@ def _from_t4(data: dict[str, Any], origin: str) -> RecordedSpace:
     results = data["results"]
     if not isinstance(results, list) or not results:
         raise RecordedSpaceError(f"{origin}: the T4 file has no results")
-    keys: list[str] = list(results[0].get("configuration") or {})
+    if not all(isinstance(result, dict) for result in results):
+        raise RecordedSpaceError(f"{origin}: every result must be an object")
+    first = results[0].get("configuration")
+    keys: list[str] = list(first) if isinstance(first, dict) else []
     values: dict[str, set[Value]] = {k: set() for k in keys}
     records = []
     for index, result in enumerate(results):
         config = result.get("configuration")
         if not isinstance(config, dict) or list(config) != keys:
             raise RecordedSpaceError(f"{origin}: result {index} has another set of parameters than the first")
+        odd = [k for k, v in config.items() if not _scalar(v)]
+        if odd:
+            raise RecordedSpaceError(f"{origin}: result {index}: {odd[0]} is {config[odd[0]]!r}, not a number or "
+                                     "a name")
         for k, v in config.items():
             values[k].add(v)
         invalidity = result.get("invalidity", "correct")
@@ -170,7 +203,10 @@ def _from_t4(data: dict[str, Any], origin: str) -> RecordedSpace:
                                      f"{', '.join(_T4_STATUSES)}")
         status = _T4_STATUSES[invalidity]
         measured = {m.get("name"): m.get("value") for m in result.get("measurements") or [] if isinstance(m, dict)}
-        runtimes = tuple(t * _MS for t in (result.get("times") or {}).get("runtimes") or [] if _number(t))
+        times = result.get("times") or {}
+        if not isinstance(times, dict) or not isinstance(times.get("runtimes") or [], list):
+            raise RecordedSpaceError(f"{origin}: result {index}: times must be an object whose runtimes is a list")
+        runtimes = tuple(t * _MS for t in times.get("runtimes") or [] if _number(t))
         mean = _number(measured.get("time"))
         if status == "ok" and mean is None and runtimes:
             mean = sum(runtimes) / len(runtimes) / _MS
@@ -207,6 +243,8 @@ def read_recorded(path: str | Path) -> RecordedSpace:
     text = raw.decode("utf-8", errors="replace").rstrip()
     try:
         data = json.loads(text)
+    except RecursionError:
+        raise RecordedSpaceError(f"{path}: nested too deeply to read") from None
     except json.JSONDecodeError as error:
         # KernelTuner leaves its cache open (no closing braces) while it tunes: read such a file as if closed.
         try:
@@ -215,6 +253,8 @@ def read_recorded(path: str | Path) -> RecordedSpace:
             data = None
         if data is None:
             raise RecordedSpaceError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    except ValueError as error:  # an integer of thousands of digits
+        raise RecordedSpaceError(f"{path}: a value perfcast cannot read ({error})") from None
     if not isinstance(data, dict):
         raise RecordedSpaceError(f"{path}: not a JSON object")
     if "cache" in data:

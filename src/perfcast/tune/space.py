@@ -6,6 +6,8 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from perfcast.errors import InputError
+
 __all__ = ["Config", "SearchSpace"]
 
 Config = dict[str, int]
@@ -21,12 +23,12 @@ class SearchSpace:
 
     def __post_init__(self) -> None:
         if not self.parameters:
-            raise ValueError("a search space needs at least one parameter")
+            raise InputError("a search space needs at least one parameter")
         for name, values in self.parameters.items():
             if not values:
-                raise ValueError(f"parameter {name!r} has no values")
+                raise InputError(f"parameter {name!r} has no values")
             if len(set(values)) != len(values):
-                raise ValueError(f"parameter {name!r} lists a value twice")
+                raise InputError(f"parameter {name!r} lists a value twice")
 
     def invalid(self, config: Mapping[str, int]) -> str | None:
         """Return why `config` is not in the space, or None."""

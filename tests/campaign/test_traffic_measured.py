@@ -5,7 +5,7 @@ import math
 import pytest
 
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
-from perfcast.validation.traffic_measured import compare_traffic, level_medians
+from perfcast.campaign.traffic_measured import compare_traffic, level_medians
 
 
 def _profiles(**kernels: dict[str, float]) -> ProfileSet:
