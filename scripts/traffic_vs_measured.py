@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 
 from perfcast.campaign.archive import Archive
+from perfcast.campaign.traffic_measured import compare_traffic, level_medians
 from perfcast.kernels.campaign import KERNELS
 from perfcast.profiles import read_profile
 from perfcast.profiles.profile import ProfileSet
 from perfcast.safe_yaml import load_yaml_text
-from perfcast.campaign.traffic_measured import compare_traffic, level_medians
 
 
 def main() -> int:

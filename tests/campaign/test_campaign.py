@@ -160,7 +160,12 @@ HEAD = '"format": "perfcast-campaign", "version": 1'
 @pytest.mark.parametrize(("manifest", "message"), [
     ('{' + HEAD + ', "kernels": {"triad": {"median_s": -6.7e-05}}}', "median_s must be a positive number"),
     ('{' + HEAD + ', "kernels": {"triad": {"median_s": "fast"}}}', "median_s must be a positive number"),
-    ('{' + HEAD + ', "kernels": {"triad": {"spread": null, "median_s": 1e-3}}}', None),  # null: not measured
+    ('{' + HEAD + ', "kernels": {"triad": {"spread": null, "median_s": 1e-3}}}', "a timed kernel needs spread"),
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3, "spread": 0.01}}}', "needs n, its size"),
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3, "spread": 0.01, "n": 8, "precision": "fp128"}}}',
+     "precision 'fp128' is not one of"),
+    ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3, "spread": 0.01, "n": 8, "precision": "fp32"}}}', None),
+    ('{' + HEAD + ', "kernels": {"triad": {"n": 8}}}', None),  # not timed yet: an unfinished run
     ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3}, "triad": {"median_s": 1}}}', "'triad' appears twice"),
     ('{' + HEAD + ', "kernels": [1, 2]}', "'kernels' must map"),
     ('{' + HEAD + ', "kernels": {"triad": "fast"}}', "its record must be a mapping"),

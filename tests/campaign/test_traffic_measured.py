@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 from perfcast.campaign.traffic_measured import compare_traffic, level_medians
+from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 
 
 def _profiles(**kernels: dict[str, float]) -> ProfileSet:

@@ -13,8 +13,8 @@ its local size the block, as OpenCL counts them.
 from __future__ import annotations
 
 import csv
-import math
 import io
+import math
 import re
 import shutil
 from collections.abc import Callable, Sequence
