@@ -140,7 +140,9 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
     if data.get("version") != ARCHIVE_VERSION:
         raise ArchiveError(f"{origin}: campaign archive version {data.get('version')!r}; this perfcast reads "
                            f"version {ARCHIVE_VERSION}")
-    kernels = data.get("kernels", {})
+    if "kernels" not in data:
+        raise ArchiveError(f"{origin}: the manifest lists no 'kernels'")
+    kernels = data["kernels"]
     if not isinstance(kernels, dict):
         raise ArchiveError(f"{origin}: 'kernels' must map each kernel's name to its record")
     for name in _MAPPINGS:

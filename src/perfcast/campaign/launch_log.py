@@ -163,7 +163,7 @@ def _launch(fields: list[str], pid: int, where: str, failed: bool) -> Launch:
 
 def _count(text: str, where: str) -> int:
     """Return a field that must be a whole number at least 0, or LaunchLogError naming the line."""
-    if not text.strip().isdigit():
+    if not text.strip().isdigit() or len(text.strip()) > 20:
         raise LaunchLogError(f"{where}: {text[:20]!r} where the log has a count")
     return int(text)
 
@@ -182,9 +182,7 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
         if len(header) < 3 or header[1] != str(LOG_FORMAT):
             raise LaunchLogError(f"{path} is a launch log of format {header[1:2]}, this perfcast reads "
                                  f"format {LOG_FORMAT}")
-        if not header[2].strip().isdigit():
-            raise LaunchLogError(f"{path}: the header's process id {header[2][:20]!r} is not a number")
-        pid = int(header[2])
+        pid = _count(header[2], f"{path.name}:1")
         processes.append(pid)
         # The last line may be cut where the process was killed mid-write: only whole lines count.
         whole = lines[1:-1]  # the text after the last newline is a line cut by a kill, or nothing
@@ -193,7 +191,7 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
             fields = line.split("\t")
             kind = fields[0]
             if kind == _HEADER and len(fields) >= 3 and fields[1] == str(LOG_FORMAT) and fields[2].isdigit():
-                pid = int(fields[2])  # a later process given the same pid appends to the same file
+                pid = _count(fields[2], where)  # a later process given the same pid appends to the same file
                 processes.append(pid)
             elif kind == "L" or kind == "X":
                 launches.append(_launch(fields, pid, where, kind == "X"))

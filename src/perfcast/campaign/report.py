@@ -53,6 +53,9 @@ def score_archive(archive: Archive | ArchiveRun) -> CampaignScores:
         if record.get("check"):
             not_scored[name] = f"wrong result: {record['check']}"
             continue
+        if "median_s" not in record and archive.manifest.get("kind") != "program":
+            not_scored[name] = "not timed (the run stopped before it)"
+            continue
         profile = None
         if profiles is not None and any(k.name == name for k in profiles.kernels):
             profile = profiles.kernel(name)

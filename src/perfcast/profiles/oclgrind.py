@@ -22,8 +22,8 @@ from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, P
 __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind", "read_oclgrind_launches"]
 
 _BLOCK = re.compile(r"Instructions executed for kernel '(?P<name>[^']+)':\s*$")  # may follow program output on its line
-_LINE = re.compile(r"^\s*(?P<count>\d+) - (?P<what>.+?)\s*$")
-_NEGATIVE = re.compile(r"^\s*-\d+ - \S")
+_LINE = re.compile(r"^\s*(?P<count>\d{1,20}) - (?P<what>.+?)\s*$")  # 20 digits: past 2^64, no count
+_NEGATIVE = re.compile(r"^\s*(-\d+|\d{21,}) - \S")  # negative, or more digits than any count has
 _MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d+) bytes\)$")
 _CALL = re.compile(r"^call (?P<callee>[\w.$]+)\(\)$")
 _MANGLED = re.compile(r"^_Z(?P<length>\d+)(?P<rest>\w+)$")
@@ -143,8 +143,8 @@ def _launches(text: str) -> list[_Launch]:
         entry = _LINE.match(line)
         if entry is None:
             if _NEGATIVE.match(line):  # a count line with a minus: edited output, never Oclgrind's
-                raise ProfileError(f"kernel {current.kernel!r}: a negative count in its histogram "
-                                   f"({line.strip()!r})")
+                raise ProfileError(f"kernel {current.kernel!r}: a negative or impossible count in its histogram "
+                                   f"({line.strip()[:60]!r})")
             current = None  # the block ends at its first line that is not a count (a blank, program output)
             continue
         what, count = entry["what"], int(entry["count"])

@@ -215,6 +215,9 @@ class _Parser:
         if self.pos < len(text) and text[self.pos].isdigit():
             while self.pos < len(text) and text[self.pos].isdigit():
                 self.pos += 1
+            if self.pos - start > 18:  # past 10^18 elements no array exists, and int() refuses 4300 digits
+                self.pos = start
+                raise self.error("a size of at most 18 digits")
             value = int(text[start : self.pos])
             if value < 1:
                 self.pos = start

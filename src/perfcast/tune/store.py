@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import functools
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from perfcast.errors import InputError, NotFound
 from perfcast.output_files import replaced
@@ -81,6 +82,25 @@ def _key(mapping: Mapping[str, Any]) -> str:
     return json.dumps(dict(mapping), sort_keys=True)
 
 
+T = TypeVar("T")
+
+
+def _damage_is_a_store_error(method: Callable[..., T]) -> Callable[..., T]:
+    """Return `method` with a damaged store's errors (SQLite's, undecodable text or JSON) as StoreError.
+
+    A damaged file is bad input, not a crash: the error names the store.
+    """
+
+    @functools.wraps(method)
+    def guarded(self: ResultsStore, *args: Any, **kwargs: Any) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except (sqlite3.DatabaseError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise StoreError(f"{self.path}: the store is damaged ({type(error).__name__}: {error})") from None
+
+    return guarded
+
+
 class ResultsStore:
     """An SQLite file of tuning runs and their measurements."""
 
@@ -103,7 +123,7 @@ class ResultsStore:
             raise StoreError(f"{self.path}: cannot open: {error}") from None
         try:
             self._check_or_create(create)
-        except sqlite3.DatabaseError as error:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as error:
             self.db.close()
             raise StoreError(f"{self.path}: not a readable results store ({error})") from None
         except StoreError:
@@ -162,6 +182,7 @@ class ResultsStore:
             self._lock.close()
             self._lock = None
 
+    @_damage_is_a_store_error
     def open_run(self, kernel: str, strategy: str, environment: Mapping[str, Any], problem: Mapping[str, Any],
                  repetitions: int) -> tuple[int, bool]:
         """Return (run id, resumed): the unfinished run of the same identity if there is one, else a new run."""
@@ -182,6 +203,7 @@ class ResultsStore:
         assert cursor.lastrowid is not None
         return int(cursor.lastrowid), False
 
+    @_damage_is_a_store_error
     def find(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
         """Return the measurement this run already has of `config` at `size` (from whichever step took it)."""
         row = self.db.execute(
@@ -193,6 +215,7 @@ class ResultsStore:
             return None
         return Measurement(row[0], dict(config), dict(size), row[1], row[2], tuple(json.loads(row[3])), row[4])
 
+    @_damage_is_a_store_error
     def distinct_measurements(self, run_id: int) -> int:
         """Return how many (configuration, size) pairs this run has evaluated: measured, or failed."""
         failed = "UNION SELECT config, size FROM failures WHERE run_id = ?" if self._has_failures else ""
@@ -202,6 +225,7 @@ class ResultsStore:
         ).fetchone()
         return int(row[0])
 
+    @_damage_is_a_store_error
     def record_failure(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int], status: str,
                        message: str) -> None:
         """Store a configuration that failed (compile, runtime, wrong, timeout) at once, with the message."""
@@ -213,6 +237,7 @@ class ResultsStore:
         )
         self.db.commit()
 
+    @_damage_is_a_store_error
     def find_failure(self, run_id: int, config: Mapping[str, int], size: Mapping[str, int] | None = None
                      ) -> tuple[str, str] | None:
         """Return (status, message) where this run found `config` failing (at `size`, or at any size if None)."""
@@ -226,6 +251,7 @@ class ResultsStore:
         row = self.db.execute(query + " LIMIT 1", arguments).fetchone()
         return (row[0], row[1]) if row else None
 
+    @_damage_is_a_store_error
     def failures(self, run_id: int) -> list[dict[str, Any]]:
         """Return the run's failed configurations: config, size, status, message, in the order they failed."""
         if not self._has_failures:
@@ -234,6 +260,7 @@ class ResultsStore:
                                (run_id,)).fetchall()
         return [{"config": json.loads(r[0]), "size": json.loads(r[1]), "status": r[2], "message": r[3]} for r in rows]
 
+    @_damage_is_a_store_error
     def record(self, run_id: int, measurement: Measurement) -> None:
         """Store one measurement at once (committed: nothing is lost if the run is interrupted)."""
         self.db.execute(
@@ -245,6 +272,7 @@ class ResultsStore:
         )
         self.db.commit()
 
+    @_damage_is_a_store_error
     def file_under(self, run_id: int, measurement: Measurement, step: str) -> None:
         """File an existing measurement under `step` too, keeping the time it was taken (a copy, not a new run)."""
         self.db.execute(
@@ -255,12 +283,14 @@ class ResultsStore:
         )
         self.db.commit()
 
+    @_damage_is_a_store_error
     def finish(self, run_id: int, result: Mapping[str, Any]) -> None:
         """Mark a run finished with its summary."""
         self.db.execute("UPDATE runs SET finished = ?, result = ? WHERE id = ?",
                         (_dt.datetime.now().isoformat(timespec="seconds"), json.dumps(dict(result)), run_id))
         self.db.commit()
 
+    @_damage_is_a_store_error
     def run_info(self, run_id: int) -> dict[str, Any]:
         """Return a run's row as a dict (JSON fields decoded)."""
         self.db.row_factory = sqlite3.Row
@@ -275,6 +305,7 @@ class ResultsStore:
             info[key] = json.loads(info[key]) if info[key] else None
         return info
 
+    @_damage_is_a_store_error
     def measurements(self, run_id: int) -> list[Measurement]:
         """Return every measurement of a run, in the order they were taken."""
         rows = self.db.execute(
@@ -284,6 +315,7 @@ class ResultsStore:
         return [Measurement(r[0], json.loads(r[1]), json.loads(r[2]), r[3], r[4], tuple(json.loads(r[5])), r[6])
                 for r in rows]
 
+    @_damage_is_a_store_error
     def export_csv(self, run_id: int, path: str | Path) -> Path:
         """Write a run's measurements to CSV (one column per parameter and size entry) and return the path."""
         rows = self.measurements(run_id)
