@@ -122,6 +122,21 @@ def test_an_interrupted_run_keeps_what_it_measured_and_resumes(tmp_path):
     assert "histogram256" in done["kernels"] and any(note.startswith("resumed") for note in done["notes"])
 
 
+def test_a_resume_with_other_options_is_refused_naming_each(tmp_path):
+    from dataclasses import replace
+
+    from perfcast.campaign.run import CampaignOptions, _fresh_manifest, _resume_differences
+
+    options = CampaignOptions("opencl", tmp_path / "r.zip", repetitions=10, kernels=("triad",))
+    manifest = _fresh_manifest(options)
+    assert _resume_differences(manifest, options) == []
+    other = replace(options, repetitions=30, kernels=("triad", "nbody"), device_runs=1)
+    assert _resume_differences(manifest, other) == [
+        "repetitions: 10 then, 30 now", "kernels: ['triad'] then, ['nbody', 'triad'] now", "device_runs: 2 then, 1 now"]
+    older = {k: v for k, v in manifest.items() if k != "options"}  # a run begun before options were kept
+    assert _resume_differences(older, other) == ["repetitions: 10 then, 30 now"]
+
+
 def test_archive_format_and_version_are_checked(tmp_path):
     path = tmp_path / "a.zip"
     with zipfile.ZipFile(path, "w") as z:

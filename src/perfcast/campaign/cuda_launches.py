@@ -84,6 +84,8 @@ def _trace_launches(rows: Sequence[list[str]], column: dict[str, int], keys: Seq
         block = [_int(row[column[k]], where) for k in keys[3:6]]
         start = _float(row[column["Start"]], where) * to_ns["Start"]
         duration = _float(row[column["Duration"]], where) * to_ns["Duration"]
+        if not math.isfinite(start + duration) or start + duration > 1e21:  # ns: 30 000 years
+            raise LaunchLogError(f"{where}: a start or duration no trace could hold")
         launch = _launch(len(launches), name, row[column[keys[6]]], grid, block, start, duration)
         launches.append(launch)
         if "Device" in column:

@@ -163,7 +163,7 @@ def _launch(fields: list[str], pid: int, where: str, failed: bool) -> Launch:
 
 def _count(text: str, where: str) -> int:
     """Return a field that must be a whole number at least 0, or LaunchLogError naming the line."""
-    if not text.strip().isdigit() or len(text.strip()) > 20:
+    if not (text.strip().isascii() and text.strip().isdigit()) or len(text.strip()) > 20:
         raise LaunchLogError(f"{where}: {text[:20]!r} where the log has a count")
     return int(text)
 
@@ -190,7 +190,7 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
             where = f"{path.name}:{number}"
             fields = line.split("\t")
             kind = fields[0]
-            if kind == _HEADER and len(fields) >= 3 and fields[1] == str(LOG_FORMAT) and fields[2].isdigit():
+            if kind == _HEADER and len(fields) >= 3 and fields[1] == str(LOG_FORMAT):
                 pid = _count(fields[2], where)  # a later process given the same pid appends to the same file
                 processes.append(pid)
             elif kind == "L" or kind == "X":

@@ -182,7 +182,25 @@ def manifest_base(command: str) -> dict[str, Any]:
 
 def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
     return {**manifest_base(options.command), "backend": options.backend, "device_selector": options.device,
-            "quick": options.quick, "repetitions": options.repetitions}
+            "quick": options.quick, "repetitions": options.repetitions, "options": _run_options(options)}
+
+
+def _run_options(options: CampaignOptions) -> dict[str, Any]:
+    """Return the options that shape what a run measures, as its manifest keeps them (resumes must match)."""
+    return {"backend": options.backend, "device": options.device, "quick": options.quick,
+            "repetitions": options.repetitions, "kernels": sorted(options.kernels),
+            "device_profile": str(options.device_profile) if options.device_profile else None,
+            "device_runs": options.device_runs}
+
+
+def _resume_differences(manifest: dict[str, Any], options: CampaignOptions) -> list[str]:
+    """Return each option a resumed run gives otherwise than the run it resumes (`-r 30` over `-r 10`, ...)."""
+    recorded = manifest.get("options") or {"backend": manifest.get("backend"), "quick": manifest.get("quick"),
+                                            "device": manifest.get("device_selector"),
+                                            "repetitions": manifest.get("repetitions")}
+    now = _run_options(options)
+    return [f"{name}: {recorded[name]!r} then, {now[name]!r} now" for name in now
+            if name in recorded and recorded[name] != now[name]]
 
 
 def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:
@@ -485,10 +503,11 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
         folder.discard()
     if folder.exists():
         manifest = folder.manifest()
-        if (manifest["backend"], manifest["quick"]) != (options.backend, options.quick):
-            raise ArchiveError(f"{folder.path} holds an unfinished {manifest['backend']} run"
-                               f"{' (quick)' if manifest['quick'] else ''}; finish it with the same options or "
-                               "start again with --fresh")
+        differences = _resume_differences(manifest, options)
+        if differences:
+            raise ArchiveError(f"{folder.path} holds an unfinished run made with other options ("
+                               + "; ".join(differences) + "): finish it with the same options, or start again "
+                               "with --fresh (what it measured is then discarded)")
         manifest["notes"].append(f"resumed {_dt.datetime.now(_dt.UTC).isoformat(timespec='seconds')}")
     else:
         manifest = _fresh_manifest(options)

@@ -31,7 +31,7 @@ def _parse_pairs(values: list[str] | None, option: str, example: str) -> dict[st
                 continue
             name, sep, number = item.partition("=")
             name, number = name.strip(), number.strip()
-            if not sep or not name.isidentifier() or not number.isdigit():
+            if not sep or not name.isidentifier() or not (number.isascii() and number.isdigit()):
                 raise ValueError(f"{option} {item!r}: expected NAME=NON_NEGATIVE_INTEGER, e.g. {example}")
             if name in pairs and pairs[name] != int(number):
                 raise ValueError(f"{option}: {name} is given twice ({pairs[name]} and {number})")

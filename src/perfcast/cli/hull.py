@@ -47,7 +47,7 @@ def _parse_bind(values: list[str] | None) -> dict[str, int]:
     for item in _split_list(values, "--bind"):
         name, sep, value = item.partition("=")
         name, value = name.strip(), value.strip()
-        if not sep or not name or not value.isdigit() or int(value) < 1:
+        if not sep or not name or not (value.isascii() and value.isdigit()) or int(value) < 1:
             raise ValueError(f"--bind {item!r}: expected SYMBOL=POSITIVE_INTEGER, e.g. A=2048")
         if name in bound and bound[name] != int(value):
             raise ValueError(f"--bind: {name} is bound twice ({bound[name]} and {value})")
@@ -83,7 +83,7 @@ def _parse_tile(text: str) -> HaloTile:
     from perfcast.species.classes import HaloTile
 
     tx, sep, ty = text.lower().partition("x")
-    if not sep or not tx.isdigit() or not ty.isdigit():
+    if not sep or not (tx.isascii() and tx.isdigit() and ty.isascii() and ty.isdigit()):
         raise ValueError(f"--tile {text!r}: expected TXxTY, e.g. 16x16")
     return HaloTile(int(tx), int(ty))
 

@@ -36,6 +36,9 @@ Dim = int | str
 PatternKind = Literal["element", "shared", "full", "neighb", "tile"]
 
 
+_DIGITS = frozenset("0123456789")
+
+
 class SpeciesSyntaxError(InputError):
     """A species string that does not follow the grammar; says where and what was expected."""
 
@@ -212,8 +215,8 @@ class _Parser:
         self.skip_space()
         start = self.pos
         text = self.text
-        if self.pos < len(text) and text[self.pos].isdigit():
-            while self.pos < len(text) and text[self.pos].isdigit():
+        if self.pos < len(text) and text[self.pos] in _DIGITS:
+            while self.pos < len(text) and text[self.pos] in _DIGITS:  # not isdigit(): '²' is a digit to it
                 self.pos += 1
             if self.pos - start > 18:  # past 10^18 elements no array exists, and int() refuses 4300 digits
                 self.pos = start
