@@ -24,10 +24,10 @@ __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclg
 _BLOCK = re.compile(r"Instructions executed for kernel '(?P<name>[^']+)':\s*$")  # may follow program output on its line
 _LINE = re.compile(r"^\s*(?P<count>\d{1,20}) - (?P<what>.+?)\s*$")  # 20 digits: past 2^64, no count
 _NEGATIVE = re.compile(r"^\s*(-\d+|\d{21,}) - \S")  # negative, or more digits than any count has
-_MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d+) bytes\)$")
+_MEMORY = re.compile(r"^(?P<op>load|store) (?P<space>global|local|constant|private) \((?P<bytes>\d{1,20}) bytes\)$")
 _CALL = re.compile(r"^call (?P<callee>[\w.$]+)\(\)$")
-_MANGLED = re.compile(r"^_Z(?P<length>\d+)(?P<rest>\w+)$")
-_INTRINSIC = re.compile(r"^llvm\.(?P<name>fmuladd|fma)\.(?:v(?P<lanes>\d+))?(?P<type>f16|f32|f64)$")
+_MANGLED = re.compile(r"^_Z(?P<length>\d{1,9})(?P<rest>\w+)$")
+_INTRINSIC = re.compile(r"^llvm\.(?P<name>fmuladd|fma)\.(?:v(?P<lanes>\d{1,4}))?(?P<type>f16|f32|f64)$")
 
 FP_OPCODES = ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "fcmp")
 INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor", "icmp",
@@ -69,7 +69,7 @@ def _demangle(symbol: str) -> tuple[str, str | None, int] | None:
 # ------------------------------------------------------------------ the IR: types and widths of each opcode
 
 _FLAGS = r"(?:(?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc|nuw|nsw|exact|inbounds|disjoint)\s+)*"
-_TYPE = r"(?:<(?P<lanes>\d+) x (?P<vtype>half|float|double|i\d+)>|(?P<type>half|float|double|i\d+))"
+_TYPE = r"(?:<(?P<lanes>\d{1,4}) x (?P<vtype>half|float|double|i\d+)>|(?P<type>half|float|double|i\d+))"
 _OP_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(FP_OPCODES[:-1] + INT_OPCODES[:-2])})\s+{_FLAGS}{_TYPE}")
 _CMP_IN_IR = re.compile(rf"=\s*(?P<op>fcmp|icmp)\s+{_FLAGS}\w+\s+{_TYPE}")
 _DEFINE = re.compile(r"^define\b[^@]*@(?P<name>[\w.$]+)\(")
