@@ -98,3 +98,14 @@ def test_a_few_shared_aliases_are_read():
 def test_an_integer_of_thousands_of_digits_is_an_input_error():
     with pytest.raises(YamlInputError, match="cannot read"):
         load_yaml_text("compute_units: " + "9" * 5000 + "\n", "big.yaml")
+
+
+def test_an_alias_that_refers_to_itself_is_refused_by_line():
+    with pytest.raises(YamlInputError, match=r"^cycle.yaml: line 1: an alias that refers to itself$"):
+        load_yaml_text("a: &a [x, *a]\n", "cycle.yaml")
+
+
+def test_a_refusal_names_its_source_once():
+    with pytest.raises(YamlInputError) as caught:
+        load_yaml_text("[" * 100 + "]" * 100, "deep.yaml")
+    assert str(caught.value).count("deep.yaml") == 1

@@ -66,12 +66,18 @@ def _depth(node: yaml.Node, source: str) -> None:
     """
     depth: dict[int, int] = {}
     size: dict[int, int] = {}
+    entered: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(node, False)]
     while stack:
         current, children_done = stack.pop()
         key = id(current)
         if key in size:
             continue
+        if not children_done:
+            if key in entered:  # reached again below itself: `&a [*a]`
+                mark = current.start_mark
+                raise YamlInputError(f"{source}: line {mark.line + 1}: an alias that refers to itself")
+            entered.add(key)
         children = ([child for pair in current.value for child in pair] if isinstance(current, yaml.MappingNode)
                     else list(current.value) if isinstance(current, yaml.SequenceNode) else [])
         if not children_done:
@@ -112,6 +118,8 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
         raise YamlInputError(f"{source}: not valid YAML{where}: {problem}") from None
     except RecursionError:
         raise YamlInputError(f"{source}: nested too deeply to read") from None
+    except YamlInputError:
+        raise  # already names the source (an InputError is a ValueError too)
     except ValueError as error:  # an integer of thousands of digits: Python refuses to convert it
         raise YamlInputError(f"{source}: a value perfcast cannot read: {error}") from None
     finally:

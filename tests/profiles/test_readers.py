@@ -42,6 +42,12 @@ class TestNcuDetails:
         assert sgemm.metrics["fma_fp32"] == 3 * 4_194_304  # "4,194,304" in each launch
         assert sgemm.metrics["fma_fp64"] == 0
 
+    def test_a_metric_listed_twice_with_one_value_is_read(self):
+        # A section and --metrics may both list a metric: the same value twice is no conflict.
+        text = (DATA / "ncu-details-a100-bert.csv").read_text()
+        row = next(line for line in text.splitlines() if line.startswith('"6",') and "dram__bytes.sum" in line)
+        assert read_ncu(text.replace(row, row + "\n" + row)).kernel("ampere_sgemm").launches == 3
+
     @pytest.mark.parametrize(("relabel", "message"), [('\n"10",', "given twice"), ('\n"8",', "names two kernels")])
     def test_two_launches_under_one_id_are_refused(self, relabel, message):
         # Relabelled to ID 6, launch 10 (sgemm again) or 8 (the elementwise kernel) would silently merge into it.

@@ -38,6 +38,12 @@ def test_a_kerneltuner_1_5_cache_reads_its_failures_and_its_objective_list():
     assert all(r.time and r.time < 1e-2 for r in space.valid())
 
 
+def test_a_problem_size_kerneltuner_wrote_as_callable_is_unknown_not_an_error(tmp_path):
+    data = json.loads((DATA / "kerneltuner-1.5-h200-subset.json").read_text())
+    (tmp_path / "c.json").write_text(json.dumps({**data, "problem_size": "callable"}))
+    assert read_recorded(tmp_path / "c.json").problem_size == ()
+
+
 def test_a_cache_of_several_objectives_is_refused(tmp_path):
     data = json.loads((DATA / "kerneltuner-1.5-h200-subset.json").read_text())
     (tmp_path / "two.json").write_text(json.dumps({**data, "objective": ["time", "energy"]}))

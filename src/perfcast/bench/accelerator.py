@@ -301,7 +301,7 @@ def run_accelerator_suite(
         suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)),
                                                                moved)))
     suite.levels.update(cache_plateaus(launch_free(suite.sweep, suite.launch_latency), shape.cache_levels))
-    unmeasured = [level for level, _ in shape.cache_levels if level not in suite.levels]
+    unmeasured = [level for level in cache_plateaus(suite.sweep, shape.cache_levels) if level not in suite.levels]
     if unmeasured and suite.launch_latency is not None:
         suite.notes.append(
             f"{', '.join(unmeasured)} bandwidth not measured: every sweep point that fits it lasted under "

@@ -115,6 +115,8 @@ def _json(text: str | bytes, origin: str) -> Any:
         return json.loads(text, object_pairs_hook=pairs)
     except json.JSONDecodeError as error:
         raise ArchiveError(f"{origin}: not valid JSON ({error})") from None
+    except ArchiveError:
+        raise  # a key given twice, already said (an InputError is a ValueError too)
     except ValueError as error:  # a number of thousands of digits
         raise ArchiveError(f"{origin}: a value perfcast cannot read ({error})") from None
     except RecursionError:
@@ -122,8 +124,9 @@ def _json(text: str | bytes, origin: str) -> Any:
 
 
 # Fields of a kernel's record and what each must be: a number at least 0 (or above 0), a list of such numbers.
-_POSITIVE = ("median_s", "min_s", "max_s", "total_s")
-_NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s")
+# A program's launch may last 0 on a coarse timer, so only a suite kernel's median must be above 0.
+_NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
+                 "total_s")
 _MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling")
 _PRECISIONS = {"fp16", "bf16", "fp32", "fp64", "int8", "int32"}  # perfcast.units.Precision's values
 
@@ -154,15 +157,12 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
         where = f"{origin}: kernel {kernel!r}"
         if not isinstance(record, dict):
             raise ArchiveError(f"{where}: its record must be a mapping")
-        for field in _POSITIVE:
-            if field in record and record[field] is not None and not (_number(record[field]) and record[field] > 0):
-                raise ArchiveError(f"{where}: {field} must be a positive number of seconds, not {record[field]!r}")
         for field in _NON_NEGATIVE:
             if field in record and record[field] is not None and not (_number(record[field]) and record[field] >= 0):
                 raise ArchiveError(f"{where}: {field} must be a number at least 0, not {record[field]!r}")
         times = record.get("times_s")
-        if times is not None and not (isinstance(times, list) and all(_number(t) and t > 0 for t in times)):
-            raise ArchiveError(f"{where}: times_s must be a list of positive numbers of seconds")
+        if times is not None and not (isinstance(times, list) and all(_number(t) and t >= 0 for t in times)):
+            raise ArchiveError(f"{where}: times_s must be a list of times in seconds (numbers at least 0)")
         for field in ("global_size", "local_size"):
             sizes = record.get(field)
             if sizes is not None and not (isinstance(sizes, list)
@@ -182,6 +182,8 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
             if not _number(record.get(field)):
                 raise ArchiveError(f"{where}: a timed kernel needs {field} (a number)")
         if data.get("kind") != "program":
+            if not record["median_s"] > 0:
+                raise ArchiveError(f"{where}: median_s must be a positive number of seconds, not {record['median_s']!r}")
             if not (isinstance(record.get("n"), int) and not isinstance(record.get("n"), bool) and record["n"] > 0):
                 raise ArchiveError(f"{where}: a suite kernel needs n, its size (a positive integer)")
             if record.get("precision") not in _PRECISIONS:

@@ -188,8 +188,8 @@ def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
 def _run_options(options: CampaignOptions) -> dict[str, Any]:
     """Return the options that shape what a run measures, as its manifest keeps them (resumes must match)."""
     return {"backend": options.backend, "device": options.device, "quick": options.quick,
-            "repetitions": options.repetitions, "kernels": sorted(options.kernels),
-            "device_profile": str(options.device_profile) if options.device_profile else None,
+            "repetitions": options.repetitions, "kernels": sorted(set(options.kernels)),
+            "device_profile": str(Path(options.device_profile).resolve()) if options.device_profile else None,
             "device_runs": options.device_runs}
 
 

@@ -187,7 +187,10 @@ def oclgrind_ir_turn(waiting: Callable[[], None] | None = None) -> Iterator[IrMa
     import fcntl
 
     lock = OCLGRIND_IR_DIR / f"perfcast-oclgrind-ir-{os.getuid()}.lock"
-    handle = open(lock, "a+")  # noqa: SIM115 - held for the block
+    try:
+        handle = open(lock, "a+")  # noqa: SIM115 - held for the block
+    except OSError as error:  # a file of that name planted by another user, a read-only /tmp
+        raise ToolError(f"cannot take a turn at Oclgrind's IR folder: {lock}: {error.strerror or error}") from None
     try:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

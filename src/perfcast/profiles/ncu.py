@@ -126,10 +126,14 @@ def _launches_details(header: list[str], rows: list[list[str]]) -> list[_Launch]
             raise ProfileError(f"launch ID {launch_id} names two kernels, {launch.kernel!r} and {kernel!r}: the CSV "
                                "was edited or two captures were joined")
         if metric in _WANTED:  # other metrics may carry units (Mbyte/second, inst/cycle) the models never read
-            if metric in launch.values:
-                raise ProfileError(f"kernel {kernel!r}, launch ID {launch_id}: metric {metric} given twice")
             unit = row[col["Metric Unit"]] if "Metric Unit" in col else ""
+            before = launch.values.get(metric)
+            given = metric in launch.values
             _store(launch, metric, unit, row[col["Metric Value"]])
+            # A section and --metrics may both list one metric: the same value twice is fine, two values not.
+            if given and launch.values[metric] != before:
+                raise ProfileError(f"kernel {kernel!r}, launch ID {launch_id}: metric {metric} given twice, with "
+                                   f"two values ({before} and {launch.values[metric]})")
     return list(launches.values())
 
 
@@ -144,7 +148,8 @@ def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) ->
     else:
         notes.append("no units row under the header: values taken in base units (write with --print-units base)")
     launches = []
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str], str] = {}
+    process = col.get("Process ID")
     for row in rows:
         if len(row) < len(header):
             # A file cut short (an interrupted capture) ends in a partial row: say so, never drop it silently.
@@ -153,10 +158,11 @@ def _launches_raw(header: list[str], rows: list[list[str]], notes: list[str]) ->
                          + ": the file is cut short or was edited")
             continue
         launch_id = row[col["ID"]]
-        if launch_id in seen:
-            raise ProfileError(f"launch ID {launch_id} appears twice ({seen[launch_id]!r} and {row[kernel_col]!r}): "
+        key = (row[process] if process is not None else "", launch_id)  # IDs are per process where ncu says so
+        if key in seen:
+            raise ProfileError(f"launch ID {launch_id} appears twice ({seen[key]!r} and {row[kernel_col]!r}): "
                                "the CSV was edited or two captures were joined")
-        seen[launch_id] = row[kernel_col]
+        seen[key] = row[kernel_col]
         device = row[col["Device"]] if "Device" in col else None
         launch = _Launch(row[kernel_col], device, launch_id)
         for name in _WANTED & set(col):

@@ -170,7 +170,7 @@ def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
     problem = data.get("problem_size") or []
     problem = problem if isinstance(problem, list) else [problem]
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in problem):
-        raise RecordedSpaceError(f"{origin}: problem_size must be a list of integers, not {problem!r}")
+        problem = []  # KernelTuner writes "callable" for a size given as a function: unknown, not an error
     return RecordedSpace(str(data.get("kernel_name", "kernel")), str(data.get("device_name", "")),
                          tuple(problem),
                          {k: tuple(params[k]) for k in keys}, records, objective, origin)
@@ -249,7 +249,7 @@ def read_recorded(path: str | Path) -> RecordedSpace:
         # KernelTuner leaves its cache open (no closing braces) while it tunes: read such a file as if closed.
         try:
             data = json.loads(text.rstrip(",") + "}}") if '"cache"' in text else None
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # JSONDecodeError is a ValueError
             data = None
         if data is None:
             raise RecordedSpaceError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None

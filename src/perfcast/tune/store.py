@@ -95,6 +95,8 @@ def _damage_is_a_store_error(method: Callable[..., T]) -> Callable[..., T]:
     def guarded(self: ResultsStore, *args: Any, **kwargs: Any) -> T:
         try:
             return method(self, *args, **kwargs)
+        except sqlite3.OperationalError as error:  # locked, read-only, disk full: the store may be fine
+            raise StoreError(f"{self.path}: cannot use the store now ({error})") from None
         except (sqlite3.DatabaseError, UnicodeDecodeError, json.JSONDecodeError) as error:
             raise StoreError(f"{self.path}: the store is damaged ({type(error).__name__}: {error})") from None
 
@@ -163,10 +165,11 @@ class ResultsStore:
         """Hold this store for one tuning process; a second one is refused instead of mixing its rows in."""
         import fcntl
 
-        # The lock is on the database file itself (flock locks the inode; SQLite's own locks are fcntl ones,
-        # which flock does not touch): a symbolic link, a hard link or a ../ spelling of the same store is
-        # refused like the same path.
-        handle = open(self.path, "rb")  # noqa: SIM115 - held until close
+        # A lock file beside the database's real path: a symbolic link or a ../ spelling of the same store
+        # takes the same lock. (Not the database file itself: on NFS, flock becomes an fcntl lock there and
+        # would fight SQLite's own.) A hard link under another name is not caught.
+        real = self.path.resolve()
+        handle = open(real.with_name(real.name + ".lock"), "a+")  # noqa: SIM115 - held until close
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
