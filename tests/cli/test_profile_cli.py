@@ -23,7 +23,7 @@ def test_profile_from_a_file_then_predict(tmp_path):
     out = tmp_path / "p.yaml"
     result = run("profile", "--from", DATA / "ncu-raw-constructed.csv", "-o", out)
     assert result.exit_code == 0, result.output
-    assert "triad" in result.stdout and "left out launch 3" in result.stdout
+    assert "triad" in result.stdout and "left out launch ID 3" in result.stdout
     result = run("predict", out, "-d", "v100", "-d", "h100-sxm5", "-o", tmp_path / "q.png")
     assert result.exit_code == 0, result.output
     assert "memory bound (O_krn <= O_dev)" in result.stdout

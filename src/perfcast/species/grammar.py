@@ -218,9 +218,9 @@ class _Parser:
         if self.pos < len(text) and text[self.pos] in _DIGITS:
             while self.pos < len(text) and text[self.pos] in _DIGITS:  # not isdigit(): '²' is a digit to it
                 self.pos += 1
-            if self.pos - start > 18:  # past 10^18 elements no array exists, and int() refuses 4300 digits
+            if self.pos - start > 30:  # int() refuses 4300 digits; sizes past 2^63 are refused as overflows below
                 self.pos = start
-                raise self.error("a size of at most 18 digits")
+                raise self.error("a size of at most 30 digits")
             value = int(text[start : self.pos])
             if value < 1:
                 self.pos = start
