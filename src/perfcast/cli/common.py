@@ -119,7 +119,11 @@ def print_table(table: Any, csv_to: Path | None = None) -> None:
     if csv_to is None:
         console.print(table)
         return
-    text = table_csv(table)
+    _write_csv(table_csv(table), csv_to)
+
+
+def _write_csv(text: str, csv_to: Path) -> None:
+    """Write CSV text to `csv_to`: standard output for '-', else the file (whole or not at all)."""
     if str(csv_to) == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -145,16 +149,7 @@ def write_rows_csv(rows: Sequence[Mapping[str, Any]], csv_to: Path) -> None:
     writer.writerow(header)
     for row in rows:
         writer.writerow(_csv_cell(row.get(key)) for key in header)
-    text = buffer.getvalue()
-    if str(csv_to) == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    from perfcast.output_files import write_text_atomic
-
-    check_writable(csv_to, "--csv", (".csv",))
-    write_text_atomic(csv_to, text)
-    errors.print(f"wrote {printable(csv_to)}", highlight=False)
+    _write_csv(buffer.getvalue(), csv_to)
 
 
 def _csv_cell(value: Any) -> str:
