@@ -240,6 +240,26 @@ def test_tuning_stores(tmp_path_factory: pytest.TempPathFactory, cut: int, flips
     _survives(read)
 
 
+SPEC = (ROOT / "examples" / "tune-scale" / "scale.yaml").read_text()
+
+
+@FUZZ
+@given(text=mutated(SPEC))
+def test_tuning_specs(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    from perfcast.tune.kernel_spec import host_arrays, load_kernel_spec
+
+    folder = tmp_path_factory.mktemp("t")
+    (folder / "scale.cl").write_text((ROOT / "examples" / "tune-scale" / "scale.cl").read_text())
+    path = _file(folder, "scale.yaml", text)
+
+    def read() -> None:
+        spec, _ = load_kernel_spec(path)
+        if all(v <= 1 << 20 for v in spec.problem.values()):
+            host_arrays(spec, spec.check.size if spec.check and spec.check.size else {k: 8 for k in spec.problem})
+
+    _survives(read)
+
+
 # --- launch records: the interposer's log, nsys and nvprof GPU traces ----------------------------------------------
 
 LOG = ("#perfcast-launch-log\t1\t7\t1\nQ\t0x1\t0\t2\tdev\nL\t0\t0x1\t7\t1\t100\t-\t-\t1\t2\t10\t30\t0\tk\n"

@@ -138,6 +138,67 @@ def tune_varmc_command(
     console.print(f"  results in {printable(store_path)}; draw the step models with: perfcast tune report {run_id}", highlight=False)
 
 
+@tune_app.command("kernel")
+def tune_kernel_command(
+    spec_path: Annotated[Path, typer.Argument(help="A tuning spec (YAML): kernel, source, problem, parameters with their level, arguments, NDRange (docs/tuning.md).")],
+    device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
+    strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach.")] = None,
+    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
+    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
+    seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+) -> None:
+    """Tune any OpenCL kernel described by a spec file; an interrupted run resumes where it stopped."""
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.bench.opencl import OpenClBackend
+    from perfcast.tune.kernel_spec import load_kernel_spec, tunable
+    from perfcast.tune.store import ResultsStore
+
+    if strategy not in STRATEGIES:
+        raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    spec, source = load_kernel_spec(spec_path)  # a spec with a mistake is said before any device work
+    store = ResultsStore(store_path)
+    try:
+        store.lock()
+        device = OpenClBackend.open(device_id, 1).device
+        kernel = tunable(spec, source, device)
+        result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed)
+        failures = store.failures(run_id)
+    except (BackendUnavailable, RuntimeError, ValueError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        errors.print(f"interrupted: every completed measurement is kept in {printable(store_path)}; "
+                     "run the same command again to resume", highlight=False)
+        raise typer.Exit(code=130) from None
+    finally:
+        store.close()
+    m = result.measurement
+    summary = {
+        "run": run_id, "resumed": resumed, "strategy": strategy, "kernel": spec.kernel, "device": device.name.strip(),
+        "best": result.best, "work_per_s": m.metric, "mean_s": m.mean, "std_s": m.std,
+        "evaluations": result.evaluations, "space_size": kernel.space.size(), "steps": result.steps,
+        "store": str(store_path), "notes": list(result.notes),
+        "failures": [{k: f[k] for k in ("config", "status", "message")} for f in failures],
+    }
+    if as_json:
+        print_json(summary)
+        return
+    console.print(f"[bold]{strategy}[/] tuning of {printable(spec.kernel)} on {printable(summary['device'])} (run "
+                  f"{run_id}{', resumed' if resumed else ''}; {printable(dict(spec.problem))})", highlight=False)
+    console.print(f"  best: {printable(result.best)}", highlight=False)
+    console.print(f"  {m.metric:.4g} work/s ({spec.work} per run; kernel {m.mean * 1e3:.4g} ms)", highlight=False)
+    console.print(f"  evaluations: {result.evaluations}; the space has {summary['space_size']} configurations",
+                  highlight=False)
+    for note in result.notes:
+        console.print(f"  {printable(note)}", highlight=False)
+    if failures:
+        console.print(f"  {len(failures)} configuration(s) failed and were stored as such; --json lists them",
+                      highlight=False)
+    console.print(f"  results in {printable(store_path)}; perfcast tune report {run_id} --store {printable(store_path)}",
+                  highlight=False)
+
+
 @tune_app.command("report")
 def tune_report_command(
     run_id: Annotated[int, typer.Argument(help="Tuning run id (printed by perfcast tune varmc).")],
