@@ -12,13 +12,17 @@ any size. This loader closes those four gaps; every problem is a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
 from perfcast.errors import InputError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "YamlInputError", "load_yaml_file", "load_yaml_text"]
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "YamlInputError", "load_model_file", "load_yaml_file",
+           "load_yaml_text"]
 
 MAX_FILE_BYTES = 4 * 2**20  # the largest device file in the catalog is ~10 kB
 MAX_DEPTH = 64  # nesting; a device file is 5 levels deep
@@ -144,3 +148,29 @@ def load_yaml_file(path: str | Path) -> Any:
         line = raw[: error.start].count(b"\n") + 1
         raise YamlInputError(f"{path}: line {line}: not UTF-8 text (byte {raw[error.start]:#04x})") from None
     return load_yaml_text(text, str(path))
+
+
+M = TypeVar("M", bound="BaseModel")
+
+
+def load_model_file(path: str | Path, model: type[M], version: int, what: str, error: type[InputError]) -> M:
+    """Return the YAML file at `path` as `model`: a `version` newer than this perfcast's refused, fields named.
+
+    Every problem is an `error` (the caller's InputError) naming the file: unreadable YAML, a version field
+    above `version`, and each field pydantic refuses, by its place in the file.
+    """
+    from pydantic import ValidationError
+
+    try:
+        data = load_yaml_file(path)
+    except YamlInputError as problem:
+        raise error(str(problem)) from None
+    found = data.get("version", version) if isinstance(data, dict) else version
+    if isinstance(found, int) and not isinstance(found, bool) and found > version:
+        raise error(f"{path}: {what} version {found}; this perfcast reads version {version} (update perfcast)")
+    try:
+        return model.model_validate(data)
+    except ValidationError as problem:
+        lines = [f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: "
+                 f"{item['msg'].removeprefix('Value error, ')}" for item in problem.errors(include_url=False)]
+        raise error(f"{path}: invalid {what}\n" + "\n".join(lines)) from None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -50,6 +52,29 @@ def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget
     return result, run_id, resumed
 
 
+@contextmanager
+def _tuning_store(store_path: Path) -> Iterator[Any]:
+    """Yield the locked results store of one tuning command: device and build errors said, Ctrl-C kept.
+
+    The store is opened first, so that one that cannot be used is said before any device work.
+    """
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.tune.store import ResultsStore
+
+    store = ResultsStore(store_path)
+    try:
+        store.lock()
+        yield store
+    except (BackendUnavailable, RuntimeError, ValueError) as error:
+        raise fail(str(error)) from None
+    except KeyboardInterrupt:
+        errors.print(f"interrupted: every completed measurement is kept in {printable(store_path)}; "
+                     "run the same command again to resume", highlight=False)
+        raise typer.Exit(code=130) from None
+    finally:
+        store.close()
+
+
 @tune_app.command("varmc")
 def tune_varmc_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
@@ -65,17 +90,13 @@ def tune_varmc_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Tune the Monte Carlo VaR kernel on an OpenCL device; an interrupted run resumes where it stopped."""
-    from perfcast.bench.backends import BackendUnavailable
     from perfcast.bench.opencl import OpenClBackend
     from perfcast.kernels.varmc import default_market, reference_portfolio
-    from perfcast.tune.store import ResultsStore
     from perfcast.tune.varmc import VarmcTunable, default_space
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
-    store = ResultsStore(store_path)  # a store that cannot be used is said before any device work
-    try:
-        store.lock()
+    with _tuning_store(store_path) as store:
         device = OpenClBackend.open(device_id, 1).device
         tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
         result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed)
@@ -83,14 +104,6 @@ def tune_varmc_command(
         optimum = None
         if compare and strategy != "exhaustive":
             optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed)
-    except (BackendUnavailable, RuntimeError, ValueError) as error:
-        raise fail(str(error)) from None
-    except KeyboardInterrupt:
-        errors.print(f"interrupted: every completed measurement is kept in {printable(store_path)}; "
-                     "run the same command again to resume", highlight=False)
-        raise typer.Exit(code=130) from None
-    finally:
-        store.close()
     m = result.measurement
     summary = {
         "run": run_id, "resumed": resumed, "strategy": strategy, "device": device.name.strip(),
@@ -150,29 +163,17 @@ def tune_kernel_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Tune any OpenCL kernel described by a spec file; an interrupted run resumes where it stopped."""
-    from perfcast.bench.backends import BackendUnavailable
     from perfcast.bench.opencl import OpenClBackend
     from perfcast.tune.kernel_spec import load_kernel_spec, tunable
-    from perfcast.tune.store import ResultsStore
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     spec, source = load_kernel_spec(spec_path)  # a spec with a mistake is said before any device work
-    store = ResultsStore(store_path)
-    try:
-        store.lock()
+    with _tuning_store(store_path) as store:
         device = OpenClBackend.open(device_id, 1).device
         kernel = tunable(spec, source, device)
         result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed)
         failures = store.failures(run_id)
-    except (BackendUnavailable, RuntimeError, ValueError) as error:
-        raise fail(str(error)) from None
-    except KeyboardInterrupt:
-        errors.print(f"interrupted: every completed measurement is kept in {printable(store_path)}; "
-                     "run the same command again to resume", highlight=False)
-        raise typer.Exit(code=130) from None
-    finally:
-        store.close()
     m = result.measurement
     summary = {
         "run": run_id, "resumed": resumed, "strategy": strategy, "kernel": spec.kernel, "device": device.name.strip(),

@@ -9,10 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from perfcast.errors import InputError
-from perfcast.safe_yaml import YamlInputError, load_yaml_file
+from perfcast.safe_yaml import load_model_file
 from perfcast.species.application import APPLICATION_VERSION, Application, Primitive
 from perfcast.species.grammar import (
     SpeciesBindingError,
@@ -30,22 +28,7 @@ class ApplicationFileError(InputError):
 def load_application(path: str | Path) -> Application:
     """Return the application described by the YAML file at `path`; errors name the file and fields."""
     path = Path(path)
-    try:
-        data = load_yaml_file(path)
-    except YamlInputError as error:
-        raise ApplicationFileError(str(error)) from None
-    version = data.get("version", APPLICATION_VERSION) if isinstance(data, dict) else APPLICATION_VERSION
-    if isinstance(version, int) and not isinstance(version, bool) and version > APPLICATION_VERSION:
-        raise ApplicationFileError(f"{path}: application file version {version}; this perfcast reads version "
-                                   f"{APPLICATION_VERSION} (update perfcast)")
-    try:
-        application = Application.model_validate(data)
-    except ValidationError as error:
-        lines = [
-            f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: {item['msg'].removeprefix('Value error, ')}"
-            for item in error.errors(include_url=False)
-        ]
-        raise ApplicationFileError(f"{path}: invalid application\n" + "\n".join(lines)) from None
+    application = load_model_file(path, Application, APPLICATION_VERSION, "application", ApplicationFileError)
     resolved = []
     for index, primitive in enumerate(application.primitives):
         where = f"{path}: primitives.{index} ({primitive.name})"

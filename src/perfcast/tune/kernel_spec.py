@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from perfcast.errors import InputError
-from perfcast.safe_yaml import YamlInputError, load_yaml_file
+from perfcast.safe_yaml import load_model_file
 
 __all__ = ["KERNEL_SPEC_VERSION", "KernelSpec", "KernelSpecError", "Expression", "load_kernel_spec", "tunable"]
 
@@ -230,20 +230,7 @@ class _Compiled:
 def load_kernel_spec(path: str | Path) -> tuple[KernelSpec, str]:
     """Return the spec at `path` and its kernel's source text (read from beside the spec)."""
     path = Path(path)
-    try:
-        data = load_yaml_file(path)
-    except YamlInputError as error:
-        raise KernelSpecError(str(error)) from None
-    version = data.get("version", KERNEL_SPEC_VERSION) if isinstance(data, dict) else KERNEL_SPEC_VERSION
-    if isinstance(version, int) and not isinstance(version, bool) and version > KERNEL_SPEC_VERSION:
-        raise KernelSpecError(f"{path}: tuning spec version {version}; this perfcast reads version "
-                              f"{KERNEL_SPEC_VERSION} (update perfcast)")
-    try:
-        spec = KernelSpec.model_validate(data)
-    except ValidationError as error:
-        lines = [f"  {'.'.join(str(p) for p in item['loc']) or '(top level)'}: "
-                 f"{item['msg'].removeprefix('Value error, ')}" for item in error.errors(include_url=False)]
-        raise KernelSpecError(f"{path}: invalid tuning spec\n" + "\n".join(lines)) from None
+    spec = load_model_file(path, KernelSpec, KERNEL_SPEC_VERSION, "tuning spec", KernelSpecError)
     _compile(spec, str(path))  # every expression parsed and its names checked now, before any device work
     source = path.parent / spec.source
     try:
