@@ -24,6 +24,7 @@ from typing import Any
 
 from perfcast.errors import InputError
 from perfcast.output_files import replaced, write_text_atomic
+from perfcast.units import Precision
 
 __all__ = ["ARCHIVE_FORMAT", "ARCHIVE_VERSION", "MAX_ARCHIVE_BYTES", "MAX_MEMBER_BYTES", "Archive", "ArchiveError",
            "WorkingFolder"]
@@ -128,7 +129,7 @@ def _json(text: str | bytes, origin: str) -> Any:
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
                  "total_s")
 _MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling")
-_PRECISIONS = {"fp16", "bf16", "fp32", "fp64", "int8", "int32"}  # perfcast.units.Precision's values
+_PRECISIONS = {precision.value for precision in Precision}
 
 
 def _number(value: Any) -> bool:

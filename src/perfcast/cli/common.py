@@ -90,8 +90,8 @@ errors = _SafeConsole(stderr=True, emoji=False, width=_width(sys.stderr))
 
 HOST = "host"
 
-CsvOutput = Annotated[Path | None, typer.Option(
-    "--csv", help="Write the table as CSV to this file ('-': standard output, with everything else on standard error).")]
+CSV_HELP = "Write the results as CSV to this file ('-': standard output, with everything else on standard error)."
+CsvOutput = Annotated[Path | None, typer.Option("--csv", help=CSV_HELP)]
 
 
 def _plain(cell: Any) -> str:
@@ -159,9 +159,6 @@ def _csv_cell(value: Any) -> str:
     if isinstance(value, float):
         return repr(value)
     return str(value)
-
-
-CSV_HELP = "Write the results as CSV to this file ('-': standard output, with everything else on standard error)."
 
 
 def check_csv(csv_to: Path | None) -> None:

@@ -289,7 +289,11 @@ def _filled(fill: str, length: int, dtype: Any, rng: np.random.Generator) -> np.
 
 def host_arrays(spec: KernelSpec, size: Mapping[str, int], seed: int = 1) -> list[Any]:
     """Return each argument's host value at `size`: arrays filled as the spec says (seeded), scalars typed."""
-    compiled = _compile(spec, "spec")
+    return _host_values(spec, _compile(spec, "spec"), size, seed)
+
+
+def _host_values(spec: KernelSpec, compiled: _Compiled, size: Mapping[str, int], seed: int = 1) -> list[Any]:
+    """Return host_arrays' values with the spec's expressions already parsed (a tuning run parses them once)."""
     rng = np.random.default_rng(seed)
     values: list[Any] = []
     for index, argument in enumerate(spec.arguments):
@@ -321,7 +325,7 @@ def tunable(spec: KernelSpec, source: str, device: Any = None) -> Any:
     def arguments(context: Any, size: Mapping[str, int]) -> list[Any]:
         flags = cl.mem_flags
         return [cl.Buffer(context, flags.READ_WRITE | flags.COPY_HOST_PTR, hostbuf=value)
-                if isinstance(value, np.ndarray) else value for value in host_arrays(spec, size)]
+                if isinstance(value, np.ndarray) else value for value in _host_values(spec, compiled, size)]
 
     def ndrange(config: Mapping[str, int], size: Mapping[str, int]) -> tuple[int, int]:
         names = {**size, **config}
@@ -337,7 +341,7 @@ def tunable(spec: KernelSpec, source: str, device: Any = None) -> Any:
         assert expect is not None
 
         def reference(size: Mapping[str, int]) -> np.ndarray:
-            arrays = host_arrays(spec, size)
+            arrays = _host_values(spec, compiled, size)
             names = {**size, **{f"arg{i}": v for i, v in enumerate(arrays)}}
             expected = np.asarray(expect.value(names), dtype=arrays[spec.check.output].dtype)  # type: ignore[union-attr]
             return np.broadcast_to(expected, arrays[spec.check.output].shape).copy()  # type: ignore[union-attr]
