@@ -27,6 +27,8 @@ ALLOWED: dict[str, set[str]] = {
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
     # bench and kernels: the validations that time perfcast's own primitives on this machine
     "validation": {"bench", "devices", "species", "models", "kernels", "tune", "plots"} | BASE,
+    # choose: one workload (profile, archive, application, corpus space) predicted and ranked over devices
+    "choose": {"devices", "species", "models", "profiles", "campaign", "validation"} | BASE,
 }
 
 

@@ -51,6 +51,8 @@ def _cases(tmp_path: Path) -> list[tuple[list[str], str]]:
           "--time", "triad=67us"], "triad -> h100-sxm5 (fp32)"),
         (["tune", "replay", str(DATA / "tune" / "convolution-a100-subset.json"), "-s", "random", "--seeds", "2"],
          "evaluations to reach a fraction of the optimum"),
+        (["choose", "corpus:convolution-milo", "--source", "rtx-a4000", "-d", "rtx-a6000", "-d", "rtx-a4000"],
+         "validated cases (projection, same vendor; MAPE"),
     ]
 
 

@@ -27,6 +27,7 @@ class Dimension(str, Enum):
     BYTES = "B"
     FREQUENCY = "Hz"
     INTENSITY = "op/B"
+    POWER = "W"
 
 
 class UnitError(InputError):
@@ -45,6 +46,7 @@ _UNITS: dict[Dimension, tuple[str, ...]] = {
     Dimension.BYTES: ("B",),
     Dimension.FREQUENCY: ("Hz",),
     Dimension.INTENSITY: ("op/B", "FLOP/B", "flop/B"),
+    Dimension.POWER: ("W",),
 }
 
 _QUANTITY = re.compile(
@@ -77,7 +79,7 @@ def _unit_factor(unit: str, dimension: Dimension) -> Decimal:
 
 
 def parse_quantity(value: str | float | int, dimension: Dimension) -> float:
-    """Return `value` in the dimension's base unit (op/s, B/s, B, Hz or op/B).
+    """Return `value` in the dimension's base unit (op/s, B/s, B, Hz, op/B or W).
 
     A bare number is taken to be in the base unit already; a string may carry
     a prefixed unit, e.g. ``"177.4 GB/s"``, ``"48 KiB"``, ``"1.215 GHz"``.

@@ -12,10 +12,13 @@ REQUIRED = {
     # the GPUs of the KernelTuner measurements perfcast scores against
     "a100-pcie-40gb", "rtx-a4000", "rtx-a6000", "mi250x-gcd", "w6600", "w7800", "rtx-2080-ti",
     "rtx-3060-laptop", "rtx-3090", "titan-rtx",
+    # the devices people choose between today (perfcast choose)
+    "b200", "gh200", "l40s", "l4", "rtx-4090", "rtx-5090", "mi300x", "mi210", "rx-7900-xtx", "max-1550",
+    "epyc-9654", "epyc-9755", "xeon-8480p", "xeon-6980p", "grace", "graviton4", "m3-max",
 }
 
 # Lanes that issue two FMAs a clock count twice in the peak: RDNA 3's dual issue (AMD counts it in its figure).
-DUAL_ISSUE = {"w7800": 2}
+DUAL_ISSUE = {"w7800": 2, "rx-7900-xtx": 2}
 
 
 def test_required_devices_present():
@@ -31,18 +34,45 @@ def test_every_figure_has_provenance_and_round_trips(name):
     assert parse_device_text(device_to_yaml(device)) == device
 
 
+# Vector pipes per core that each retire one full-width fp32 FMA a clock (Nehalem and Core 2: one add pipe and
+# one multiply pipe, each counted as half an FMA, so 1). Zen 4 runs AVX-512 on its two 256-bit pipes (its
+# simd_width_bits is 256).
+FMA_PIPES = {"epyc-9654": 2, "epyc-9755": 2, "xeon-8480p": 2, "xeon-6980p": 2, "grace": 4, "graviton4": 4}
+# Cores of two kinds at two clocks: (cores, FMA pipes, clock Hz) per kind; the file's boost is the fast cores'.
+HYBRID = {"m3-max": [(12, 4, 4.05e9), (4, 2, 2.75e9)]}
+
+
 @pytest.mark.parametrize("name", sorted(REQUIRED))
 def test_peak_matches_units_times_clock(name):
-    """The fp32 FMA/add-mul peak is lanes x 2 ops x clock (x 2 where lanes dual-issue; CPUs: x SIMD lanes x 2
-    pipes), within 1 %."""
+    """The fp32 peak is lanes x 2 ops x clock (x 2 where lanes dual-issue); a CPU's: cores x SIMD lanes x 2 ops x
+    FMA pipes x base clock (x 2 for the old add + multiply pair), within 1 %."""
     device = catalog()[name]
     clock = device.clock.peak.value
     if device.kind == "gpu":
         expected = device.processing_elements * 2 * clock * DUAL_ISSUE.get(name, 1)
+    elif name in HYBRID:
+        assert sum(cores for cores, _, _ in HYBRID[name]) == device.compute_units
+        assert HYBRID[name][0][2] == clock
+        expected = sum(cores * device.simd_lanes("fp32") * 2 * pipes * hz for cores, pipes, hz in HYBRID[name])
     else:
-        base = device.clock.base.value
-        expected = device.compute_units * device.simd_lanes("fp32") * 2 * base
+        expected = device.compute_units * device.simd_lanes("fp32") * 2 * FMA_PIPES.get(name, 1) * device.clock.base.value
     assert device.peak_compute("fp32") == pytest.approx(expected, rel=0.01)
+
+
+@pytest.mark.parametrize("name", sorted(REQUIRED))
+def test_every_device_has_a_power_figure_or_says_why(name):
+    """choose needs a TDP for energy; where a vendor publishes none, the file's notes say so."""
+    device = catalog()[name]
+    assert device.tdp is not None or "TDP" in (device.notes or "")
+
+
+def test_prices_are_dated_and_kinded():
+    priced = [d for d in catalog().values() if d.prices]
+    assert len(priced) >= 5
+    for device in priced:
+        for price in device.prices:
+            assert price.reference and price.date.year >= 2000
+            assert price.per == ("hour" if price.kind == "rental" else "unit")
 
 
 @pytest.mark.parametrize(

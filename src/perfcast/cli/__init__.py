@@ -1,7 +1,7 @@
 """The `perfcast` command line: thin typer commands that call the library and print tables or JSON."""
 
 # Importing a command module registers its commands; `perfcast --help` lists them in this order.
-from perfcast.cli import devices, roofline, hull, classify, profile, project, sass, bench, campaign, validate, tune  # noqa: F401, I001
+from perfcast.cli import devices, roofline, hull, classify, profile, project, sass, choose, bench, campaign, validate, tune  # noqa: F401, I001
 from perfcast.cli.common import app
 
 __all__ = ["app", "main"]

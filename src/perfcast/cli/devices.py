@@ -122,6 +122,8 @@ def _print_device(device: Device) -> None:
         rows.append((f"compute ({name})", figure, Dimension.COMPUTE))
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
+    if device.tdp is not None:
+        rows.append(("TDP", device.tdp, Dimension.POWER))
     # The measured maxima the cross-device projection reads before any peak (spec §4).
     for path, figure in device.maxima.figures().items():
         dimension = Dimension.COMPUTE if path.startswith("compute.") else Dimension.BANDWIDTH
@@ -130,6 +132,10 @@ def _print_device(device: Device) -> None:
         same = figure.provenance == default
         table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
                       "(as above)" if same else printable(figure.provenance.describe()))
+    for price in device.prices:
+        per = "per hour" if price.per == "hour" else "per unit"
+        table.add_row(f"price ({price.kind})", f"${price.usd:,.2f} {per}", str(price.date),
+                      printable(price.reference + (f"; {price.note}" if price.note else "")))
     console.print(table)
     if device.notes:
         console.print(f"  [dim]{printable(device.notes)}[/]", highlight=False)

@@ -595,3 +595,40 @@ def validate_gpu_corpus_build_command(
     for name, count in rows.items():
         console.print(f"{printable(name)}: {count} configurations")
     console.print(f"wrote {printable(output)}")
+
+
+@validate_app.command("choose")
+def validate_choose_command(
+    kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Check only this corpus kernel. Repeatable.")] = None,
+    markdown: Markdown = None,
+    as_json: Json = False,
+) -> None:
+    """Check perfcast choose against measured orders: each corpus kernel, tuned on one GPU, ranked over the others."""
+    from perfcast.choose.check import check_corpus, check_markdown, summarise_cases
+    from perfcast.devices.catalog import known_devices
+
+    check_writable(markdown, "--markdown", (".md",))
+    with console.status("ranking the corpus kernels"):
+        cases = check_corpus(known_devices(), kernels)
+        summary = summarise_cases(cases)
+    if markdown is not None:
+        command = _command_line("perfcast validate choose --markdown " + str(markdown))
+        write_text_atomic(markdown, check_markdown(cases, summary, command, _machine()))
+    if as_json:
+        print_json({"summary": vars(summary), "cases": [
+            {"kernel": c.workload, "source": c.source, "devices": list(c.devices), "predicted_s": list(c.predicted),
+             "measured_s": list(c.measured), "tau": c.tau, "top1": c.top(1), "top2": c.top(2)} for c in cases]})
+        return
+    table = Table(box=box.SIMPLE_HEAD, title="perfcast choose against measured orders (GPU corpus)",
+                  title_justify="left")
+    for column in ("ranking", "Kendall tau (median)", "best first", "best in top 2"):
+        table.add_column(column)
+    table.add_row("perfcast choose (projection)", f"{summary.tau_median:.2f}", f"{summary.top1:.0%}",
+                  f"{summary.top2:.0%}")
+    for method, rates in summary.baselines.items():
+        table.add_row(method, f"{rates['tau_median']:.2f}", f"{rates['top1']:.0%}", f"{rates['top2']:.0%}")
+    print_table(table)
+    console.print(f"{summary.cases} cases; pairs told apart by the validated bands: {summary.told_apart_pairs}, "
+                  f"measured in the predicted order: {summary.told_apart_correct:.0%}", highlight=False)
+    if markdown is not None:
+        console.print(f"wrote {printable(markdown)}", highlight=False)

@@ -66,11 +66,13 @@ def parse_device_text(text: str, source: str = "<string>") -> Device:
 
 # The device-file format: `schema: N` at the top. Raise DEVICE_SCHEMA with every change a reader must know
 # of, say here what changed, and raise OLDEST_DEVICE_SCHEMA when perfcast stops reading an old one.
-DEVICE_SCHEMA = 1
+DEVICE_SCHEMA = 2
 OLDEST_DEVICE_SCHEMA = 1
 SCHEMA_CHANGES: dict[int, str] = {
     1: "the first versioned format: figures with provenance (spec, measured, estimated), memory levels, clocks, "
        "compute and bandwidth ceilings, host link",
+    2: "tdp (thermal design power, W) and prices (list, street or rental, each with reference and date); "
+       "a schema-1 file is read unchanged",
 }
 
 
@@ -197,6 +199,7 @@ _DIMENSION_OF_FIELD = {
     "size": Dimension.BYTES,
     "base": Dimension.FREQUENCY,
     "boost": Dimension.FREQUENCY,
+    "tdp": Dimension.POWER,
 }
 
 

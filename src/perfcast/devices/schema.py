@@ -35,6 +35,7 @@ __all__ = [
     "Maxima",
     "MemoryLevel",
     "Precision",
+    "Price",
     "Provenance",
     "device_slug",
 ]
@@ -49,7 +50,8 @@ class Provenance(BaseModel):
     reference: str | None = Field(default=None, description="spec: the document the figure is taken from")
     tool: str | None = Field(default=None, description="measured: the program that measured it")
     date: _dt.date | None = Field(
-        default=None, description="measured: the day it was measured (a published measurement gives its reference)"
+        default=None, description="measured: the day it was measured (a published measurement gives its reference); "
+        "spec: the date of the document (or the day it was read, for a web page that changes)"
     )
     repetitions: PositiveInt | None = Field(default=None, description="measured: number of timed repetitions")
     spread: float | None = Field(
@@ -171,6 +173,30 @@ ComputeFigure = Annotated[Figure, _figure_reader(Dimension.COMPUTE)]
 BandwidthFigure = Annotated[Figure, _figure_reader(Dimension.BANDWIDTH)]
 BytesFigure = Annotated[Figure, _figure_reader(Dimension.BYTES)]
 FrequencyFigure = Annotated[Figure, _figure_reader(Dimension.FREQUENCY)]
+PowerFigure = Annotated[Figure, _figure_reader(Dimension.POWER)]
+
+
+class Price(BaseModel):
+    """What the device costs, in US dollars, marked as what it is: a list price (per unit) or a rental quote (per hour).
+
+    A list price is the vendor's launch or catalog price of one unit (a CPU: one socket; a GPU: one board or
+    module); a street price is a dated retail or reseller figure; a rental quote is an on-demand cloud price per
+    device-hour (an 8-GPU instance's price divided by 8). Prices move: each carries its reference and date, and a
+    user's prices file overrides them (`perfcast choose --prices`).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: Literal["list", "street", "rental"]
+    usd: float = Field(gt=0, allow_inf_nan=False, description="US dollars: per unit (list, street) or per hour (rental)")
+    reference: str = Field(min_length=1, description="where the price is quoted: a vendor page, a cloud price list")
+    date: _dt.date = Field(description="the day of the quote (or of the launch, for a launch list price)")
+    note: str | None = None
+
+    @property
+    def per(self) -> Literal["unit", "hour"]:
+        """Return what the price is for: one unit (list, street) or one device-hour (rental)."""
+        return "hour" if self.kind == "rental" else "unit"
 
 
 class Clock(BaseModel):
@@ -287,6 +313,9 @@ class Device(BaseModel):
         "one call per lane; written as op/s), as a kernel calling them measures it"
     )
     host_link: HostLink | None = None
+    tdp: PowerFigure | None = Field(
+        default=None, description="thermal design power in W: a GPU's board (or module) power, a CPU's socket TDP")
+    prices: list[Price] = Field(default_factory=list, description="list, street and rental prices, each dated")
     maxima: Maxima = Field(default_factory=Maxima, description="measured maxima, below the peaks (spec §4)")
     notes: str | None = None
 

@@ -18,7 +18,7 @@ from perfcast.species.grammar import (
     parse_species,
 )
 
-__all__ = ["ApplicationFileError", "load_application"]
+__all__ = ["ApplicationFileError", "load_application", "resolve_application"]
 
 
 class ApplicationFileError(InputError):
@@ -29,11 +29,16 @@ def load_application(path: str | Path) -> Application:
     """Return the application described by the YAML file at `path`; errors name the file and fields."""
     path = Path(path)
     application = load_model_file(path, Application, APPLICATION_VERSION, "application", ApplicationFileError)
+    return resolve_application(application, path.parent, str(path))
+
+
+def resolve_application(application: Application, folder: Path, origin: str) -> Application:
+    """Return `application` with the C loop nests of its steps classified (sources relative to `folder`) and checked."""
     resolved = []
     for index, primitive in enumerate(application.primitives):
-        where = f"{path}: primitives.{index} ({primitive.name})"
+        where = f"{origin}: primitives.{index} ({primitive.name})"
         if primitive.source is not None:
-            primitive = _from_source(primitive, path.parent, application.bind, where)
+            primitive = _from_source(primitive, folder, application.bind, where)
         try:
             parse_species(primitive.species or "").bind(application.bind)
         except (SpeciesBindingError, SpeciesSyntaxError) as error:

@@ -32,7 +32,7 @@ from perfcast.validation.kernel_work import KernelWork
 __all__ = [
     "CorpusScores", "ScoredGpu", "HullScore", "IMPLAUSIBLE", "METHODS", "PairScore", "PortabilityScore",
     "REPLAY_COVERAGE", "ReplayScore", "RooflineScore", "gpu_figures", "hull_score", "pair_score", "replay_gap",
-    "portability_score", "replay_scores", "roofline_score", "score_corpus", "spearman"
+    "portability_score", "project_configuration", "replay_scores", "roofline_score", "score_corpus", "spearman"
 ]
 
 REPLAY_COVERAGE = 0.5  # a GPU column with less of the space measured is not replayed: a tuner would walk holes
@@ -235,20 +235,10 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     index = np.where(both)[0]
     projected = np.full(len(tt), np.nan)
     fastest, slowest = np.full(len(tt), np.nan), np.full(len(tt), np.nan)  # the projected interval (s)
-    known = {level: all(_has_bandwidth(g.maxima, level) for g in (on_source, on_target))
-             for level in ("L1", "L2", "shared")}
-    left_out = _left_out(known)
-    source_warp, target_warp = (g.device.warp_size or 32 for g in (on_source, on_target))
+    left_out = _left_out(_known_levels(on_source, on_target))
 
     def projection_of(r: int) -> tuple[float, tuple[float, float]]:
-        hits, shared = _charged(work.hits(r), float(work.shared[r]), known)
-        counts = (float(work.n_fma[r]), float(work.n_add[r]), float(work.n_mul[r]))
-        measured = ProjectedKernel(*counts, work.active_threads(r, source_warp), hits, shared, 1.0,
-                                   float(work.flop[r]), float(ts[r]), source_warp)
-        there = ProjectedKernel(*counts, work.active_threads(r, target_warp), hits, shared, 1.0,
-                                float(work.flop[r]), float(ts[r]), target_warp)
-        projection = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there)
-        return projection.time, projection.time_range
+        return project_configuration(work, r, float(ts[r]), on_source, on_target)
 
     for r in index:
         projected[r], (fastest[r], slowest[r]) = projection_of(int(r))
@@ -278,6 +268,26 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
                      spearman(projected[index], tt[index]), projected, tuned, left_out,
                      bool(inside[best]) if best >= 0 else False, contained)
+
+
+def _known_levels(on_source: ScoredGpu, on_target: ScoredGpu) -> dict[str, bool]:
+    """Return, per cache level, whether both GPUs of a pair give it a bandwidth (else its bytes are charged elsewhere)."""
+    return {level: all(_has_bandwidth(g.maxima, level) for g in (on_source, on_target))
+            for level in ("L1", "L2", "shared")}
+
+
+def project_configuration(work: KernelWork, row: int, source_time: float, on_source: ScoredGpu,
+                          on_target: ScoredGpu) -> tuple[float, tuple[float, float]]:
+    """Return the §4 projected time (s) of configuration `row`, measured at `source_time` s, and its interval (s)."""
+    hits, shared = _charged(work.hits(row), float(work.shared[row]), _known_levels(on_source, on_target))
+    counts = (float(work.n_fma[row]), float(work.n_add[row]), float(work.n_mul[row]))
+    source_warp, target_warp = (g.device.warp_size or 32 for g in (on_source, on_target))
+    measured = ProjectedKernel(*counts, work.active_threads(row, source_warp), hits, shared, 1.0,
+                               float(work.flop[row]), source_time, source_warp)
+    there = ProjectedKernel(*counts, work.active_threads(row, target_warp), hits, shared, 1.0,
+                            float(work.flop[row]), source_time, target_warp)
+    projection = project(measured, on_source.maxima, on_target.maxima, on_target_kernel=there)
+    return projection.time, projection.time_range
 
 
 def _left_out(known: Mapping[str, bool]) -> tuple[str, ...]:

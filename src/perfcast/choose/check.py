@@ -1,0 +1,188 @@
+"""Did `choose` rank devices in the measured order? Checked where several devices measured the same workload.
+
+On the GPU corpus, each kernel's space tuned on one GPU (the source) is ranked over every other corpus GPU
+that measured it, and the predicted order of their best times is compared with the measured one: Kendall's
+tau-b, whether the measured fastest GPU is the predicted first (top-1) or among the predicted first two
+(top-2), and, over every pair of GPUs whose validated intervals do not overlap (the pairs `choose` calls
+told apart), how often the faster predicted one was the faster measured one. A GPU whose column sampled
+less than half of a space (a short search, as the H200's) has no tuned optimum and takes no part. Two naive rankings, by the
+ratio of DRAM bandwidths and by the ratio of fp32 peaks, are scored beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from perfcast.choose.choice import choose
+from perfcast.choose.ranking import kendall_tau
+from perfcast.choose.workload import TunedSpaceWorkload, WorkloadError
+from perfcast.devices.schema import Device
+from perfcast.validation.gpu_scores import REPLAY_COVERAGE
+
+__all__ = ["RankingCase", "RankingSummary", "check_corpus", "check_markdown", "summarise_cases"]
+
+BASELINES = ("bandwidth ratio", "FLOP ratio")
+
+
+@dataclass(frozen=True)
+class RankingCase:
+    """One workload ranked over the devices that measured it: predicted and measured times (s) per device."""
+
+    workload: str
+    source: str
+    devices: tuple[str, ...]
+    predicted: tuple[float, ...]  # s, perfcast's ranking model
+    measured: tuple[float, ...]  # s
+    told_apart: tuple[tuple[int, int, bool], ...]  # (i, j, measured in the predicted order) for non-overlapping pairs
+    baselines: Mapping[str, tuple[float, ...]]  # method -> predicted times (s)
+
+    @property
+    def tau(self) -> float:
+        """Return Kendall's tau-b between predicted and measured times."""
+        return kendall_tau(self.predicted, self.measured)
+
+    def top(self, k: int, times: Sequence[float] | None = None) -> bool:
+        """Return True where the measured fastest device is among the first `k` of a predicted order."""
+        order = np.argsort(np.asarray(times if times is not None else self.predicted))
+        return int(np.argmin(self.measured)) in set(order[:k].tolist())
+
+
+@dataclass(frozen=True)
+class RankingSummary:
+    """The check over all cases: median tau, top-1 and top-2 rates, and the told-apart pairs' accuracy."""
+
+    cases: int
+    devices_per_case: float  # median
+    tau_median: float
+    top1: float
+    top2: float
+    told_apart_pairs: int
+    told_apart_correct: float
+    baselines: Mapping[str, dict[str, float]]  # method -> {tau_median, top1, top2}
+
+
+def check_corpus(devices: Mapping[str, Device], kernels: Sequence[str] | None = None) -> list[RankingCase]:
+    """Return one ranking case per corpus kernel and source GPU, over the catalog GPUs that measured the kernel."""
+    from perfcast.validation.corpus import read_corpus
+
+    corpus = read_corpus(kernels=kernels)
+    cases = []
+    for kernel in corpus.kernels.values():
+        present = [d for d in kernel.devices if d in devices and kernel.measured(d).any()]
+        # A column that sampled less than half of the space (a short search) has no tuned optimum to rank by.
+        full = [d for d in present if kernel.measured(d).mean() >= REPLAY_COVERAGE]
+        for source in full:
+            try:
+                workload = TunedSpaceWorkload(kernel, source)
+            except WorkloadError:  # no plausible configuration there: the corpus report lists it as skipped
+                continue
+            targets = [devices[d] for d in full if d != source and d in workload.measured]
+            if len(targets) < 2:
+                continue
+            choice = choose(workload, targets)
+            ranked = {r.estimate.device: r for r in choice.ranked}
+            names = tuple(d.name for d in targets if d.name in ranked)
+            predicted = tuple(ranked[n].estimate.time for n in names)
+            measured = tuple(workload.measured[n] for n in names)
+            pairs = []
+            for i, a in enumerate(names):
+                for j, b in enumerate(names):
+                    if i < j and b not in ranked[a].overlaps and ranked[a].estimate.band and ranked[b].estimate.band:
+                        pairs.append((i, j, (predicted[i] < predicted[j]) == (measured[i] < measured[j])))
+            source_device = devices[source]
+            t_source = workload.measured[source]
+            baselines = {
+                "bandwidth ratio": tuple(t_source * source_device.dram_bandwidth / devices[n].dram_bandwidth
+                                         for n in names),
+                "FLOP ratio": tuple(t_source * source_device.peak_compute("fp32") / devices[n].peak_compute("fp32")
+                                    for n in names),
+            }
+            cases.append(RankingCase(kernel.name, source, names, predicted, measured, tuple(pairs), baselines))
+    return cases
+
+
+def _rates(cases: Sequence[RankingCase], times: Mapping[int, Sequence[float]] | None = None) -> dict[str, float]:
+    """Return the median tau and top-1/top-2 rates of `cases`, under their own or other predicted times."""
+    taus, top1, top2 = [], [], []
+    for index, case in enumerate(cases):
+        predicted = times[index] if times is not None else case.predicted
+        taus.append(kendall_tau(predicted, case.measured))
+        top1.append(case.top(1, predicted))
+        top2.append(case.top(2, predicted))
+    finite = [t for t in taus if not math.isnan(t)]
+    return {"tau_median": float(np.median(finite)) if finite else math.nan,
+            "top1": float(np.mean(top1)), "top2": float(np.mean(top2))}
+
+
+def summarise_cases(cases: Sequence[RankingCase]) -> RankingSummary:
+    """Return the check's summary over `cases` (ValueError without any)."""
+    if not cases:
+        raise ValueError("no ranking case: no workload was measured on two or more catalog devices")
+    own = _rates(cases)
+    pairs = [ok for case in cases for (_, _, ok) in case.told_apart]
+    baselines = {method: _rates(cases, {i: c.baselines[method] for i, c in enumerate(cases)}) for method in BASELINES}
+    return RankingSummary(len(cases), float(np.median([len(c.devices) for c in cases])), own["tau_median"],
+                          own["top1"], own["top2"], len(pairs), float(np.mean(pairs)) if pairs else math.nan,
+                          baselines)
+
+
+def _percent(value: float) -> str:
+    """Return a fraction as a percentage ('—' for NaN)."""
+    return "—" if math.isnan(value) else f"{value:.0%}"
+
+
+def check_markdown(cases: Sequence[RankingCase], summary: RankingSummary, command: str, machine: str) -> str:
+    """Return the ranking check as a Markdown page: the summary first, then every case."""
+    lines = [
+        "# Does `perfcast choose` rank GPUs in the measured order?",
+        "",
+        f"Command: `{command}` ({machine}). Data: the GPU corpus perfcast ships (KernelTuner spaces of the "
+        "FAIR Benchmark Hub for Auto-Tuning, plus the H200 column this project measured); "
+        "see [gpu-corpus.md](gpu-corpus.md).",
+        "",
+        "Each case is one kernel tuned on one GPU (the source): `choose` projects the source's best configuration "
+        "onto every other GPU that measured the kernel (§4), and the predicted order of their tuned times is "
+        "compared with the measured order. Two naive rankings are scored beside it: the source's time scaled by "
+        "the ratio of DRAM bandwidths, and by the ratio of fp32 peaks.",
+        "",
+        "## Results",
+        "",
+        f"{summary.cases} cases, {summary.devices_per_case:g} GPUs each (median).",
+        "",
+        "| ranking | Kendall tau (median) | measured best ranked first | measured best in the top 2 |",
+        "|---|---|---|---|",
+        f"| perfcast choose (projection) | {summary.tau_median:.2f} | {_percent(summary.top1)} | "
+        f"{_percent(summary.top2)} |",
+    ]
+    for method, rates in summary.baselines.items():
+        lines.append(f"| {method} | {rates['tau_median']:.2f} | {_percent(rates['top1'])} | "
+                     f"{_percent(rates['top2'])} |")
+    lines += [
+        "",
+        f"Pairs `choose` calls told apart (their validated intervals do not overlap): {summary.told_apart_pairs}; "
+        f"measured in the predicted order: {_percent(summary.told_apart_correct)}. Every other pair is reported as "
+        "not told apart (same tier), which the ranking then does not claim to order.",
+        "",
+        "## Every case",
+        "",
+        "| kernel | tuned on | GPUs | tau | top-1 | top-2 | predicted order (fastest first) | measured order |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case in cases:
+        predicted = [case.devices[i] for i in np.argsort(case.predicted)]
+        measured = [case.devices[i] for i in np.argsort(case.measured)]
+        lines.append(f"| {case.workload} | {case.source} | {len(case.devices)} | {case.tau:.2f} | "
+                     f"{'yes' if case.top(1) else 'no'} | {'yes' if case.top(2) else 'no'} | "
+                     f"{', '.join(predicted)} | {', '.join(measured)} |")
+    lines += [
+        "",
+        "GPUs whose column covers less than half of a space (the H200's 120-second searches) have no tuned optimum "
+        "and take no part; spaces with no plausible configuration on a GPU (pnpoly on two Turing cards, see the "
+        "corpus report) neither.",
+        "",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,333 @@
+"""What `perfcast choose` ranks devices for: a workload read from anything perfcast already understands.
+
+Each kind of workload is predicted by the model that fits what it knows of the work:
+- a profile (`perfcast profile -o`, or ncu / nvprof / Oclgrind output) or a campaign archive: the
+  quantitative roofline (§3), summed over the kernels;
+- an application file, a species, or a C file (`perfcast classify`): the boat hull (§2), the middle of its range;
+- a recorded tuning space of the GPU corpus (`corpus:KERNEL`, measured on `--source`): the cross-GPU
+  projection (§4) of the source's best configuration onto each target GPU.
+
+A device the model cannot predict (a figure missing from its file, a CPU for a GPU projection) is left out
+with the reason, never given a made-up time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfcast.devices.schema import Device
+from perfcast.errors import InputError, NotFound
+from perfcast.species.application import Application, Primitive
+
+__all__ = ["Prediction", "Workload", "WorkloadError", "read_workload", "ProfileWorkload", "HullWorkload",
+           "TunedSpaceWorkload"]
+
+CORPUS_PREFIX = "corpus:"
+
+
+class WorkloadError(InputError):
+    """A workload that cannot be read, or a device it cannot be predicted on (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A workload's predicted time on one device (s) by one model, and what decided it, in words."""
+
+    time: float
+    detail: str
+    is_measurement: bool = False  # the time is measured, not predicted (the device a space was tuned on)
+
+
+class Workload:
+    """A workload: its name, what it was read from, the model that predicts it, and times measured on devices."""
+
+    kind: str = ""
+    model: str = ""
+
+    def __init__(self, name: str, origin: str, measured: Mapping[str, float] | None = None) -> None:
+        self.name = name
+        self.origin = origin
+        self.measured: dict[str, float] = dict(measured or {})  # device name -> s, where a measurement is known
+
+    def predict(self, device: Device) -> Prediction:
+        """Return the workload's predicted time (s) on `device`; NotFound or WorkloadError where it cannot."""
+        raise NotImplementedError
+
+    def band_scope(self, device: Device) -> str:
+        """Return the device class whose validated band applies to this workload's prediction on `device`."""
+        return device.kind
+
+
+class ProfileWorkload(Workload):
+    """Profiled kernels (all launches of each), predicted by the quantitative roofline and summed."""
+
+    kind, model = "profile", "quantitative"
+
+    def __init__(self, name: str, origin: str, profile: object, kernels: Sequence[str] = (),
+                 measured: Mapping[str, float] | None = None) -> None:
+        from perfcast.models.quantitative import kernel_parameters
+        from perfcast.profiles.profile import ProfileError, ProfileSet
+
+        super().__init__(name, origin, measured)
+        assert isinstance(profile, ProfileSet)
+        self.kernels = []
+        self.skipped: list[str] = []
+        for kernel in profile.select(list(kernels)):
+            try:
+                kernel_parameters(kernel.counts())
+            except (ProfileError, ValueError) as error:
+                if kernels:
+                    raise WorkloadError(f"{origin}: kernel {kernel.name!r}: {error}") from None
+                self.skipped.append(f"{kernel.name}: {error}")
+                continue
+            self.kernels.append(kernel)
+        if not self.kernels:
+            raise WorkloadError(f"{origin}: no kernel has the metrics the quantitative model needs: "
+                                + "; ".join(self.skipped[:3]))
+
+    def predict(self, device: Device) -> Prediction:
+        """Return the sum (s) of the kernels' §3 times on `device`, and how many were memory bound."""
+        from perfcast.devices.quantitative_view import quantitative_inputs
+        from perfcast.models.quantitative import kernel_parameters, predict
+
+        inputs = quantitative_inputs(device)
+        total, memory = 0.0, 0
+        for kernel in self.kernels:
+            parameters = kernel_parameters(kernel.counts(inputs.elementary_cost or None))
+            try:
+                prediction = predict(parameters, inputs.rates)
+            except ValueError as error:
+                raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
+            total += prediction.time
+            memory += prediction.bound == "memory"
+        if len(self.kernels) == 1:
+            return Prediction(total, "memory bound" if memory else "compute bound")
+        return Prediction(total, f"{memory} of {len(self.kernels)} kernels memory bound")
+
+
+class HullWorkload(Workload):
+    """An application (steps with species and f), predicted by the boat hull: the middle of the total's range."""
+
+    kind, model = "application", "boat hull"
+
+    def __init__(self, name: str, origin: str, application: Application, kind: str = "application",
+                 measured: Mapping[str, float] | None = None) -> None:
+        super().__init__(name, origin, measured)
+        self.application = application
+        self.kind = kind
+
+    def predict(self, device: Device) -> Prediction:
+        """Return the middle (s) of the boat hull's range of the whole application on `device`, with the range."""
+        from perfcast.devices.hull_view import elementary_ops, hull_inputs
+        from perfcast.species.application import predict_app
+        from perfcast.units import format_duration
+
+        application = self.application
+        inputs = hull_inputs(device, application.precision, application.element_size)
+        calls = any(p.elementary_calls for p in application.primitives)
+        extra = elementary_ops(device, application.precision).extra if calls else 0.0
+        try:
+            total, _ = predict_app(application, inputs.figures, extra_ops_per_call=extra)
+        except ValueError as error:
+            raise WorkloadError(str(error)) from None
+        middle = (total.lower + total.upper) / 2
+        return Prediction(middle, f"range {format_duration(total.lower, 3)} to {format_duration(total.upper, 3)}")
+
+
+class TunedSpaceWorkload(Workload):
+    """A corpus kernel tuned on a source GPU, projected onto each target by §4 (its best configuration there)."""
+
+    kind, model = "tuned space", "projection"
+
+    def __init__(self, kernel: object, source: str) -> None:
+        import numpy as np
+
+        from perfcast.devices.catalog import known_devices
+        from perfcast.validation.corpus import CorpusKernel
+        from perfcast.validation.gpu_scores import gpu_figures, roofline_score
+        from perfcast.validation.kernel_work import kernel_work
+
+        assert isinstance(kernel, CorpusKernel)
+        if source not in kernel.devices:
+            raise WorkloadError(f"corpus:{kernel.name} was not measured on {source!r}; --source is one of: "
+                                f"{', '.join(kernel.devices)}")
+        work = kernel_work(kernel.name, kernel.configs, kernel.parameters, kernel.problem)
+        catalog = known_devices()
+        measured, best_rows, self.coverage = {}, {}, {}
+        for device in kernel.devices:
+            if device not in catalog or not kernel.measured(device).any():
+                continue
+            # The corpus report's rule: a record beating the compulsory-DRAM bound by more than 2x is broken.
+            plausible = roofline_score(kernel, work, device, gpu_figures(catalog[device])).plausible(kernel)
+            if plausible.any():
+                times = np.where(plausible, kernel.times[:, kernel.column(device)], np.inf)
+                best_rows[device] = int(np.argmin(times))
+                measured[device] = float(times[best_rows[device]])
+                self.coverage[device] = float(kernel.measured(device).mean())
+        super().__init__(f"{kernel.name} (tuned on {source})", f"{CORPUS_PREFIX}{kernel.name}", measured)
+        if source not in measured:
+            raise WorkloadError(f"corpus:{kernel.name}: no plausible configuration measured on {source}")
+        self.kernel = kernel
+        self.source = source
+        self.work = work
+        self.row = best_rows[source]
+
+    def predict(self, device: Device) -> Prediction:
+        """Return the source's best configuration projected (s) onto `device`, a GPU."""
+        from perfcast.devices.catalog import get_device
+        from perfcast.validation.gpu_scores import gpu_figures, project_configuration
+
+        if device.kind != "gpu":
+            raise WorkloadError("the cross-GPU projection predicts GPUs only")
+        source = get_device(self.source)
+        if device.name == source.name:
+            return Prediction(self.measured[self.source], "measured: the space was tuned here", True)
+        on_source, on_target = gpu_figures(source), gpu_figures(device, source=source)
+        time, (low, high) = project_configuration(self.work, self.row, self.measured[self.source], on_source,
+                                                  on_target)
+        if not (math.isfinite(time) and time > 0):
+            raise WorkloadError(f"the projection gave {time!r} s")
+        return Prediction(time, f"projected from {self.source} ({self.measured[self.source] * 1e3:.3g} ms)")
+
+    def band_scope(self, device: Device) -> str:
+        """Return 'same vendor' or 'across vendors': the projection's error depends on it."""
+        from perfcast.choose.bands import ACROSS_VENDORS, SAME_VENDOR
+        from perfcast.devices.catalog import get_device
+
+        return SAME_VENDOR if get_device(self.source).vendor == device.vendor else ACROSS_VENDORS
+
+
+@dataclass(frozen=True)
+class WorkloadOptions:
+    """What some workloads need besides the file: kernels to keep, sizes to bind, f, the tuned space's source GPU."""
+
+    kernels: tuple[str, ...] = ()
+    bind: Mapping[str, int] = field(default_factory=dict)
+    f: float = 1.0
+    element_size: float = 4.0
+    precision: str = "fp32"
+    function: str | None = None
+    source: str | None = None
+
+
+def _c_file(path: Path, options: WorkloadOptions) -> HullWorkload:
+    """Return the classified loop nests of a C file as one application (one step per nest)."""
+    from perfcast.species.application_file import resolve_application
+    from perfcast.species.c_source import CSourceError, parse_c_file
+    from perfcast.species.classify import ClassifyError, classify_source
+
+    defines = dict(options.bind)
+    try:
+        result = classify_source(parse_c_file(path, defines), options.function)
+    except (ClassifyError, CSourceError) as error:
+        raise WorkloadError(f"{path}: {error}") from None
+    nests = [n for n in result.nests if n.species is not None]
+    if not nests:
+        listing = ", ".join(f"{n.location} ({n.status})" for n in result.nests) or "none"
+        raise WorkloadError(f"{path}: no loop nest the boat hull can predict (loop nests: {listing})")
+    steps = tuple(Primitive(name=n.location, source=str(path.resolve()), function=n.function, line=n.line,
+                            define=defines) for n in nests)
+    application = Application(name=path.stem, precision=options.precision, primitives=steps)
+    return HullWorkload(path.stem, str(path), resolve_application(application, path.parent, str(path)), "C file")
+
+
+def _species(text: str, options: WorkloadOptions) -> HullWorkload:
+    """Return one species (with its sizes bound) as a one-step application."""
+    from perfcast.species.application_file import resolve_application
+
+    try:
+        application = Application(name=text, bind=dict(options.bind), element_size=options.element_size,
+                                  precision=options.precision,
+                                  primitives=(Primitive(name="species", species=text, f=options.f),))
+    except ValueError as error:
+        raise WorkloadError(f"{text!r} is neither a file nor a species: {error}") from None
+    return HullWorkload(text, "species", resolve_application(application, Path("."), "species"), "species")
+
+
+def _corpus(name: str, options: WorkloadOptions) -> TunedSpaceWorkload:
+    """Return a corpus kernel's recorded space on --source as a workload."""
+    from perfcast.validation.corpus import read_corpus
+
+    corpus = read_corpus()
+    if name not in corpus.kernels:
+        raise WorkloadError(f"no corpus kernel {name!r} (corpus kernels: {', '.join(corpus.kernels)})")
+    if options.source is None:
+        raise WorkloadError(f"{CORPUS_PREFIX}{name} is a space measured on several GPUs: name the one it was tuned "
+                            f"on with --source ({', '.join(corpus.kernels[name].devices)})")
+    return TunedSpaceWorkload(corpus.kernels[name], options.source)
+
+
+def _archive_measured(archive: object, kernels: Sequence[str]) -> dict[str, float]:
+    """Return the summed median time (s) of `kernels` on the archive's device, by device name.
+
+    Under the archive device's name and, where its full name is a catalog device's (a measured profile of a
+    catalogued model), under that device's name too.
+    """
+    from perfcast.campaign.projection import ArchiveRun
+    from perfcast.devices.catalog import catalog
+
+    run = ArchiveRun.of(archive)  # type: ignore[arg-type]
+    if not kernels or any(name not in run.timings for name in kernels):
+        return {}
+    total = sum(run.timings[name][0] for name in kernels)
+    measured = {run.device.name: total}
+    model = run.device.full_name.removesuffix(" (measured)")
+    for device in catalog().values():
+        if device.full_name == model:
+            measured[device.name] = total
+    return measured
+
+
+def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> Workload:
+    """Return the workload in `what`: a profile, campaign archive, application YAML, C file, 'corpus:KERNEL' or species."""
+    from perfcast.campaign.archive import Archive, ArchiveError
+    from perfcast.profiles import read_profile
+    from perfcast.profiles.profile import ProfileError, ProfileSet
+    from perfcast.safe_yaml import YamlInputError, load_yaml_file, load_yaml_text
+    from perfcast.species.application_file import load_application
+
+    options = options or WorkloadOptions()
+    text = str(what)
+    if text.startswith(CORPUS_PREFIX):
+        return _corpus(text.removeprefix(CORPUS_PREFIX), options)
+    path = Path(text)
+    if not path.exists():
+        if "->" in text:
+            return _species(text, options)
+        raise WorkloadError(f"{text}: no such file, and not a species (a species reads 'INPUT -> OUTPUT') nor "
+                            "corpus:KERNEL")
+    if path.is_dir() or path.suffix == ".zip":
+        try:
+            archive = Archive.read(path)
+        except ArchiveError as error:
+            raise WorkloadError(str(error)) from None
+        if archive.profile_yaml is None:
+            raise WorkloadError(f"{path}: the campaign archive holds no profile (it ran without a profiler)")
+        profile = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{path}:profile.yaml")
+        workload = ProfileWorkload(path.stem, str(path), profile, options.kernels)
+        workload.measured = _archive_measured(archive, [k.name for k in workload.kernels])
+        return workload
+    if path.suffix == ".c":
+        return _c_file(path, options)
+    if path.suffix in (".yaml", ".yml"):
+        try:
+            data = load_yaml_file(path)
+        except YamlInputError as error:
+            raise WorkloadError(str(error)) from None
+        if isinstance(data, dict) and "primitives" in data:
+            application = load_application(path)
+            return HullWorkload(application.name, str(path), application)
+    try:
+        profile = read_profile(path)
+    except ProfileError as error:
+        raise WorkloadError(f"{path}: not a workload perfcast reads ({error}); choose reads profiles, campaign "
+                            "archives, application files, C files, species and corpus:KERNEL") from None
+    return ProfileWorkload(path.stem, str(path), profile, options.kernels)
+
+
+def device_unsupported(error: Exception) -> bool:
+    """Return True for the errors that mean 'this device cannot be predicted', not 'the input is wrong'."""
+    return isinstance(error, (NotFound, WorkloadError, ValueError))

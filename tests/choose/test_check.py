@@ -1,0 +1,40 @@
+"""The ranking check against measured orders, on the shipped GPU corpus."""
+
+import math
+
+import pytest
+
+from perfcast.choose.check import RankingCase, check_corpus, check_markdown, summarise_cases
+from perfcast.devices.catalog import catalog
+
+
+def test_one_case_per_source_gpu_over_the_others():
+    cases = check_corpus(catalog(), ["convolution"])
+    assert {c.source for c in cases} == {"rtx-2080-ti", "rtx-3060-laptop", "rtx-3090", "titan-rtx"}
+    for case in cases:
+        assert case.source not in case.devices and len(case.devices) == 3
+        assert all(t > 0 for t in case.predicted + case.measured)
+        assert set(case.baselines) == {"bandwidth ratio", "FLOP ratio"}
+
+
+def test_partial_columns_take_no_part():
+    cases = check_corpus(catalog(), ["dedispersion-milo"])
+    assert cases and all("h200" not in case.devices and case.source != "h200" for case in cases)
+
+
+def test_summary_by_hand():
+    perfect = RankingCase("k", "s", ("a", "b", "c"), (1.0, 2.0, 3.0), (1.0, 2.0, 3.0), ((0, 2, True),),
+                          {"bandwidth ratio": (3.0, 2.0, 1.0), "FLOP ratio": (1.0, 3.0, 2.0)})
+    wrong_first = RankingCase("k", "t", ("a", "b", "c"), (2.0, 1.0, 3.0), (1.0, 2.0, 3.0), ((0, 2, True), (1, 2, False)),
+                              {"bandwidth ratio": (1.0, 2.0, 3.0), "FLOP ratio": (1.0, 2.0, 3.0)})
+    assert perfect.tau == pytest.approx(1.0) and wrong_first.tau == pytest.approx(1 / 3)
+    summary = summarise_cases([perfect, wrong_first])
+    assert summary.top1 == 0.5 and summary.top2 == 1.0
+    assert summary.tau_median == pytest.approx((1 + 1 / 3) / 2)
+    assert summary.told_apart_pairs == 3 and summary.told_apart_correct == pytest.approx(2 / 3)
+    assert summary.baselines["bandwidth ratio"]["top1"] == 0.5  # reversed for the first case, right for the second
+    page = check_markdown([perfect, wrong_first], summary, "cmd", "machine")
+    assert "| k | t | 3 | 0.33 | no | yes | b, a, c | a, b, c |" in page
+    with pytest.raises(ValueError, match="no ranking case"):
+        summarise_cases([])
+    assert math.isnan(RankingCase("k", "s", ("a",), (1.0,), (1.0,), (), {}).tau)

@@ -1,0 +1,113 @@
+"""Each kind of workload read and predicted by its model; devices it cannot predict are left out with the reason."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfcast.choose import WorkloadOptions, choose, read_workload
+from perfcast.choose.choice import load_prices, price_of
+from perfcast.choose.workload import HullWorkload, ProfileWorkload, TunedSpaceWorkload, WorkloadError
+from perfcast.devices.catalog import catalog
+from perfcast.devices.hull_view import hull_inputs
+from perfcast.devices.quantitative_view import quantitative_inputs
+from perfcast.errors import InputError
+from perfcast.models.quantitative import kernel_parameters, predict
+from perfcast.profiles import read_profile
+from perfcast.species.application import predict_app
+from perfcast.species.application_file import load_application
+
+ROOT = Path(__file__).parents[2]
+H200_ARCHIVE = ROOT / "docs" / "validation" / "gpu-h200" / "campaign-h200.zip"
+NCU = ROOT / "tests" / "data" / "profiles" / "ncu-raw-h200-campaign.csv"
+FAST_FOCUS = ROOT / "examples" / "fast-focus.yaml"
+
+
+def test_profile_is_the_sum_of_its_kernels_quantitative_times():
+    workload = read_workload(NCU)
+    assert isinstance(workload, ProfileWorkload) and workload.model == "quantitative"
+    device = catalog()["a100-40gb"]
+    rates = quantitative_inputs(device).rates
+    expected = sum(predict(kernel_parameters(k.counts()), rates).time for k in read_profile(NCU).kernels)
+    assert workload.predict(device).time == pytest.approx(expected)
+
+
+def test_archive_keeps_only_the_chosen_kernels_and_knows_its_measured_time():
+    workload = read_workload(H200_ARCHIVE, WorkloadOptions(kernels=("triad", "stencil7")))
+    assert [k.name for k in workload.kernels] == ["triad", "stencil7"]
+    # The archive ran on a measured profile of the catalog's H200: its time is known under both names.
+    assert workload.measured["h200"] == workload.measured["h200-cuda"] == pytest.approx(67.152e-6 + 86.944e-6,
+                                                                                        rel=1e-4)
+
+
+def test_application_is_the_middle_of_the_hull_range():
+    workload = read_workload(FAST_FOCUS)
+    assert isinstance(workload, HullWorkload) and workload.model == "boat hull"
+    device = catalog()["gtx470"]
+    application = load_application(FAST_FOCUS)
+    total, _ = predict_app(application, hull_inputs(device, application.precision, application.element_size).figures)
+    assert workload.predict(device).time == pytest.approx((total.lower + total.upper) / 2)
+
+
+def test_species_needs_its_sizes_bound():
+    workload = read_workload("N|element -> N|element", WorkloadOptions(bind={"N": 1 << 20}, f=2))
+    assert workload.kind == "species" and workload.predict(catalog()["h200"]).time > 0
+    with pytest.raises(InputError, match="N"):
+        read_workload("N|element -> N|element")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc preprocesses the C file")
+def test_c_file_becomes_one_step_per_loop_nest(tmp_path):
+    source = tmp_path / "axpy.c"
+    source.write_text("#define N 100000\nvoid axpy(float a, const float x[N], float y[N]) {\n"
+                      "  for (int i = 0; i < N; i++) y[i] = a * x[i] + y[i];\n}\n")
+    workload = read_workload(source)
+    assert workload.kind == "C file" and [p.name for p in workload.application.primitives] == ["axpy:3"]
+    assert workload.predict(catalog()["core-i7-930"]).time > 0
+
+
+def test_tuned_space_projects_the_source_best_and_measures_the_source():
+    workload = read_workload("corpus:convolution-milo", WorkloadOptions(source="rtx-a4000"))
+    assert isinstance(workload, TunedSpaceWorkload)
+    on_source = workload.predict(catalog()["rtx-a4000"])
+    assert on_source.is_measurement and on_source.time == workload.measured["rtx-a4000"]
+    assert workload.band_scope(catalog()["rtx-a6000"]) == "same vendor"
+    assert workload.band_scope(catalog()["w7800"]) == "across vendors"
+    with pytest.raises(WorkloadError, match="GPUs only"):
+        workload.predict(catalog()["epyc-9654"])
+
+
+def test_unreadable_workloads_say_what_choose_reads(tmp_path):
+    with pytest.raises(WorkloadError, match="not a species"):
+        read_workload(tmp_path / "missing.yaml")
+    junk = tmp_path / "junk.txt"
+    junk.write_text("hello\n")
+    with pytest.raises(WorkloadError, match="choose reads profiles"):
+        read_workload(junk)
+    with pytest.raises(WorkloadError, match="--source"):
+        read_workload("corpus:convolution-milo")
+    with pytest.raises(WorkloadError, match="no corpus kernel"):
+        read_workload("corpus:nope", WorkloadOptions(source="a100-pcie-40gb"))
+
+
+def test_choose_leaves_out_devices_it_cannot_predict_with_the_reason():
+    devices = [catalog()[n] for n in ("h200", "core-i7-930", "a100-40gb")]
+    choice = choose(NCU, devices)
+    assert [r.estimate.device for r in choice.ranked] == ["h200", "a100-40gb"]
+    assert "int32 fma peak" in choice.left_out["core-i7-930"]
+    with pytest.raises(InputError, match="on any of the devices"):
+        choose(NCU, [catalog()["core-i7-930"]])
+
+
+def test_prices_file_overrides_the_catalog(tmp_path):
+    path = tmp_path / "prices.yaml"
+    path.write_text("version: 1\nprices:\n  h200: {kind: rental, usd: 1.5, reference: our contract, date: 2026-11-01}\n"
+                    "  epyc-9654:\n    - {kind: street, usd: 5000, reference: reseller, date: 2026-10-01}\n")
+    prices = load_prices(path)
+    assert price_of(catalog()["h200"], "rental", prices).usd == 1.5
+    assert price_of(catalog()["h200"], "rental").usd == 6.35  # the catalog's quote without the file
+    assert price_of(catalog()["epyc-9654"], "purchase", prices).usd == 5000  # replaces the catalog's list price
+    assert price_of(catalog()["h200"], "purchase", prices) is None
+    path.write_text("version: 1\nprices:\n  h200: {kind: rental, usd: -1, reference: x, date: 2026-11-01}\n")
+    with pytest.raises(InputError, match="usd"):
+        load_prices(path)

@@ -1,0 +1,73 @@
+"""`perfcast choose` from the command line: table, JSON, CSV, chart, and clear errors."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from perfcast.cli import app
+
+ROOT = Path(__file__).parents[2]
+ARCHIVE = str(ROOT / "docs" / "validation" / "gpu-h200" / "campaign-h200.zip")
+runner = CliRunner()
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def test_json_ranks_every_catalog_gpu_with_band_cost_and_energy():
+    result = run("choose", ARCHIVE, "-k", "triad", "--all", "--kind", "gpu", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    ranking = data["ranking"]
+    assert len(ranking) >= 25 and data["workload"]["model"] == "quantitative"
+    times = [row["time_s"] for row in ranking]
+    assert times == sorted(times) and [row["rank"] for row in ranking] == list(range(1, len(ranking) + 1))
+    h200 = next(row for row in ranking if row["device"] == "h200")
+    low, high = h200["interval_s"]
+    assert low <= h200["measured_s"] <= high  # the measured triad on the H200 lies in its validated interval
+    assert h200["energy_j"] == h200["time_s"] * 700 and h200["cost_usd"] == h200["time_s"] * 6.35 / 3600
+    assert h200["band_source"] == "docs/validation/gpu-h200/campaign-h200.zip"
+    assert any(row["pareto"] for row in ranking)
+
+
+def test_table_csv_and_chart(tmp_path):
+    chart, table = tmp_path / "choice.png", tmp_path / "choice.csv"
+    result = run("choose", "corpus:convolution-milo", "--source", "rtx-a4000", "-d", "rtx-a4000", "-d", "h200",
+                 "-d", "l4", "-d", "mi300x", "-d", "epyc-9654", "--csv", str(table), "-o", str(chart))
+    assert result.exit_code == 0, result.output
+    assert "measured" in result.output and "tier" in result.output
+    assert "left out epyc-9654: the cross-GPU projection predicts GPUs only" in result.output
+    rows = list(csv.DictReader(io.StringIO(table.read_text())))
+    assert [r["device"] for r in rows][0] in {"mi300x", "h200"} and len(rows) == 4
+    assert chart.stat().st_size > 10_000
+
+
+def test_order_by_cost_uses_the_prices_file(tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("version: 1\nprices:\n  h100-sxm5: {kind: rental, usd: 0.01, reference: a gift, date: 2026-11-01}\n")
+    result = run("choose", ARCHIVE, "-k", "triad", "-d", "h200", "-d", "h100-sxm5", "--by", "cost",
+                 "--prices", str(prices), "--json")
+    ranking = json.loads(result.stdout)["ranking"]
+    assert [row["device"] for row in ranking] == ["h100-sxm5", "h200"]
+    assert ranking[0]["price"]["reference"] == "a gift"
+
+
+def test_errors_are_clear():
+    assert "with --device (repeatable), or rank the whole catalog with --all" in run("choose", ARCHIVE).output
+    assert "--by 'speed'" in run("choose", ARCHIVE, "--all", "--by", "speed").output
+    result = run("choose", "no-such-file.yaml", "--all")
+    assert result.exit_code == 2 and "not a species" in result.output
+    result = run("choose", "corpus:gemm", "--all")
+    assert result.exit_code == 2 and "--source" in result.output
+
+
+def test_validate_choose_reports_the_ranking_check(tmp_path):
+    report = tmp_path / "choose.md"
+    result = run("validate", "choose", "-k", "convolution", "--markdown", str(report))
+    assert result.exit_code == 0, result.output
+    text = report.read_text()
+    assert "Kendall tau" in text and "| convolution | rtx-3090 |" in text
