@@ -4,7 +4,10 @@ import math
 
 import pytest
 
-from perfcast.choose.check import RankingCase, check_corpus, check_markdown, summarise_cases
+from pathlib import Path
+
+from perfcast.choose.bands import CAMPAIGN_SOURCES
+from perfcast.choose.check import CheckSection, RankingCase, check_archives, check_corpus, check_markdown, summarise_cases
 from perfcast.devices.catalog import catalog
 
 
@@ -33,8 +36,20 @@ def test_summary_by_hand():
     assert summary.tau_median == pytest.approx((1 + 1 / 3) / 2)
     assert summary.told_apart_pairs == 3 and summary.told_apart_correct == pytest.approx(2 / 3)
     assert summary.baselines["bandwidth ratio"]["top1"] == 0.5  # reversed for the first case, right for the second
-    page = check_markdown([perfect, wrong_first], summary, "cmd", "machine")
+    page = check_markdown([CheckSection("t", "about", "m", "tuned on", [perfect, wrong_first], summary)], "cmd",
+                          "machine")
     assert "| k | t | 3 | 0.33 | no | yes | b, a, c | a, b, c |" in page
     with pytest.raises(ValueError, match="no ranking case"):
         summarise_cases([])
     assert math.isnan(RankingCase("k", "s", ("a",), (1.0,), (1.0,), (), {}).tau)
+
+
+def test_suite_archives_rank_each_kernel_over_the_devices_that_timed_it():
+    root = Path(__file__).parents[2]
+    cases = check_archives([root / p for p in CAMPAIGN_SOURCES])
+    kernels = {case.workload.split(" (")[0] for case in cases}
+    assert len(kernels) == 12 and all(len(case.devices) == 5 for case in cases)
+    # The H200 is measured fastest on every kernel: a check that could fail if the GPU were predicted slower.
+    assert all(case.top(1) for case in cases)
+    with pytest.raises(ValueError, match="one archive per device"):
+        check_archives([root / CAMPAIGN_SOURCES[0]] * 2)

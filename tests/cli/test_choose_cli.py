@@ -67,7 +67,11 @@ def test_errors_are_clear():
 
 def test_validate_choose_reports_the_ranking_check(tmp_path):
     report = tmp_path / "choose.md"
-    result = run("validate", "choose", "-k", "convolution", "--markdown", str(report))
+    archives = [str(ROOT / "docs" / "validation" / "campaign-cpu" / f"{m}-avx512" / f"campaign-cpu-{m}.zip")
+                for m in ("xeon", "zen4")] + [ARCHIVE]
+    result = run("validate", "choose", "-k", "convolution", "--markdown", str(report),
+                 *[a for path in archives for a in ("--archive", path)])
     assert result.exit_code == 0, result.output
     text = report.read_text()
     assert "Kendall tau" in text and "| convolution | rtx-3090 |" in text
+    assert "| triad (Nsight Compute) | h200-cuda | 3 |" in text

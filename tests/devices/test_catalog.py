@@ -138,3 +138,9 @@ def test_lookup_by_name_full_name_and_path(tmp_path):
     assert get_device(str(path)) == catalog()["v100"]
     with pytest.raises(LookupError, match="no device 'gtx480'"):
         get_device("gtx480")
+
+
+def test_every_catalog_file_dates_its_sources():
+    """A vendor figure changes with the document's revision: the file's default provenance says when it was read."""
+    for device in catalog().values():
+        assert device.provenance.date is not None, device.name

@@ -600,35 +600,59 @@ def validate_gpu_corpus_build_command(
 @validate_app.command("choose")
 def validate_choose_command(
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Check only this corpus kernel. Repeatable.")] = None,
+    archives: Annotated[list[Path] | None, typer.Option("--archive", help="A campaign archive of the kernel suite, one per device (repeatable; default: the suite campaigns under docs/validation, where this folder has them).")] = None,
     markdown: Markdown = None,
     as_json: Json = False,
 ) -> None:
-    """Check perfcast choose against measured orders: each corpus kernel, tuned on one GPU, ranked over the others."""
-    from perfcast.choose.check import check_corpus, check_markdown, summarise_cases
+    """Check perfcast choose against measured orders: corpus kernels tuned on one GPU, and suite kernels over archives."""
+    from perfcast.choose.bands import CAMPAIGN_SOURCES
+    from perfcast.choose.check import (
+        CORPUS_ABOUT,
+        CORPUS_FOOTNOTE,
+        SUITE_ABOUT,
+        SUITE_FOOTNOTE,
+        CheckSection,
+        check_archives,
+        check_corpus,
+        check_markdown,
+        summarise_cases,
+    )
     from perfcast.devices.catalog import known_devices
 
     check_writable(markdown, "--markdown", (".md",))
-    with console.status("ranking the corpus kernels"):
+    if archives is None:
+        archives = [Path(p) for p in CAMPAIGN_SOURCES if Path(p).exists()]
+    sections = []
+    with console.status("ranking the corpus kernels and the suite"):
         cases = check_corpus(known_devices(), kernels)
-        summary = summarise_cases(cases)
+        sections.append(CheckSection("GPU corpus: cross-GPU projection", CORPUS_ABOUT, "projection", "tuned on",
+                                     cases, summarise_cases(cases), CORPUS_FOOTNOTE))
+        if archives:
+            cases = check_archives(archives)
+            sections.append(CheckSection("Kernel suite: quantitative roofline over campaign archives", SUITE_ABOUT,
+                                         "quantitative", "profiled on", cases, summarise_cases(cases),
+                                         SUITE_FOOTNOTE))
     if markdown is not None:
         command = _command_line("perfcast validate choose --markdown " + str(markdown))
-        write_text_atomic(markdown, check_markdown(cases, summary, command, _machine()))
+        write_text_atomic(markdown, check_markdown(sections, command, _machine()))
     if as_json:
-        print_json({"summary": vars(summary), "cases": [
+        print_json({section.title: {"summary": vars(section.summary), "cases": [
             {"kernel": c.workload, "source": c.source, "devices": list(c.devices), "predicted_s": list(c.predicted),
-             "measured_s": list(c.measured), "tau": c.tau, "top1": c.top(1), "top2": c.top(2)} for c in cases]})
+             "measured_s": list(c.measured), "tau": c.tau, "top1": c.top(1), "top2": c.top(2)}
+            for c in section.cases]} for section in sections})
         return
-    table = Table(box=box.SIMPLE_HEAD, title="perfcast choose against measured orders (GPU corpus)",
-                  title_justify="left")
-    for column in ("ranking", "Kendall tau (median)", "best first", "best in top 2"):
+    table = Table(box=box.SIMPLE_HEAD, title="perfcast choose against measured orders", title_justify="left")
+    for column in ("data", "ranking", "cases", "Kendall tau (median)", "best first", "best in top 2",
+                   "told apart: right"):
         table.add_column(column)
-    table.add_row("perfcast choose (projection)", f"{summary.tau_median:.2f}", f"{summary.top1:.0%}",
-                  f"{summary.top2:.0%}")
-    for method, rates in summary.baselines.items():
-        table.add_row(method, f"{rates['tau_median']:.2f}", f"{rates['top1']:.0%}", f"{rates['top2']:.0%}")
+    for section in sections:
+        summary = section.summary
+        table.add_row(section.title, f"perfcast choose ({section.model})", str(summary.cases),
+                      f"{summary.tau_median:.2f}", f"{summary.top1:.0%}", f"{summary.top2:.0%}",
+                      f"{summary.told_apart_correct:.0%} of {summary.told_apart_pairs}")
+        for method, rates in summary.baselines.items():
+            table.add_row("", method, "", f"{rates['tau_median']:.2f}", f"{rates['top1']:.0%}", f"{rates['top2']:.0%}",
+                          "")
     print_table(table)
-    console.print(f"{summary.cases} cases; pairs told apart by the validated bands: {summary.told_apart_pairs}, "
-                  f"measured in the predicted order: {summary.told_apart_correct:.0%}", highlight=False)
     if markdown is not None:
         console.print(f"wrote {printable(markdown)}", highlight=False)
