@@ -41,21 +41,23 @@ def test_quantitative_gpu_band_agrees_with_the_campaign_report():
     # docs/validation/campaign-h200/report.md: quantitative MAPE 34.0 % over 12 kernels.
     band = load_bands()[("quantitative", "gpu")]
     assert band.n == 12 and band.mape == pytest.approx(0.340, abs=0.001)
+    assert band.devices == ("h200-cuda",)  # one GPU's evidence: the band says so wherever it is applied
 
 
 def test_ratio_band_by_hand():
     ratios = [0.5, 1.0, 1.0, 2.0, 4.0]
-    band = _ratio_band("m", "s", ratios, ["a", "a"])
+    band = _ratio_band("m", "s", ratios, ["a", "a"], ["gpu-b", "gpu-a", "gpu-b"])
     assert band.low == pytest.approx(np.quantile(ratios, 0.1)) and band.high == pytest.approx(np.quantile(ratios, 0.9))
     # APE of each: |1/r - 1| = 1, 0, 0, 0.5, 0.75
     assert band.mape == pytest.approx(0.45) and band.source == "a" and band.n == 5
+    assert band.devices == ("gpu-a", "gpu-b") and "on 2 device(s): gpu-a, gpu-b" in band.describe()
 
 
 def test_ape_band_by_hand_and_without_upper_limit():
-    band = _ape_band("projection", "same vendor", [0.1, 0.2, 0.5], "c")
+    band = _ape_band("projection", "same vendor", [0.1, 0.2, 0.5], "c", ["x"])
     a = np.quantile([0.1, 0.2, 0.5], 0.8)
     assert band.low == pytest.approx(1 / (1 + a), abs=1e-4) and band.high == pytest.approx(1 / (1 - a), abs=1e-4)
-    assert math.isinf(_ape_band("projection", "x", [0.5, 1.5, 3.0], "c").high)
+    assert math.isinf(_ape_band("projection", "x", [0.5, 1.5, 3.0], "c", ["x"]).high)
 
 
 def test_band_for_unknown_model_and_scope():

@@ -1,10 +1,9 @@
 """The ranking check against measured orders, on the shipped GPU corpus."""
 
 import math
+from pathlib import Path
 
 import pytest
-
-from pathlib import Path
 
 from perfcast.choose.bands import CAMPAIGN_SOURCES
 from perfcast.choose.check import CheckSection, RankingCase, check_archives, check_corpus, check_markdown, summarise_cases

@@ -75,3 +75,38 @@ def test_validate_choose_reports_the_ranking_check(tmp_path):
     text = report.read_text()
     assert "Kendall tau" in text and "| convolution | rtx-3090 |" in text
     assert "| triad (Nsight Compute) | h200-cuda | 3 |" in text
+
+
+def test_a_prices_file_with_an_unknown_device_is_refused(tmp_path):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("version: 1\nprices:\n  h100-sxm: {kind: rental, usd: 2, reference: typo, date: 2026-11-01}\n")
+    result = run("choose", ARCHIVE, "-k", "triad", "-d", "h200", "--prices", str(prices))
+    assert result.exit_code == 2 and "does not know: h100-sxm" in result.output
+
+
+def test_ranking_by_a_figure_no_device_has_is_refused_and_a_partial_one_is_said():
+    result = run("choose", ARCHIVE, "-k", "triad", "-d", "gh200", "-d", "max-1550", "--by", "cost")
+    assert result.exit_code == 2 and "no device ranked here has a price" in result.output
+    result = run("choose", ARCHIVE, "-k", "triad", "-d", "gh200", "-d", "h200", "--by", "cost")
+    assert result.exit_code == 0 and "without a price, ranked last by time: gh200" in result.output
+    assert "no price" in result.output  # the row's own note
+
+
+def test_two_different_devices_of_one_name_are_refused(tmp_path):
+    mine = tmp_path / "mine.yaml"
+    text = (ROOT / "src" / "perfcast" / "devices" / "catalog" / "h200.yaml").read_text()
+    mine.write_text(text.replace("boost: 1980 MHz", "boost: 1700 MHz").replace("66.91 TFLOP/s      #", "57.44 TFLOP/s  #"))
+    result = run("choose", ARCHIVE, "-k", "triad", "-d", "h200", "-d", str(mine))
+    assert result.exit_code == 2 and "both named 'h200'" in result.output
+
+
+def test_a_short_search_as_source_is_said():
+    data = json.loads(run("choose", "corpus:dedispersion-milo", "--source", "h200", "-d", "h200", "-d", "rtx-a6000",
+                          "--json").stdout)
+    assert any("not a tuned optimum" in note for note in data["notes"])
+
+
+def test_a_bad_species_says_why_without_library_boilerplate():
+    result = run("choose", "N|element -> ", "--all")
+    assert result.exit_code == 2 and "neither a file nor a species" in result.output
+    assert "pydantic" not in result.output

@@ -49,31 +49,35 @@ CORPUS_SOURCE = "docs/validation/gpu-corpus.json"
 SAME_VENDOR, ACROSS_VENDORS = "same vendor", "across vendors"
 
 
-def _ratio_band(model: str, scope: str, ratios: Sequence[float], sources: Iterable[str]) -> Band:
+def _ratio_band(model: str, scope: str, ratios: Sequence[float], sources: Iterable[str],
+                devices: Iterable[str]) -> Band:
     """Return the band of measured / predicted `ratios`: their 10th-90th percentiles, and the MAPE."""
     values = np.asarray(ratios, dtype=float)
     tail = (1 - COVERAGE) / 2
     low, high = np.quantile(values, [tail, 1 - tail])
     mape = float(np.mean(np.abs(1 / values - 1)))  # APE = |predicted - measured| / measured = |1/r - 1|
     return Band(model, scope, round(float(low), 4), round(float(high), 4), len(values), COVERAGE, round(mape, 4),
-                "; ".join(sorted(set(sources))))
+                "; ".join(sorted(set(sources))), tuple(sorted(set(devices))))
 
 
-def _ape_band(model: str, scope: str, apes: Sequence[float], source: str) -> Band:
+def _ape_band(model: str, scope: str, apes: Sequence[float], source: str, devices: Iterable[str]) -> Band:
     """Return the band of absolute percentage errors `apes`: measured / predicted within 1/(1 +- the 80th percentile)."""
     values = np.asarray(apes, dtype=float)
     a = float(np.quantile(values, COVERAGE))
     high = math.inf if a >= 1 else round(1 / (1 - a), 4)
     return Band(model, scope, round(1 / (1 + a), 4), high, len(values), COVERAGE, round(float(values.mean()), 4),
-                source)
+                source, tuple(sorted(set(devices))))
 
 
-def _campaign_cases(root: Path) -> dict[tuple[str, str], tuple[list[float], list[str]]]:
+Cases = dict[tuple[str, str], tuple[list[float], list[str], list[str]]]  # (model, scope) -> ratios, sources, devices
+
+
+def _campaign_cases(root: Path) -> Cases:
     """Return measured / predicted ratios per (model, device kind) over the committed suite campaigns."""
     from perfcast.campaign.archive import Archive
     from perfcast.campaign.report import score_archive
 
-    cases: dict[tuple[str, str], tuple[list[float], list[str]]] = {}
+    cases: Cases = {}
     for relative in CAMPAIGN_SOURCES:
         scores = score_archive(Archive.read(root / relative))
         for kernel in scores.scores:
@@ -81,9 +85,10 @@ def _campaign_cases(root: Path) -> dict[tuple[str, str], tuple[list[float], list
                 prediction = kernel.predictions.get(model)
                 if prediction is None or not prediction.time > 0:
                     continue
-                ratios, sources = cases.setdefault((model, scores.device.kind), ([], []))
+                ratios, sources, devices = cases.setdefault((model, scores.device.kind), ([], [], []))
                 ratios.append(kernel.measured / prediction.time)
                 sources.append(relative)
+                devices.append(scores.device.name)
     return cases
 
 
@@ -96,15 +101,18 @@ def compute_bands(root: Path | str) -> list[Band]:
         corpus = json.loads(corpus_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise InputError(f"{corpus_path}: cannot read the GPU corpus scores ({error})") from None
-    hull_ratios, hull_sources = cases.setdefault(("boat hull", "gpu"), ([], []))
+    hull_ratios, hull_sources, hull_devices = cases.setdefault(("boat hull", "gpu"), ([], [], []))
     for row in corpus["boat_hull"]:
         hull_ratios.append(row["measured_s"] / ((row["lower_s"] + row["upper_s"]) / 2))
         hull_sources.append(CORPUS_SOURCE)
-    bands = [_ratio_band(model, kind, ratios, sources) for (model, kind), (ratios, sources) in sorted(cases.items())]
+        hull_devices.append(row["device"])
+    bands = [_ratio_band(model, kind, ratios, sources, devices)
+             for (model, kind), (ratios, sources, devices) in sorted(cases.items())]
     for same, scope in ((True, SAME_VENDOR), (False, ACROSS_VENDORS)):
-        apes = [row["tuned_ape"]["perfcast"] for row in corpus["projection"] if row["same_vendor"] is same]
-        if apes:
-            bands.append(_ape_band("projection", scope, apes, CORPUS_SOURCE))
+        rows = [row for row in corpus["projection"] if row["same_vendor"] is same]
+        if rows:
+            bands.append(_ape_band("projection", scope, [row["tuned_ape"]["perfcast"] for row in rows], CORPUS_SOURCE,
+                                   [row[end] for row in rows for end in ("source", "target")]))
     return bands
 
 
@@ -121,7 +129,7 @@ def bands_document(root: Path | str) -> dict[str, Any]:
     return {
         "format": BANDS_FORMAT, "version": BANDS_VERSION, "coverage": COVERAGE, "sources": sources,
         "bands": [{"model": b.model, "scope": b.scope, "low": b.low, "high": None if math.isinf(b.high) else b.high,
-                   "n": b.n, "mape": b.mape, "source": b.source} for b in bands],
+                   "n": b.n, "mape": b.mape, "source": b.source, "devices": list(b.devices)} for b in bands],
     }
 
 
@@ -133,7 +141,7 @@ def _read_bands(document: Mapping[str, Any], origin: str) -> dict[tuple[str, str
     for row in document["bands"]:
         high = math.inf if row["high"] is None else float(row["high"])
         band = Band(row["model"], row["scope"], float(row["low"]), high, int(row["n"]),
-                    float(document["coverage"]), float(row["mape"]), row["source"])
+                    float(document["coverage"]), float(row["mape"]), row["source"], tuple(row["devices"]))
         bands[(band.model, band.scope)] = band
     return bands
 

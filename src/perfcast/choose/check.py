@@ -22,6 +22,7 @@ from perfcast.choose.choice import choose
 from perfcast.choose.ranking import Ranked, kendall_tau
 from perfcast.choose.workload import ProfileWorkload, TunedSpaceWorkload, WorkloadError
 from perfcast.devices.schema import Device
+from perfcast.errors import InputError
 from perfcast.validation.gpu_scores import REPLAY_COVERAGE
 
 __all__ = ["CORPUS_ABOUT", "CORPUS_FOOTNOTE", "CheckSection", "RankingCase", "RankingSummary", "SUITE_ABOUT",
@@ -49,9 +50,14 @@ class RankingCase:
         return kendall_tau(self.predicted, self.measured)
 
     def top(self, k: int, times: Sequence[float] | None = None) -> bool:
-        """Return True where the measured fastest device is among the first `k` of a predicted order."""
-        order = np.argsort(np.asarray(times if times is not None else self.predicted))
-        return int(np.argmin(self.measured)) in set(order[:k].tolist())
+        """Return True where the measured fastest device is among the first `k` of a predicted order.
+
+        Devices predicted at the same time share a place: the measured fastest counts as among the first `k`
+        when its predicted time is no later than the k-th smallest.
+        """
+        predicted = np.asarray(times if times is not None else self.predicted)
+        kth = np.sort(predicted)[min(k, len(predicted)) - 1]
+        return bool(predicted[int(np.argmin(self.measured))] <= kth)
 
 
 @dataclass(frozen=True)
@@ -106,8 +112,8 @@ def check_archives(paths: Sequence[Path | str]) -> list[RankingCase]:
     runs = [ArchiveRun.of(Archive.read(path)) for path in paths]
     names = [run.device.name for run in runs]
     if len(set(names)) != len(names):
-        raise ValueError(f"two archives of one device ({', '.join(sorted(names))}): one archive per device")
-    cases = []
+        raise InputError(f"two archives of one device ({', '.join(sorted(names))}): one archive per device")
+    cases: list[RankingCase] = []
     for source in runs:
         if source.profiles is None:
             continue
@@ -172,7 +178,8 @@ def _rates(cases: Sequence[RankingCase], times: Mapping[int, Sequence[float]] | 
 def summarise_cases(cases: Sequence[RankingCase]) -> RankingSummary:
     """Return the check's summary over `cases` (ValueError without any)."""
     if not cases:
-        raise ValueError("no ranking case: no workload was measured on two or more catalog devices")
+        raise InputError("no ranking case: no workload was measured on two or more of the devices (a corpus kernel "
+                         "needs three GPUs with a full column, a suite kernel three archives that timed it)")
     own = _rates(cases)
     pairs = [ok for case in cases for (_, _, ok) in case.told_apart]
     baselines = {method: _rates(cases, {i: c.baselines[method] for i, c in enumerate(cases)}) for method in BASELINES}
@@ -228,8 +235,8 @@ def check_markdown(sections: Sequence[CheckSection], command: str, machine: str)
         "",
         "Two naive rankings are scored beside perfcast's: the source's measured time scaled by the ratio of DRAM "
         "bandwidths, and by the ratio of fp32 peaks. A pair `choose` calls told apart is one whose validated "
-        "intervals do not overlap; every other pair is reported as not told apart (the same tier), and the "
-        "ranking does not claim to order it.",
+        "intervals do not overlap; `choose` reports every other pair as not told apart and does not claim to order "
+        "it. The told-apart scores are in-sample: the bands were computed from these campaigns and this corpus.",
         "",
     ]
     for section in sections:

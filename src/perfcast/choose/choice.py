@@ -11,9 +11,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfcast.choose.bands import band_for, load_bands
 from perfcast.choose.ranking import Estimate, Order, PriceQuote, Ranked, rank
-from perfcast.choose.workload import Workload, WorkloadOptions, device_unsupported, read_workload
+from perfcast.choose.workload import Workload, WorkloadError, WorkloadOptions, device_unsupported, read_workload
+from perfcast.devices.catalog import known_devices
 from perfcast.devices.schema import Device, Price
-from perfcast.errors import InputError
+from perfcast.errors import InputError, NotFound
 
 __all__ = ["Choice", "PRICES_VERSION", "PricesFile", "choose", "load_prices", "price_of"]
 
@@ -106,14 +107,24 @@ def choose(workload: Workload | str | Path, devices: Sequence[Device], *, order:
         workload = read_workload(workload, options or WorkloadOptions())
     if not devices:
         raise InputError("choose needs at least one device")
+    names: dict[str, Device] = {}
+    for device in devices:
+        if device.name in names and names[device.name] != device:
+            raise InputError(f"two different devices are both named {device.name!r} (a device file and the catalog's?): "
+                             "give the file another name")
+        names[device.name] = device
+    devices = list(names.values())
+    unknown = sorted(set(prices or {}) - set(names) - set(known_devices()))
+    if unknown:
+        raise InputError(f"the prices file names device(s) perfcast does not know: {', '.join(unknown)} "
+                         "(catalog names, or the names of the device files given)")
     bands = load_bands()
     estimates, left_out = [], {}
     for device in devices:
         try:
             prediction = workload.predict(device)
-        except Exception as error:  # noqa: BLE001 - sorted below: only 'cannot predict this device' is kept
-            if not device_unsupported(error):
-                raise
+        except (NotFound, WorkloadError) as error:  # this device cannot be predicted: say why, go on
+            assert device_unsupported(error)
             left_out[device.name] = str(error)
             continue
         band = None if prediction.is_measurement else band_for(bands, workload.model, workload.band_scope(device))
@@ -124,8 +135,15 @@ def choose(workload: Workload | str | Path, devices: Sequence[Device], *, order:
     if not estimates:
         raise InputError(f"{workload.model} cannot predict {workload.name} on any of the devices: "
                          + "; ".join(f"{name}: {why}" for name, why in list(left_out.items())[:5]))
-    notes = []
-    if hasattr(workload, "skipped") and workload.skipped:
-        notes.append(f"{len(workload.skipped)} kernel(s) without the model's metrics left out of the sum")
+    notes = list(workload.notes)
+    needs = {"cost": ("a price", lambda e: e.price), "energy": ("a TDP", lambda e: e.tdp)}
+    if order in needs:
+        what, figure = needs[order]
+        if not any(figure(e) for e in estimates):
+            raise InputError(f"no device ranked here has {what}, so none can be ranked by {order}: give prices with "
+                             "--prices (or --cost purchase for list prices), or rank by time")
+        missing = [e.device for e in estimates if not figure(e)]
+        if missing:
+            notes.append(f"without {what}, ranked last by time: {', '.join(missing)}")
     return Choice(workload, rank(estimates, order=order, lifetime_years=lifetime_years), left_out, order, basis,
                   lifetime_years, notes)

@@ -45,6 +45,7 @@ class Band:
     coverage: float  # the fraction of the validated cases inside [low, high]
     mape: float  # mean absolute percentage error of those cases (a fraction)
     source: str  # the committed report the cases come from
+    devices: tuple[str, ...] = ()  # the devices the validated cases ran on: how far the band's evidence reaches
 
     def __post_init__(self) -> None:
         if not 0 < self.low <= self.high:
@@ -59,8 +60,9 @@ class Band:
     def describe(self) -> str:
         """Return the band in words: its ratios, coverage and cases."""
         high = "no upper limit" if math.isinf(self.high) else f"{self.high:.3g}x"
+        on = f"; on {len(self.devices)} device(s): {', '.join(self.devices)}" if self.devices else ""
         return (f"measured/predicted {self.low:.3g}x to {high} in {self.coverage:.0%} of {self.n} validated cases "
-                f"({self.model}, {self.scope}; MAPE {self.mape:.0%})")
+                f"({self.model}, {self.scope}; MAPE {self.mape:.0%}{on})")
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,22 @@ with the reason, never given a made-up time.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
 
 from perfcast.devices.schema import Device
 from perfcast.errors import InputError, NotFound
 from perfcast.species.application import Application, Primitive
+
+if TYPE_CHECKING:  # the profile and corpus readers load when a workload of theirs is read
+    from perfcast.campaign.archive import Archive
+    from perfcast.profiles.profile import ProfileSet
+    from perfcast.validation.corpus import CorpusKernel
 
 __all__ = ["Prediction", "Workload", "WorkloadError", "read_workload", "ProfileWorkload", "HullWorkload",
            "TunedSpaceWorkload"]
@@ -41,7 +50,7 @@ class Prediction:
     is_measurement: bool = False  # the time is measured, not predicted (the device a space was tuned on)
 
 
-class Workload:
+class Workload(ABC):
     """A workload: its name, what it was read from, the model that predicts it, and times measured on devices."""
 
     kind: str = ""
@@ -51,10 +60,11 @@ class Workload:
         self.name = name
         self.origin = origin
         self.measured: dict[str, float] = dict(measured or {})  # device name -> s, where a measurement is known
+        self.notes: list[str] = []  # what a reader of the ranking must know about the workload
 
+    @abstractmethod
     def predict(self, device: Device) -> Prediction:
         """Return the workload's predicted time (s) on `device`; NotFound or WorkloadError where it cannot."""
-        raise NotImplementedError
 
     def band_scope(self, device: Device) -> str:
         """Return the device class whose validated band applies to this workload's prediction on `device`."""
@@ -66,13 +76,12 @@ class ProfileWorkload(Workload):
 
     kind, model = "profile", "quantitative"
 
-    def __init__(self, name: str, origin: str, profile: object, kernels: Sequence[str] = (),
+    def __init__(self, name: str, origin: str, profile: ProfileSet, kernels: Sequence[str] = (),
                  measured: Mapping[str, float] | None = None) -> None:
         from perfcast.models.quantitative import kernel_parameters
-        from perfcast.profiles.profile import ProfileError, ProfileSet
+        from perfcast.profiles.profile import ProfileError
 
         super().__init__(name, origin, measured)
-        assert isinstance(profile, ProfileSet)
         self.kernels = []
         self.skipped: list[str] = []
         for kernel in profile.select(list(kernels)):
@@ -84,6 +93,9 @@ class ProfileWorkload(Workload):
                 self.skipped.append(f"{kernel.name}: {error}")
                 continue
             self.kernels.append(kernel)
+        if self.skipped:
+            self.notes.append(f"{len(self.skipped)} kernel(s) without the model's metrics left out of the sum: "
+                              + "; ".join(self.skipped[:3]))
         if not self.kernels:
             raise WorkloadError(f"{origin}: no kernel has the metrics the quantitative model needs: "
                                 + "; ".join(self.skipped[:3]))
@@ -96,10 +108,10 @@ class ProfileWorkload(Workload):
         inputs = quantitative_inputs(device)
         total, memory = 0.0, 0
         for kernel in self.kernels:
-            parameters = kernel_parameters(kernel.counts(inputs.elementary_cost or None))
             try:
+                parameters = kernel_parameters(kernel.counts(inputs.elementary_cost or None))
                 prediction = predict(parameters, inputs.rates)
-            except ValueError as error:
+            except ValueError as error:  # e.g. an fp64 kernel on a device without double precision
                 raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
             total += prediction.time
             memory += prediction.bound == "memory"
@@ -126,10 +138,10 @@ class HullWorkload(Workload):
         from perfcast.units import format_duration
 
         application = self.application
-        inputs = hull_inputs(device, application.precision, application.element_size)
-        calls = any(p.elementary_calls for p in application.primitives)
-        extra = elementary_ops(device, application.precision).extra if calls else 0.0
         try:
+            inputs = hull_inputs(device, application.precision, application.element_size)
+            calls = any(p.elementary_calls for p in application.primitives)
+            extra = elementary_ops(device, application.precision).extra if calls else 0.0
             total, _ = predict_app(application, inputs.figures, extra_ops_per_call=extra)
         except ValueError as error:
             raise WorkloadError(str(error)) from None
@@ -142,15 +154,13 @@ class TunedSpaceWorkload(Workload):
 
     kind, model = "tuned space", "projection"
 
-    def __init__(self, kernel: object, source: str) -> None:
+    def __init__(self, kernel: CorpusKernel, source: str) -> None:
         import numpy as np
 
         from perfcast.devices.catalog import known_devices
-        from perfcast.validation.corpus import CorpusKernel
-        from perfcast.validation.gpu_scores import gpu_figures, roofline_score
+        from perfcast.validation.gpu_scores import REPLAY_COVERAGE, gpu_figures, roofline_score
         from perfcast.validation.kernel_work import kernel_work
 
-        assert isinstance(kernel, CorpusKernel)
         if source not in kernel.devices:
             raise WorkloadError(f"corpus:{kernel.name} was not measured on {source!r}; --source is one of: "
                                 f"{', '.join(kernel.devices)}")
@@ -174,6 +184,9 @@ class TunedSpaceWorkload(Workload):
         self.source = source
         self.work = work
         self.row = best_rows[source]
+        if self.coverage[source] < REPLAY_COVERAGE:
+            self.notes.append(f"{source} measured {self.coverage[source]:.1%} of the space: its best configuration "
+                              "is a short search's, not a tuned optimum, and the projections start from it")
 
     def predict(self, device: Device) -> Prediction:
         """Return the source's best configuration projected (s) onto `device`, a GPU."""
@@ -185,9 +198,11 @@ class TunedSpaceWorkload(Workload):
         source = get_device(self.source)
         if device.name == source.name:
             return Prediction(self.measured[self.source], "measured: the space was tuned here", True)
-        on_source, on_target = gpu_figures(source), gpu_figures(device, source=source)
-        time, (low, high) = project_configuration(self.work, self.row, self.measured[self.source], on_source,
-                                                  on_target)
+        try:
+            on_source, on_target = gpu_figures(source), gpu_figures(device, source=source)
+            time, _ = project_configuration(self.work, self.row, self.measured[self.source], on_source, on_target)
+        except ValueError as error:  # a figure the projection cannot use
+            raise WorkloadError(str(error)) from None
         if not (math.isfinite(time) and time > 0):
             raise WorkloadError(f"the projection gave {time!r} s")
         return Prediction(time, f"projected from {self.source} ({self.measured[self.source] * 1e3:.3g} ms)")
@@ -208,7 +223,7 @@ class WorkloadOptions:
     bind: Mapping[str, int] = field(default_factory=dict)
     f: float = 1.0
     element_size: float = 4.0
-    precision: str = "fp32"
+    precision: str | None = None  # None: fp32 for a species, the loop nests' own for a C file
     function: str | None = None
     source: str | None = None
 
@@ -230,7 +245,9 @@ def _c_file(path: Path, options: WorkloadOptions) -> HullWorkload:
         raise WorkloadError(f"{path}: no loop nest the boat hull can predict (loop nests: {listing})")
     steps = tuple(Primitive(name=n.location, source=str(path.resolve()), function=n.function, line=n.line,
                             define=defines) for n in nests)
-    application = Application(name=path.stem, precision=options.precision, primitives=steps)
+    # Without --precision, the nests' own: fp64 where any nest computes in double.
+    own = "fp64" if any(n.precision == "fp64" for n in nests) else "fp32"
+    application = Application(name=path.stem, precision=options.precision or own, primitives=steps)
     return HullWorkload(path.stem, str(path), resolve_application(application, path.parent, str(path)), "C file")
 
 
@@ -240,10 +257,11 @@ def _species(text: str, options: WorkloadOptions) -> HullWorkload:
 
     try:
         application = Application(name=text, bind=dict(options.bind), element_size=options.element_size,
-                                  precision=options.precision,
+                                  precision=options.precision or "fp32",
                                   primitives=(Primitive(name="species", species=text, f=options.f),))
-    except ValueError as error:
-        raise WorkloadError(f"{text!r} is neither a file nor a species: {error}") from None
+    except ValidationError as error:
+        reasons = "; ".join(item["msg"].removeprefix("Value error, ") for item in error.errors(include_url=False))
+        raise WorkloadError(f"{text!r} is neither a file nor a species: {reasons}") from None
     return HullWorkload(text, "species", resolve_application(application, Path("."), "species"), "species")
 
 
@@ -260,7 +278,7 @@ def _corpus(name: str, options: WorkloadOptions) -> TunedSpaceWorkload:
     return TunedSpaceWorkload(corpus.kernels[name], options.source)
 
 
-def _archive_measured(archive: object, kernels: Sequence[str]) -> dict[str, float]:
+def _archive_measured(archive: Archive, kernels: Sequence[str]) -> dict[str, float]:
     """Return the summed median time (s) of `kernels` on the archive's device, by device name.
 
     Under the archive device's name and, where its full name is a catalog device's (a measured profile of a
@@ -269,7 +287,7 @@ def _archive_measured(archive: object, kernels: Sequence[str]) -> dict[str, floa
     from perfcast.campaign.projection import ArchiveRun
     from perfcast.devices.catalog import catalog
 
-    run = ArchiveRun.of(archive)  # type: ignore[arg-type]
+    run = ArchiveRun.of(archive)
     if not kernels or any(name not in run.timings for name in kernels):
         return {}
     total = sum(run.timings[name][0] for name in kernels)
@@ -307,7 +325,7 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
         if archive.profile_yaml is None:
             raise WorkloadError(f"{path}: the campaign archive holds no profile (it ran without a profiler)")
         profile = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{path}:profile.yaml")
-        workload = ProfileWorkload(path.stem, str(path), profile, options.kernels)
+        workload = ProfileWorkload(_named(path.stem, options.kernels), str(path), profile, options.kernels)
         workload.measured = _archive_measured(archive, [k.name for k in workload.kernels])
         return workload
     if path.suffix == ".c":
@@ -325,9 +343,18 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
     except ProfileError as error:
         raise WorkloadError(f"{path}: not a workload perfcast reads ({error}); choose reads profiles, campaign "
                             "archives, application files, C files, species and corpus:KERNEL") from None
-    return ProfileWorkload(path.stem, str(path), profile, options.kernels)
+    return ProfileWorkload(_named(path.stem, options.kernels), str(path), profile, options.kernels)
+
+
+def _named(stem: str, kernels: Sequence[str]) -> str:
+    """Return a profile workload's name: the file's, with the kernels kept where -k chose some."""
+    return f"{stem}: {', '.join(kernels)}" if kernels else stem
 
 
 def device_unsupported(error: Exception) -> bool:
-    """Return True for the errors that mean 'this device cannot be predicted', not 'the input is wrong'."""
-    return isinstance(error, (NotFound, WorkloadError, ValueError))
+    """Return True for the errors that mean 'this device cannot be predicted', raised on purpose.
+
+    A figure missing from the device file, a kind of device the model does not predict; anything else is a
+    fault and goes up.
+    """
+    return isinstance(error, (NotFound, WorkloadError))

@@ -25,7 +25,7 @@ from perfcast.cli.common import (
     text_out,
     write_rows_csv,
 )
-from perfcast.units import Dimension, format_quantity
+from perfcast.units import Precision
 
 if TYPE_CHECKING:
     from perfcast.choose.choice import Choice
@@ -43,15 +43,15 @@ def _candidates(names: list[str] | None, every: bool, kind: str | None) -> list[
     elif names:
         devices = [resolve_device(name) for name in names]
         if kind is not None:
+            dropped = [d.name for d in devices if d.kind != kind]
             devices = [d for d in devices if d.kind == kind]
+            if dropped:
+                errors.print(f"--kind {kind}: left out {printable(', '.join(dropped))}", highlight=False)
     else:
         raise fail("name the devices to rank with --device (repeatable), or rank the whole catalog with --all")
-    seen: dict[str, Device] = {}
-    for device in devices:
-        seen.setdefault(device.name, device)
-    if not seen:
+    if not devices:
         raise fail(f"no {kind} among the devices given")
-    return list(seen.values())
+    return devices
 
 
 RUNS = ((1, "run"), (1_000, "1k runs"), (1_000_000, "1M runs"), (1_000_000_000, "1G runs"))
@@ -72,8 +72,13 @@ def _money(usd: float | None, runs: int) -> str:
 
 
 def _joules(value: float | None) -> str:
-    """Return an energy per run in J ('—' where unknown)."""
-    return "—" if value is None else format_quantity(value, Dimension.WORK, digits=3, unit="J")
+    """Return an energy per run in J, mJ, µJ or nJ ('—' where unknown)."""
+    if value is None:
+        return "—"
+    for unit, factor in (("J", 1.0), ("mJ", 1e-3), ("µJ", 1e-6)):
+        if value >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value / 1e-9:.3g} nJ"
 
 
 def _interval(low: float, high: float) -> str:
@@ -102,8 +107,8 @@ def _print_choice(choice: Choice, out: Any) -> None:
              f"ranked by {choice.order}")
     table = Table(title=title, box=box.SIMPLE_HEAD)
     runs, per = _cost_scale(choice)
-    for column in ("#", "device", "time", "validated interval", "tier", f"cost/{per}", "energy/run", "price",
-                   "measured", "why"):
+    for column in ("#", "device", "time", "validated interval", "tier (time)", f"cost/{per}", "energy/run",
+                   "price", "measured", "why"):
         table.add_column(column, overflow="fold")
     for r in choice.ranked:
         e = r.estimate
@@ -112,13 +117,15 @@ def _print_choice(choice: Choice, out: Any) -> None:
                                              else f"${e.price.usd:,.0f} {e.price.kind}")
         table.add_row(str(r.rank), printable(e.device) + (" *" if r.pareto else ""), format_time(e.time), interval,
                       "—" if r.tier is None else str(r.tier), _money(r.cost, runs), _joules(r.energy), price,
-                      format_time(e.measured) if e.measured else "", printable(e.detail))
+                      format_time(e.measured) if e.measured else "",
+                      printable("; ".join((e.detail, *r.notes))))
     print_table(table)
     bands = {r.estimate.band for r in choice.ranked if r.estimate.band is not None}
     for band in sorted(bands, key=lambda b: b.scope):
         out.print(f"band: {printable(band.describe())} — from {printable(band.source)}", highlight=False)
-    out.print("tier: devices of one tier cannot be told apart within the validated bands (tier 1: the fastest and "
-              "every device whose interval overlaps its own); * on the Pareto front of time against cost; cost: "
+    out.print("tier (by time): the fastest device leads tier 1, which holds every device whose interval overlaps "
+              "the leader's (the model cannot order them); the fastest device left leads tier 2, and so on (--json "
+              "lists every device each one overlaps); * on the Pareto front of time against cost; cost: "
               + ("rental price x time" if choice.basis == "rental" else
                  f"purchase price spread over {choice.lifetime_years:g} years of use, x time"), highlight=False)
     for name, why in choice.left_out.items():
@@ -143,6 +150,7 @@ def choose_command(
     f: Annotated[float, typer.Option("--f", min=0, help="Species: ops per application of the element operator.")] = 1.0,
     element_size: Annotated[float, typer.Option("--element-size", min=0.001, help="Species: bytes per element.")] = 4.0,
     function: Annotated[str | None, typer.Option("--function", "-F", help="C files: only the loop nests of this function.")] = None,
+    precision: Annotated[Precision | None, typer.Option("--precision", "-p", help="Species and C files: the precision of the compute peak (default: fp32 for a species, the loop nests' own for a C file).")] = None,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Chart of time against cost per run (energy where no price is known), Pareto front highlighted (.png/.svg/.pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of the table.")] = False,
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device, times in s, cost in USD, energy in J.")] = None,
@@ -166,7 +174,7 @@ def choose_command(
     devices = _candidates(device_names, every, kind)
     overrides = load_prices(prices) if prices else None
     options = WorkloadOptions(kernels=tuple(kernels or ()), bind=bound, f=f, element_size=element_size,
-                              function=function, source=source)
+                              precision=precision.value if precision else None, function=function, source=source)
     by: Literal["time", "cost", "energy"] = order  # type: ignore[assignment]  # checked above
     cost: Literal["rental", "purchase"] = basis  # type: ignore[assignment]
     result = choose(workload, devices, order=by, basis=cost, lifetime_years=lifetime, prices=overrides,

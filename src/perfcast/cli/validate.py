@@ -635,10 +635,18 @@ def validate_choose_command(
     if markdown is not None:
         command = _command_line("perfcast validate choose --markdown " + str(markdown))
         write_text_atomic(markdown, check_markdown(sections, command, _machine()))
+    def finite(value: Any) -> Any:
+        """Return a number for JSON: None for NaN (no pair told apart, tau of two devices)."""
+        if isinstance(value, float) and value != value:
+            return None
+        if isinstance(value, dict):
+            return {key: finite(item) for key, item in value.items()}
+        return value
+
     if as_json:
-        print_json({section.title: {"summary": vars(section.summary), "cases": [
+        print_json({section.title: {"summary": finite(vars(section.summary)), "cases": [
             {"kernel": c.workload, "source": c.source, "devices": list(c.devices), "predicted_s": list(c.predicted),
-             "measured_s": list(c.measured), "tau": c.tau, "top1": c.top(1), "top2": c.top(2)}
+             "measured_s": list(c.measured), "tau": finite(c.tau), "top1": c.top(1), "top2": c.top(2)}
             for c in section.cases]} for section in sections})
         return
     table = Table(box=box.SIMPLE_HEAD, title="perfcast choose against measured orders", title_justify="left")
@@ -649,7 +657,8 @@ def validate_choose_command(
         summary = section.summary
         table.add_row(section.title, f"perfcast choose ({section.model})", str(summary.cases),
                       f"{summary.tau_median:.2f}", f"{summary.top1:.0%}", f"{summary.top2:.0%}",
-                      f"{summary.told_apart_correct:.0%} of {summary.told_apart_pairs}")
+                      f"{summary.told_apart_correct:.0%} of {summary.told_apart_pairs}" if summary.told_apart_pairs
+                      else "no pair told apart")
         for method, rates in summary.baselines.items():
             table.add_row("", method, "", f"{rates['tau_median']:.2f}", f"{rates['top1']:.0%}", f"{rates['top2']:.0%}",
                           "")
