@@ -32,7 +32,7 @@ $(STAMP): pyproject.toml
 	$(MAKE) --no-print-directory system
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,ray]'
 	touch $(STAMP)
 
 demo: $(STAMP)

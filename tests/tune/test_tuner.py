@@ -353,3 +353,21 @@ def test_step_1_guidance_leaves_values_of_zero_alone(tmp_path):
     assert _work_item_guide(measured, "pad", [3, 4]) is None
     flat = [Measurement("1-item:b", {"b": v}, {"n": 1}, 1.0, 0.0, (1.0,), 1.0) for v in (1, 2, 4)]
     assert "puts b 8 at most 0.0% faster" in _work_item_guide(flat, "b", [8])
+
+
+def test_an_interrupted_random_run_resumes_to_its_budget(tmp_path):
+    """The budget counts what the run asked for, the answers found in the store included: a resumed run ends
+    where an uninterrupted one would, with the same configurations."""
+    from perfcast.tune.strategies import random_search
+
+    store = ResultsStore(tmp_path / "r.sqlite")
+    s, _ = session(SyntheticKernel(fail_after=10), store, "random")
+    with pytest.raises(KeyboardInterrupt):
+        random_search(s, 8, seed=3)
+    kept = store.distinct_measurements(s.run_id)
+    assert 0 < kept < 8
+    s2, resumed = session(SyntheticKernel(), store, "random")
+    result = random_search(s2, 8, seed=3)
+    assert resumed and result.evaluations == 8 and s2.measured == 8 - kept and s2.reused == kept
+    fresh, _ = session(SyntheticKernel(), ResultsStore(tmp_path / "fresh.sqlite"), "random")
+    assert random_search(fresh, 8, seed=3).best == result.best

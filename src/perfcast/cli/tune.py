@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -34,22 +35,73 @@ tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR 
 app.add_typer(tune_app, name="tune")
 
 
-def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int | None, seed: int) -> tuple[Any, int, bool]:
-    """Run one strategy with a progress line; return (result, run id, resumed)."""
+Workers = Annotated[int, typer.Option("--workers", min=1, help="Measure on this many identical devices at once, one Ray worker each (local by default; needs perfcast[ray]). Batches of configurations (exhaustive, random, unguided sweeps) spread over them.")]
+RayAddress = Annotated[str | None, typer.Option("--ray", help="Join a running Ray cluster ('auto', or HOST:PORT) instead of starting one on this machine.")]
+# Strategies whose measurements come in batches, which workers take in parallel; the others decide each next
+# configuration from the last measurement, so their workers take one configuration at a time.
+BATCHED = {"exhaustive", "random", "hierarchical-measured"}
+
+
+def _cluster(workers: int, address: str | None) -> Any:
+    """Return the cluster options of --workers and --ray."""
+    from perfcast.tune.cluster import ClusterOptions
+
+    return ClusterOptions(workers, address)
+
+
+def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget: int | None, seed: int,
+               cluster: Any = None, factory: Any = None) -> tuple[Any, int, bool]:
+    """Run one strategy with a progress line (on a pool of workers with `cluster`); return (result, run id, resumed)."""
     from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from perfcast.tune.strategies import Session, run_strategy
 
     run_id, resumed = store.open_run(tunable.name, strategy, tunable.environment(), tunable.target(), repetitions)
-    with measuring_progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()) as bar:
-        task = bar.add_task(f"{strategy}: starting", total=None)
-        session = Session(tunable, store, run_id, repetitions,
-                          progress=lambda label: bar.update(task, description=f"{strategy} #{session.measured + 1}: {label}",
-                                                            refresh=True))
-        result = run_strategy(session, strategy, budget, seed)
+    pool = None
+    try:
+        with measuring_progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()) as bar:
+            task = bar.add_task(f"{strategy}: starting", total=None)
+
+            def progress(label: str) -> None:
+                bar.update(task, description=f"{strategy} #{session.measured + 1}: {label}", refresh=True)
+
+            if cluster is not None and cluster.parallel:
+                from perfcast.tune.cluster import DevicePool, ParallelSession
+
+                if strategy not in BATCHED:
+                    errors.print(f"{strategy} is sequential (each measurement decides the next): its workers take "
+                                 f"one configuration at a time; {', '.join(sorted(BATCHED))} measure in parallel",
+                                 highlight=False)
+                pool = DevicePool(factory, cluster, progress=lambda label: errors.print(printable(label),
+                                                                                       highlight=False))
+                session: Session = ParallelSession(tunable, store, run_id, repetitions, progress=progress, pool=pool)
+            else:
+                session = Session(tunable, store, run_id, repetitions, progress=progress)
+            result = run_strategy(session, strategy, budget, seed)
+    finally:
+        if pool is not None:
+            pool.close()
     store.finish(run_id, {"best": result.best, "metric": result.measurement.metric, "mean_s": result.measurement.mean,
                           "std_s": result.measurement.std, "evaluations": result.evaluations, "steps": result.steps})
     return result, run_id, resumed
+
+
+def _varmc_on_device(npos: int, nsim: int, quick: bool, device_id: str | None, index: int) -> Any:
+    """Return the VaR tunable on OpenCL device `device_id` (a worker's: it runs in the worker's process)."""
+    from perfcast.bench.opencl import OpenClBackend
+    from perfcast.kernels.varmc import default_market, reference_portfolio
+    from perfcast.tune.varmc import VarmcTunable, default_space
+
+    device = OpenClBackend.open(device_id, 1).device
+    return VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
+
+
+def _kernel_on_device(spec: Any, source: str, device_id: str | None, index: int) -> Any:
+    """Return a spec's kernel as a tunable on OpenCL device `device_id` (a worker's: it runs in the worker's process)."""
+    from perfcast.bench.opencl import OpenClBackend
+    from perfcast.tune.kernel_spec import tunable
+
+    return tunable(spec, source, OpenClBackend.open(device_id, 1).device)
 
 
 @contextmanager
@@ -87,6 +139,8 @@ def tune_varmc_command(
     quick: Annotated[bool, typer.Option("--quick", help="A small parameter space (seconds, for tests).")] = False,
     compare: Annotated[bool, typer.Option("--compare-exhaustive", help="Also run (or reuse) exhaustive search and report the fraction of its optimum.")] = False,
     seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    workers: Workers = 1,
+    ray_address: RayAddress = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Tune the Monte Carlo VaR kernel on an OpenCL device; an interrupted run resumes where it stopped."""
@@ -96,14 +150,16 @@ def tune_varmc_command(
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
+    cluster = _cluster(workers, ray_address)
+    factory = partial(_varmc_on_device, npos, nsim, quick, device_id)
     with _tuning_store(store_path) as store:
         device = OpenClBackend.open(device_id, 1).device
         tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
-        result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed)
+        result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed, cluster, factory)
         failures = store.failures(run_id)
         optimum = None
         if compare and strategy != "exhaustive":
-            optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed)
+            optimum, _, _ = _tune_once(tunable, "exhaustive", store, repetitions, budget, seed, cluster, factory)
     m = result.measurement
     summary = {
         "run": run_id, "resumed": resumed, "strategy": strategy, "device": device.name.strip(),
@@ -160,6 +216,8 @@ def tune_kernel_command(
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
     store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
     seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    workers: Workers = 1,
+    ray_address: RayAddress = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
 ) -> None:
     """Tune any OpenCL kernel described by a spec file; an interrupted run resumes where it stopped."""
@@ -169,10 +227,12 @@ def tune_kernel_command(
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     spec, source = load_kernel_spec(spec_path)  # a spec with a mistake is said before any device work
+    cluster = _cluster(workers, ray_address)
     with _tuning_store(store_path) as store:
         device = OpenClBackend.open(device_id, 1).device
         kernel = tunable(spec, source, device)
-        result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed)
+        result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed, cluster,
+                                             partial(_kernel_on_device, spec, source, device_id))
         failures = store.failures(run_id)
     m = result.measurement
     summary = {
@@ -288,6 +348,8 @@ def tune_replay_command(
     item: Annotated[str | None, typer.Option("--item", help="Work-item parameters, comma-separated (default: every parameter not of the work-group).")] = None,
     group: Annotated[str | None, typer.Option("--group", help="Work-group parameters, comma-separated (default: block_size_*, local/work-group sizes).")] = None,
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to evaluate (default: the whole space); hierarchical: the most evaluations.")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Spread the (strategy, seed) runs over this many Ray workers (needs perfcast[ray]); the result is the same.")] = 1,
+    ray_address: RayAddress = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per strategy and seed.")] = None,
 ) -> None:
@@ -306,7 +368,7 @@ def tune_replay_command(
         return [n.strip() for n in text.split(",") if n.strip()] if text else None
 
     item_levels, group_levels = levels(recorded, names(item), names(group))
-    results = replay(recorded, chosen, seeds, item_levels, group_levels, budget)
+    results = replay(recorded, chosen, seeds, item_levels, group_levels, budget, _cluster(workers, ray_address))
     optimum = recorded.optimum()
     assert optimum.time is not None  # the optimum ran
     failed = sum(r.status != "ok" for r in recorded.records)

@@ -16,7 +16,7 @@ import re
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfcast.errors import InputError
 from perfcast.tune.recorded import RecordedSpace, Value
@@ -24,7 +24,11 @@ from perfcast.tune.space import SearchSpace
 from perfcast.tune.store import Measurement
 from perfcast.tune.strategies import STRATEGIES, run_strategy
 
-__all__ = ["FRACTIONS", "RecordedTunable", "ReplaySession", "StrategyReplay", "default_levels", "levels", "replay"]
+if TYPE_CHECKING:
+    from perfcast.tune.cluster import ClusterOptions
+
+__all__ = ["FRACTIONS", "RecordedTunable", "ReplaySession", "StrategyReplay", "default_levels", "levels", "replay",
+           "replay_run"]
 
 FRACTIONS = (0.90, 0.97, 0.99)  # fractions of the optimum's performance the report counts evaluations to
 # Parameter names that shape the work-group in the tuners people use (KernelTuner's block_size_*, OpenCL's
@@ -145,6 +149,11 @@ class ReplaySession:
         self.trace.append(min(best, record.time))
         return measurement
 
+    def evaluate_many(self, step: str, requests: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]
+                      ) -> list[Measurement | None]:
+        """Return the recorded measurements of several configurations, in their order."""
+        return [self.evaluate(step, config, size) for config, size in requests]
+
     @property
     def evaluations(self) -> int:
         """Return the distinct configurations evaluated, failures included."""
@@ -169,28 +178,44 @@ class StrategyReplay:
         return statistics.median(reached), len(reached), min(reached), max(reached)
 
 
+def replay_run(strategy: str, seed: int, recorded: RecordedSpace, item: Sequence[str], group: Sequence[str],
+               budget: int | None) -> tuple[list[int | None], float, int]:
+    """Return one replay run: evaluations to reach each fraction (None: never), optimum / chosen time, evaluations."""
+    optimum = recorded.optimum().time
+    assert optimum is not None
+    session = ReplaySession(RecordedTunable(recorded, tuple(item), tuple(group)))
+    result = run_strategy(session, strategy, budget or len(recorded.records), seed)
+    to_reach = [next((i + 1 for i, best in enumerate(session.trace) if optimum / best >= fraction), None)
+                for fraction in FRACTIONS]
+    return to_reach, optimum / result.measurement.mean, session.evaluations
+
+
 def replay(recorded: RecordedSpace, strategies: Sequence[str], seeds: int, item: Sequence[str] | None = None,
-           group: Sequence[str] | None = None, budget: int | None = None) -> list[StrategyReplay]:
-    """Replay each strategy `seeds` times on the recorded space; `budget` caps random search (default: all)."""
+           group: Sequence[str] | None = None, budget: int | None = None,
+           cluster: ClusterOptions | None = None) -> list[StrategyReplay]:
+    """Replay each strategy `seeds` times on the recorded space; `budget` caps random search (default: all).
+
+    With `cluster` (several workers, or a Ray cluster), the (strategy, seed) runs are spread over Ray tasks;
+    every run is deterministic in its seed, so the result is the same as run one after the other.
+    """
     if seeds < 1:
         raise InputError("--seeds must be at least 1")
     unknown = [s for s in strategies if s not in STRATEGIES]
     if unknown:
         raise InputError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}")
     item, group = levels(recorded, item, group)
-    optimum = recorded.optimum().time
-    assert optimum is not None
+    RecordedTunable(recorded, item, group)  # refuses bad levels here, before any run is sent anywhere
+    jobs = [(strategy, seed) for strategy in strategies for seed in range(seeds)]
+    if cluster is not None and cluster.parallel:
+        from perfcast.tune.cluster import parallel_map
+
+        runs = parallel_map(replay_run, jobs, cluster,
+                            {"recorded": recorded, "item": item, "group": group, "budget": budget})
+    else:
+        runs = [replay_run(strategy, seed, recorded, item, group, budget) for strategy, seed in jobs]
     results = []
     for strategy in strategies:
-        to_reach: dict[float, list[int | None]] = {f: [] for f in FRACTIONS}
-        chosen, evaluations = [], []
-        for seed in range(seeds):
-            session = ReplaySession(RecordedTunable(recorded, item, group))
-            result = run_strategy(session, strategy, budget or len(recorded.records), seed)
-            for fraction in FRACTIONS:
-                to_reach[fraction].append(next((i + 1 for i, best in enumerate(session.trace)
-                                                if optimum / best >= fraction), None))
-            chosen.append(optimum / result.measurement.mean)
-            evaluations.append(session.evaluations)
-        results.append(StrategyReplay(strategy, seeds, to_reach, chosen, evaluations))
+        mine = [run for (name, _), run in zip(jobs, runs) if name == strategy]
+        to_reach = {fraction: [run[0][i] for run in mine] for i, fraction in enumerate(FRACTIONS)}
+        results.append(StrategyReplay(strategy, seeds, to_reach, [run[1] for run in mine], [run[2] for run in mine]))
     return results

@@ -131,6 +131,14 @@ class Evaluator(Protocol):
         """Return the measurement of `config` at `size`, or None where it cannot run or failed."""
         ...
 
+    def evaluate_many(self, step: str, requests: Sequence[tuple[Config, Mapping[str, int]]]
+                      ) -> list[Measurement | None]:
+        """Return the measurements of several (configuration, size) pairs, in their order.
+
+        A session with several workers measures the batch in parallel.
+        """
+        ...
+
     @property
     def evaluations(self) -> int:
         """Return how many (configuration, size) pairs were evaluated, failures included."""
@@ -183,6 +191,11 @@ class Session:
             self.failed += 1
             self.progress(f"{step}: {dict(config)} failed ({failure.status})")
             return None
+
+    def evaluate_many(self, step: str, requests: Sequence[tuple[Config, Mapping[str, int]]]
+                      ) -> list[Measurement | None]:
+        """Return the measurements of several (configuration, size) pairs, one after the other (one device)."""
+        return [self.evaluate(step, config, size) for config, size in requests]
 
     def _measure(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement:
         """Check `config` once, then time it: a warm-up and the repetitions; store the measurement."""
@@ -264,11 +277,9 @@ def _best(measured: Sequence[Measurement]) -> Measurement:
 def exhaustive(session: Evaluator) -> TuningResult:
     """Return the best of every valid configuration, each measured at the target size."""
     tunable = session.tunable
-    results = []
-    for config in tunable.space:
-        groups = tunable.groups_for_target(config)
-        if groups >= 1 and (m := session.evaluate("exhaustive", config, tunable.size_for(config, groups))):
-            results.append(m)
+    requests = [(config, tunable.size_for(config, groups)) for config in tunable.space
+                if (groups := tunable.groups_for_target(config)) >= 1]
+    results = [m for m in session.evaluate_many("exhaustive", requests) if m is not None]
     best = _best(results)
     return TuningResult(best.config, best, session.evaluations, {"exhaustive": best.config})
 
@@ -279,12 +290,21 @@ def random_search(session: Evaluator, budget: int, seed: int = 0) -> TuningResul
     candidates = [c for c in tunable.space if tunable.groups_for_target(c)]
     _random.Random(seed).shuffle(candidates)
     results: list[Measurement] = []
-    for config in candidates:
-        if session.evaluations >= budget:  # failed configurations cost an evaluation too
-            break
-        m = session.evaluate("random", config, tunable.size_for(config, tunable.groups_for_target(config)))
-        if m is not None:
-            results.append(m)
+    # The budget counts what this run asked for: new evaluations, and those a resumed run finds in the store
+    # (measured or failed before, in the same seeded order). Each request costs at most one, so batches of
+    # what the budget has left stop where one-by-one evaluation would; a session with workers measures each
+    # batch in parallel.
+    evaluated, reused = session.evaluations, getattr(session, "reused", 0)
+
+    def spent() -> int:
+        return session.evaluations - evaluated + getattr(session, "reused", 0) - reused
+
+    start = 0
+    while start < len(candidates) and spent() < budget:
+        batch = candidates[start:start + budget - spent()]
+        start += len(batch)
+        requests = [(c, tunable.size_for(c, tunable.groups_for_target(c))) for c in batch]
+        results += [m for m in session.evaluate_many("random", requests) if m is not None]
     best = _best(results)
     return TuningResult(best.config, best, session.evaluations, {"random": best.config})
 
@@ -313,6 +333,11 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
         elif _work_grows_with(tunable, config, name, groups):
             guide = _work_group_guide
     values = sorted(tunable.space.parameters[name]) if guide else tunable.space.parameters[name]
+    if guide is None:  # every value is measured: one batch (in parallel where the session has workers)
+        candidates = [c for c in ({**config, name: value} for value in values) if groups(c) >= 1]
+        batch = session.evaluate_many(step, [(c, tunable.size_for(c, groups(c))) for c in candidates])
+        measured = [m for m in batch if m is not None]
+        return _decide(session, step, measured, name, pick_smallest_within) if measured else config
     for index, value in enumerate(values):
         candidate = {**config, name: value}
         g = groups(candidate)
@@ -322,7 +347,7 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
         if m is None:
             continue
         measured.append(m)
-        reason = guide(measured, name, values[index + 1:]) if guide and index + 1 < len(values) else None
+        reason = guide(measured, name, values[index + 1:]) if index + 1 < len(values) else None
         if reason is not None:
             assert notes is not None
             note = f"{step}: {reason}; not measured"
