@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfcast.choose.bands import band_for, load_bands
 from perfcast.choose.ranking import Estimate, Order, PriceQuote, Ranked, rank
-from perfcast.choose.workload import Workload, WorkloadError, WorkloadOptions, device_unsupported, read_workload
+from perfcast.choose.workload import Workload, WorkloadError, WorkloadOptions, read_workload
 from perfcast.devices.catalog import known_devices
 from perfcast.devices.schema import Device, Price
 from perfcast.errors import InputError, NotFound
@@ -123,8 +123,7 @@ def choose(workload: Workload | str | Path, devices: Sequence[Device], *, order:
     for device in devices:
         try:
             prediction = workload.predict(device)
-        except (NotFound, WorkloadError) as error:  # this device cannot be predicted: say why, go on
-            assert device_unsupported(error)
+        except (NotFound, WorkloadError) as error:  # raised on purpose: this device cannot be predicted
             left_out[device.name] = str(error)
             continue
         band = None if prediction.is_measurement else band_for(bands, workload.model, workload.band_scope(device))

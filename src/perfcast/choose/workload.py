@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from perfcast.devices.schema import Device
-from perfcast.errors import InputError, NotFound
+from perfcast.errors import InputError
 from perfcast.species.application import Application, Primitive
 
 if TYPE_CHECKING:  # the profile and corpus readers load when a workload of theirs is read
@@ -31,8 +31,8 @@ if TYPE_CHECKING:  # the profile and corpus readers load when a workload of thei
     from perfcast.profiles.profile import ProfileSet
     from perfcast.validation.corpus import CorpusKernel
 
-__all__ = ["Prediction", "Workload", "WorkloadError", "read_workload", "ProfileWorkload", "HullWorkload",
-           "TunedSpaceWorkload"]
+__all__ = ["HullWorkload", "Prediction", "ProfileWorkload", "TunedSpaceWorkload", "Workload", "WorkloadError",
+           "WorkloadOptions", "read_workload"]
 
 CORPUS_PREFIX = "corpus:"
 
@@ -349,12 +349,3 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
 def _named(stem: str, kernels: Sequence[str]) -> str:
     """Return a profile workload's name: the file's, with the kernels kept where -k chose some."""
     return f"{stem}: {', '.join(kernels)}" if kernels else stem
-
-
-def device_unsupported(error: Exception) -> bool:
-    """Return True for the errors that mean 'this device cannot be predicted', raised on purpose.
-
-    A figure missing from the device file, a kind of device the model does not predict; anything else is a
-    fault and goes up.
-    """
-    return isinstance(error, (NotFound, WorkloadError))
