@@ -193,6 +193,18 @@ def test_cli_without_ray_names_the_extra(tmp_path):
     assert result.returncode == 2 and "perfcast[ray]" in result.stderr
 
 
+def test_a_cluster_that_does_not_answer_is_said_in_time():
+    import subprocess
+
+    script = ("import perfcast.tune.cluster as c; c.CONNECT_DEADLINE_S = 3\n"
+              "try:\n    c.start_ray(c.ClusterOptions(2, '127.0.0.1:9'))\n"
+              "except c.ToolError as e:\n    print(e)")
+    started = time.perf_counter()
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "did not answer within 3 s" in result.stdout and "auth token" in result.stdout
+    assert time.perf_counter() - started < 60
+
+
 def test_tune_kernel_on_two_pocl_workers(tmp_path):
     pytest.importorskip("pyopencl")
     from typer.testing import CliRunner

@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import os
 import statistics
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = ["ClusterOptions", "DevicePool", "MixedPool", "ParallelSession", "RAY_
            "parallel_map", "start_ray"]
 
 RAY_EXTRA = "pip install 'perfcast[ray]'"
+CONNECT_DEADLINE_S = 60.0  # a local start takes 2-4 s on a 2-core VM; joining a cluster, less
 # Keys of a tunable's environment that may differ between identical devices: where each worker runs.
 PER_WORKER = {"host"}
 
@@ -66,14 +68,32 @@ def start_ray(options: ClusterOptions) -> Any:
     if ray.is_initialized():
         return ray
     quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-    try:
-        if options.address is None:
-            ray.init(num_cpus=options.workers, **quiet)
-        else:
-            ray.init(address=options.address, **quiet)
-    except (ConnectionError, RuntimeError, ValueError) as error:
-        where = f"the Ray cluster at {options.address}" if options.address else "a local Ray instance"
-        raise ToolError(f"cannot start {where}: {error}") from None
+    where = f"the Ray cluster at {options.address}" if options.address else "a local Ray instance"
+    arguments = {"num_cpus": options.workers} if options.address is None else {"address": options.address}
+    failure: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            ray.init(**arguments, **quiet)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller's thread below
+            failure.append(error)
+
+    if options.address is None:  # a local start fails fast, and Ray wants its signal handlers in the main thread
+        connect()
+        if failure:
+            raise ToolError(f"cannot start {where}: {failure[0]}") from None
+        return ray
+    # Ray retries a cluster it cannot join (a wrong port, a missing auth token) for minutes, without a word:
+    # past the deadline the command says what to check instead. The thread is a daemon, so it ends with us.
+    attempt = threading.Thread(target=connect, daemon=True)
+    attempt.start()
+    attempt.join(CONNECT_DEADLINE_S)
+    if attempt.is_alive():
+        raise ToolError(f"{where} did not answer within {CONNECT_DEADLINE_S:g} s: check the address, that this "
+                        "machine reaches its port, and Ray's auth token (~/.ray/auth_token or RAY_AUTH_TOKEN, as "
+                        "on the cluster's nodes)")
+    if failure:
+        raise ToolError(f"cannot start {where}: {failure[0]}") from None
     return ray
 
 
