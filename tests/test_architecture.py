@@ -23,7 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "tune": {"kernels", "models"} | BASE,
     "plots": {"models", "tune"} | BASE,
     "profiles": {"models", "kernels"} | BASE,  # kernels: its native build (the Oclgrind plugin)
-    "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots"} | BASE,
+    # tune: its Ray glue (tune/cluster.py), which a campaign on several workers starts
+    "campaign": {"bench", "devices", "species", "models", "kernels", "profiles", "plots", "tune"} | BASE,
     "bench": {"devices", "species", "models", "kernels", "plots"} | BASE,
     # bench and kernels: the validations that time perfcast's own primitives on this machine
     "validation": {"bench", "devices", "species", "models", "kernels", "tune", "plots"} | BASE,

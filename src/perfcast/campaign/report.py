@@ -242,6 +242,25 @@ def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
     return lines
 
 
+def _fanout_lines(archives: list[Archive]) -> list[str]:
+    """Return the report's lines on fan-out runs: which archives came from one `campaign run --workers`, and gaps."""
+    groups: dict[str, list[tuple[int, int, str]]] = {}
+    for archive in archives:
+        fanout = archive.manifest.get("fanout") or {}
+        if "id" in fanout:
+            groups.setdefault(str(fanout["id"]), []).append(
+                (int(fanout.get("worker", 0)), int(fanout.get("workers", 0)), archive.path.name))
+    lines = []
+    for run_id, members in sorted(groups.items()):
+        members.sort()
+        workers = max(m[1] for m in members)
+        missing = sorted(set(range(1, workers + 1)) - {m[0] for m in members})
+        gap = f"; worker(s) {', '.join(map(str, missing))} missing (failed, or not given here)" if missing else ""
+        lines.append(f"Fan-out run {run_id} (`campaign run --workers {workers}`): "
+                     + ", ".join(f"worker {w}: {name}" for w, _, name in members) + gap + ".")
+    return [*lines, ""] if lines else []
+
+
 def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, list[CampaignScores]]:
     """Score each archive, write DIR/report.md and one chart per archive; return its path and the scores."""
     from perfcast.plots.campaign import PredictedPoint, predicted_vs_measured_figure
@@ -263,6 +282,7 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
              "middles, a range contains t_meas when lower·(1 − s) ≤ t_meas ≤ upper·(1 + s), a bound is violated "
              "when t_bound / t_meas > 1 + s. Given archives of two or more devices, each is projected onto every other "
              "(§4) and scored the way a range is.", ""]
+    lines += _fanout_lines(archives)
     measured_runs = [ArchiveRun.of(archive) for archive in archives]
     results = []
     for index, run in enumerate(measured_runs):

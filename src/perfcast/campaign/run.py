@@ -19,7 +19,7 @@ import shutil
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,7 @@ class CampaignOptions:
     fresh: bool = False
     command: str = ""
     device_runs: int = 2  # runs of perfcast bench, the first before the kernels are timed, the rest after
+    fanout: Mapping[str, Any] | None = None  # a campaign run on several workers: its id, this worker, how many
 
 
 @dataclass
@@ -181,8 +182,11 @@ def manifest_base(command: str) -> dict[str, Any]:
 
 
 def _fresh_manifest(options: CampaignOptions) -> dict[str, Any]:
-    return {**manifest_base(options.command), "backend": options.backend, "device_selector": options.device,
-            "quick": options.quick, "repetitions": options.repetitions, "options": _run_options(options)}
+    manifest = {**manifest_base(options.command), "backend": options.backend, "device_selector": options.device,
+                "quick": options.quick, "repetitions": options.repetitions, "options": _run_options(options)}
+    if options.fanout is not None:
+        manifest["fanout"] = dict(options.fanout)
+    return manifest
 
 
 def _run_options(options: CampaignOptions) -> dict[str, Any]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from perfcast.cli.common import app, console, errors, measuring_progress, printable
+from perfcast.cli.common import app, console, errors, fail, measuring_progress, printable
 from perfcast.output_files import check_writable
 
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
@@ -45,6 +45,8 @@ def run_command(
     timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Program: seconds each run of it may take.")] = None,
     traffic: Annotated[bool, typer.Option("--traffic/--no-traffic", help="Program: simulate each launch's bytes per level through the device's caches (else global bytes, no cache).")] = True,
     timer: Annotated[str, typer.Option("--timer", help="Program: how its launches are timed: opencl (an OpenCL program, the launch log preloaded) or nsys (a CUDA program under Nsight Systems, profiled with ncu).")] = "opencl",
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Run the suite's campaign on this many devices at once, one Ray worker each (cuda: one GPU each), one archive per device beside --output (needs perfcast[ray]).")] = 1,
+    ray_address: Annotated[str | None, typer.Option("--ray", help="Join a running Ray cluster ('auto', or HOST:PORT) for --workers.")] = None,
 ) -> None:
     """Measure the device, time and profile every kernel of the suite (or of a program given after --), and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
@@ -53,6 +55,8 @@ def run_command(
     from perfcast.campaign.run import CampaignOptions, run_campaign
 
     check_writable(output, "--output")
+    if (workers > 1 or ray_address) and program:
+        raise fail("--workers and --ray run the suite's campaign on several devices; a program runs on one")
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
                      memory_limit, timeout, traffic, timer)
@@ -61,6 +65,9 @@ def run_command(
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
                               fresh, command or f"perfcast campaign run --backend {backend} -o {output}",
                               device_runs=device_runs)
+    if workers > 1 or ray_address:
+        _run_fanout(options, workers, ray_address)
+        return
     with measuring_progress(TextColumn("{task.description:<52}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
                             TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
@@ -77,6 +84,22 @@ def run_command(
     if profiling.get("note"):  # a failed or partial profiling is a warning; a caveat of the backend, a note
         label = "[yellow]warning:[/]" if profiling.get("incomplete") else "note:"
         console.print(f"{label} {printable(profiling['note'])}")
+
+
+def _run_fanout(options: Any, workers: int, address: str | None) -> None:
+    """Run the campaign on several workers and say which archives came back (and which workers failed)."""
+    from perfcast.campaign.fanout import run_fanout
+    from perfcast.tune.cluster import ClusterOptions
+
+    result = run_fanout(options, ClusterOptions(workers, address),
+                        progress=lambda line: errors.print(printable(line), highlight=False))
+    for path in result.archives:
+        console.print(f"wrote {printable(path)} ({path.stat().st_size / 2**10:.0f} KiB)", highlight=False)
+    for failure in result.failures:
+        errors.print(f"[yellow]warning:[/] {printable(failure)}")
+    names = " ".join(printable(p) for p in result.archives)
+    console.print(f"fan-out {result.id}: {len(result.archives)} of {workers} archives; one report of them all: "
+                  f"perfcast campaign report {names}", highlight=False)
 
 
 def _run_program(output: Path, program: list[str], profile_cmd: list[str], scaling: list[str], device: str | None,
