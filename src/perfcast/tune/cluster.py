@@ -147,13 +147,14 @@ class DevicePool:
     factory: Callable[[int], Tunable]
     options: ClusterOptions
     progress: Callable[[str], None] = lambda _: None
+    gpu: bool = False  # each worker takes a GPU of its node: Ray sets CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES
     actors: list[Any] = field(default_factory=list)
     lost: int = 0  # workers that died during the run
     requeued: int = 0  # configurations given to another worker after theirs died
 
     def __post_init__(self) -> None:
         self.ray = start_ray(self.options)
-        worker = self.ray.remote(num_cpus=1, max_restarts=0)(TunableWorker)
+        worker = self.ray.remote(num_cpus=1, num_gpus=1 if self.gpu else 0, max_restarts=0)(TunableWorker)
         self.actors = [worker.remote(self.factory, index) for index in range(self.options.workers)]
         try:
             identities = self.ray.get([actor.identity.remote() for actor in self.actors])
