@@ -164,8 +164,34 @@ def test_a_resumed_parallel_run_measures_nothing_twice(tmp_path):
 
 
 def test_a_mixed_pool_is_refused_naming_the_odd_device():
-    with pytest.raises(MixedPool, match=r"worker 1 .*'another-gpu' \(worker 0: 'pretend-gpu'\)"):
+    with pytest.raises(MixedPool, match=r"worker 1 .*another device than worker 0 .*'another-gpu' \(vs 'pretend-gpu'\)"):
         DevicePool(mixed, ClusterOptions(workers=2))
+
+
+def test_the_driver_must_have_the_pool_s_device_too():
+    with pytest.raises(MixedPool, match=r"worker 0 .*the driver's \(which runs the races\)"):
+        DevicePool(identical, ClusterOptions(workers=2), driver=PretendDevice("another-gpu"))
+
+
+def test_more_workers_than_the_cluster_can_place_are_refused_at_once():
+    from perfcast.errors import ToolError
+
+    with pytest.raises(ToolError, match="needs 3 CPU"):
+        DevicePool(identical, ClusterOptions(workers=3))
+
+
+def test_a_configuration_that_kills_its_workers_is_a_stored_failure(tmp_path, monkeypatch):
+    import perfcast.tune.cluster as cluster
+
+    monkeypatch.setattr(cluster, "DEATHS_PER_CONFIGURATION", 1)  # two workers only: one death decides here
+    session, store = _session(tmp_path, first_worker_dies)
+    try:
+        run_strategy(session, "exhaustive")
+    finally:
+        session.pool.close()
+    failures = store.failures(session.run_id)
+    assert len(failures) == 1 and failures[0]["status"] == "runtime" and "process died" in failures[0]["message"]
+    assert len(_rows(tmp_path / "results.sqlite")) == 11
 
 
 def test_replay_in_parallel_gives_the_same_result():

@@ -152,6 +152,12 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
     for name in _MAPPINGS:
         if name in data and data[name] is not None and not isinstance(data[name], dict):
             raise ArchiveError(f"{origin}: '{name}' must be a mapping")
+    fanout = data.get("fanout")
+    if fanout is not None and not (isinstance(fanout.get("id"), str)
+                                   and all(isinstance(fanout.get(k), int) and not isinstance(fanout.get(k), bool)
+                                           and fanout[k] > 0 for k in ("worker", "workers"))
+                                   and fanout["worker"] <= fanout["workers"]):
+        raise ArchiveError(f"{origin}: 'fanout' needs an id (text) and worker <= workers (positive whole numbers)")
     if not isinstance(data.get("notes", []), list):
         raise ArchiveError(f"{origin}: 'notes' must be a list")
     for kernel, record in kernels.items():

@@ -69,13 +69,14 @@ def _tune_once(tunable: Any, strategy: str, store: Any, repetitions: int, budget
                 from perfcast.tune.cluster import DevicePool, ParallelSession
 
                 if strategy not in BATCHED:
-                    errors.print(f"{strategy} is sequential (each measurement decides the next): its workers take "
-                                 f"one configuration at a time; {', '.join(sorted(BATCHED))} measure in parallel",
-                                 highlight=False)
+                    errors.print(f"{strategy} is mostly sequential (a measurement decides the next): its workers "
+                                 "take one configuration at a time except in the sweeps it does not guide; "
+                                 f"{', '.join(sorted(BATCHED))} measure in parallel throughout", highlight=False)
                 # A GPU per worker: Ray then shows each worker only its own GPU, which the device selector finds.
                 gpu = bool(getattr(getattr(tunable, "device", None), "type", 0) & 4)  # CL_DEVICE_TYPE_GPU
                 pool = DevicePool(factory, cluster, progress=lambda label: errors.print(printable(label),
-                                                                                       highlight=False), gpu=gpu)
+                                                                                       highlight=False), gpu=gpu,
+                                  driver=tunable)
                 session: Session = ParallelSession(tunable, store, run_id, repetitions, progress=progress, pool=pool)
             else:
                 session = Session(tunable, store, run_id, repetitions, progress=progress)

@@ -32,6 +32,8 @@ __all__ = ["ClusterOptions", "DevicePool", "MixedPool", "ParallelSession", "RAY_
 
 RAY_EXTRA = "pip install 'perfcast[ray]'"
 CONNECT_DEADLINE_S = 60.0  # a local start takes 2-4 s on a 2-core VM; joining a cluster, less
+START_DEADLINE_S = 600.0  # for every worker to build the kernel on its device (a first OpenCL build can be slow)
+DEATHS_PER_CONFIGURATION = 2  # workers a configuration may kill before it counts as failing
 # Keys of a tunable's environment that may differ between identical devices: where each worker runs.
 PER_WORKER = {"host"}
 
@@ -116,6 +118,11 @@ class TunableWorker:
 
     def __init__(self, factory: Callable[[int], Tunable], index: int) -> None:
         self.index = index
+        # Ray shows a worker its GPU through CUDA_VISIBLE_DEVICES (which NVIDIA's OpenCL follows) and, on AMD,
+        # HIP_VISIBLE_DEVICES, which AMD's OpenCL does not: ROCR_VISIBLE_DEVICES restricts both.
+        hip = os.environ.get("HIP_VISIBLE_DEVICES")
+        if hip and "ROCR_VISIBLE_DEVICES" not in os.environ:
+            os.environ["ROCR_VISIBLE_DEVICES"] = hip
         self.tunable = factory(index)
         self.checked: set[str] = set()
 
@@ -147,34 +154,51 @@ class DevicePool:
     factory: Callable[[int], Tunable]
     options: ClusterOptions
     progress: Callable[[str], None] = lambda _: None
-    gpu: bool = False  # each worker takes a GPU of its node: Ray sets CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES
+    gpu: bool = False  # each worker takes a GPU of its node (Ray shows it only that one)
+    driver: Tunable | None = None  # the driver's own tunable: its device runs the races, so it must match too
     actors: list[Any] = field(default_factory=list)
     lost: int = 0  # workers that died during the run
     requeued: int = 0  # configurations given to another worker after theirs died
 
     def __post_init__(self) -> None:
         self.ray = start_ray(self.options)
-        worker = self.ray.remote(num_cpus=1, num_gpus=1 if self.gpu else 0, max_restarts=0)(TunableWorker)
+        needs = {"CPU": self.options.workers, **({"GPU": self.options.workers} if self.gpu else {})}
+        have = self.ray.cluster_resources()
+        short = [f"{need:g} {kind} (the cluster has {have.get(kind, 0):g})" for kind, need in needs.items()
+                 if have.get(kind, 0) < need]
+        if short:  # Ray would wait for them forever, saying nothing
+            raise ToolError(f"--workers {self.options.workers} needs {' and '.join(short)}: fewer workers, or more "
+                            "nodes in the cluster")
+        # Spread over the nodes, so that workers share a node only when the nodes run out.
+        worker = self.ray.remote(num_cpus=1, num_gpus=1 if self.gpu else 0, max_restarts=0,
+                                 scheduling_strategy="SPREAD")(TunableWorker)
         self.actors = [worker.remote(self.factory, index) for index in range(self.options.workers)]
         try:
-            identities = self.ray.get([actor.identity.remote() for actor in self.actors])
-        except self.ray.exceptions.RayActorError as error:
+            identities = self.ray.get([actor.identity.remote() for actor in self.actors], timeout=START_DEADLINE_S)
+        except self.ray.exceptions.GetTimeoutError:
+            self.close()
+            raise ToolError(f"the workers did not start within {START_DEADLINE_S:g} s (building the kernel on each "
+                            "device included)") from None
+        except self.ray.exceptions.RayError as error:
             self.close()
             raise ToolError(f"a worker could not build the kernel on its device: {error}") from None
         self.identities = identities
         self._refuse_mixed(identities)
 
     def _refuse_mixed(self, identities: Sequence[Mapping[str, Any]]) -> None:
-        """Raise MixedPool where a worker's device differs from the first's, naming it and how."""
-        first = identities[0]["device"]
-        for index, identity in enumerate(identities[1:], start=1):
-            if identity["device"] != first:
-                differs = sorted(k for k in set(first) | set(identity["device"])
-                                 if first.get(k) != identity["device"].get(k))
-                detail = "; ".join(f"{k}: {identity['device'].get(k)!r} (worker 0: {first.get(k)!r})" for k in differs)
+        """Raise MixedPool where a worker's device differs from the driver's (or the first worker's), naming how."""
+        reference, name = identities[0]["device"], "worker 0"
+        if self.driver is not None:
+            reference, name = _identity(self.driver), "the driver's (which runs the races)"
+        for index, identity in enumerate(identities):
+            if identity["device"] != reference:
+                differs = sorted(k for k in set(reference) | set(identity["device"])
+                                 if reference.get(k) != identity["device"].get(k))
+                detail = "; ".join(f"{k}: {identity['device'].get(k)!r} (vs {reference.get(k)!r})" for k in differs)
                 self.close()
-                raise MixedPool(f"worker {index} on {identity['host']} has another device than worker 0 ({detail}): "
-                                "the devices of one run must be identical; run one pool per kind of device")
+                raise MixedPool(f"worker {index} on {identity['host']} has another device than {name} ({detail}): "
+                                "the devices of one run must be identical; run one pool per kind of device, with "
+                                "the driver on a node of that kind")
 
     def measure_all(self, requests: Sequence[tuple[Config, Mapping[str, int]]], repetitions: int
                     ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -182,6 +206,7 @@ class DevicePool:
         queue = deque(range(len(requests)))
         idle = list(self.actors)
         running: dict[Any, tuple[Any, int]] = {}
+        deaths: dict[int, int] = {}  # request -> workers that died measuring it
         while queue or running:
             while queue and idle:
                 actor, index = idle.pop(), queue.popleft()
@@ -195,11 +220,19 @@ class DevicePool:
                 except self.ray.exceptions.RayActorError:
                     self.actors.remove(actor)
                     self.lost += 1
-                    self.requeued += 1
-                    queue.appendleft(index)
-                    self.progress(f"a worker died measuring {dict(requests[index][0])}; given to another "
-                                  f"({len(self.actors)} left)")
-                    if not self.actors:
+                    deaths[index] = deaths.get(index, 0) + 1
+                    if deaths[index] >= DEATHS_PER_CONFIGURATION:
+                        # The configuration kills the process that runs it: a result (stored as a failure, so
+                        # that a resumed run does not run it again), not a worker's bad luck.
+                        self.progress(f"{dict(requests[index][0])} killed {deaths[index]} workers: a runtime failure")
+                        yield index, {"status": "runtime", "message": f"the worker's process died measuring it, "
+                                      f"{deaths[index]} times (on {deaths[index]} workers)"}
+                    else:
+                        self.requeued += 1
+                        queue.appendleft(index)
+                        self.progress(f"a worker died measuring {dict(requests[index][0])}; given to another "
+                                      f"({len(self.actors)} left)")
+                    if not self.actors and (queue or running):
                         raise ToolError("every worker died: the measurements taken so far are in the results "
                                         "store (resume the run)") from None
                     continue
