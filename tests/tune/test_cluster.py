@@ -103,6 +103,15 @@ def _session(tmp_path: Path, factory: Any, progress: list[str] | None = None) ->
     return session, store
 
 
+def _run(session: ParallelSession, strategy: str, **options: Any) -> Any:
+    """Return the strategy's result on the session's pool, the pool closed after."""
+    try:
+        return run_strategy(session, strategy, **options)
+    finally:
+        assert session.pool is not None
+        session.pool.close()
+
+
 def _rows(store_path: Path) -> list[tuple[str, str]]:
     db = sqlite3.connect(store_path)
     # Races store their rounds as measurements of steps 'race:...', beside the configuration's own measurement.
@@ -111,10 +120,7 @@ def _rows(store_path: Path) -> list[tuple[str, str]]:
 
 def test_parallel_exhaustive_matches_one_device_and_stores_each_configuration_once(tmp_path):
     session, store = _session(tmp_path, identical)
-    try:
-        result = run_strategy(session, "exhaustive")
-    finally:
-        session.pool.close()
+    result = _run(session, "exhaustive")
     assert result.best == {"x": 8, "wg": 1}  # 1 ms / 8 + 0.1 ms: the smallest time
     rows = _rows(tmp_path / "results.sqlite")
     assert len(rows) == len(set(rows)) == 12 and session.measured == 12
@@ -129,10 +135,7 @@ def test_parallel_exhaustive_matches_one_device_and_stores_each_configuration_on
 def test_a_killed_worker_has_its_configurations_requeued(tmp_path):
     said: list[str] = []
     session, store = _session(tmp_path, first_worker_dies, said)
-    try:
-        result = run_strategy(session, "exhaustive")
-    finally:
-        session.pool.close()
+    result = _run(session, "exhaustive")
     assert session.pool.lost == 1 and session.pool.requeued >= 1
     assert any("a worker died" in line for line in said)
     rows = _rows(tmp_path / "results.sqlite")
@@ -143,10 +146,7 @@ def test_a_killed_worker_has_its_configurations_requeued(tmp_path):
 
 def test_failures_are_recorded_by_the_driver(tmp_path):
     session, store = _session(tmp_path, failing)
-    try:
-        run_strategy(session, "exhaustive")
-    finally:
-        session.pool.close()
+    _run(session, "exhaustive")
     failures = store.failures(session.run_id)
     assert {f["status"] for f in failures} == {"runtime"} and len(failures) == 3  # x = 2 with each wg
     assert len(_rows(tmp_path / "results.sqlite")) == 9
@@ -185,10 +185,7 @@ def test_a_configuration_that_kills_its_workers_is_a_stored_failure(tmp_path, mo
 
     monkeypatch.setattr(cluster, "DEATHS_PER_CONFIGURATION", 1)  # two workers only: one death decides here
     session, store = _session(tmp_path, first_worker_dies)
-    try:
-        run_strategy(session, "exhaustive")
-    finally:
-        session.pool.close()
+    _run(session, "exhaustive")
     failures = store.failures(session.run_id)
     assert len(failures) == 1 and failures[0]["status"] == "runtime" and "process died" in failures[0]["message"]
     assert len(_rows(tmp_path / "results.sqlite")) == 11

@@ -27,7 +27,7 @@ from perfcast.campaign.run import CampaignOptions, run_campaign
 from perfcast.devices.schema import device_slug
 from perfcast.errors import ToolError
 from perfcast.output_files import replaced
-from perfcast.tune.cluster import ClusterOptions, start_ray
+from perfcast.tune.cluster import ClusterOptions, require_resources, start_ray
 
 __all__ = ["FanoutResult", "CampaignWorker", "run_fanout"]
 
@@ -82,12 +82,7 @@ def run_fanout(options: CampaignOptions, cluster: ClusterOptions,
     """Run the campaign of `options` on `cluster.workers` workers; return the archives written (one per device)."""
     ray = start_ray(cluster)
     gpus = 1 if options.backend == "cuda" else 0
-    needs = {"CPU": cluster.workers, **({"GPU": cluster.workers} if gpus else {})}
-    have = ray.cluster_resources()
-    short = [f"{need:g} {kind} (the cluster has {have.get(kind, 0):g})" for kind, need in needs.items()
-             if have.get(kind, 0) < need]
-    if short:  # Ray would wait for them forever, saying nothing
-        raise ToolError(f"--workers {cluster.workers} needs {' and '.join(short)}")
+    require_resources(ray, cluster.workers, bool(gpus))
     profile = options.device_profile.read_text(encoding="utf-8") if options.device_profile else None
     # Spread over the nodes: workers share a node (and disturb each other's timings) only when the nodes run out.
     worker = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=0, scheduling_strategy="SPREAD")(CampaignWorker)

@@ -28,7 +28,7 @@ from perfcast.tune.store import Measurement
 from perfcast.tune.strategies import Config, Session, Tunable, failure_of
 
 __all__ = ["ClusterOptions", "DevicePool", "MixedPool", "ParallelSession", "RAY_EXTRA", "import_ray",
-           "parallel_map", "start_ray"]
+           "parallel_map", "require_resources", "start_ray"]
 
 RAY_EXTRA = "pip install 'perfcast[ray]'"
 CONNECT_DEADLINE_S = 60.0  # a local start takes 2-4 s on a 2-core VM; joining a cluster, less
@@ -99,6 +99,17 @@ def start_ray(options: ClusterOptions) -> Any:
     return ray
 
 
+def require_resources(ray: Any, workers: int, gpu: bool) -> None:
+    """Raise ToolError where the cluster lacks a CPU (and a GPU) per worker: Ray would wait for them forever."""
+    needs = {"CPU": workers, **({"GPU": workers} if gpu else {})}
+    have = ray.cluster_resources()
+    short = [f"{need:g} {kind} (the cluster has {have.get(kind, 0):g})" for kind, need in needs.items()
+             if have.get(kind, 0) < need]
+    if short:
+        raise ToolError(f"--workers {workers} needs {' and '.join(short)}: fewer workers, or more nodes in the "
+                        "cluster")
+
+
 class MixedPool(InputError):
     """Workers on devices that differ: one run's measurements would not be comparable."""
 
@@ -162,13 +173,7 @@ class DevicePool:
 
     def __post_init__(self) -> None:
         self.ray = start_ray(self.options)
-        needs = {"CPU": self.options.workers, **({"GPU": self.options.workers} if self.gpu else {})}
-        have = self.ray.cluster_resources()
-        short = [f"{need:g} {kind} (the cluster has {have.get(kind, 0):g})" for kind, need in needs.items()
-                 if have.get(kind, 0) < need]
-        if short:  # Ray would wait for them forever, saying nothing
-            raise ToolError(f"--workers {self.options.workers} needs {' and '.join(short)}: fewer workers, or more "
-                            "nodes in the cluster")
+        require_resources(self.ray, self.options.workers, self.gpu)
         # Spread over the nodes, so that workers share a node only when the nodes run out.
         worker = self.ray.remote(num_cpus=1, num_gpus=1 if self.gpu else 0, max_restarts=0,
                                  scheduling_strategy="SPREAD")(TunableWorker)
