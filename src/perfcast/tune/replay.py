@@ -204,7 +204,8 @@ def replay(recorded: RecordedSpace, strategies: Sequence[str], seeds: int, item:
     if unknown:
         raise InputError(f"unknown strategy {unknown[0]!r}; choose from {', '.join(STRATEGIES)}")
     item, group = levels(recorded, item, group)
-    RecordedTunable(recorded, item, group)  # refuses bad levels here, before any run is sent anywhere
+    RecordedTunable(recorded, item, group)  # bad levels and a space without a correct run are refused here,
+    recorded.optimum()  # before any run is sent anywhere
     jobs = [(strategy, seed) for strategy in strategies for seed in range(seeds)]
     if cluster is not None and cluster.parallel:
         from perfcast.tune.cluster import parallel_map
