@@ -20,7 +20,7 @@ import numpy as np
 
 from perfcast.choose.choice import choose
 from perfcast.choose.ranking import Ranked, kendall_tau
-from perfcast.choose.workload import ProfileWorkload, TunedSpaceWorkload, WorkloadError
+from perfcast.choose.workload import ProfileWorkload, TunedSpaceWorkload, WorkloadError, tuned_optima
 from perfcast.devices.schema import Device
 from perfcast.errors import InputError
 from perfcast.validation.gpu_scores import REPLAY_COVERAGE
@@ -84,9 +84,10 @@ def check_corpus(devices: Mapping[str, Device], kernels: Sequence[str] | None = 
         present = [d for d in kernel.devices if d in devices and kernel.measured(d).any()]
         # A column that sampled less than half of the space (a short search) has no tuned optimum to rank by.
         full = [d for d in present if kernel.measured(d).mean() >= REPLAY_COVERAGE]
+        optima = tuned_optima(kernel)  # shared by every source of the kernel
         for source in full:
             try:
-                workload = TunedSpaceWorkload(kernel, source)
+                workload = TunedSpaceWorkload(kernel, source, optima)
             except WorkloadError:  # no plausible configuration there: the corpus report lists it as skipped
                 continue
             targets = [devices[d] for d in full if d != source and d in workload.measured]

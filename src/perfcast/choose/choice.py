@@ -114,7 +114,7 @@ def choose(workload: Workload | str | Path, devices: Sequence[Device], *, order:
                              "give the file another name")
         names[device.name] = device
     devices = list(names.values())
-    unknown = sorted(set(prices or {}) - set(names) - set(known_devices()))
+    unknown = sorted(set(prices) - set(names) - set(known_devices())) if prices else []
     if unknown:
         raise InputError(f"the prices file names device(s) perfcast does not know: {', '.join(unknown)} "
                          "(catalog names, or the names of the device files given)")

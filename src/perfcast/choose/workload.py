@@ -13,6 +13,7 @@ with the reason, never given a made-up time.
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -30,9 +31,11 @@ if TYPE_CHECKING:  # the profile and corpus readers load when a workload of thei
     from perfcast.campaign.archive import Archive
     from perfcast.profiles.profile import ProfileSet
     from perfcast.validation.corpus import CorpusKernel
+    from perfcast.validation.gpu_scores import ScoredGpu
+    from perfcast.validation.kernel_work import KernelWork
 
-__all__ = ["HullWorkload", "Prediction", "ProfileWorkload", "TunedSpaceWorkload", "Workload", "WorkloadError",
-           "WorkloadOptions", "read_workload"]
+__all__ = ["HullWorkload", "Prediction", "ProfileWorkload", "TunedOptima", "TunedSpaceWorkload", "Workload",
+           "WorkloadError", "WorkloadOptions", "read_workload", "tuned_optima"]
 
 CORPUS_PREFIX = "corpus:"
 
@@ -154,52 +157,45 @@ class TunedSpaceWorkload(Workload):
 
     kind, model = "tuned space", "projection"
 
-    def __init__(self, kernel: CorpusKernel, source: str) -> None:
-        import numpy as np
-
-        from perfcast.devices.catalog import known_devices
-        from perfcast.validation.gpu_scores import REPLAY_COVERAGE, gpu_figures, roofline_score
-        from perfcast.validation.kernel_work import kernel_work
+    def __init__(self, kernel: CorpusKernel, source: str, optima: TunedOptima | None = None) -> None:
+        from perfcast.validation.gpu_scores import REPLAY_COVERAGE
 
         if source not in kernel.devices:
             raise WorkloadError(f"corpus:{kernel.name} was not measured on {source!r}; --source is one of: "
                                 f"{', '.join(kernel.devices)}")
-        work = kernel_work(kernel.name, kernel.configs, kernel.parameters, kernel.problem)
-        catalog = known_devices()
-        measured, best_rows, self.coverage = {}, {}, {}
-        for device in kernel.devices:
-            if device not in catalog or not kernel.measured(device).any():
-                continue
-            # The corpus report's rule: a record beating the compulsory-DRAM bound by more than 2x is broken.
-            plausible = roofline_score(kernel, work, device, gpu_figures(catalog[device])).plausible(kernel)
-            if plausible.any():
-                times = np.where(plausible, kernel.times[:, kernel.column(device)], np.inf)
-                best_rows[device] = int(np.argmin(times))
-                measured[device] = float(times[best_rows[device]])
-                self.coverage[device] = float(kernel.measured(device).mean())
-        super().__init__(f"{kernel.name} (tuned on {source})", f"{CORPUS_PREFIX}{kernel.name}", measured)
-        if source not in measured:
+        optima = optima or tuned_optima(kernel)
+        super().__init__(f"{kernel.name} (tuned on {source})", f"{CORPUS_PREFIX}{kernel.name}", optima.measured)
+        if source not in optima.measured:
             raise WorkloadError(f"corpus:{kernel.name}: no plausible configuration measured on {source}")
         self.kernel = kernel
         self.source = source
-        self.work = work
-        self.row = best_rows[source]
+        self.work = optima.work
+        self.coverage = optima.coverage
+        self.row = optima.best_rows[source]
         if self.coverage[source] < REPLAY_COVERAGE:
             self.notes.append(f"{source} measured {self.coverage[source]:.1%} of the space: its best configuration "
                               "is a short search's, not a tuned optimum, and the projections start from it")
 
+    @functools.cached_property
+    def _source_figures(self) -> tuple[Device, ScoredGpu]:
+        """Return the source GPU and the figures the projection reads of it (once for every target)."""
+        from perfcast.devices.catalog import get_device
+        from perfcast.validation.gpu_scores import gpu_figures
+
+        source = get_device(self.source)
+        return source, gpu_figures(source)
+
     def predict(self, device: Device) -> Prediction:
         """Return the source's best configuration projected (s) onto `device`, a GPU."""
-        from perfcast.devices.catalog import get_device
         from perfcast.validation.gpu_scores import gpu_figures, project_configuration
 
         if device.kind != "gpu":
             raise WorkloadError("the cross-GPU projection predicts GPUs only")
-        source = get_device(self.source)
-        if device.name == source.name:
+        if device.name == self.source:
             return Prediction(self.measured[self.source], "measured: the space was tuned here", True)
         try:
-            on_source, on_target = gpu_figures(source), gpu_figures(device, source=source)
+            source, on_source = self._source_figures
+            on_target = gpu_figures(device, source=source)
             time, _ = project_configuration(self.work, self.row, self.measured[self.source], on_source, on_target)
         except ValueError as error:  # a figure the projection cannot use
             raise WorkloadError(str(error)) from None
@@ -213,6 +209,40 @@ class TunedSpaceWorkload(Workload):
         from perfcast.devices.catalog import get_device
 
         return SAME_VENDOR if get_device(self.source).vendor == device.vendor else ACROSS_VENDORS
+
+
+@dataclass(frozen=True)
+class TunedOptima:
+    """What every source of one corpus kernel shares: its work, and per catalog GPU its best plausible time."""
+
+    work: KernelWork
+    measured: dict[str, float]  # GPU -> s, the best plausible configuration's time
+    best_rows: dict[str, int]  # GPU -> that configuration's row
+    coverage: dict[str, float]  # GPU -> the share of the space it measured
+
+
+def tuned_optima(kernel: CorpusKernel) -> TunedOptima:
+    """Return the kernel's work and, per catalog GPU that measured it plausibly, its best configuration and time."""
+    import numpy as np
+
+    from perfcast.devices.catalog import known_devices
+    from perfcast.validation.gpu_scores import gpu_figures, roofline_score
+    from perfcast.validation.kernel_work import kernel_work
+
+    work = kernel_work(kernel.name, kernel.configs, kernel.parameters, kernel.problem)
+    catalog = known_devices()
+    optima = TunedOptima(work, {}, {}, {})
+    for device in kernel.devices:
+        if device not in catalog or not kernel.measured(device).any():
+            continue
+        # The corpus report's rule: a record beating the compulsory-DRAM bound by more than 2x is broken.
+        plausible = roofline_score(kernel, work, device, gpu_figures(catalog[device])).plausible(kernel)
+        if plausible.any():
+            times = np.where(plausible, kernel.times[:, kernel.column(device)], np.inf)
+            optima.best_rows[device] = int(np.argmin(times))
+            optima.measured[device] = float(times[optima.best_rows[device]])
+            optima.coverage[device] = float(kernel.measured(device).mean())
+    return optima
 
 
 @dataclass(frozen=True)

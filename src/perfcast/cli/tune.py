@@ -35,6 +35,12 @@ tune_app = typer.Typer(help="Auto-tuning of OpenCL kernels (the Monte Carlo VaR 
 app.add_typer(tune_app, name="tune")
 
 
+# Options the tuning commands share.
+Repetitions = Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")]
+StorePath = Annotated[Path, typer.Option("--store", help="Results database (SQLite).")]
+DEFAULT_STORE = Path(".perfcast/results.sqlite")
+Seed = Annotated[int, typer.Option("--seed", help="Random strategy seed.")]
+JsonText = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 Workers = Annotated[int, typer.Option("--workers", min=1, help="Measure on this many identical devices at once, one Ray worker each (local by default; needs perfcast[ray]). Batches of configurations (exhaustive, random, unguided sweeps) spread over them.")]
 RayAddress = Annotated[str | None, typer.Option("--ray", help="Join a running Ray cluster ('auto', or HOST:PORT) instead of starting one on this machine.")]
 # Strategies whose measurements come in batches, which workers take in parallel; the others decide each next
@@ -137,27 +143,23 @@ def tune_varmc_command(
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach (default: none).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 2**14,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 2**14,
-    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
-    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
+    repetitions: Repetitions = 10,
+    store_path: StorePath = DEFAULT_STORE,
     quick: Annotated[bool, typer.Option("--quick", help="A small parameter space (seconds, for tests).")] = False,
     compare: Annotated[bool, typer.Option("--compare-exhaustive", help="Also run (or reuse) exhaustive search and report the fraction of its optimum.")] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    seed: Seed = 0,
     workers: Workers = 1,
     ray_address: RayAddress = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    as_json: JsonText = False,
 ) -> None:
     """Tune the Monte Carlo VaR kernel on an OpenCL device; an interrupted run resumes where it stopped."""
-    from perfcast.bench.opencl import OpenClBackend
-    from perfcast.kernels.varmc import default_market, reference_portfolio
-    from perfcast.tune.varmc import VarmcTunable, default_space
-
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     cluster = _cluster(workers, ray_address)
     factory = partial(_varmc_on_device, npos, nsim, quick, device_id)
     with _tuning_store(store_path) as store:
-        device = OpenClBackend.open(device_id, 1).device
-        tunable = VarmcTunable(reference_portfolio(npos), default_market(), nsim, default_space(quick), device)
+        tunable = factory(0)  # the driver's own, built as each worker builds its
+        device = tunable.device
         result, run_id, resumed = _tune_once(tunable, strategy, store, repetitions, budget, seed, cluster, factory)
         failures = store.failures(run_id)
         optimum = None
@@ -216,26 +218,25 @@ def tune_kernel_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
     budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach.")] = None,
-    repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=1, help="Timed runs per configuration.")] = 10,
-    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
-    seed: Annotated[int, typer.Option("--seed", help="Random strategy seed.")] = 0,
+    repetitions: Repetitions = 10,
+    store_path: StorePath = DEFAULT_STORE,
+    seed: Seed = 0,
     workers: Workers = 1,
     ray_address: RayAddress = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    as_json: JsonText = False,
 ) -> None:
     """Tune any OpenCL kernel described by a spec file; an interrupted run resumes where it stopped."""
-    from perfcast.bench.opencl import OpenClBackend
-    from perfcast.tune.kernel_spec import load_kernel_spec, tunable
+    from perfcast.tune.kernel_spec import load_kernel_spec
 
     if strategy not in STRATEGIES:
         raise fail(f"unknown strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}")
     spec, source = load_kernel_spec(spec_path)  # a spec with a mistake is said before any device work
     cluster = _cluster(workers, ray_address)
+    factory = partial(_kernel_on_device, spec, source, device_id)
     with _tuning_store(store_path) as store:
-        device = OpenClBackend.open(device_id, 1).device
-        kernel = tunable(spec, source, device)
-        result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed, cluster,
-                                             partial(_kernel_on_device, spec, source, device_id))
+        kernel = factory(0)  # the driver's own, built as each worker builds its
+        device = kernel.device
+        result, run_id, resumed = _tune_once(kernel, strategy, store, repetitions, budget, seed, cluster, factory)
         failures = store.failures(run_id)
     m = result.measurement
     summary = {
@@ -266,13 +267,13 @@ def tune_kernel_command(
 @tune_app.command("report")
 def tune_report_command(
     run_id: Annotated[int, typer.Argument(help="Tuning run id (printed by perfcast tune varmc).")],
-    store_path: Annotated[Path, typer.Option("--store", help="Results database (SQLite).")] = Path(".perfcast/results.sqlite"),
+    store_path: StorePath = DEFAULT_STORE,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Draw measured vs model per step (.png, .svg, .pdf).")] = None,
     csv_path: Annotated[Path | None, typer.Option("--csv", help="Export the run's measurements to CSV.")] = None,
     parquet_path: Annotated[Path | None, typer.Option("--parquet", help="Export to Parquet (needs pandas + pyarrow).")] = None,
     kerneltuner_path: Annotated[Path | None, typer.Option("--kerneltuner", help="Export the target-size measurements and failures as a KernelTuner cache (.json).")] = None,
     t4_path: Annotated[Path | None, typer.Option("--t4", help="Export them in the T4 results format (.json).")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    as_json: JsonText = False,
 ) -> None:
     """Fit the partial models of each step of a hierarchical run, print the constants and draw the step plots."""
     from perfcast.tune.partial_models import fit_varmc_run

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import os
-import statistics
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -25,7 +24,7 @@ from typing import Any
 
 from perfcast.errors import BackendUnavailable, InputError, ToolError
 from perfcast.tune.store import Measurement
-from perfcast.tune.strategies import Config, Session, Tunable, failure_of
+from perfcast.tune.strategies import Config, Session, Tunable, failure_of, timed_samples
 
 __all__ = ["ClusterOptions", "DevicePool", "MixedPool", "ParallelSession", "RAY_EXTRA", "import_ray",
            "parallel_map", "require_resources", "start_ray"]
@@ -145,14 +144,7 @@ class TunableWorker:
     def measure(self, config: Config, size: Mapping[str, int], repetitions: int) -> dict[str, Any]:
         """Return the samples (s) of `config` at `size` after a check and a warm-up, or its failure."""
         try:
-            key = str(sorted(config.items()))
-            if key not in self.checked:
-                wrong = self.tunable.check(config)
-                if wrong:
-                    return {"status": "wrong", "message": f"computes a wrong result: {wrong}"}
-                self.checked.add(key)
-            self.tunable.run(config, size)  # warm-up, discarded
-            return {"status": "ok", "samples": [self.tunable.run(config, size) for _ in range(repetitions)]}
+            return {"status": "ok", "samples": timed_samples(self.tunable, config, size, repetitions, self.checked)}
         except Exception as error:  # noqa: BLE001 - a failing configuration is a result, sent back to the driver
             failure = failure_of(error)
             return {"status": failure.status, "message": str(failure)}
@@ -284,7 +276,7 @@ class ParallelSession(Session):
             first[key] = index
             if self.tunable.space.invalid(config) or self.tunable.invalid(config, size):
                 continue
-            if self.store.find(self.run_id, config, size) is not None or self._known_failure(config, size):
+            if self.store.find(self.run_id, config, size) is not None or self.known_failure(config, size):
                 results[index] = Session.evaluate(self, step, config, size)  # reused from the store
                 continue
             pending.append(index)
@@ -295,12 +287,6 @@ class ParallelSession(Session):
         for index, original in aliases.items():
             results[index] = results[original]
         return results
-
-    def _known_failure(self, config: Mapping[str, int], size: Mapping[str, int]) -> bool:
-        """Return True where the store holds a failure that holds at this size (build and wrong: at every size)."""
-        failure = self.store.find_failure(self.run_id, config, size)
-        everywhere = self.store.find_failure(self.run_id, config)
-        return failure is not None or (everywhere is not None and everywhere[0] in ("compile", "wrong"))
 
     def _record(self, step: str, config: Config, size: Mapping[str, int], outcome: Mapping[str, Any]
                 ) -> Measurement | None:
@@ -313,15 +299,8 @@ class ParallelSession(Session):
             self.failed += 1
             self.progress(f"{step}: {dict(config)} failed ({outcome['status']})")
             return None
-        samples = tuple(float(s) for s in outcome["samples"])
-        mean = statistics.fmean(samples)
-        std = statistics.stdev(samples) if len(samples) > 1 else 0.0
-        measurement = Measurement(step, dict(config), dict(size), mean, std, samples,
-                                  self.tunable.throughput(size, mean))
-        self.store.record(self.run_id, measurement)
-        self.measured += 1
         self.progress(f"{step}: {dict(config)} {dict(size)}")
-        return measurement
+        return self.store_samples(step, config, size, [float(s) for s in outcome["samples"]])
 
 
 def _run_chunk(function: Callable[..., Any], chunk: Sequence[tuple[Any, ...]], **shared: Any) -> list[Any]:

@@ -55,6 +55,22 @@ class TuningFailed(ToolError):
     """A strategy that found no configuration able to run the problem it tunes for."""
 
 
+def timed_samples(tunable: Tunable, config: Mapping[str, int], size: Mapping[str, int], repetitions: int,
+                  checked: set[str]) -> list[float]:
+    """Return `repetitions` run times (s) of `config` at `size` after a warm-up, checking it first if not in `checked`.
+
+    Raises ConfigurationFailed('wrong') for a wrong result, and whatever the tunable's build or run raises.
+    """
+    key = str(sorted(config.items()))
+    if key not in checked:
+        wrong = tunable.check(config)
+        if wrong:
+            raise ConfigurationFailed("wrong", f"computes a wrong result: {wrong}")
+        checked.add(key)
+    tunable.run(config, size)  # warm-up, discarded
+    return [tunable.run(config, size) for _ in range(repetitions)]
+
+
 def failure_of(error: Exception) -> ConfigurationFailed:
     """Return `error`, raised by a tunable's build or run, as a failure with its status."""
     if isinstance(error, ConfigurationFailed):
@@ -174,11 +190,7 @@ class Session:
                 self.store.file_under(self.run_id, found, step)
                 found = Measurement(step, found.config, found.size, found.mean, found.std, found.samples, found.metric)
             return found
-        # A configuration that built wrong or gave a wrong answer does so at every size; a runtime failure is
-        # tied to its size.
-        failed = self.store.find_failure(self.run_id, config, size) or next(
-            (f for f in [self.store.find_failure(self.run_id, config)] if f and f[0] in ("compile", "wrong")), None)
-        if failed is not None:
+        if self.known_failure(config, size):
             self.reused += 1
             return None
         try:
@@ -197,17 +209,26 @@ class Session:
         """Return the measurements of several (configuration, size) pairs, one after the other (one device)."""
         return [self.evaluate(step, config, size) for config, size in requests]
 
+    def known_failure(self, config: Mapping[str, int], size: Mapping[str, int]) -> bool:
+        """Return True where the store holds a failure of `config` that holds at `size`.
+
+        A configuration that built wrong or gave a wrong answer does so at every size; a runtime failure is
+        tied to its size.
+        """
+        if self.store.find_failure(self.run_id, config, size) is not None:
+            return True
+        anywhere = self.store.find_failure(self.run_id, config)
+        return anywhere is not None and anywhere[0] in ("compile", "wrong")
+
     def _measure(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement:
         """Check `config` once, then time it: a warm-up and the repetitions; store the measurement."""
-        key = str(sorted(config.items()))
-        if key not in self.checked:
-            wrong = self.tunable.check(config)
-            if wrong:
-                raise ConfigurationFailed("wrong", f"computes a wrong result: {wrong}")
-            self.checked.add(key)
         self.progress(f"{step}: {dict(config)} {dict(size)}")
-        self.tunable.run(config, size)  # warm-up, discarded
-        samples = [self.tunable.run(config, size) for _ in range(self.repetitions)]
+        samples = timed_samples(self.tunable, config, size, self.repetitions, self.checked)
+        return self.store_samples(step, config, size, samples)
+
+    def store_samples(self, step: str, config: Mapping[str, int], size: Mapping[str, int],
+                      samples: Sequence[float]) -> Measurement:
+        """Return the measurement of timed `samples` (s), stored at once."""
         mean, std = statistics.fmean(samples), statistics.stdev(samples) if len(samples) > 1 else 0.0
         measurement = Measurement(step, dict(config), dict(size), mean, std, tuple(samples),
                                   self.tunable.throughput(size, mean))
