@@ -128,7 +128,7 @@ def _json(text: str | bytes, origin: str) -> Any:
 # A program's launch may last 0 on a coarse timer, so only a suite kernel's median must be above 0.
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
                  "total_s")
-_MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout")
+_MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout", "species")
 _PRECISIONS = {precision.value for precision in Precision}
 
 

@@ -39,6 +39,7 @@ from perfcast.campaign.launch_log import (
     log_files,
     read_launch_logs,
 )
+from perfcast.campaign.program_species import KernelSpecies
 from perfcast.campaign.watched_run import ProgramFailed, available_memory, run_watched
 from perfcast.errors import InputError, ToolError
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
@@ -71,6 +72,7 @@ class ProgramOptions:
     quick: bool = False  # the quick bench
     record: str = ""  # the command line that reproduces the run
     timer: str = "opencl"  # opencl: the launch log (LD_PRELOAD); nsys: a CUDA program under Nsight Systems
+    species: Mapping[str, KernelSpecies] = field(default_factory=dict)  # kernel -> the species the user gave it
 
 
 def parse_scaling(items: Sequence[str]) -> dict[str, float]:
@@ -138,12 +140,18 @@ def _timing_record(group: LaunchGroup) -> dict[str, Any]:
 # ------------------------------------------------------------------ the timed run
 
 
+def _species_texts(options: ProgramOptions) -> dict[str, str]:
+    """Return the species the user gave, as the manifest keeps them (kernel -> 'SPECIES[; f=F]')."""
+    return {name: species.text() for name, species in options.species.items()}
+
+
 def _fresh_manifest(options: ProgramOptions) -> dict[str, Any]:
     from perfcast.campaign.run import manifest_base
 
     return {**manifest_base(options.record), "kind": "program", "backend": "opencl",
             "program": list(options.command), "profile_programs": [list(c) for c in options.profile_commands],
-            "scaling": dict(options.scaling), "device_selector": options.device, "quick": options.quick,
+            "scaling": dict(options.scaling), "species": _species_texts(options), "device_selector": options.device,
+            "quick": options.quick,
             "repetitions": None, "timed_run": None}
 
 
@@ -648,6 +656,7 @@ def run_program_campaign(options: ProgramOptions, progress: Progress = lambda la
                                "command or start again with --fresh")
         manifest["scaling"] = dict(options.scaling)  # a run refused for its scaling resumes with a new declaration
         manifest["profile_programs"] = [list(c) for c in options.profile_commands]
+        manifest["species"] = _species_texts(options)  # a species is read when scoring: it may change on resuming
     else:
         manifest = _fresh_manifest(options)
         folder.save_manifest(manifest)

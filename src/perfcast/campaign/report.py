@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from perfcast.bench.suite import profile_warnings
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.program import program_label
+from perfcast.campaign.program_species import KernelSpecies, parse_program_species
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import (
     MODELS,
@@ -41,11 +43,30 @@ class CampaignScores:
     not_scored: dict[str, str]
 
 
-def score_archive(archive: Archive | ArchiveRun) -> CampaignScores:
-    """Return every model's scores on the kernels of one campaign archive (read, or already parsed)."""
+def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpecies] | None = None
+                  ) -> CampaignScores:
+    """Return every model's scores on the kernels of one campaign archive (read, or already parsed).
+
+    `species` (kernel name -> species) names program kernels' species beside (and over) those the archive
+    recorded with `campaign run --species`; the boat hull is scored on those kernels.
+    """
     run = archive if isinstance(archive, ArchiveRun) else ArchiveRun.of(archive)
     archive, device, profiles = run.archive, run.device, run.profiles
+    program = archive.manifest.get("kind") == "program"
+    if species and not program:
+        raise InputError(f"{archive.path}: --species names a program's kernels; the suite's kernels have their own")
+    declared = {**parse_program_species(archive.manifest.get("species") or {}), **(species or {})}
+    # A species names a kernel (every NDRange it ran at) or one group of it (`kernel[global/local]`, as the
+    # report lists it): a group's own species wins over its kernel's.
+    kernels = {record.get("kernel", name) for name, record in archive.manifest["kernels"].items()}
+    kernels |= set(archive.manifest["kernels"])
+    unknown = sorted(set(species or {}) - kernels)
+    if unknown:
+        raise InputError(f"{archive.path}: --species names {', '.join(unknown)}, not a kernel of the program nor one "
+                         f"of its groups (they are: {', '.join(sorted(kernels))})")
     scores, not_scored = [], {}
+    for name in sorted(set(declared) - kernels):
+        not_scored[name] = "a species was given for it (campaign run --species), but the program never launched it"
     for name, record in archive.manifest["kernels"].items():
         if "skipped" in record:
             not_scored[name] = record["skipped"]
@@ -59,8 +80,9 @@ def score_archive(archive: Archive | ArchiveRun) -> CampaignScores:
         profile = None
         if profiles is not None and any(k.name == name for k in profiles.kernels):
             profile = profiles.kernel(name)
-        if archive.manifest.get("kind") == "program":
-            scores.append(score_profiled(name, record, device, profile))
+        if program:
+            scores.append(score_profiled(name, record, device, profile,
+                                         declared.get(name) or declared.get(record.get("kernel", name))))
         else:
             scores.append(score_kernel(kernel_named(name), record, device, profile))
     summaries = {model: summarise(scores, model) for model in MODELS}
@@ -261,13 +283,19 @@ def _fanout_lines(archives: list[Archive]) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, list[CampaignScores]]:
-    """Score each archive, write DIR/report.md and one chart per archive; return its path and the scores."""
+def write_report(paths: list[Path], output: Path, command: str, species: Mapping[str, KernelSpecies] | None = None
+                 ) -> tuple[Path, list[CampaignScores]]:
+    """Score each archive, write DIR/report.md and one chart per archive; return its path and the scores.
+
+    `species`: program kernels' species (`--species`), for every program archive among `paths`.
+    """
     from perfcast.plots.campaign import PredictedPoint, predicted_vs_measured_figure
     from perfcast.plots.files import save_figure
     from perfcast.plots.projection import projection_intervals_figure
 
     archives = [Archive.read(path) for path in paths]  # every input read before anything is written
+    if species and not any(a.manifest.get("kind") == "program" for a in archives):
+        raise InputError("--species names a program's kernels; none of these archives is a program's")
     if output.exists() and not output.is_dir():
         raise InputError(f"{output}: is a file; -o names the folder the report goes to")
     try:
@@ -286,7 +314,7 @@ def write_report(paths: list[Path], output: Path, command: str) -> tuple[Path, l
     measured_runs = [ArchiveRun.of(archive) for archive in archives]
     results = []
     for index, run in enumerate(measured_runs):
-        result = score_archive(run)
+        result = score_archive(run, species if run.archive.manifest.get("kind") == "program" else None)
         results.append(result)
         chart = f"predicted-vs-measured-{index + 1}.png" if len(archives) > 1 else "predicted-vs-measured.png"
         points = [PredictedPoint(s.kernel, model, s.measured, p.time, p.lower, p.upper)

@@ -12,6 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfcast.campaign.program_species import KernelSpecies, group_sizes
 from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
@@ -21,6 +22,8 @@ from perfcast.models.quantitative import kernel_parameters, predict
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.species.application import predict_primitive
+from perfcast.species.classes import class_variables
+from perfcast.species.grammar import parse_species
 
 __all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "counts_fills", "footprint_profile",
            "kernel_traffic", "percentage_error", "profile_flop", "score_kernel", "score_profiled", "summarise"]
@@ -166,11 +169,38 @@ def _profiled_roofline(profile: KernelProfile, device: Device, measured: float, 
                       ape=percentage_error(time, measured), detail=detail)
 
 
-def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None) -> KernelScore:
+def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: KernelProfile | None, device: Device,
+                   measured: float, spread: float) -> Prediction:
+    """Return the boat hull range of a program's kernel from the species the user gave it (sizes bound per group)."""
+    sizes = group_sizes(record)
+    precision = profile_flop(profile)[1] if profile is not None else "fp32"
+    f, f_from = declared.f, "given"
+    if f is None:
+        if profile is None:
+            raise ValueError("no f given with the species and no profile to count it from")
+        # f is ops per operator application: the profile's FLOP over the species' w·m applications.
+        variables = class_variables(parse_species(declared.species).bind(sizes))
+        f = profile_flop(profile)[0] / (variables.w * variables.m)
+        f_from = f"the profile's {precision} FLOP over w·m = {variables.w * variables.m:.4g} applications"
+    element_bytes = 8 if precision == "fp64" else 4
+    figures = hull_inputs(device, precision, element_bytes).figures
+    result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes)
+    lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
+    geometric = upper > 2 * lower
+    middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
+    detail = (f"{result.species} (given; {', '.join(f'{k}={v}' for k, v in sizes.items())}), f = {f:.4g} ({f_from}), "
+              f"{element_bytes} B elements; lower bound by {result.prediction.lower_term[0]}, upper by "
+              f"{result.prediction.upper_term[0]}")
+    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
+                      contains(lower, upper, measured, spread), detail=detail)
+
+
+def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
+                   species: KernelSpecies | None = None) -> KernelScore:
     """Return the predictions of a kernel known only by its profile (a program's launches), scored.
 
     The roofline and the quantitative model read the profile; the boat hull needs the kernel's species, which a
-    profile does not give.
+    profile does not give: `species`, where the user named it (`--species`).
     """
     measured, spread = record["median_s"], record["spread"]
     score = KernelScore(name, measured, spread)
@@ -184,7 +214,14 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
                 score.left_out[model] = str(error)
-    score.left_out["boat hull"] = "no species: a program's kernel is known by its profile only"
+    if species is None:
+        score.left_out["boat hull"] = ("no species: a program's kernel is known by its profile only (give one with "
+                                       "--species KERNEL=SPECIES)")
+        return score
+    try:
+        score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread)
+    except (ValueError, LookupError) as error:
+        score.left_out["boat hull"] = str(error)
     return score
 
 

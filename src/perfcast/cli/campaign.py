@@ -12,6 +12,10 @@ import typer
 from perfcast.cli.common import app, console, errors, fail, measuring_progress, printable
 from perfcast.output_files import check_writable
 
+SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F], the kernel's algorithmic species for the boat hull (sizes N: "
+                "work-items, X, Y, Z: global size, bound per NDRange; f: ops per element, default the profile's FLOP "
+                "per work-item). Repeatable.")
+
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
                            no_args_is_help=True)
 app.add_typer(campaign_app, name="campaign")
@@ -44,6 +48,7 @@ def run_command(
     memory_limit: Annotated[float | None, typer.Option("--memory-limit", min=0.1, help="Program: GiB Oclgrind may use (default: half the memory available).")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=1, help="Program: seconds each run of it may take.")] = None,
     traffic: Annotated[bool, typer.Option("--traffic/--no-traffic", help="Program: simulate each launch's bytes per level through the device's caches (else global bytes, no cache).")] = True,
+    species: Annotated[list[str] | None, typer.Option("--species", help=SPECIES_HELP)] = None,
     timer: Annotated[str, typer.Option("--timer", help="Program: how its launches are timed: opencl (an OpenCL program, the launch log preloaded) or nsys (a CUDA program under Nsight Systems, profiled with ncu).")] = "opencl",
     workers: Annotated[int, typer.Option("--workers", min=1, help="Run the suite's campaign on this many devices at once, one Ray worker each (cuda: one GPU each), one archive per device beside --output (needs perfcast[ray]).")] = 1,
     ray_address: Annotated[str | None, typer.Option("--ray", help="Join a running Ray cluster ('auto', or HOST:PORT) for --workers.")] = None,
@@ -57,9 +62,11 @@ def run_command(
     check_writable(output, "--output")
     if (workers > 1 or ray_address) and program:
         raise fail("--workers and --ray run the suite's campaign on several devices; a program runs on one")
+    if species and not program:
+        raise fail("--species names a program's kernels (after --); the suite's kernels have their own species")
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
-                     memory_limit, timeout, traffic, timer)
+                     memory_limit, timeout, traffic, timer, species or [])
         return
     command = _reproducing_command()
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
@@ -104,12 +111,13 @@ def _run_fanout(options: Any, workers: int, address: str | None) -> None:
 
 def _run_program(output: Path, program: list[str], profile_cmd: list[str], scaling: list[str], device: str | None,
                  device_profile: Path | None, fresh: bool, quick: bool, memory_limit: float | None,
-                 timeout: float | None, traffic: bool, timer: str) -> None:
+                 timeout: float | None, traffic: bool, timer: str, species: list[str]) -> None:
     """`campaign run -- CMD`: time, profile and pack an unmodified OpenCL program."""
     from rich.progress import TextColumn, TimeElapsedColumn
 
     from perfcast.campaign.archive import Archive
     from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling, run_program_campaign
+    from perfcast.campaign.program_species import parse_program_species
     from perfcast.errors import InputError
 
     if timer not in TIMERS:
@@ -125,7 +133,7 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
                              parse_scaling(scaling), None if memory_limit is None else int(memory_limit * 2**30),
                              timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
                                                                             str(output), "--", *program]),
-                             timer)
+                             timer, parse_program_species(species))
     with measuring_progress(TextColumn("{task.description:<72}"), TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
         try:
@@ -150,12 +158,15 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
 def report_command(
     archives: Annotated[list[Path], typer.Argument(help="Campaign archives (campaign run -o), one per device.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for report.md and the charts.")] = Path("campaign-report"),
+    species: Annotated[list[str] | None, typer.Option("--species", help=SPECIES_HELP)] = None,
 ) -> None:
     """Score every model on the archives' kernels: predicted against measured, APE, MAPE, ranges, violations."""
+    from perfcast.campaign.program_species import parse_program_species
     from perfcast.campaign.report import write_report
 
-    command = shlex.join(["perfcast", "campaign", "report", *[str(a) for a in archives], "-o", str(output)])
-    path, results = write_report(list(archives), output, command)
+    command = shlex.join(["perfcast", "campaign", "report", *[str(a) for a in archives], "-o", str(output),
+                          *[part for item in species or () for part in ("--species", item)]])
+    path, results = write_report(list(archives), output, command, parse_program_species(species or []))
     for archive, result in zip(archives, results):
         console.print(f"[bold]{printable(result.device.full_name)}[/] ({printable(archive)}):")
         for model, s in result.summaries.items():

@@ -1,0 +1,140 @@
+"""Species given to a program's kernels (`--species`): parsed, bound per NDRange, and the boat hull scored."""
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from perfcast.campaign.archive import Archive
+from perfcast.campaign.program_species import KernelSpecies, group_sizes, parse_program_species
+from perfcast.campaign.report import score_archive
+from perfcast.campaign.score import score_profiled
+from perfcast.cli import app
+from perfcast.devices.catalog import get_device
+from perfcast.devices.hull_view import hull_inputs
+from perfcast.errors import InputError
+from perfcast.profiles.profile import KernelProfile
+from perfcast.species.application import predict_primitive
+
+runner = CliRunner()
+ROOT = Path(__file__).parents[2]
+HOTSPOT = ROOT / "docs" / "validation" / "programs" / "xeon-avx512" / "hotspot" / "hotspot.zip"
+SUITE = ROOT / "docs" / "validation" / "campaign-pocl" / "xeon-avx512" / "campaign-pocl-xeon.zip"
+
+
+def test_declarations_are_parsed_with_and_without_f():
+    found = parse_program_species(["stencil=XxY|neighb(3x3) -> XxY|element; f=9", "axpy=N|element -> N|element"])
+    assert found == {"stencil": KernelSpecies("XxY|neighb(3x3) -> XxY|element", 9.0),
+                     "axpy": KernelSpecies("N|element -> N|element", None)}
+    # What a manifest keeps reads back as the same declaration.
+    assert parse_program_species({k: v.text() for k, v in found.items()}) == found
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("stencil", "KERNEL=SPECIES"),
+    ("=N|element -> N|element", "KERNEL=SPECIES"),
+    ("k=N|element -> N|element; f=-1", "f=F"),
+    ("k=N|element -> N|element; g=2", "f=F"),
+    ("k=N|element -> N|element; f=nan", "f=F"),
+    ("k=M|element -> M|element", "cannot be bound"),
+    ("k=N|nonsense -> N|element", "species"),
+])
+def test_bad_declarations_are_refused(bad, message):
+    with pytest.raises(InputError, match=message):
+        parse_program_species([bad])
+
+
+def test_one_kernel_given_two_species_is_refused():
+    with pytest.raises(InputError, match="two species"):
+        parse_program_species(["k=N|element -> N|element", "k=N|element -> N|element; f=2"])
+
+
+def test_sizes_are_bound_per_group():
+    assert group_sizes({"global_size": [64, 512], "work_items": 32768}) == {"N": 32768, "X": 64, "Y": 512}
+    assert group_sizes({"global_size": [100]}) == {"N": 100, "X": 100}
+    with pytest.raises(InputError, match="no work-items"):
+        group_sizes({})
+
+
+def test_the_hull_of_a_profiled_kernel_by_hand():
+    device = get_device("a100-80gb")
+    # An element-wise kernel of 2**20 work-items counting 2 FMAs (4 FLOP) each: f defaults to 4 FLOP per element.
+    items = 2**20
+    profile = KernelProfile("k", 1, {"fma_fp32": 2.0 * items, "ldst": 2.0 * items}, work_items=items)
+    record = {"median_s": 1e-4, "spread": 0.01, "global_size": [items], "work_items": items}
+    score = score_profiled("k", record, device, profile, KernelSpecies("N|element -> N|element"))
+    hull = score.predictions["boat hull"]
+    expected = predict_primitive(f"{items}|element -> {items}|element", hull_inputs(device).figures, 4.0).prediction
+    assert (hull.lower, hull.upper) == pytest.approx((float(expected.lower[0]), float(expected.upper[0])))
+    assert "f = 4 (the profile's fp32 FLOP" in hull.detail
+    # A given f is used as given: four times the work is never faster.
+    given = score_profiled("k", record, device, profile, KernelSpecies("N|element -> N|element", 16.0))
+    assert given.predictions["boat hull"].upper >= hull.upper
+    # Without a species the hull is left out and says how to give one.
+    assert "--species" in score_profiled("k", record, device, profile).left_out["boat hull"]
+
+
+def test_a_committed_program_archive_scored_with_a_species():
+    species = parse_program_species(["hotspot=512x512|neighb(3x3) ^ 512x512|element -> 512x512|element"])
+    result = score_archive(Archive.read(HOTSPOT), species)
+    (score,) = result.scores
+    hull = score.predictions["boat hull"]
+    assert hull.lower < hull.upper and hull.contained is not None
+    assert result.summaries["boat hull"].n == 1
+    with pytest.raises(InputError, match="not a kernel of the program"):
+        score_archive(Archive.read(HOTSPOT), parse_program_species(["calculate_temp=N|element -> N|element"]))
+    with pytest.raises(InputError, match="suite's kernels"):
+        score_archive(Archive.read(SUITE), species)
+
+
+def test_a_group_species_wins_over_its_kernels(tmp_path):
+    # Two NDRanges of one kernel: the group named in full gets its own species.
+    with zipfile.ZipFile(HOTSPOT) as source:
+        members = {name: source.read(name) for name in source.namelist()}
+    manifest = json.loads(members["manifest.json"])
+    record = manifest["kernels"].pop("hotspot")
+    manifest["kernels"]["hotspot[688x688/16x16]"] = record
+    manifest["kernels"]["hotspot[64x64/16x16]"] = {**record, "global_size": [64, 64], "work_items": 4096}
+    manifest["species"] = {"hotspot": "XxY|neighb(3x3) -> XxY|element; f=4"}  # f given: the renamed groups have
+    # no profile to count it from
+    members["manifest.json"] = json.dumps(manifest).encode()
+    path = tmp_path / "two.zip"
+    with zipfile.ZipFile(path, "w") as target:
+        for name, data in members.items():
+            target.writestr(name, data)
+    result = score_archive(Archive.read(path), parse_program_species(
+        ["hotspot[688x688/16x16]=512x512|neighb(3x3) -> 512x512|element; f=4"]))
+    details = {s.kernel: s.predictions["boat hull"].detail for s in result.scores}
+    assert details["hotspot[688x688/16x16]"].startswith("512x512|neighb(3x3)")
+    assert details["hotspot[64x64/16x16]"].startswith("64x64|neighb(3x3)")  # the kernel's, bound to its NDRange
+
+
+def test_campaign_report_takes_species(tmp_path):
+    out = tmp_path / "report"
+    result = runner.invoke(app, ["campaign", "report", str(HOTSPOT), "-o", str(out), "--species",
+                                 "hotspot=512x512|neighb(3x3) ^ 512x512|element -> 512x512|element"])
+    assert result.exit_code == 0, result.output
+    assert "boat hull: n = 1" in result.output
+    report = (out / "report.md").read_text()
+    assert "--species" in report and "512x512|neighb(3x3)" in report
+    bad = runner.invoke(app, ["campaign", "report", str(SUITE), "-o", str(tmp_path / "r2"), "--species",
+                              "triad=N|element -> N|element"])
+    assert bad.exit_code != 0 and "program" in bad.output
+
+
+def test_campaign_run_refuses_species_for_the_suite(tmp_path):
+    result = runner.invoke(app, ["campaign", "run", "-o", str(tmp_path / "a.zip"), "--species",
+                                 "k=N|element -> N|element"])
+    assert result.exit_code != 0 and "program" in result.output
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_the_manifest_keeps_the_species():
+    from perfcast.campaign.program import ProgramOptions, _fresh_manifest
+
+    options = ProgramOptions(("./app",), Path("a.zip"), species=parse_program_species(
+        ["k=N|element -> N|element; f=3"]))
+    assert _fresh_manifest(options)["species"] == {"k": "N|element -> N|element; f=3"}
