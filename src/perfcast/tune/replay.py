@@ -77,7 +77,13 @@ class RecordedTunable:
             raise InputError("the hierarchy needs at least one work-group parameter (--group)")
         # Parameters the user put on no level keep the first value the space lists.
         self.name = self.name or self.recorded.kernel
-        self.space = SearchSpace(dict(self.recorded.parameters), [self._recorded])  # type: ignore[arg-type]
+        # A value no record holds is one the space's constraints rule out everywhere (KernelTuner lists the
+        # values it was given, constraints or not): it is not a value of the space, and a start or a middle
+        # placed by it would stand for no configuration.
+        held = {name: {record.config[name] for record in self.recorded.records} for name in self.recorded.parameters}
+        values = {name: tuple(v for v in listed if v in held[name]) or listed
+                  for name, listed in self.recorded.parameters.items()}
+        self.space = SearchSpace(values, [self._recorded])  # type: ignore[arg-type]
 
     def _recorded(self, config: Mapping[str, Any]) -> str | None:
         return None if self.recorded.record(dict(config)) else "not in the recorded space (excluded by its constraints)"

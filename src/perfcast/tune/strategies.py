@@ -10,10 +10,10 @@ The hierarchical method (`hierarchical`): step 1 tunes the work-item's parameter
 swept with the others fixed (the smallest value within 97 % of the best kept), step 2 the work-group's, step
 3 the NDRange, step 4 reviews each parameter's neighbouring values at the target size. Steps 1 and 2 form a
 descent over the levels: the work-item is tuned again at the work-group step 2 found, then the work-group
-for it, until a pass changes nothing. The descent runs twice, from the smallest work-group and from one in
-the middle of the range, because the work-item that is best depends on the group it is measured in (shared
-memory, which pays in a large group and not in a small one, is the common case); the descent whose result is
-faster at the target size goes on to steps 3 and 4. The partial models of spec §5.3 spare measurements
+for it, until a pass changes nothing. The descent runs from the smallest work-group, from one in the middle
+of the range and from the largest, because the work-item that is best depends on the group it is measured in
+(shared memory, which pays in a large group and not in a small one, is the common case); the descent whose
+result is faster at the target size goes on to steps 3 and 4. The partial models of spec §5.3 spare measurements
 where their premise holds (`_sweep`).
 """
 
@@ -24,7 +24,7 @@ import json
 import math
 import random as _random
 import statistics
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -447,15 +447,18 @@ MAX_GROUPS = 100_000  # work-group combinations looked through for a start that 
 
 
 def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
-    """Return the work-groups the descents start from: the smallest (the spec's), then the middle of the range.
+    """Return the work-groups the descents start from: the smallest (the spec's), the middle, the largest.
 
     One work-group size is not representative of the others: the smallest (half a warp on a GPU, where a
     kernel that shares data in the group loads the most halo per output) favours work-items that share
-    nothing; a group in the middle of the range favours those that share. Each start is a valid configuration
-    (`defaults` for the work-item, which must run): the middle is, per work-group parameter, the value nearest
-    the geometric mean of its smallest and largest (ties to the smaller; by position for values of 0 or
-    below), the smallest the minimum; where that group cannot run, the valid one nearest (summed distance on
-    the log scale), fewest work-items first. A start equal to an earlier one is dropped.
+    nothing; a group in the middle of the range favours those that share; the largest those that share most
+    (a matrix product's tiles staged in local memory, loaded by all the group's threads). The middle is, per
+    work-group parameter, the value nearest the geometric mean of its smallest and largest (ties to the
+    smaller; by position for values of 0 or below). Each start is a valid configuration: `defaults` for the
+    work-item, or where that cannot run the group, the work-item nearest the defaults that can (`_item_repairs`:
+    a tile that must be a multiple of the group's shape grows with it); where none can, the valid group nearest
+    (summed distance on the log scale) with the defaults, fewest work-items first. A start equal to an earlier
+    one is dropped.
     """
     space = tunable.space
     groups = tuple(tunable.group_parameters)
@@ -477,21 +480,37 @@ def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
 
     combinations = list(itertools.islice(itertools.product(*(space.parameters[name] for name in groups)), MAX_GROUPS))
     smallest = {name: values[0] for name, values in ordered.items()}
+    largest = {name: values[-1] for name, values in ordered.items()}
     starts: list[tuple[str, Config]] = []
-    for label, wanted in (("smallest", smallest), ("middle", {name: middle(name) for name in groups})):
+    for label, wanted in (("smallest", smallest), ("middle", {name: middle(name) for name in groups}),
+                          ("largest", largest)):
         at = {name: position(name, wanted[name]) for name in groups}
 
         def distance(values: tuple[int, ...], at: dict[str, float] = at) -> tuple[float, float]:
             far = sum(abs(position(n, v) - at[n]) for n, v in zip(groups, values))
             return round(far, 9), math.prod(values) if positive else 0
 
-        for values in sorted(combinations, key=distance):
-            candidate = {**defaults, **dict(zip(groups, values))}
-            if runs(candidate):
-                if all(candidate != start for _, start in starts):
-                    starts.append((label, candidate))
-                break
+        found = next((c for c in _item_repairs(space, {**defaults, **wanted}, groups) if runs(c)), None)
+        if found is None:  # no work-item runs this group: the valid group nearest it, with the defaults
+            found = next((c for c in ({**defaults, **dict(zip(groups, values))}
+                                      for values in sorted(combinations, key=distance)) if runs(c)), None)
+        if found is not None and all(found != start for _, start in starts):
+            starts.append((label, found))
     return starts or [("smallest", {**defaults, **smallest})]  # nothing runs with the defaults: as the spec began
+
+
+def _item_repairs(space: SearchSpace, config: Config, groups: Sequence[str]) -> Iterator[Config]:
+    """Yield `config` with its work-item parameters moved as little as possible (summed positions), nearest first.
+
+    A start stands for its work-group size: where the default work-item cannot run in that group (a tile that
+    must be a multiple of the group's shape), the work-item nearest the defaults that can is taken instead of
+    another group. At most MAX_GROUPS combinations are looked through.
+    """
+    items = [name for name in space.parameters if name not in groups]
+    at = {name: space.parameters[name].index(config[name]) for name in items}
+    combinations = itertools.islice(itertools.product(*(range(len(space.parameters[n])) for n in items)), MAX_GROUPS)
+    for positions in sorted(combinations, key=lambda p: (sum(abs(i - at[n]) for n, i in zip(items, p)), p)):
+        yield {**config, **{n: space.parameters[n][i] for n, i in zip(items, positions)}}
 
 
 def hierarchical(
@@ -499,8 +518,8 @@ def hierarchical(
 ) -> TuningResult:
     """Return the configuration found by spec §5.2: one work-item, then one work-group, then the NDRange, then review.
 
-    Steps 1 and 2 run as a descent over the levels from each of two work-groups (`_starts`: the smallest, then
-    the middle of the range): the work-item tuned at the start's group, the work-group tuned for that
+    Steps 1 and 2 run as a descent over the levels from each of three work-groups (`_starts`: the smallest, the
+    middle of the range, the largest): the work-item tuned at the start's group, the work-group tuned for that
     work-item, then the work-item again at the group found and so on, until a pass changes nothing (at most
     `max_passes`). The descent whose result is fastest at the target size goes on to steps 3 and 4
     (`_replaces`: a tie goes to the smaller group).
@@ -522,6 +541,7 @@ def hierarchical(
 
     # Steps 1 and 2, from each start: each level re-tuned given the other until neither changes.
     chosen: tuple[Config, Config, Measurement] | None = None
+    descents: list[Measurement] = []
     for label, start in _starts(tunable, defaults):
         steps[f"start:{label}"] = dict(start)
         config = dict(start)
@@ -534,6 +554,8 @@ def hierarchical(
                 break
         steps[f"descent:{label}"] = dict(config)
         found = at_target(config)
+        if found is not None and all(found.config != d.config for d in descents):
+            descents.append(found)
         if found is not None and (chosen is None or _replaces(session, found, chosen[2])):
             chosen = (dict(item), dict(config), found)
     if chosen is None:
@@ -560,8 +582,26 @@ def hierarchical(
             break
     if by_groups:
         steps["ndrange"] = {**config, "groups": max(by_groups, key=lambda g: by_groups[g].metric)}
-    # Step 4: review at the target size: try each parameter's neighbouring values; loop until nothing improves.
-    current = chosen[2]
+    # Step 4: review at the target size from the chosen descent's result, then from each other descent's result
+    # near it (within CONTEND): a descent a little slower may lie one move from a better configuration than the
+    # chosen one; the best reviewed result is kept (ties to the one reviewed first, the chosen descent's).
+    current = _review(session, chosen[2], at_target, max_evaluations)
+    for other in sorted(descents, key=lambda m: -m.metric):
+        if other.config == chosen[2].config or other.metric < CONTEND * chosen[2].metric:
+            continue
+        reviewed = _review(session, other, at_target, max_evaluations)
+        if reviewed.config != current.config and _worth_a_race(session, reviewed, current) and _confirmed(
+                session, reviewed, current):
+            current = reviewed
+    steps["review"] = dict(current.config)
+    return TuningResult(current.config, current, session.evaluations, steps, notes=tuple(notes))
+
+
+def _review(session: Evaluator, start: Measurement, at_target: Callable[[Config], Measurement | None],
+            max_evaluations: int | None) -> Measurement:
+    """Return step 4 from `start`: each parameter's neighbouring values tried at the target size, until none is better."""
+    space = session.tunable.space
+    current = start
     improved = True
     while improved:
         improved = False
@@ -574,8 +614,7 @@ def hierarchical(
                     m = at_target({**current.config, name: values[neighbour]})
                     if m is not None and _worth_a_race(session, m, current) and _confirmed(session, m, current):
                         current, improved = m, True
-    steps["review"] = dict(current.config)
-    return TuningResult(current.config, current, session.evaluations, steps, notes=tuple(notes))
+    return current
 
 
 SATURATION_FIT = 0.10  # models (5) and (6) guide steps 2 and 3 only when they fit the points within this
