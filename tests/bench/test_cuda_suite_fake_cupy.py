@@ -24,6 +24,9 @@ LANE_RATES = {"f32": {4: 2e12, 8: 4e12, 16: 3e12}, "i32": {4: 1e12, 8: 2e12, 16:
               "f64": {4: 0.5e12, 8: 1e12, 16: 1.8e12}}
 
 
+L2_RATE = 7e12  # B/s the stand-in L2 reads at
+
+
 class Clock:
     now = 0.0
 
@@ -48,7 +51,11 @@ class FakeKernel:
         self.launches.append((self.name, block[0], self.chains))
         ARGUMENTS.setdefault(self.name, tuple(args))
         match = re.fullmatch(r"peak_(f32|i32|f64)_(fma|add)", self.name)
-        if match:
+        if self.name == "mem_read_l2":  # an L2 of L2_RATE: passes x PER_ITEM floats per thread
+            from perfcast.bench.accelerator import PER_ITEM
+
+            Clock.now += 5e-6 + threads * int(args[2]) * PER_ITEM * 4 / L2_RATE
+        elif match:
             Clock.now += threads * self.chains * int(args[0]) / LANE_RATES[match[1]][self.chains]
         else:
             Clock.now += 5e-6 + threads * 1e-12
@@ -173,3 +180,22 @@ def test_every_launch_passes_the_types_bench_cu_declares(launches, tmp_path, mon
                 assert isinstance(argument, FakeArray) and argument.host.dtype == dtype, (name, parameter, type_)
             else:  # a Python int or float would go in as 8 bytes
                 assert isinstance(argument, np.generic) and argument.dtype == dtype, (name, parameter, argument)
+
+
+def test_the_l2_figure_comes_from_the_read_sweep_whose_launches_outlast_their_cost(launches, tmp_path, monkeypatch):
+    """A triad per launch below the L2's size times launches (5 µs each here, as on a real GPU); the read sweep's
+    launches read a GiB each, so its plateau is the stand-in L2's rate, and the profile says how it was taken."""
+    launched, _ = launches
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "p.yaml"
+    result = CliRunner().invoke(app, ["bench", "--backend", "cuda", "--quick", "-r", "2", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert len({1 for name, _, _ in launched if name == "mem_read_l2"}) == 1, "the L2 read sweep did not run"
+    mask, passes = int(ARGUMENTS["mem_read_l2"][1]), int(ARGUMENTS["mem_read_l2"][2])
+    assert (mask + 1) & mask == 0 and passes > 1  # a power-of-two working set, read many times per launch
+    device = yaml.safe_load(out.read_text())
+    (l2,) = [level for level in device["memory"] if level["level"] == "L2"]
+    value, unit = l2["bandwidth"]["value"].split()
+    # Within the 5 µs a stand-in launch adds to each GiB read (3 %): a real GPU queues its launches instead.
+    assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(L2_RATE, rel=0.05)
+    assert "L2 read plateau" in l2["bandwidth"]["tool"]

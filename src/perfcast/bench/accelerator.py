@@ -80,6 +80,7 @@ class SuiteShape:
     item_read_widths: tuple[int, ...] = ()  # and of mem_read_cN, consecutive vectors per work-item (OpenCL)
     peak_lanes: Mapping[str, int] = field(default_factory=dict)  # peak kernel -> its lanes, where not lanes_per_item
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
+    l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
 
 
 def host_link_bytes(max_allocation: int) -> int:
@@ -251,6 +252,41 @@ def launch_free(points: Sequence[SweepPoint], latency: Sample | None) -> list[Sw
     return [p for p in points if p.working_set / p.bandwidth.value >= LAUNCH_BOUND * latency.value]
 
 
+L2_READ_LAUNCH_BYTES = 2**30  # B one launch of the L2 read sweep reads: about 0.1 ms at 10 TB/s, many launch costs
+L2_READ_POINTS = 5  # working sets from 1/32 to 1/2 of the L2, geometrically spaced
+
+
+def l2_read_sweep(runtime: KernelRuntime, shape: SuiteShape, capacity: float, repetitions: int, min_seconds: float,
+                  latency: Sample | None, tick: Callable[[str], None]) -> tuple[list[SweepPoint], Sample | None]:
+    """Return the L2 read sweep's points and its plateau (B/s), or None where every point timed the launches.
+
+    `mem_read_l2` reads a working set of 2**k floats many times over in one launch, with loads cached at L2
+    only, from `shape.l2_read_items` threads: the bandwidth of the L2 itself, which a triad per launch cannot
+    reach on a GPU (its launches last less than launching them costs). Working sets from 1/32 to 1/2 of
+    `capacity` (B), each a power of two; the plateau is their median, as for the other levels.
+    """
+    items = max(runtime.group, shape.l2_read_items // runtime.group * runtime.group)
+    per_pass = 4 * items * PER_ITEM
+    passes = max(1, -(-L2_READ_LAUNCH_BYTES // per_pass))
+    words = sorted({max(1, 2 ** int(np.floor(np.log2(size / 4))))
+                    for size in np.geomspace(capacity / 32, capacity / 2, L2_READ_POINTS)})
+    data = runtime.buffer(np.ones(words[-1], np.float32))
+    sink = runtime.buffer(np.zeros(items, np.float32))
+    points = []
+    for count in words:
+        tick(f"L2 read sweep {4 * count / 2**20:.3g} MiB")
+        run = runtime.timed("mem_read_l2", items, data, np.int32(count - 1), np.int32(passes), sink)
+        points.append(SweepPoint("read-l2", 4 * count, calibrated_rate(run, per_pass * passes, repetitions,
+                                                                        min_seconds)))
+    launched = [p for p in points if latency is None
+                or per_pass * passes / p.bandwidth.value >= LAUNCH_BOUND * latency.value]
+    if not launched:
+        return points, None
+    values = [p.bandwidth.value for p in launched]
+    return points, Sample(float(np.median(values)), max(p.bandwidth.spread for p in launched),
+                          launched[0].bandwidth.repetitions)
+
+
 def suite_elements(shape: SuiteShape, group: int) -> int:
     """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
     chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths), default=1)
@@ -287,7 +323,8 @@ def run_accelerator_suite(
     a, b, c = (runtime.buffer(np.full(n, v, np.float32)) for v in (1.0, 2.0, 0.5))
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps))
+    l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
@@ -301,6 +338,16 @@ def run_accelerator_suite(
         suite.sweep.append(SweepPoint("triad", 12 * m, measure(runtime.timed("mem_triad", m, a, b, c, np.float32(3)),
                                                                moved)))
     suite.levels.update(cache_plateaus(launch_free(suite.sweep, suite.launch_latency), shape.cache_levels))
+    if l2:
+        points, plateau = l2_read_sweep(runtime, shape, l2, reps, min_seconds, suite.launch_latency, tick)
+        suite.sweep += points
+        if plateau is not None:
+            triad = suite.levels.get("L2")
+            suite.levels["L2"] = plateau
+            suite.level_methods["L2"] = "L2 read plateau (loads cached at L2 only, many passes per launch)"
+            if triad is not None:
+                suite.notes.append(f"L2: read plateau {plateau.value / 1e12:.3g} TB/s kept; the triad sweep gave "
+                                   f"{triad.value / 1e12:.3g} TB/s.")
     unmeasured = [level for level in cache_plateaus(suite.sweep, shape.cache_levels) if level not in suite.levels]
     if unmeasured and suite.launch_latency is not None:
         suite.notes.append(

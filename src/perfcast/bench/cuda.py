@@ -171,6 +171,7 @@ class CudaBackend:
                 cache_levels=(("L2", float(props["l2CacheSize"])),),
                 has_fp64=True,
                 upload_bytes=host_link_bytes(props["totalGlobalMem"]),
+                l2_read_items=props["multiProcessorCount"] * props["maxThreadsPerMultiProcessor"],
             )
 
             def build(candidate: PeakShape) -> dict[str, Any]:

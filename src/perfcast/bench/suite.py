@@ -86,6 +86,7 @@ class SuiteResult:
     sweep: list[SweepPoint] = field(default_factory=list)
     dram: dict[str, Sample] = field(default_factory=dict)  # read, write, copy, triad far past the caches
     levels: dict[str, Sample] = field(default_factory=dict)  # L1, L2, L3 / shared plateaus
+    level_methods: dict[str, str] = field(default_factory=dict)  # level -> how, where not the triad sweep's plateau
     compute: dict[tuple[str, str], Sample] = field(default_factory=dict)  # (precision, fma|add_mul)
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
@@ -309,7 +310,8 @@ def measured_device(
         if name_ == "DRAM":
             level["bandwidth"] = _figure(suite.dram["triad"], f"{suite.tool}, triad", today, "moved")
         elif name_ in suite.levels:
-            level["bandwidth"] = _figure(suite.levels[name_], f"{suite.tool}, triad plateau", today, "moved")
+            method = suite.level_methods.get(name_, "triad plateau")
+            level["bandwidth"] = _figure(suite.levels[name_], f"{suite.tool}, {method}", today, "moved")
         memory.append(level)
     for name_, sample in suite.levels.items():
         if not any(level["level"] == name_ for level in memory):

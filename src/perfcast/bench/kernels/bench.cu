@@ -46,6 +46,27 @@ extern "C" __global__ void mem_strided(const float *__restrict__ a, int stride, 
     sink[i] = s;
 }
 
+// L2 read bandwidth: `passes` sweeps over a working set of mask + 1 floats (a power of two) in one launch, each
+// load cached at L2 only (ld.global.cg: L1 would serve a set this small from the second pass on). One launch
+// reads about a GiB, so it lasts far longer than a launch costs: a sweep of one triad per launch timed the
+// launches below about 50 MiB on an H200 (docs/validation/gpu-h200). Neighbouring threads read neighbouring
+// words; the passes move on by the grid's size, so no load repeats an address the compiler could keep.
+extern "C" __global__ void mem_read_l2(const float *__restrict__ a, int mask, int passes, float *__restrict__ sink)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
+    float s = 0.0f;
+    for (int p = 0; p < passes; p++) {
+#pragma unroll
+        for (int r = 0; r < PER_ITEM; r++) {
+            const float *at = a + ((i + ((size_t)p * PER_ITEM + r) * step) & (size_t)mask);
+            float v;
+            asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(at));
+            s += v;
+        }
+    }
+    sink[i] = s;
+}
+
 extern "C" __global__ void mem_random(const float *__restrict__ a, const int *__restrict__ idx,
                                       float *__restrict__ sink)
 {
