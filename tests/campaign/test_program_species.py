@@ -50,6 +50,8 @@ def test_bad_declarations_are_refused(bad, message):
 def test_one_kernel_given_two_species_is_refused():
     with pytest.raises(InputError, match="two species"):
         parse_program_species(["k=N|element -> N|element", "k=N|element -> N|element; f=2"])
+    # The same species spelled twice (spacing, chunk for tile) is one declaration.
+    assert len(parse_program_species(["k=Nx4|chunk(1x4) -> N|element", "k= Nx4 | tile(1x4) ->N|element"])) == 1
 
 
 def test_sizes_are_bound_per_group():
@@ -137,4 +139,63 @@ def test_the_manifest_keeps_the_species():
 
     options = ProgramOptions(("./app",), Path("a.zip"), species=parse_program_species(
         ["k=N|element -> N|element; f=3"]))
-    assert _fresh_manifest(options)["species"] == {"k": "N|element -> N|element; f=3"}
+    assert _fresh_manifest(options)["species"] == {"k": "N|element -> N|element; f=3.0"}
+    # f is kept to its last digit, not rounded to six
+    assert parse_program_species(["k=N|element -> N|element; f=1234567.89"])["k"].text().endswith("f=1234567.89")
+
+
+def _archive_with(tmp_path, name, change):
+    """Return a copy of the committed hotspot archive with its manifest changed by `change(manifest)`."""
+    with zipfile.ZipFile(HOTSPOT) as source:
+        members = {member: source.read(member) for member in source.namelist()}
+    manifest = json.loads(members["manifest.json"])
+    change(manifest)
+    members["manifest.json"] = json.dumps(manifest).encode()
+    path = tmp_path / name
+    with zipfile.ZipFile(path, "w") as target:
+        for member, data in members.items():
+            target.writestr(member, data)
+    return path
+
+
+def test_a_launch_timed_at_zero_is_left_out_not_divided_by(tmp_path):
+    path = _archive_with(tmp_path, "zero.zip", lambda m: m["kernels"]["hotspot"].update(median_s=0.0))
+    result = score_archive(Archive.read(path), parse_program_species(["hotspot=N|element -> N|element; f=1"]))
+    (score,) = result.scores
+    assert not score.predictions and "timed at 0 s" in score.left_out["boat hull"]
+
+
+def test_the_archives_own_species_are_checked_and_named_by_the_archive(tmp_path):
+    bad = _archive_with(tmp_path, "bad.zip", lambda m: m.update(species={"hotspot": "N|element -> N|element; f=-1"}))
+    with pytest.raises(InputError, match="bad.zip: the species recorded by campaign run"):
+        score_archive(Archive.read(bad))
+    # The command line's species for that kernel replaces the recorded one.
+    fixed = score_archive(Archive.read(bad), parse_program_species(["hotspot=N|element -> N|element; f=1"]))
+    assert "boat hull" in fixed.scores[0].predictions
+    from perfcast.campaign.archive import ArchiveError
+
+    wrong = _archive_with(tmp_path, "wrong.zip", lambda m: m.update(species={"hotspot": 3}))
+    with pytest.raises(ArchiveError, match="'species' must map"):
+        Archive.read(wrong)
+
+
+def test_a_symbol_the_ndrange_lacks_is_said_in_words():
+    device = get_device("a100-80gb")
+    record = {"median_s": 1e-4, "spread": 0.01, "global_size": [64, 64], "work_items": 4096}
+    score = score_profiled("k", record, device, None, KernelSpecies("ZxYxX|element -> ZxYxX|element", 1.0))
+    assert "uses Z, but this group's NDRange has 2 dimensions" in score.left_out["boat hull"]
+    given = score_profiled("k", record, device, None, KernelSpecies("YxX|element -> YxX|element", 1.0))
+    assert "fp32 assumed: no profile" in given.predictions["boat hull"].detail
+
+
+def test_a_report_of_several_programs_takes_each_species_where_it_applies(tmp_path):
+    other = _archive_with(tmp_path, "other.zip", lambda m: m["kernels"].update(
+        {"relax": {**m["kernels"].pop("hotspot"), "kernel": "relax"}}))
+    out = tmp_path / "two"
+    result = runner.invoke(app, ["campaign", "report", str(HOTSPOT), str(other), "-o", str(out), "--species",
+                                 "hotspot=512x512|neighb(3x3) -> 512x512|element"])
+    assert result.exit_code == 0, result.output
+    bad = runner.invoke(app, ["campaign", "report", str(HOTSPOT), str(other), "-o", str(tmp_path / "three"),
+                              "--species", "nowhere=N|element -> N|element"])
+    assert bad.exit_code != 0 and "none of the programs" in bad.output
+    assert not (tmp_path / "three").exists()  # refused before anything was written

@@ -158,6 +158,9 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
                                            and fanout[k] > 0 for k in ("worker", "workers"))
                                    and fanout["worker"] <= fanout["workers"]):
         raise ArchiveError(f"{origin}: 'fanout' needs an id (text) and worker <= workers (positive whole numbers)")
+    species = data.get("species")
+    if species is not None and not all(isinstance(k, str) and k and isinstance(v, str) for k, v in species.items()):
+        raise ArchiveError(f"{origin}: 'species' must map each kernel's name to its species, as text")
     if not isinstance(data.get("notes", []), list):
         raise ArchiveError(f"{origin}: 'notes' must be a list")
     for kernel, record in kernels.items():

@@ -2,14 +2,16 @@
 
 A program's kernels are known by their profiles, which say what each launch counted but not which algorithmic
 species it is; `perfcast classify` reads C loop nests, not OpenCL kernels. The user names it:
-`--species 'KERNEL=SPECIES[; f=F]'`, e.g. `--species 'hotspot=XxY|neighb(3x3) -> XxY|element; f=15'`. KERNEL
+`--species 'KERNEL=SPECIES[; f=F]'`, e.g. `--species 'hotspot=YxX|neighb(3x3) -> YxX|element; f=15'`. KERNEL
 may also name one group of a kernel as the report lists it (`sgemmNN[64x64/16x4]`), whose species then wins
 over the kernel's: a kernel whose problem size is not its NDRange needs one per size.
 
 The species' size symbols are bound per group of launches (one kernel at one NDRange): `N` to its work-items,
-`X`, `Y`, `Z` to its global size in each dimension. `f` (operations per element) defaults to the profile's
-FLOP per work-item in its dominant precision, and the element size to that precision's (4 B for fp32 or
-integer work, 8 B for fp64).
+`X`, `Y`, `Z` to its global size in dimensions 0, 1, 2. Dimension 0 varies fastest (a row-major array's
+columns) and a species lists sizes slowest first, so a row-major array of rows × columns launched one
+work-item per element is `YxX`. `f` (operations per application of the element operator) defaults to the
+profile's FLOP in its dominant precision over the species' w·m applications, and the element size to that
+precision's (4 B for fp32 or integer work, 8 B for fp64).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from perfcast.errors import InputError
 from perfcast.species.grammar import parse_species
 
-__all__ = ["SIZE_SYMBOLS", "KernelSpecies", "group_sizes", "parse_program_species"]
+__all__ = ["SIZE_SYMBOLS", "KernelSpecies", "bind_group", "group_sizes", "parse_program_species"]
 
 SIZE_SYMBOLS = ("N", "X", "Y", "Z")  # bound per group: work-items, then the global size per dimension
 
@@ -35,16 +37,20 @@ class KernelSpecies:
     f: float | None = None
 
     def text(self) -> str:
-        """Return the declaration as written on the command line, after 'KERNEL='."""
-        return self.species if self.f is None else f"{self.species}; f={self.f:g}"
+        """Return the declaration as written on the command line, after 'KERNEL=' (f to its last digit)."""
+        return self.species if self.f is None else f"{self.species}; f={self.f!r}"
+
+    def same_as(self, other: KernelSpecies) -> bool:
+        """Return whether two declarations say the same (spacing and chunk/tile spelling aside)."""
+        return self.f == other.f and str(parse_species(self.species)) == str(parse_species(other.species))
 
 
-def _parse_one(item: str) -> tuple[str, KernelSpecies]:
-    """Return (kernel, species) from one 'KERNEL=SPECIES[; f=F]' declaration."""
+def _parse_one(item: str, origin: str) -> tuple[str, KernelSpecies]:
+    """Return (kernel, species) from one 'KERNEL=SPECIES[; f=F]' declaration; errors name `origin`."""
     name, sep, rest = item.partition("=")
     name = name.strip()
     if not sep or not name or not rest.strip():
-        raise InputError(f"--species {item!r}: write KERNEL=SPECIES, e.g. 'hotspot=XxY|neighb(3x3) -> XxY|element; "
+        raise InputError(f"{origin} {item!r}: write KERNEL=SPECIES, e.g. 'hotspot=YxX|neighb(3x3) -> YxX|element; "
                          "f=15' (sizes N, X, Y, Z are bound per NDRange)")
     text, _, options = rest.partition(";")
     f = None
@@ -55,31 +61,38 @@ def _parse_one(item: str) -> tuple[str, KernelSpecies]:
         except ValueError:
             f = math.nan
         if key.strip() != "f" or not sep or not math.isfinite(f) or f < 0:
-            raise InputError(f"--species {item!r}: after ';' give f=F, the operations per element (a number >= 0)")
-    species = parse_species(text.strip())  # a malformed species is an InputError naming what is wrong
+            raise InputError(f"{origin} {item!r}: after ';' give f=F, the operations per element (a number >= 0)")
+    try:
+        species = parse_species(text.strip())
+    except InputError as error:  # a malformed species: the grammar's own message, under where it came from
+        raise InputError(f"{origin} {item!r}: {error}") from None
     unknown = sorted(species.symbols - set(SIZE_SYMBOLS))
     if unknown:
-        raise InputError(f"--species {item!r}: size symbol(s) {', '.join(unknown)} cannot be bound; a program's "
+        raise InputError(f"{origin} {item!r}: size symbol(s) {', '.join(unknown)} cannot be bound; a program's "
                          f"sizes are {', '.join(SIZE_SYMBOLS)} (work-items, global size per dimension)")
     return name, KernelSpecies(text.strip(), f)
 
 
-def parse_program_species(items: Sequence[str] | Mapping[str, Any]) -> dict[str, KernelSpecies]:
-    """Return the species of each named kernel, from command-line declarations or a manifest's 'species'."""
+def parse_program_species(items: Sequence[str] | Mapping[str, Any], origin: str = "--species"
+                          ) -> dict[str, KernelSpecies]:
+    """Return the species of each named kernel, from command-line declarations or a manifest's 'species'.
+
+    `origin` names where they come from in error messages (the option, or an archive's manifest).
+    """
     if isinstance(items, Mapping):
         found = {}
         for name, text in items.items():
             if not isinstance(text, str):
-                raise InputError(f"species of {name!r}: a text 'SPECIES[; f=F]', not {text!r}")
-            found[name] = _parse_one(f"{name}={text}")[1]
+                raise InputError(f"{origin}: the species of {name!r} must be a text 'SPECIES[; f=F]', not {text!r}")
+            found[name] = _parse_one(f"{name}={text}", origin)[1]
         return found
     declared: dict[str, KernelSpecies] = {}
     for item in items:
-        name, species = _parse_one(item)
-        if name in declared and declared[name] != species:
-            raise InputError(f"--species: kernel {name!r} is given two species ({declared[name].text()!r} and "
+        name, species = _parse_one(item, origin)
+        if name in declared and not declared[name].same_as(species):
+            raise InputError(f"{origin}: kernel {name!r} is given two species ({declared[name].text()!r} and "
                              f"{species.text()!r})")
-        declared[name] = species
+        declared.setdefault(name, species)
     return declared
 
 
@@ -91,4 +104,15 @@ def group_sizes(record: Mapping[str, Any]) -> dict[str, int]:
         raise InputError("the group records no work-items, so the species' sizes cannot be bound")
     sizes = {"N": work_items}
     sizes.update({symbol: value for symbol, value in zip(SIZE_SYMBOLS[1:], global_size)})
+    return sizes
+
+
+def bind_group(species: KernelSpecies, record: Mapping[str, Any]) -> dict[str, int]:
+    """Return the sizes to bind `species` with for one group; refuse a symbol the group's NDRange lacks."""
+    sizes = group_sizes(record)
+    missing = sorted(parse_species(species.species).symbols - set(sizes))
+    if missing:
+        dimensions = len(sizes) - 1
+        raise InputError(f"the species uses {', '.join(missing)}, but this group's NDRange has {dimensions} "
+                         f"dimension{'s' if dimensions != 1 else ''} ({', '.join(sorted(sizes))} are bound)")
     return sizes

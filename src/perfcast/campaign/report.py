@@ -29,7 +29,7 @@ from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
 from perfcast.units import Dimension, format_duration, format_quantity
 
-__all__ = ["CampaignScores", "projection_summary", "score_archive", "write_report"]
+__all__ = ["CampaignScores", "projection_summary", "score_archive", "species_names", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -43,27 +43,37 @@ class CampaignScores:
     not_scored: dict[str, str]
 
 
-def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpecies] | None = None
-                  ) -> CampaignScores:
+def species_names(archive: Archive) -> set[str]:
+    """Return what a program's `--species` may name in `archive`: its kernels and its groups (kernel[NDRange])."""
+    kernels = archive.manifest["kernels"]
+    return {record.get("kernel", name) for name, record in kernels.items()} | set(kernels)
+
+
+def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpecies] | None = None,
+                  strict: bool = True) -> CampaignScores:
     """Return every model's scores on the kernels of one campaign archive (read, or already parsed).
 
     `species` (kernel name -> species) names program kernels' species beside (and over) those the archive
-    recorded with `campaign run --species`; the boat hull is scored on those kernels.
+    recorded with `campaign run --species`; the boat hull is scored on those kernels. `strict`: a name that is
+    neither a kernel nor a group of this program is an error (else ignored: a report of several programs
+    checks the names against them all).
     """
     run = archive if isinstance(archive, ArchiveRun) else ArchiveRun.of(archive)
     archive, device, profiles = run.archive, run.device, run.profiles
     program = archive.manifest.get("kind") == "program"
     if species and not program:
         raise InputError(f"{archive.path}: --species names a program's kernels; the suite's kernels have their own")
-    declared = {**parse_program_species(archive.manifest.get("species") or {}), **(species or {})}
     # A species names a kernel (every NDRange it ran at) or one group of it (`kernel[global/local]`, as the
-    # report lists it): a group's own species wins over its kernel's.
-    kernels = {record.get("kernel", name) for name, record in archive.manifest["kernels"].items()}
-    kernels |= set(archive.manifest["kernels"])
-    unknown = sorted(set(species or {}) - kernels)
-    if unknown:
+    # report lists it): a group's own species wins over its kernel's; the command line's over the archive's.
+    kernels = species_names(archive)
+    given = dict(species or {})
+    unknown = sorted(set(given) - kernels)
+    if unknown and strict:
         raise InputError(f"{archive.path}: --species names {', '.join(unknown)}, not a kernel of the program nor one "
                          f"of its groups (they are: {', '.join(sorted(kernels))})")
+    recorded = {k: v for k, v in (archive.manifest.get("species") or {}).items() if k not in given}
+    declared = {**parse_program_species(recorded, f"{archive.path}: the species recorded by campaign run"),
+                **{k: v for k, v in given.items() if k in kernels}}
     scores, not_scored = [], {}
     for name in sorted(set(declared) - kernels):
         not_scored[name] = "a species was given for it (campaign run --species), but the program never launched it"
@@ -294,8 +304,14 @@ def write_report(paths: list[Path], output: Path, command: str, species: Mapping
     from perfcast.plots.projection import projection_intervals_figure
 
     archives = [Archive.read(path) for path in paths]  # every input read before anything is written
-    if species and not any(a.manifest.get("kind") == "program" for a in archives):
+    programs = [a for a in archives if a.manifest.get("kind") == "program"]
+    if species and not programs:
         raise InputError("--species names a program's kernels; none of these archives is a program's")
+    named = set().union(*(species_names(a) for a in programs)) if programs else set()
+    unknown = sorted(set(species or {}) - named)
+    if unknown:
+        raise InputError(f"--species names {', '.join(unknown)}, a kernel or group of none of the programs (they "
+                         f"have: {', '.join(sorted(named))})")
     if output.exists() and not output.is_dir():
         raise InputError(f"{output}: is a file; -o names the folder the report goes to")
     try:
@@ -314,7 +330,7 @@ def write_report(paths: list[Path], output: Path, command: str, species: Mapping
     measured_runs = [ArchiveRun.of(archive) for archive in archives]
     results = []
     for index, run in enumerate(measured_runs):
-        result = score_archive(run, species if run.archive.manifest.get("kind") == "program" else None)
+        result = score_archive(run, species if run.archive.manifest.get("kind") == "program" else None, strict=False)
         results.append(result)
         chart = f"predicted-vs-measured-{index + 1}.png" if len(archives) > 1 else "predicted-vs-measured.png"
         points = [PredictedPoint(s.kernel, model, s.measured, p.time, p.lower, p.upper)

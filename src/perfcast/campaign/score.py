@@ -12,7 +12,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcast.campaign.program_species import KernelSpecies, group_sizes
+from perfcast.campaign.program_species import KernelSpecies, bind_group
 from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
@@ -172,9 +172,9 @@ def _profiled_roofline(profile: KernelProfile, device: Device, measured: float, 
 def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: KernelProfile | None, device: Device,
                    measured: float, spread: float) -> Prediction:
     """Return the boat hull range of a program's kernel from the species the user gave it (sizes bound per group)."""
-    sizes = group_sizes(record)
+    sizes = bind_group(declared, record)
     precision = profile_flop(profile)[1] if profile is not None else "fp32"
-    f, f_from = declared.f, "given"
+    f, f_from = declared.f, "given" + ("; fp32 assumed: no profile" if profile is None else "")
     if f is None:
         if profile is None:
             raise ValueError("no f given with the species and no profile to count it from")
@@ -204,6 +204,10 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     """
     measured, spread = record["median_s"], record["spread"]
     score = KernelScore(name, measured, spread)
+    if measured <= 0:  # a coarse timer's zero: no time to set a prediction against
+        for model in MODELS:
+            score.left_out[model] = "timed at 0 s (below the timer's resolution): nothing to score against"
+        return score
     if profile is None:
         for model in ("roofline", "quantitative"):
             score.left_out[model] = "no profile of this kernel in the archive"

@@ -12,9 +12,10 @@ import typer
 from perfcast.cli.common import app, console, errors, fail, measuring_progress, printable
 from perfcast.output_files import check_writable
 
-SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F], the kernel's algorithmic species for the boat hull (sizes N: "
-                "work-items, X, Y, Z: global size, bound per NDRange; f: ops per element, default the profile's FLOP "
-                "per work-item). Repeatable.")
+SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F], the kernel's (or one group's, kernel[NDRange]) algorithmic species "
+                "for the boat hull. Sizes bound per NDRange: N its work-items, X, Y, Z its global size in dimensions "
+                "0, 1, 2 (0 the fastest: a row-major array is YxX). f: ops per application of the element operator "
+                "(default: the profile's FLOP over the species' w·m applications). Repeatable.")
 
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
                            no_args_is_help=True)

@@ -75,7 +75,7 @@ class RecordedTunable:
             raise InputError(f"{sorted(both)}: a parameter belongs to one level only")
         if not self.group_parameters:
             raise InputError("the hierarchy needs at least one work-group parameter (--group)")
-        # Parameters the user put on no level keep the first value the space lists.
+        # Parameters the user put on no level keep the first value a record holds.
         self.name = self.name or self.recorded.kernel
         # A value no record holds is one the space's constraints rule out everywhere (KernelTuner lists the
         # values it was given, constraints or not): it is not a value of the space, and a start or a middle

@@ -13,8 +13,9 @@ descent over the levels: the work-item is tuned again at the work-group step 2 f
 for it, until a pass changes nothing. The descent runs from the smallest work-group, from one in the middle
 of the range and from the largest, because the work-item that is best depends on the group it is measured in
 (shared memory, which pays in a large group and not in a small one, is the common case); the descent whose
-result is faster at the target size goes on to steps 3 and 4. The partial models of spec §5.3 spare measurements
-where their premise holds (`_sweep`).
+result is faster at the target size goes on to step 3, and step 4 reviews its result and every other descent's
+result near it, keeping the best. The partial models of spec §5.3 spare measurements where their premise holds
+(`_sweep`).
 """
 
 from __future__ import annotations
@@ -443,7 +444,7 @@ def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes:
     return config
 
 
-MAX_GROUPS = 100_000  # work-group combinations looked through for a start that runs
+MAX_GROUPS = 100_000  # combinations (of work-group, or of work-item values) looked through for a start that runs
 
 
 def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
@@ -490,7 +491,7 @@ def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
             far = sum(abs(position(n, v) - at[n]) for n, v in zip(groups, values))
             return round(far, 9), math.prod(values) if positive else 0
 
-        found = next((c for c in _item_repairs(space, {**defaults, **wanted}, groups) if runs(c)), None)
+        found = next((c for c in _item_repairs(tunable, {**defaults, **wanted}) if runs(c)), None)
         if found is None:  # no work-item runs this group: the valid group nearest it, with the defaults
             found = next((c for c in ({**defaults, **dict(zip(groups, values))}
                                       for values in sorted(combinations, key=distance)) if runs(c)), None)
@@ -499,18 +500,32 @@ def _starts(tunable: Tunable, defaults: Config) -> list[tuple[str, Config]]:
     return starts or [("smallest", {**defaults, **smallest})]  # nothing runs with the defaults: as the spec began
 
 
-def _item_repairs(space: SearchSpace, config: Config, groups: Sequence[str]) -> Iterator[Config]:
+def _item_repairs(tunable: Tunable, config: Config) -> Iterator[Config]:
     """Yield `config` with its work-item parameters moved as little as possible (summed positions), nearest first.
 
     A start stands for its work-group size: where the default work-item cannot run in that group (a tile that
     must be a multiple of the group's shape), the work-item nearest the defaults that can is taken instead of
-    another group. At most MAX_GROUPS combinations are looked through.
+    another group. Only the tunable's work-item parameters move (not those on no level, nor the NDRange's).
+    The walk goes outward one position at a time, so the nearest are seen first whatever the parameters' count;
+    it stops after MAX_GROUPS configurations.
     """
-    items = [name for name in space.parameters if name not in groups]
-    at = {name: space.parameters[name].index(config[name]) for name in items}
-    combinations = itertools.islice(itertools.product(*(range(len(space.parameters[n])) for n in items)), MAX_GROUPS)
-    for positions in sorted(combinations, key=lambda p: (sum(abs(i - at[n]) for n, i in zip(items, p)), p)):
-        yield {**config, **{n: space.parameters[n][i] for n, i in zip(items, positions)}}
+    space = tunable.space
+    items = [name for name in tunable.item_parameters if len(space.parameters[name]) > 1]
+    start = tuple(space.parameters[name].index(config[name]) for name in items)
+    seen, frontier = {start}, [start]
+    while frontier and len(seen) <= MAX_GROUPS:
+        following = []
+        for positions in frontier:
+            yield {**config, **{n: space.parameters[n][i] for n, i in zip(items, positions)}}
+            for k, name in enumerate(items):
+                for step in (-1, 1):
+                    moved = positions[k] + step
+                    if 0 <= moved < len(space.parameters[name]):
+                        neighbour = (*positions[:k], moved, *positions[k + 1:])
+                        if neighbour not in seen:
+                            seen.add(neighbour)
+                            following.append(neighbour)
+        frontier = following
 
 
 def hierarchical(
@@ -521,8 +536,9 @@ def hierarchical(
     Steps 1 and 2 run as a descent over the levels from each of three work-groups (`_starts`: the smallest, the
     middle of the range, the largest): the work-item tuned at the start's group, the work-group tuned for that
     work-item, then the work-item again at the group found and so on, until a pass changes nothing (at most
-    `max_passes`). The descent whose result is fastest at the target size goes on to steps 3 and 4
-    (`_replaces`: a tie goes to the smaller group).
+    `max_passes`). The descent whose result is fastest at the target size goes on to step 3 (`_replaces`: a tie
+    goes to the smaller group); step 4 reviews its result, then each other descent's result within CONTEND of
+    it, and keeps the best reviewed.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
     `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
@@ -589,9 +605,12 @@ def hierarchical(
     for other in sorted(descents, key=lambda m: -m.metric):
         if other.config == chosen[2].config or other.metric < CONTEND * chosen[2].metric:
             continue
+        if max_evaluations is not None and session.evaluations >= max_evaluations:
+            break
         reviewed = _review(session, other, at_target, max_evaluations)
-        if reviewed.config != current.config and _worth_a_race(session, reviewed, current) and _confirmed(
-                session, reviewed, current):
+        # Unmoved, the other descent's result was already weighed against the chosen one (`_replaces`).
+        if reviewed.config not in (current.config, other.config) and _worth_a_race(session, reviewed, current) \
+                and _confirmed(session, reviewed, current):
             current = reviewed
     steps["review"] = dict(current.config)
     return TuningResult(current.config, current, session.evaluations, steps, notes=tuple(notes))
@@ -740,7 +759,7 @@ RANDOM_BUDGET = 20  # configurations random search measures when no budget is gi
 
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), the first two re-tuned in turn "
-                     "until stable, from the smallest and from a middle work-group; larger values spared where the "
+                     "until stable, from the smallest, a middle and the largest work-group; larger values spared where the "
                      "partial models predict them no better; --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
