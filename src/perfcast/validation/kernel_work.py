@@ -174,7 +174,11 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
                "delay per DM the warp covers (a broadcast); DRAM bytes: each channel's samples up to the last DM's "
                "delay, and the outputs.",
                f"L2 bytes: a group's span of samples per channel, from the mean delay ({mean_shift:.1f} samples per "
-               "unit DM), in 32-byte sectors.")
+               "unit DM), in 32-byte sectors.",
+               "Boat hull: c0 and c1 price the 2 FLOP per (output, channel) at the FMA peak; each also takes a "
+               "byte load, its conversion to float and the shifted index, which no figure of the hull prices, "
+               "so the best times lie 3.7-10x above the range (the roofline's fractions, 0.05-0.27, say the "
+               "same: neither FLOP nor bytes bound this kernel).")
     return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
                       np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), bx * by, hull, caveats)
 
@@ -208,7 +212,11 @@ def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapp
                "SA / SB do not stage them in local memory; the vector widths VWM / VWN change instructions, "
                "not bytes.",
                "Per-thread loads count the distinct words each warp reads (threads sharing an A or B value are "
-               "served by one broadcast), with warps of 32 threads.")
+               "served by one broadcast), with warps of 32 threads.",
+               "Boat hull: the derived class's overhead o = 4m (4 ops per element of each chunk, as the reference "
+               "table's tile classes) is twice the 2m FLOP, so c0 is three times the time of the FMAs alone; "
+               "CLBlast keeps its tiles in registers and pays no such overhead per FMA, so its best time lies "
+               "below c0 (1.4-2.7x): for this code the hull's lower end is not a bound.")
     zero = _full(configs, 0)
     return KernelWork(_full(configs, 2 * fma), _full(configs, fma), zero, zero, np.maximum(l1, panels),
                       np.maximum(panels, dram), dram, staged, col["MDIMC"] * col["NDIMC"], hull, caveats)
