@@ -15,16 +15,14 @@ from __future__ import annotations
 import argparse
 import math
 import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from perfcast.campaign.archive import Archive  # noqa: E402
 from perfcast.campaign.program_species import parse_program_species  # noqa: E402
-from perfcast.campaign.report import score_archive  # noqa: E402
+from perfcast.campaign.report import write_report  # noqa: E402
 from perfcast.output_files import write_text_atomic  # noqa: E402
 from perfcast.units import format_duration  # noqa: E402
 
@@ -62,9 +60,9 @@ def main() -> None:
         species_args = [part for text, _ in declarations for part in ("--species", text)]
         command = ["perfcast", "campaign", "report", str(archive_path.relative_to(ROOT)), "-o",
                    str((args.out / program).relative_to(ROOT)), *species_args]
-        subprocess.run([sys.executable, "-m", "perfcast", *command[1:]], cwd=ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
-        result = score_archive(Archive.read(archive_path), parse_program_species([t for t, _ in declarations]))
+        # What that command does, in this process: the report, and the scores this table is made of.
+        _, (result,) = write_report([archive_path], args.out / program, shlex.join(command),
+                                    parse_program_species([t for t, _ in declarations]))
         # A species' own '|' would end a Markdown table's cell: escaped.
         why = {text.partition("=")[0]: f"`{text.partition('=')[2]}`: {reason}".replace("|", "\\|")
                for text, reason in declarations}

@@ -241,15 +241,18 @@ def elementary_defines() -> tuple[str, ...]:
 LAUNCH_BOUND = 10.0  # a sweep point whose launch lasts under this many launch latencies times launches, not a cache
 
 
-def launch_free(points: Sequence[SweepPoint], latency: Sample | None) -> list[SweepPoint]:
+def launch_free(points: Sequence[SweepPoint], latency: Sample | None, launch_bytes: float | None = None
+                ) -> list[SweepPoint]:
     """Return the sweep points whose launches last at least LAUNCH_BOUND launch latencies (s per launch).
 
     On a GPU a 4 MiB triad runs in under a microsecond in L2, a launch costs several: those points measure the
-    launch rate (the H200's L2 came out at 0.42 TB/s that way, docs/validation/gpu-h200).
+    launch rate (the H200's L2 came out at 0.42 TB/s that way, docs/validation/gpu-h200). A launch moves its
+    point's working set, or `launch_bytes` (B) where it reads its set many times over.
     """
     if latency is None or latency.value <= 0:
         return list(points)
-    return [p for p in points if p.working_set / p.bandwidth.value >= LAUNCH_BOUND * latency.value]
+    return [p for p in points
+            if (launch_bytes or p.working_set) / p.bandwidth.value >= LAUNCH_BOUND * latency.value]
 
 
 L2_READ_LAUNCH_BYTES = 2**30  # B one launch of the L2 read sweep reads: about 0.1 ms at 10 TB/s, many launch costs
@@ -278,13 +281,8 @@ def l2_read_sweep(runtime: KernelRuntime, shape: SuiteShape, capacity: float, re
         run = runtime.timed("mem_read_l2", items, data, np.int32(count - 1), np.int32(passes), sink)
         points.append(SweepPoint("read-l2", 4 * count, calibrated_rate(run, per_pass * passes, repetitions,
                                                                         min_seconds)))
-    launched = [p for p in points if latency is None
-                or per_pass * passes / p.bandwidth.value >= LAUNCH_BOUND * latency.value]
-    if not launched:
-        return points, None
-    values = [p.bandwidth.value for p in launched]
-    return points, Sample(float(np.median(values)), max(p.bandwidth.spread for p in launched),
-                          launched[0].bandwidth.repetitions)
+    plateaus = cache_plateaus(launch_free(points, latency, per_pass * passes), (("L2", capacity),), kernel="read-l2")
+    return points, plateaus.get("L2")
 
 
 def suite_elements(shape: SuiteShape, group: int) -> int:
