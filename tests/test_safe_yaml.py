@@ -61,19 +61,19 @@ def test_a_truncated_local_profile_is_skipped_with_a_warning(tmp_path):
 
 
 @pytest.mark.parametrize("value, message", [
-    ("3", "newer than this perfcast reads"),
+    ("4", "newer than this perfcast reads"),
     ("0", "expected a positive whole number"),
     ("one", "expected a positive whole number"),
 ])
 def test_device_files_carry_a_schema_version(tmp_path, value, message):
     text = device_to_yaml(catalog()["v100"])
-    assert text.startswith("schema: 2\n")
+    assert text.startswith("schema: 3\n")
     path = tmp_path / "v.yaml"
-    path.write_text(text.replace("schema: 2", f"schema: {value}", 1))
+    path.write_text(text.replace("schema: 3", f"schema: {value}", 1))
     with pytest.raises(DeviceFileError, match=message):
         load_device_file(path)
-    for older in ("schema: 1\n", ""):  # schema 1, and files from before the field, read as they were
-        path.write_text(text.replace("schema: 2\n", older, 1))
+    for older in ("schema: 2\n", "schema: 1\n", ""):  # older schemas, and files from before the field, as they were
+        path.write_text(text.replace("schema: 3\n", older, 1))
         assert load_device_file(path) == catalog()["v100"]
 
 

@@ -144,3 +144,23 @@ def test_every_catalog_file_dates_its_sources():
     """A vendor figure changes with the document's revision: the file's default provenance says when it was read."""
     for device in catalog().values():
         assert device.provenance.date is not None, device.name
+
+
+def test_nvidia_issue_share_is_lanes_per_sm_over_four_schedulers_of_a_warp():
+    """Volta and later: four schedulers per SM, each issuing one 32-thread instruction per clock."""
+    checked = 0
+    for device in catalog().values():
+        if device.vendor == "NVIDIA" and device.compute_capability and float(device.compute_capability) >= 7.0:
+            assert device.fp32_issue_share is not None, device.name
+            lanes = device.processing_elements / device.compute_units
+            assert device.fp32_issue_share.value == pytest.approx(lanes / (4 * 32)), device.name
+            checked += 1
+    assert checked >= 15
+
+
+def test_issue_share_follows_whether_the_fp32_peak_counts_dual_issue():
+    assert get_device("w7800").fp32_issue_share.value == 1.0  # the peak counts RDNA 3's dual issue
+    assert get_device("w6600").fp32_issue_share.value == 0.5
+    assert get_device("rtx-3090").fp32_issue_share.value == 1.0
+    assert get_device("a100-pcie-40gb").fp32_issue_share.value == 0.5
+    assert all(d.fp32_issue_share is None for d in catalog().values() if d.kind == "cpu")

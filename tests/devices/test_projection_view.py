@@ -116,3 +116,9 @@ def test_a_published_measurement_is_dated_by_its_reference():
     assert device.sm_architecture == "sm_80"
     with pytest.raises(NotFound, match="no compute_capability"):
         _ = get_device("core-i7-930").sm_architecture
+
+
+def test_the_issue_share_reaches_the_fp32_maxima_only():
+    assert projection_capabilities(get_device("rtx-3090"), "fp32").maxima().fp_issue_share == 1.0
+    assert projection_capabilities(get_device("rtx-3090"), "fp64").maxima().fp_issue_share is None
+    assert projection_capabilities(get_device("titan-rtx"), "fp32").maxima().fp_issue_share == 0.5

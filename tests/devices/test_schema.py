@@ -143,3 +143,15 @@ def test_one_way_to_make_measured_and_estimated_figures():
     assert device_slug("NVIDIA H100 80GB HBM3", "cuda") == "cuda-nvidia-h100-80gb-hbm3"
     assert device_slug("  ***  ") == "device"
     assert len(device_slug("x" * 200, "opencl")) == 60
+
+
+def test_fp32_issue_share_is_a_gpus_fraction_with_its_provenance(tmp_path):
+    line = 'fp32_issue_share: {value: 0.5, source: estimated, method: "64 lanes over 4 x 32 issued per clock"}\n'
+    text = VALID.replace("memory:\n", line + "memory:\n", 1)
+    device = parse_device_text(text)
+    assert device.fp32_issue_share.value == 0.5
+    assert device.fp32_issue_share.provenance.method.startswith("64 lanes")
+    assert parse_device_text(device_to_yaml(device)) == device
+    assert "fp32_issue_share" in problems(text.replace("value: 0.5", "value: 1.5"), tmp_path)
+    assert "greater than 0" in problems(text.replace("value: 0.5", "value: 0"), tmp_path)
+    assert "plain number" in problems(text.replace("value: 0.5", "value: 50 %"), tmp_path)

@@ -143,3 +143,65 @@ def test_a_wider_wavefront_on_the_target_lowers_its_compute_ceiling():
 def test_the_kernel_on_the_target_must_keep_the_profiles_counts():
     with pytest.raises(ValueError, match="hits"):
         project(kernel(), SOURCE, TARGET, on_target_kernel=kernel(hits={"L1": 1.0, "L2": 1.0, "DRAM": 1.0}))
+
+
+# ---- perfcast's extension: the FP share of issued instructions against the GPU's issue share (docs/models.md)
+
+DUAL = GpuMaxima(fma=10e12, add_mul=5e12, l1=20e12, l2=5e12, dram=1e12, shared=20e12, fp_issue_share=1.0)
+SINGLE = GpuMaxima(fma=10e12, add_mul=5e12, l1=20e12, l2=5e12, dram=1e12, shared=20e12, fp_issue_share=0.5)
+HEAVY = dict(flop=1e9, time=1e9 / 5e12, active_threads=32)  # compute bound everywhere
+
+
+def test_issue_factor_by_hand():
+    from perfcast.models.projection import issue_factor
+
+    assert issue_factor(0.5, 1.0) == 0.5  # half the issues FP on a GPU that needs them all: half its peak
+    assert issue_factor(0.5, 0.5) == 1.0
+    assert issue_factor(0.8, 0.5) == 1.0  # never above the peak
+    assert issue_factor(0.25, 0.5) == 0.5
+    assert issue_factor(None, 1.0) == issue_factor(0.3, None) == 1.0  # unknown: §4 as written
+
+
+def test_issue_shares_taken_for_the_point_and_spanned():
+    from perfcast.models.projection import issue_shares
+
+    assert issue_shares(0.6, 1.0, 0.5) == (0.6, (0.6,))  # measured: the one share
+    point, span = issue_shares(None, 1.0, 0.5)
+    assert point == pytest.approx(0.5**0.5) and span == (0.5, 1.0)
+    assert issue_shares(None, 1.0, 1.0) == (None, (None,))  # alike: the shares cancel, §4 as written
+    assert issue_shares(None, None, 0.5) == (None, (None,))
+
+
+def test_unknown_share_from_a_dual_issue_gpu_to_a_single_issue_one():
+    """Same peaks: §4 projects the same performance; phi unknown puts the point at sqrt 2 faster, within [1x, 2x]."""
+    p = project(kernel(**HEAVY), DUAL, SINGLE)
+    assert p.fp_issue_share == pytest.approx(0.5**0.5) and not p.fp_issue_measured
+    assert p.source.issue_factor == pytest.approx(0.5**0.5) and p.target.issue_factor == 1.0
+    assert p.middle == pytest.approx(5e12 * 2**0.5)
+    assert (p.lower, p.upper) == pytest.approx((5e12, 10e12))  # phi = 1 and phi = 0.5
+    assert p.time_range == pytest.approx((1e9 / 10e12, 1e9 / 5e12))
+    back = project(kernel(**HEAVY), SINGLE, DUAL)
+    assert back.middle == pytest.approx(5e12 / 2**0.5)
+    assert (back.lower, back.upper) == pytest.approx((2.5e12, 5e12))
+
+
+def test_a_measured_share_gives_one_point():
+    p = project(kernel(**HEAVY, fp_issue_share=0.6), DUAL, SINGLE)
+    assert p.fp_issue_measured and p.fp_issue_share == 0.6
+    assert p.lower == pytest.approx(p.upper) == pytest.approx(5e12 / 0.6)
+    assert project(kernel(**HEAVY, fp_issue_share=1.0), DUAL, SINGLE).middle == pytest.approx(5e12)
+
+
+def test_the_share_only_moves_the_compute_ceiling():
+    streaming = kernel(flop=10, time=1e-9)  # far below every ridge: bandwidth bound on both
+    assert project(streaming, DUAL, SINGLE).per_level == pytest.approx(project(streaming, SOURCE, SOURCE).per_level)
+    assert project(kernel(**HEAVY), DUAL, DUAL).middle == pytest.approx(5e12)
+
+
+def test_a_bad_share_is_refused():
+    with pytest.raises(ValueError, match="fp_issue_share"):
+        GpuMaxima(fma=1.0, add_mul=1.0, l1=None, l2=None, dram=1.0, shared=None, fp_issue_share=1.5)
+    with pytest.raises(ValueError, match="FP share"):
+        kernel(fp_issue_share=0.0)
+    with pytest.raises(ValueError, match="fp_issue_share"):
+        project(kernel(**HEAVY), DUAL, SINGLE, on_target_kernel=kernel(**HEAVY, fp_issue_share=0.5))

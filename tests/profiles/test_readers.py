@@ -333,3 +333,20 @@ def test_utf16_without_its_mark_is_named(tmp_path):
     path.write_bytes((DATA / "ncu-raw-constructed.csv").read_text().encode("utf-16-le"))
     with pytest.raises(ProfileError, match="UTF-16 without a byte-order mark"):
         read_profile(path)
+
+
+def test_the_projection_takes_the_fp_share_of_issued_instructions_from_a_profile():
+    from perfcast.profiles.profile import KernelProfile
+    from perfcast.profiles.projection_input import projected_kernel
+
+    metrics = {"fma_fp32": 600.0, "add_fp32": 100.0, "mul_fp32": 100.0, "inst_warp": 50.0, "threads_per_inst": 16.0,
+               "l1_bytes": 4096.0, "dram_bytes": 1024.0}
+    kernel, notes = projected_kernel(KernelProfile("k", 1, metrics, duration=1e-6))
+    assert kernel.fp_issue_share == pytest.approx(800 / (16 * 50))  # 800 FP of 800 thread instructions issued
+    half, _ = projected_kernel(KernelProfile("k", 1, {**metrics, "inst_warp": 100.0}, duration=1e-6))
+    assert half.fp_issue_share == pytest.approx(0.5)
+    broken, notes = projected_kernel(KernelProfile("k", 1, {**metrics, "inst_warp": 10.0}, duration=1e-6))
+    assert broken.fp_issue_share is None and any("exceed the instructions issued" in n for n in notes)
+    unknown, notes = projected_kernel(KernelProfile("k", 1, {k: v for k, v in metrics.items() if k != "inst_warp"},
+                                                    duration=1e-6))
+    assert unknown.fp_issue_share is None and any("FP issue share is unknown" in n for n in notes)

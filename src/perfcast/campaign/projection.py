@@ -24,7 +24,7 @@ from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
 from perfcast.profiles.projection_input import projected_kernel
 from perfcast.safe_yaml import load_yaml_text
 
-__all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision",
+__all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision", "issue_note",
            "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
 
 
@@ -112,6 +112,9 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
                           if profile.bytes_from and profile.bytes_from.startswith("simulated")
                           else "L1 bytes are all global loads and stores, DRAM bytes the compulsory footprint")
             notes.append(f"Oclgrind has no warp: the warp-efficiency ceiling is 1; {bytes_note}")
+            if kernel.fp_issue_share is not None:
+                notes.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
+                             "GPU's machine code")
         for target in targets:
             try:
                 on_target = projection_capabilities(target, precision, source)
@@ -122,9 +125,18 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
                 continue
             meas, spread = measured.get((profile.name, target.name), (None, 0.0))
             extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
+            extra += [issue_note(projection)] if issue_note(projection) else []
             results.append(KernelProjection(profile.name, on_source, on_target, projection, ratio,
                                             tuple(notes + extra), meas, spread))
     return results, left_out
+
+
+def issue_note(projection: Projection) -> str:
+    """Return what the projection assumed of the kernel's FP issue share where it had to ('' where it did not)."""
+    if projection.fp_issue_share is None or projection.fp_issue_measured:
+        return ""
+    return (f"FP share of issued instructions unknown: taken as {projection.fp_issue_share:.3g}, the middle of the "
+            "range the two GPUs' issue shares leave; the interval spans that range")
 
 
 @dataclass(frozen=True)

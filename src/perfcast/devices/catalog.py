@@ -66,13 +66,15 @@ def parse_device_text(text: str, source: str = "<string>") -> Device:
 
 # The device-file format: `schema: N` at the top. Raise DEVICE_SCHEMA with every change a reader must know
 # of, say here what changed, and raise OLDEST_DEVICE_SCHEMA when perfcast stops reading an old one.
-DEVICE_SCHEMA = 2
+DEVICE_SCHEMA = 3
 OLDEST_DEVICE_SCHEMA = 1
 SCHEMA_CHANGES: dict[int, str] = {
     1: "the first versioned format: figures with provenance (spec, measured, estimated), memory levels, clocks, "
        "compute and bandwidth ceilings, host link",
     2: "tdp (thermal design power, W) and prices (list, street or rental, each with reference and date); "
        "a schema-1 file is read unchanged",
+    3: "fp32_issue_share (a GPU's share of instruction issues fp32 must fill to reach its fp32 peak); schema-1 and "
+       "schema-2 files are read unchanged",
 }
 
 
@@ -205,8 +207,9 @@ _DIMENSION_OF_FIELD = {
 
 def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None) -> Any:
     """Return `node` (a dumped model) with figures written as unit strings for YAML."""
-    if isinstance(node, dict) and set(node) == {"value", "provenance"} and dimension is not None:
-        quantity = exact_quantity(node["value"], dimension)
+    if isinstance(node, dict) and set(node) == {"value", "provenance"}:
+        # A figure without a dimension is a plain number (fp32_issue_share).
+        quantity = exact_quantity(node["value"], dimension) if dimension is not None else node["value"]
         provenance = {key: val for key, val in node["provenance"].items() if val is not None}
         if provenance == default:
             return quantity

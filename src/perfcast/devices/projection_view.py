@@ -51,11 +51,18 @@ class ProjectionCapabilities:
         """Return the figures as the model reads them (op/s, B/s; None where the device gives none)."""
         value = {name: (c.value if c else None) for name in FIGURES for c in [self.figures.get(name)]}
         return GpuMaxima(value["fma"], value["add_mul"], value["L1"], value["L2"], value["DRAM"],  # type: ignore[arg-type]
-                         value["shared"])
+                         value["shared"], fp_issue_share=self.fp_issue_share)
+
+    @property
+    def fp_issue_share(self) -> float | None:
+        """Return the share of issues FP instructions must fill to reach `fma` (fp32 only; None where unknown)."""
+        share = self.device.fp32_issue_share
+        return share.value if share is not None and self.precision is Precision.FP32 else None
 
     def summary(self) -> str:
         """Return one line: 'fma 9.5 TFLOP/s (measured), ..., DRAM 1.4 TB/s (measured)'."""
-        return ", ".join(f"{name} {_quantity(name, c.value)} ({c.how})" for name, c in self.figures.items())
+        line = ", ".join(f"{name} {_quantity(name, c.value)} ({c.how})" for name, c in self.figures.items())
+        return line + (f", fp issue share {self.fp_issue_share:g}" if self.fp_issue_share is not None else "")
 
 
 def _quantity(name: str, value: float) -> str:

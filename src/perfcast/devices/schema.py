@@ -140,8 +140,15 @@ def device_slug(text: str, prefix: str = "") -> str:
     return (f"{prefix}-{slug}" if prefix else slug)[:60].strip("-")
 
 
-def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic validator
-    """Return a before-validator reading a bare or detailed figure of `dimension`."""
+def _figure_reader(dimension: Dimension | None):  # noqa: ANN202 - returns a pydantic validator
+    """Return a before-validator reading a bare or detailed figure of `dimension` (None: a plain number)."""
+
+    def number(value: Any) -> float:
+        if dimension is not None:
+            return parse_quantity(value, dimension)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"expected a plain number, got {value!r}")
+        return float(value)
 
     def read(raw: Any, info: ValidationInfo) -> Any:
         if isinstance(raw, Figure):
@@ -149,7 +156,7 @@ def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic v
         if isinstance(raw, dict):
             if "provenance" in raw:
                 details = dict(raw)
-                details["value"] = parse_quantity(details.get("value"), dimension)  # type: ignore[arg-type]
+                details["value"] = number(details.get("value"))
                 return details
             unknown = set(raw) - _PROVENANCE_KEYS - {"value"}
             if unknown:
@@ -157,14 +164,14 @@ def _figure_reader(dimension: Dimension):  # noqa: ANN202 - returns a pydantic v
             if "value" not in raw:
                 raise ValueError("figure mapping needs a 'value'")
             provenance = {key: val for key, val in raw.items() if key != "value"}
-            return {"value": parse_quantity(raw["value"], dimension), "provenance": provenance}
+            return {"value": number(raw["value"]), "provenance": provenance}
         default = (info.context or {}).get("default_provenance")
         if default is None:
             raise ValueError(
                 "bare figure but the file has no default 'provenance'; "
                 "write {value: ..., source: spec|measured|estimated, ...}"
             )
-        return {"value": parse_quantity(raw, dimension), "provenance": default}
+        return {"value": number(raw), "provenance": default}
 
     return BeforeValidator(read)
 
@@ -174,6 +181,7 @@ BandwidthFigure = Annotated[Figure, _figure_reader(Dimension.BANDWIDTH)]
 BytesFigure = Annotated[Figure, _figure_reader(Dimension.BYTES)]
 FrequencyFigure = Annotated[Figure, _figure_reader(Dimension.FREQUENCY)]
 PowerFigure = Annotated[Figure, _figure_reader(Dimension.POWER)]
+ShareFigure = Annotated[Figure, _figure_reader(None)]  # a fraction in (0, 1], no unit
 
 
 class Price(BaseModel):
@@ -312,6 +320,11 @@ class Device(BaseModel):
         default_factory=dict, description="elementary-function calls per second (exp, log and sin in equal parts, "
         "one call per lane; written as op/s), as a kernel calling them measures it"
     )
+    fp32_issue_share: ShareFigure | None = Field(
+        default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
+        "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
+        "GA10x, Ada, Hopper, Blackwell and RDNA 3's dual issue; 0.5: FP32 runs at peak with half the issues left "
+        "to loads, integer and control, as on Volta, Turing and GA100). The projection's compute ceiling reads it")
     host_link: HostLink | None = None
     tdp: PowerFigure | None = Field(
         default=None, description="thermal design power in W: a GPU's board (or module) power, a CPU's socket TDP")
@@ -325,6 +338,12 @@ class Device(BaseModel):
             raise ValueError("a cpu needs simd_width_bits")
         if self.kind == "gpu" and self.warp_size is None:
             raise ValueError("a gpu needs warp_size")
+        if self.fp32_issue_share is not None:
+            if self.kind != "gpu":
+                raise ValueError("fp32_issue_share is a GPU's figure (its schedulers' issue)")
+            if self.fp32_issue_share.value > 1:
+                raise ValueError(f"fp32_issue_share is a share of the issues, at most 1: got "
+                                 f"{self.fp32_issue_share.value:g}")
         if self.threads < self.compute_units:
             raise ValueError(f"threads ({self.threads}) < compute_units ({self.compute_units})")
         if not self.peak:

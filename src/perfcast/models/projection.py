@@ -12,12 +12,13 @@ left out, named in `left_out`, never divided by.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 
 from perfcast.models.numbers import non_negative, positive
 
-__all__ = ["LEVELS", "GpuMaxima", "KernelCeilings", "Projection", "ProjectedKernel", "kernel_ceilings", "project",
-           "target_maxima"]
+__all__ = ["LEVELS", "GpuMaxima", "KernelCeilings", "Projection", "ProjectedKernel", "issue_factor", "issue_shares",
+           "kernel_ceilings", "project", "target_maxima"]
 
 LEVELS = ("L1", "L2", "DRAM")  # the roofline levels of §4; shared memory folds into the L1 ceiling
 SHARED_BYTES_PER_CLOCK = 128  # N_max^ShM_pc: 32 banks x 4 B
@@ -37,11 +38,17 @@ class GpuMaxima:
     l2: float | None
     dram: float
     shared: float | None
+    # The share of instruction issues FP instructions must fill to reach `fma` (the catalog's fp32_issue_share):
+    # 1 where the peak counts lanes every other instruction displaces, 0.5 where half the issues are spare. None:
+    # unknown, and the kernel's share of FP instructions does not enter the ceiling.
+    fp_issue_share: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("fma", "add_mul", "l1", "l2", "dram", "shared"):
             if getattr(self, name) is not None or name in ("fma", "add_mul", "dram"):
                 positive(name, getattr(self, name))
+        if self.fp_issue_share is not None and not 0 < self.fp_issue_share <= 1:
+            raise ValueError(f"fp_issue_share must be in (0, 1], got {self.fp_issue_share!r}")
 
     def bandwidth(self, level: str) -> float:
         """Return the bandwidth (B/s) of L1, L2, DRAM or shared; ValueError when it is unknown."""
@@ -60,7 +67,9 @@ def target_maxima(source_maxima: GpuMaxima, source_peaks: GpuMaxima, target_peak
         t, m, p = (getattr(g, name) for g in (target_peaks, source_maxima, source_peaks))
         return None if None in (t, m, p) else t * m / p
 
-    return GpuMaxima(*(scaled(n) for n in ("fma", "add_mul", "l1", "l2", "dram", "shared")))  # type: ignore[arg-type]
+    figures = {n: scaled(n) for n in ("fma", "add_mul", "l1", "l2", "dram", "shared")}
+    # The issue share is the target's design, not an efficiency: it carries over unscaled.
+    return GpuMaxima(**figures, fp_issue_share=target_peaks.fp_issue_share)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,8 @@ class ProjectedKernel:
 
     n_fma, n_add, n_mul: FP instructions by kind; active_threads: mean active threads per warp instruction (of
     warp_size); hits: bytes that hit in L1, L2 and DRAM; shared_bytes and shared_efficiency (achieved shared
-    bytes per clock / 128, lowered by bank conflicts); flop: FLOP on the source; time: measured on the source (s).
+    bytes per clock / 128, lowered by bank conflicts); flop: FLOP on the source; time: measured on the source (s);
+    fp_issue_share: the FP instructions' share of the warp instructions issued (phi), None where not profiled.
     """
 
     n_fma: float
@@ -82,10 +92,13 @@ class ProjectedKernel:
     flop: float
     time: float
     warp_size: int = 32
+    fp_issue_share: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("n_fma", "n_add", "n_mul", "shared_bytes"):
             non_negative(name, getattr(self, name))
+        if self.fp_issue_share is not None and not 0 < self.fp_issue_share <= 1:
+            raise ValueError(f"the FP share of issued instructions must be in (0, 1], got {self.fp_issue_share!r}")
         positive("flop", self.flop)
         positive("time", self.time)
         positive("warp_size", self.warp_size)
@@ -114,14 +127,27 @@ class KernelCeilings:
     intensities: dict[str, float]  # FLOP / B traversing each roofline level
     rooflines: dict[str, float]  # op/s per roofline level
     left_out: dict[str, str] = field(default_factory=dict)  # roofline level -> why
+    issue_factor: float = 1.0  # min(1, phi / the GPU's fp_issue_share): the share of Perf_mix issue allows
+
+
+def issue_factor(fp_share: float | None, gpu_share: float | None) -> float:
+    """Return the share of a GPU's FP peak its instruction issue lets a kernel reach: min(1, phi / s) (1 if unknown)."""
+    if fp_share is None or gpu_share is None:
+        return 1.0
+    return min(1.0, fp_share / gpu_share)
 
 
 def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None = None) -> KernelCeilings:
-    """Return Perf_mix, Perf_ceil, per-level times, bandwidth ceilings, intensities and rooflines (§4) on `gpu`."""
+    """Return Perf_mix, Perf_ceil, per-level times, bandwidth ceilings, intensities and rooflines (§4) on `gpu`.
+
+    perfcast's extension of §4: Perf_ceil is also multiplied by min(1, phi / s), phi the kernel's FP share of
+    issued instructions and s the GPU's (`issue_factor`); with either unknown the factor is 1, §4 as written.
+    """
     flop = kernel.flop if flop is None else positive("flop", flop)
     n_fp = kernel.n_fma + kernel.n_add + kernel.n_mul
     perf_mix = gpu.fma * kernel.n_fma / n_fp + gpu.add_mul * (kernel.n_add + kernel.n_mul) / n_fp
-    perf_ceil = kernel.active_threads / kernel.warp_size * perf_mix
+    issue = issue_factor(kernel.fp_issue_share, gpu.fp_issue_share)
+    perf_ceil = kernel.active_threads / kernel.warp_size * perf_mix * issue
     n = {level: kernel.hits.get(level, 0.0) for level in LEVELS}
     times = {level: n[level] / gpu.bandwidth(level) for level in LEVELS if n[level] > 0}
     if kernel.shared_bytes > 0:
@@ -144,12 +170,34 @@ def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None 
         rooflines[level] = min(ceilings[level] * intensities[level], perf_ceil)
     if not rooflines:
         raise ValueError("the kernel moves no bytes through any level: no roofline to project on")
-    return KernelCeilings(perf_mix, perf_ceil, times, ceilings, intensities, rooflines, left_out)
+    return KernelCeilings(perf_mix, perf_ceil, times, ceilings, intensities, rooflines, left_out, issue)
+
+
+def issue_shares(kernel_share: float | None, source_share: float | None,
+                 target_share: float | None) -> tuple[float | None, tuple[float | None, ...]]:
+    """Return the FP issue share phi a projection takes for its point, and the shares its interval spans.
+
+    Measured (a profile's phi), it is the one share. Unknown, between GPUs that differ in their share s (one
+    reaches its FP peak only when every issue is FP, the other with half to spare), phi can lie anywhere in
+    [min s, max s] as far as the ratio of their ceilings goes (below, both are issue bound alike; above,
+    neither is); the point takes the geometric middle of that range, and the interval spans both ends.
+    Unknown otherwise, phi is left out (None): §4 as written.
+    """
+    if kernel_share is not None:
+        return kernel_share, (kernel_share,)
+    if source_share is None or target_share is None or source_share == target_share:
+        return None, (None,)
+    low, high = sorted((source_share, target_share))
+    return math.sqrt(low * high), (low, high)
 
 
 @dataclass(frozen=True)
 class Projection:
-    """A kernel projected from a source GPU onto a target: per-level performance (op/s), interval, middle, times (s)."""
+    """A kernel projected from a source GPU onto a target: per-level performance (op/s), interval, middle, times (s).
+
+    The interval [lower, upper] spans the levels and, where the kernel's FP issue share is unknown, the shares it
+    may have (`issue_shares`); the middle is the middle of the levels' interval at the share taken for the point.
+    """
 
     source: KernelCeilings
     target: KernelCeilings
@@ -163,6 +211,8 @@ class Projection:
     time: float  # s, at the middle
     time_range: tuple[float, float]  # s: (at the upper performance, at the lower)
     left_out: dict[str, str]
+    fp_issue_share: float | None = None  # phi taken for the point (None: left out)
+    fp_issue_measured: bool = False  # phi came with the kernel (a profile), not the middle of its possible range
 
 
 def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_ratio: float = 1.0,
@@ -172,22 +222,33 @@ def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_
     `flop_ratio` is FLOP_t / FLOP_s from the SASS comparison of special functions (1 when they compile alike).
     `on_target_kernel` is the kernel as it runs on the target where that differs from the profile in its active
     threads per warp instruction and warp size (a work-group of 32 fills a 32-wide warp but half a 64-wide
-    wavefront); its counts and bytes must be the profile's, as §4 assumes equal traffic.
+    wavefront); its counts and bytes must be the profile's, as §4 assumes equal traffic. The ceilings take the
+    kernel's FP issue share as `issue_shares` says.
     """
     positive("flop_ratio", flop_ratio)
     measured = kernel.flop / kernel.time
     flop_target = kernel.flop * flop_ratio
-    on_source = kernel_ceilings(kernel, source)
     if on_target_kernel is not None:
-        differ = [name for name in ("n_fma", "n_add", "n_mul", "hits", "shared_bytes", "flop")
+        differ = [name for name in ("n_fma", "n_add", "n_mul", "hits", "shared_bytes", "flop", "fp_issue_share")
                   if getattr(on_target_kernel, name) != getattr(kernel, name)]
         if differ:
             raise ValueError(f"the kernel on the target must keep the profile's {', '.join(differ)}")
-    on_target = kernel_ceilings(on_target_kernel or kernel, target, flop_target)
-    per_level = {level: measured / on_source.rooflines[level] * on_target.rooflines[level]
-                 for level in LEVELS if level in on_source.rooflines and level in on_target.rooflines}
+    there = on_target_kernel or kernel
+    point, span = issue_shares(kernel.fp_issue_share, source.fp_issue_share, target.fp_issue_share)
+
+    def at(share: float | None) -> tuple[KernelCeilings, KernelCeilings, dict[str, float]]:
+        on_source = kernel_ceilings(replace(kernel, fp_issue_share=share), source)
+        on_target = kernel_ceilings(replace(there, fp_issue_share=share), target, flop_target)
+        per_level = {level: measured / on_source.rooflines[level] * on_target.rooflines[level]
+                     for level in LEVELS if level in on_source.rooflines and level in on_target.rooflines}
+        return on_source, on_target, per_level
+
+    on_source, on_target, per_level = at(point)
     left_out = {**on_source.left_out, **on_target.left_out}
     lower, upper = min(per_level.values()), max(per_level.values())
     middle = (lower + upper) / 2
-    return Projection(on_source, on_target, measured, kernel.time, flop_target, per_level, lower, upper, middle,
-                      flop_target / middle, (flop_target / upper, flop_target / lower), left_out)
+    spanned = [value for share in span if share != point for value in at(share)[2].values()]
+    low, high = min([lower, *spanned]), max([upper, *spanned])
+    return Projection(on_source, on_target, measured, kernel.time, flop_target, per_level, low, high, middle,
+                      flop_target / middle, (flop_target / high, flop_target / low), left_out, point,
+                      kernel.fp_issue_share is not None)

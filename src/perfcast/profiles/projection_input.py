@@ -4,6 +4,7 @@ Hits per level are derived from the bytes each level carries: hits in L1 = L1 by
 L2 bytes - DRAM bytes, hits in DRAM = DRAM bytes. Where a level below carries more than the one above asked
 for (L2 also serves writes back and the texture path), the difference is set to 0 and said. Shared memory:
 useful bytes = (wavefronts - bank conflicts) x 128 B, efficiency = (wavefronts - conflicts) / wavefronts.
+FP issue share: the FP instructions over the thread instructions issued (warp instructions x active threads).
 """
 
 from __future__ import annotations
@@ -63,9 +64,22 @@ def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: f
         useful = max(wavefronts - conflicts, 0.0)
         shared_bytes = useful * SHARED_BYTES_PER_CLOCK
         efficiency = useful / wavefronts
+    share = None
+    if m.get("inst_warp", 0) > 0:
+        # phi: FP instructions (thread level) over the thread instructions issued (warp instructions at the
+        # active threads each), the share of the issues the FP ones took.
+        share = (n_fma + n_add + n_mul) / (active_threads * m["inst_warp"])
+        if share > 1 + 1e-6:
+            notes.append(f"FP instructions ({n_fma + n_add + n_mul:.4g}) exceed the instructions issued "
+                         f"({active_threads:.3g} x {m['inst_warp']:.4g}): the FP issue share is left out")
+            share = None
+        else:
+            share = min(share, 1.0)
+    else:
+        notes.append("no warp instructions issued (inst_warp): the FP issue share is unknown")
     try:
         kernel = ProjectedKernel(n_fma, n_add, n_mul, active_threads, hits, shared_bytes, efficiency, flop, time,
-                                 warp_size)
+                                 warp_size, share)
     except ValueError as error:
         raise ProfileError(f"kernel {profile.name!r}: {error}") from None
     return kernel, notes

@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from perfcast.devices.schema import Device
 from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
@@ -232,7 +234,7 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     for group, figures in head["projection"].items():
         best = figures["best_mape"]
         lines.append(f"| projection, {group} ({figures['pairs']} ordered pairs) | MAPE of the target's best "
-                     f"configuration: perfcast / bandwidth ratio / FLOP ratio / max ratio | "
+                     f"configuration: perfcast / §4 as written / bandwidth ratio / FLOP ratio / max ratio | "
                      + " / ".join(format_percent(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
                      "below every baseline |")
     port = head["portability"]
@@ -309,6 +311,11 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
              "projected against measured target times over the configurations.", "",
              "*Tuned*: the source's optimum projected onto the target, against the target's optimum (each GPU "
              "tuned on its own: how fast will my tuned kernel run there?).", "",
+             "*§4 as written*: perfcast's projection without the GPUs' fp32 issue shares (the catalog's "
+             "`fp32_issue_share`: 1 where the fp32 peak needs every instruction issue, 0.5 where half are spare; "
+             "docs/models.md, §4). The kernels were not profiled, so their FP share of issued instructions is not "
+             "known: between GPUs of different shares the projection takes the middle of its possible range and "
+             "its interval spans the range.", "",
              "*MAPE all*: each pair's MAPE over its configurations, averaged over the pairs. *Every level known*: "
              "the pairs whose two GPUs both give a bandwidth for L1, L2 and shared memory; elsewhere a level without "
              "one is charged to L1 (or left out with L1), as the per-pair table says.", "",
@@ -324,19 +331,58 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
     lines += ["", "Median rank correlation of the configurations: "
               + ", ".join(f"{g} {f['median_rank_correlation']:.2f}" for g, f in head.items()) + ".", "",
               "The projection also gives an interval, [min_l, max_l] over the levels (spec §4; the point above is "
-              "its middle). The target's best time lies inside it for "
+              "its middle), widened over the FP issue shares the kernel may have between GPUs of different issue "
+              "shares. The target's best time lies inside it for "
               + ", ".join(f"{f['best_in_interval']} of {f['pairs']} pairs ({g})" for g, f in head.items())
               + "; over every configuration, the mean fraction inside is "
               + ", ".join(f"{format_percent(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
+              *_issue_table(scores.pairs),
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
-              "", "| kernel | source → target | n | APE best: perfcast / bw / FLOP / max | MAPE all: perfcast / bw / "
-              "FLOP / max | rank corr. | levels without a bandwidth |", "|---|---|---|---|---|---|---|"]
+              "", "| kernel | source → target | n | APE best: perfcast / §4 / bw / FLOP / max | MAPE all: perfcast / "
+              "§4 / bw / FLOP / max | rank corr. | levels without a bandwidth |", "|---|---|---|---|---|---|---|"]
     for p in scores.pairs:
         lines.append(f"| {p.kernel} | {p.source} → {p.target} | {p.n} | "
                      + " / ".join(format_percent(p.best_ape[m]) for m in METHODS) + " | "
                      + " / ".join(format_percent(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} | "
                      + (", ".join(p.left_out) or "—") + " |")
     return lines + ["", "</details>", ""]
+
+
+def _issue_table(pairs: Sequence[PairScore]) -> list[str]:
+    """Return projected / measured times by the two GPUs' fp32 issue shares: the best and the tuned configuration."""
+    kinds: dict[str, list[PairScore]] = {}
+    for p in pairs:
+        source, target = p.issue_shares
+        if source is None or target is None:
+            kind = "a share unknown"
+        elif source == target:
+            kind = f"same share ({source:g})"
+        else:
+            kind = f"share {source:g} → {target:g}"
+        kinds.setdefault(kind, []).append(p)
+
+    def cell(values: list[float]) -> str:
+        values = [v for v in values if math.isfinite(v)]
+        if not values:
+            return "—"
+        low, middle, high = np.percentile(values, [25, 50, 75])
+        return f"{middle:.2f} ({low:.2f}–{high:.2f})"
+
+    lines = ["Projected over measured time by the fp32 issue shares of the source and the target (median, and the "
+             "middle half of the pairs in brackets), without the shares (§4 as written) and with them (perfcast). "
+             "*Best*: the target's best configuration, which is chosen on the target, so its time on the source is "
+             "not the source's best and every group leans above 1. *Tuned*: the source's optimum against the "
+             "target's, without that lean. Pairs of GPUs that differ in their share should look like pairs that "
+             "do not.", "",
+             "| GPUs | pairs | best: §4 as written | best: perfcast | tuned: §4 as written | tuned: perfcast |",
+             "|---|---|---|---|---|---|"]
+    for kind in sorted(kinds):
+        group = kinds[kind]
+        lines.append(f"| {kind} | {len(group)} | "
+                     + " | ".join(cell([getattr(p, ratio).get(method, math.nan) for p in group])
+                                  for ratio in ("best_ratio", "tuned_ratio")
+                                  for method in ("§4 as written", "perfcast")) + " |")
+    return lines + [""]
 
 
 def _evaluations(replay: StrategyReplay, fraction: float) -> str:

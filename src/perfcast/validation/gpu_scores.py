@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import NDArray
@@ -212,9 +212,13 @@ class PairScore:
     left_out: tuple[str, ...] = ()  # how levels without a bandwidth on either GPU were treated
     best_contained: bool = False  # the target's best time lies in its projected interval [min_l, max_l]
     contained: float = math.nan  # fraction of the configurations whose target time lies in their interval
+    best_ratio: dict[str, float] = field(default_factory=dict)  # method -> projected / measured, best configuration
+    tuned_ratio: dict[str, float] = field(default_factory=dict)  # method -> projected source optimum / target optimum
+    issue_shares: tuple[float | None, float | None] = (None, None)  # the source's and the target's fp32 issue share
 
 
-METHODS = ("perfcast", "bandwidth ratio", "FLOP ratio", "max ratio")
+# "§4 as written": perfcast's projection without the GPUs' issue shares (docs/models.md, §4), beside it.
+METHODS = ("perfcast", "§4 as written", "bandwidth ratio", "FLOP ratio", "max ratio")
 
 
 def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str, on_source: ScoredGpu,
@@ -240,34 +244,47 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     def projection_of(r: int) -> tuple[float, tuple[float, float]]:
         return project_configuration(work, r, float(ts[r]), on_source, on_target)
 
+    as_written = np.full(len(tt), np.nan)
+    plain_source, plain_target = without_issue_share(on_source), without_issue_share(on_target)
     for r in index:
         projected[r], (fastest[r], slowest[r]) = projection_of(int(r))
+        as_written[r] = project_configuration(work, int(r), float(ts[r]), plain_source, plain_target)[0]
     bw = on_source.bandwidth["DRAM"] / on_target.bandwidth["DRAM"]
     fl = on_source.fma / on_target.fma
-    predictions = {"perfcast": projected, "bandwidth ratio": ts * bw, "FLOP ratio": ts * fl,
-                   "max ratio": ts * max(bw, fl)}
+    predictions = {"perfcast": projected, "§4 as written": as_written, "bandwidth ratio": ts * bw,
+                   "FLOP ratio": ts * fl, "max ratio": ts * max(bw, fl)}
     best = int(index[np.argmin(tt[index])]) if len(index) else -1
-    best_ape, mape, median = {}, {}, {}
+    best_ape, mape, median, best_ratio = {}, {}, {}, {}
     for method, values in predictions.items():
         ape = np.abs(values[index] - tt[index]) / tt[index]
         mape[method] = float(ape.mean()) if len(ape) else math.nan
         median[method] = float(np.median(ape)) if len(ape) else math.nan
         best_ape[method] = float(abs(values[best] - tt[best]) / tt[best]) if best >= 0 else math.nan
+        best_ratio[method] = float(values[best] / tt[best]) if best >= 0 else math.nan
     # Tuned to tuned: the source's optimum (whether or not it runs on the target) projected, against the
     # target's optimum: the question of a user who tunes on both.
     best_source = int(np.argmin(np.where(plausible[source], ts, np.inf)))
     optimum = float(np.min(np.where(plausible[target], tt, np.inf)))
     tuned_time = projected[best_source] if np.isfinite(projected[best_source]) else projection_of(best_source)[0]
-    tuned = {"perfcast": abs(tuned_time - optimum) / optimum}
+    written_time = (as_written[best_source] if np.isfinite(as_written[best_source]) else
+                    project_configuration(work, best_source, float(ts[best_source]), plain_source, plain_target)[0])
+    tuned_ratio = {"perfcast": float(tuned_time / optimum), "§4 as written": float(written_time / optimum)}
+    tuned = {method: abs(ratio - 1) for method, ratio in tuned_ratio.items()}
     tuned.update({m: float(abs(v[best_source] - optimum) / optimum) for m, v in predictions.items()
-                  if m != "perfcast"})
+                  if m not in tuned})
     same = on_source.vendor == on_target.vendor
     spread = np.nan_to_num(kernel.spreads[:, kernel.column(target)], nan=0.0)
     inside = (fastest * (1 - spread) <= tt) & (tt <= slowest * (1 + spread))
     contained = float(inside[index].mean()) if len(index) else math.nan
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
                      spearman(projected[index], tt[index]), projected, tuned, left_out,
-                     bool(inside[best]) if best >= 0 else False, contained)
+                     bool(inside[best]) if best >= 0 else False, contained, best_ratio, tuned_ratio,
+                     (on_source.maxima.fp_issue_share, on_target.maxima.fp_issue_share))
+
+
+def without_issue_share(gpu: ScoredGpu) -> ScoredGpu:
+    """Return a GPU's figures with its fp32 issue share left out: the projection as spec §4 writes it."""
+    return replace(gpu, maxima=replace(gpu.maxima, fp_issue_share=None))
 
 
 def _known_levels(on_source: ScoredGpu, on_target: ScoredGpu) -> dict[str, bool]:
