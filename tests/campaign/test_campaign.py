@@ -69,6 +69,10 @@ def test_quick_campaign_end_to_end(tmp_path):
         simulated = record["simulated_bytes"]
         assert simulated["dram_bytes"] >= 0.95 * record["footprint_bytes"]["read"], name
     assert read.manifest["profiling"]["traffic"]["levels"][0]["name"] == "L1"
+    vectorisation = read.manifest["vectorisation"]  # PoCL's vectoriser says what it did with each kernel
+    if vectorisation is not None:
+        assert vectorisation["tool"].startswith("PoCL") and set(vectorisation["lanes"]) == set(kernels)
+        assert all(lanes >= 1 for lanes in vectorisation["lanes"].values()) and vectorisation["threads"] >= 1
     scores = score_archive(read)
     assert {s.kernel for s in scores.scores} == set(kernels)
     assert scores.summaries["quantitative"].n == len(KERNELS)
@@ -192,6 +196,13 @@ HEAD = '"format": "perfcast-campaign", "version": 1'
     ('{' + HEAD + ', "kernels": {"triad": {"global_size": [1.5]}}}', "global_size must be a list of positive integers"),
     ('{' + HEAD + ', "kernels": {}, "environment": "x"}', "'environment' must be a mapping"),
     ('{' + HEAD + ', "kernels": {}' + ', "notes": {}}', "'notes' must be a list"),
+    ('{' + HEAD + ', "kernels": {}, "vectorisation": {"tool": "gcc", "lanes": {"triad": 16}, "threads": 2}}', None),
+    ('{' + HEAD + ', "kernels": {}, "vectorisation": null}', None),  # no report (CUDA, not PoCL)
+    ('{' + HEAD + ', "kernels": {}, "vectorisation": {"lanes": {"triad": 0}, "threads": 2}}',
+     "'vectorisation' needs lanes"),
+    ('{' + HEAD + ', "kernels": {}, "vectorisation": {"lanes": {"triad": 8}, "threads": true}}',
+     "'vectorisation' needs lanes"),
+    ('{' + HEAD + ', "kernels": {}, "vectorisation": []}', "'vectorisation' must be a mapping"),
     ('[' * 100_000 + ']' * 100_000, "nested too deeply|not a perfcast campaign archive"),
     ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3}}', "not valid JSON"),
 ])
@@ -254,8 +265,12 @@ def test_scoring_rules():
     q = summarise(scores, "quantitative")
     assert (q.n, q.mape, q.median_ape, q.worst) == (2, pytest.approx(0.35), pytest.approx(0.35), ("b", 0.5))
     assert q.left_out == {"c": "no profile"}
-    assert summarise(scores, "boat hull").contained == (1, 2)
+    hull = summarise(scores, "boat hull")
+    assert hull.contained == (1, 2)
+    assert hull.median_width == pytest.approx((0.96 / 0.5 + 4.0 / 2.5) / 2)  # ranges 1.92x and 1.6x
+    assert hull.narrow_contained == 1  # a, inside and under 3x
     assert summarise(scores, "roofline").violations == ("b",)
+    assert summarise(scores, "quantitative").median_width is None
 
 
 def test_score_kernel_on_a_catalog_gpu():

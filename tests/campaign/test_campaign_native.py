@@ -86,6 +86,9 @@ def test_a_cpu_campaign_profiles_the_opencl_twins_and_says_so(tmp_path):
     assert read.manifest["profiling"]["tool"].startswith("Oclgrind")
     assert "OpenCL twins in suite.cl" in read.manifest["profiling"]["note"]
     assert "C with OpenMP" in read.manifest["environment"]["platform"]
+    vectorisation = read.manifest["vectorisation"]  # gcc's own report of the build the kernels were timed from
+    assert "-fopt-info-vec-optimized" in vectorisation["tool"] and vectorisation["threads"] >= 1
+    assert set(vectorisation["lanes"]) == {"triad", "histogram256"} and vectorisation["lanes"]["triad"] >= 4
     report = CliRunner().invoke(app, ["campaign", "report", str(archive), "-o", str(tmp_path / "report")])
     assert report.exit_code == 0, report.output
     text = (tmp_path / "report" / "report.md").read_text()

@@ -94,6 +94,20 @@ class TestCpu:
         both = predict_cpu(ELEMENTWISE, CPU, [1], assume=["vectorized", "multithreaded"])
         assert both.floors == () and both.upper[0] == both.lower[0]
 
+    def test_the_lanes_the_compiler_used_set_the_no_simd_floors(self):
+        """Vectorised at 2 of 8 lanes: c1 = 4 c0 and c3 = 4 N c0; at 8 of 8, c1 = c0; unknown: the spec's."""
+        half = predict_cpu(ELEMENTWISE, CPU, [1], vector_lanes=2)
+        assert half.terms["c1"][0] == pytest.approx(4 * 1.7e-4)
+        assert half.terms["c3"][0] == pytest.approx(16 * 1.7e-4)
+        assert half.terms["c2"][0] == pytest.approx(4 * 1.7e-4)  # one thread at full width: unchanged
+        full = predict_cpu(ELEMENTWISE, CPU, [1], vector_lanes=8, assume=["multithreaded"])
+        assert full.terms["c1"][0] == pytest.approx(1.7e-4) and full.upper[0] == full.lower[0]
+        assert predict_cpu(ELEMENTWISE, CPU, [1], vector_lanes=1).terms["c1"][0] == pytest.approx(8 * 1.7e-4)
+        wider = predict_cpu(ELEMENTWISE, CPU, [1], vector_lanes=16)  # wider than the figures say: no floor below c0
+        assert wider.terms["c1"][0] == pytest.approx(1.7e-4)
+        with pytest.raises(ValueError, match="at least 1"):
+            predict_cpu(ELEMENTWISE, CPU, [1], vector_lanes=0)
+
     def test_gpu_assumptions_are_reported_not_applied(self):
         p = predict_cpu(ELEMENTWISE, CPU, [1], assume=["fma", "vectorised"])
         assert p.ignored_assumptions == ("fma",)

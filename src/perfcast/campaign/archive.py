@@ -128,7 +128,8 @@ def _json(text: str | bytes, origin: str) -> Any:
 # A program's launch may last 0 on a coarse timer, so only a suite kernel's median must be above 0.
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
                  "total_s")
-_MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout", "species")
+_MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout", "species",
+             "vectorisation")
 _PRECISIONS = {precision.value for precision in Precision}
 
 
@@ -161,6 +162,17 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
     species = data.get("species")
     if species is not None and not all(isinstance(k, str) and k and isinstance(v, str) for k, v in species.items()):
         raise ArchiveError(f"{origin}: 'species' must map each kernel's name to its species, as text")
+    vectorisation = data.get("vectorisation")
+    if vectorisation is not None:
+        lanes, threads = vectorisation.get("lanes"), vectorisation.get("threads")
+
+        def whole(value: Any) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+        if not (isinstance(lanes, dict) and all(isinstance(k, str) and whole(v) for k, v in lanes.items())
+                and (threads is None or whole(threads))):
+            raise ArchiveError(f"{origin}: 'vectorisation' needs lanes (kernel -> a positive whole number) and "
+                               "threads (a positive whole number)")
     if not isinstance(data.get("notes", []), list):
         raise ArchiveError(f"{origin}: 'notes' must be a list")
     for kernel, record in kernels.items():

@@ -82,11 +82,28 @@ class NativeTimer:
         times = [once() for _ in range(repetitions)]
         return {"times_s": times, "check": problem, "work_items": kernel.launch(n).items}
 
+    def vectorisation(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
+        """Return the SIMD lanes gcc gave each kernel's loops (its own report) and the OpenMP threads they ran on."""
+        from perfcast.campaign.vector_evidence import gcc_vector_bytes, run_gcc_report
+
+        flags = tuple(self.library.command[1:-3])  # the build's flags, without the compiler, source and output
+        report = run_gcc_report(C_SOURCE, flags, self.library.command[0])
+        widest = gcc_vector_bytes(report, C_SOURCE.read_text())
+        lanes = {k.name: max(1, widest.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in widest}
+        return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes,
+                "threads": _threads()}
+
     def environment(self) -> dict[str, Any]:
         """Return the CPU, the threads and the compiler the times were taken with."""
-        threads = os.environ.get("OMP_NUM_THREADS") or str(len(os.sched_getaffinity(0)))
+        threads = _threads()
         return {"device": f"{_cpu_name()} ({threads} OpenMP threads)", "platform": f"C with OpenMP, {platform.system()}",
                 "compiler": f"{self.library.compiler}: {' '.join(self.library.command[1:-3])}"}
+
+
+def _threads() -> int:
+    """Return the OpenMP threads the suite runs on: OMP_NUM_THREADS, else the CPUs this process may use."""
+    text = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(text) if text.isdigit() and int(text) > 0 else len(os.sched_getaffinity(0))
 
 
 def _cpu_name() -> str:

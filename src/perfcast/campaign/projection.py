@@ -112,9 +112,6 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
                           if profile.bytes_from and profile.bytes_from.startswith("simulated")
                           else "L1 bytes are all global loads and stores, DRAM bytes the compulsory footprint")
             notes.append(f"Oclgrind has no warp: the warp-efficiency ceiling is 1; {bytes_note}")
-            if kernel.fp_issue_share is not None:
-                notes.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
-                             "GPU's machine code")
         for target in targets:
             try:
                 on_target = projection_capabilities(target, precision, source)
@@ -126,6 +123,9 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
             meas, spread = measured.get((profile.name, target.name), (None, 0.0))
             extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
             extra += [issue_note(projection)] if issue_note(projection) else []
+            if oclgrind and kernel.fp_issue_share is not None and (on_source.fp_issue_share or on_target.fp_issue_share):
+                extra.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
+                             "GPU's machine code")
             results.append(KernelProjection(profile.name, on_source, on_target, projection, ratio,
                                             tuple(notes + extra), meas, spread))
     return results, left_out

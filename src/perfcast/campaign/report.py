@@ -15,6 +15,7 @@ from perfcast.campaign.program_species import KernelSpecies, parse_program_speci
 from perfcast.campaign.projection import ArchiveProjection, ArchiveRun, project_archive
 from perfcast.campaign.score import (
     MODELS,
+    NARROW,
     KernelScore,
     ModelSummary,
     counts_fills,
@@ -94,7 +95,8 @@ def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpe
             scores.append(score_profiled(name, record, device, profile,
                                          declared.get(name) or declared.get(record.get("kernel", name))))
         else:
-            scores.append(score_kernel(kernel_named(name), record, device, profile))
+            scores.append(score_kernel(kernel_named(name), record, device, profile,
+                                       archive.manifest.get("vectorisation")))
     summaries = {model: summarise(scores, model) for model in MODELS}
     return CampaignScores(archive, device, scores, summaries, not_scored)
 
@@ -140,7 +142,9 @@ def _section(result: CampaignScores, run: ArchiveRun, chart: str) -> list[str]:
     for model, summary in result.summaries.items():
         worst = f"{summary.worst[0]} ({summary.worst[1]:.0%})" if summary.worst else "—"
         violations = summary.violations
-        extra = (f"{summary.contained[0]} of {summary.contained[1]} in range" if summary.contained
+        extra = (f"{summary.contained[0]} of {summary.contained[1]} in range (median width "
+                 f"{summary.median_width:.3g}x; {summary.narrow_contained} in a range at most {NARROW:g}x wide)"
+                 if summary.contained and summary.median_width is not None
                  else f"{len(violations)} violation(s)" + (f": {', '.join(violations)}" if violations else ""))
         if model != "roofline" and not summary.contained:
             extra = "—"
@@ -203,7 +207,8 @@ def _bytes_section(result: CampaignScores, run: ArchiveRun) -> list[str]:
         before = after = None
         if name in scored and run.profiles is not None and "quantitative" in scored[name].predictions:
             profile = footprint_profile(run.profiles.kernel(name), read, written, result.device)
-            alternative = score_kernel(kernel_named(name), record, result.device, profile)
+            alternative = score_kernel(kernel_named(name), record, result.device, profile,
+                                       run.archive.manifest.get("vectorisation"))
             before = alternative.predictions.get("quantitative")
             after = scored[name].predictions["quantitative"]
             if before is not None and before.ape is not None and after.ape is not None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
+import re
 import shutil
 import statistics
 import sys
@@ -120,6 +121,26 @@ class _OpenClTimer:
         once()  # warm-up
         times = [once() for _ in range(repetitions)]
         return {"times_s": times, "check": problem, "work_items": launch.items}
+
+    def vectorisation(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
+        """Return the SIMD lanes PoCL gave each kernel's work-group loop (its vectoriser's remarks), or None.
+
+        None on a platform other than PoCL, whose compiler says nothing of the kind.
+        """
+        from perfcast.campaign.vector_evidence import pocl_vector_lanes, run_pocl_report
+
+        cl_platform = self.device.platform
+        if "portable computing language" not in cl_platform.name.lower():
+            return None
+        where = next(((p, d) for p, found in enumerate(self.cl.get_platforms())
+                      for d, device in enumerate(found.get_devices()) if device == self.device), None)
+        if where is None:
+            return None
+        remarks = run_pocl_report({k.name: sizes[k.name] for k in kernels}, *where)
+        version = re.search(r"PoCL [\w.+~-]+", cl_platform.version)  # "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
+        return {"tool": f"{version.group(0) if version else 'PoCL'} vectoriser remarks",
+                "lanes": pocl_vector_lanes(remarks, [k.name for k in kernels]),
+                "threads": int(self.device.max_compute_units)}
 
     def environment(self) -> dict[str, Any]:
         """Return the platform, device and driver the times were taken with."""
@@ -279,6 +300,26 @@ def _time_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dic
             record["wall_s"] = time.perf_counter() - started
         manifest["kernels"][kernel.name] = record
         folder.save_manifest(manifest)
+
+
+def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, kernels: list[CampaignKernel],
+                          progress: Progress) -> None:
+    """Record the SIMD lanes the compiler gave each timed kernel (gcc's or PoCL's report), where it says.
+
+    The boat hull rules its CPU floors out by them (`score._hull`). A backend whose compiler gives no report
+    (CUDA, an OpenCL platform other than PoCL) records None; a report that fails is a note, not a stop.
+    """
+    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
+    found = None
+    if timed and hasattr(timer, "vectorisation"):
+        progress("reading the compiler's vectorisation report", 0.56)
+        sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
+        try:
+            found = timer.vectorisation(timed, sizes)
+        except ToolError as error:
+            manifest["notes"].append(f"no vectorisation report: {error}")
+    manifest["vectorisation"] = found
+    folder.save_manifest(manifest)
 
 
 def _profile_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
@@ -524,6 +565,8 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
         manifest["device_runs"] = 1
         folder.save_manifest(manifest)
     _time_kernels(options, folder, manifest, timer, kernels, progress)
+    if "vectorisation" not in manifest:
+        _record_vectorisation(folder, manifest, timer, kernels, progress)
     if options.device_profile is None:
         # Measured again after the kernels, because a ceiling is the best rate the device reaches and one run
         # of the suite on a shared host can fall in a slow spell the kernels were not timed in.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,7 +18,7 @@ from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
-from perfcast.models.boathull import priced_complexity
+from perfcast.models.boathull import CpuFigures, priced_complexity
 from perfcast.models.quantitative import kernel_parameters, predict
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
@@ -25,10 +26,11 @@ from perfcast.species.application import predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "contains", "counts_fills", "footprint_profile",
+__all__ = ["KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills", "footprint_profile",
            "kernel_traffic", "percentage_error", "profile_flop", "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
+NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
 
 
 @dataclass(frozen=True)
@@ -112,21 +114,46 @@ def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, s
                       ape=percentage_error(time, measured), detail=detail)
 
 
-def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float) -> Prediction:
+def compiler_floors(kernel: CampaignKernel, figures: Any, vectorisation: Mapping[str, Any] | None
+                    ) -> tuple[tuple[str, ...], float | None, str]:
+    """Return the CPU floors the compiler's report rules out, the SIMD lanes it used, and the words that say so.
+
+    Threads as many as the hull's N_threads rule out the single-thread floors (c2, c3); the lanes the compiler
+    gave the kernel's loops set its no-SIMD floor to (L / lanes)·c0 (`predict_cpu`). No report, or a GPU: nothing.
+    """
+    if not vectorisation or not isinstance(figures, CpuFigures):
+        return (), None, ""
+    lanes = vectorisation.get("lanes", {}).get(kernel.name)
+    threads = vectorisation.get("threads")
+    assume = ("multithreaded",) if threads and threads >= figures.n_threads else ()
+    words = []
+    if threads:
+        words.append(f"{threads} threads" + (", so no single-thread floor" if assume
+                                              else f" of the {figures.n_threads} the hull counts"))
+    if lanes is not None:
+        full = max(1, int(figures.w_vector_bits // (8 * kernel.element_bytes)))
+        words.append(f"{lanes} of {full} SIMD lanes" if lanes > 1 else f"left scalar ({full} SIMD lanes)")
+    return assume, lanes, f"; floors by the compiler ({vectorisation.get('tool')}): {', '.join(words)}"
+
+
+def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float,
+          vectorisation: Mapping[str, Any] | None = None) -> Prediction:
     figures = hull_inputs(device, kernel.precision, kernel.element_bytes).figures
+    assume, lanes, evidence = compiler_floors(kernel, figures, vectorisation)
     f, priced = kernel.f, ""
     if kernel.elementary_calls:
         # f counts each call at ELEMENTARY_OPS; a device with a measured rate of calls prices them itself.
         cost = elementary_ops(device, kernel.precision)
         f = priced_complexity(f, kernel.elementary_calls, cost.extra)
         priced = f"; f = {f:.4g}: {kernel.elementary_calls:g} elementary calls at {cost.source}"
-    result = predict_primitive(kernel.species, figures, f, bind=kernel.bind(n), element_bytes=kernel.element_bytes)
+    result = predict_primitive(kernel.species, figures, f, bind=kernel.bind(n), element_bytes=kernel.element_bytes,
+                               assume=assume, vector_lanes=lanes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
     geometric = upper > 2 * lower
     middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
     contained = contains(lower, upper, measured, spread)
     detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
-              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}{priced}")
+              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}{priced}{evidence}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
@@ -230,13 +257,17 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
-                 profile: KernelProfile | None) -> KernelScore:
-    """Return every model's prediction of one timed kernel, scored against its measurement."""
+                 profile: KernelProfile | None, vectorisation: Mapping[str, Any] | None = None) -> KernelScore:
+    """Return every model's prediction of one timed kernel, scored against its measurement.
+
+    `vectorisation`: the compiler's report the run recorded (lanes per kernel, threads), which rules out CPU
+    floors of the boat hull (`compiler_floors`).
+    """
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
-        "boat hull": lambda: _hull(kernel, n, device, measured, spread),
+        "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
         "quantitative": lambda: _quantitative(profile, device, measured) if profile is not None else None,
     }
     for model, step in steps.items():
@@ -264,6 +295,8 @@ class ModelSummary:
     contained: tuple[int, int] | None  # ranges: (inside, n)
     violations: tuple[str, ...]  # bounds beaten by more than the spread
     left_out: dict[str, str]
+    median_width: float | None = None  # ranges: the median of upper / lower
+    narrow_contained: int | None = None  # ranges: inside and at most NARROW wide
 
 
 def summarise(scores: list[KernelScore], model: str) -> ModelSummary:
@@ -272,6 +305,7 @@ def summarise(scores: list[KernelScore], model: str) -> ModelSummary:
     apes = [(name, p.ape) for name, p in predictions if p.ape is not None]
     values = [ape for _, ape in apes]
     ranges = [p for _, p in predictions if p.kind == "range"]
+    widths = [_width(p) for p in ranges]
     return ModelSummary(
         model, len(predictions),
         statistics.fmean(values) if values else None,
@@ -280,4 +314,12 @@ def summarise(scores: list[KernelScore], model: str) -> ModelSummary:
         (sum(1 for p in ranges if p.contained), len(ranges)) if ranges else None,
         tuple(name for name, p in predictions if p.violation),
         {s.kernel: s.left_out[model] for s in scores if model in s.left_out},
+        statistics.median(widths) if widths else None,
+        sum(1 for p in ranges if p.contained and _width(p) <= NARROW) if ranges else None,
     )
+
+
+def _width(prediction: Prediction) -> float:
+    """Return a range's upper / lower end (inf for a lower end of 0)."""
+    low, high = prediction.lower or 0.0, prediction.upper or 0.0
+    return high / low if low > 0 else math.inf

@@ -259,11 +259,21 @@ def predict_cpu(
     *,
     element_bytes: float = 4,
     assume: Iterable[str] = (),
+    vector_lanes: float | None = None,
 ) -> HullPrediction:
-    """Return the multi-core CPU time range (s) for complexity `f`: terms c0, m0, c1, c2, c3 (spec §2.4)."""
+    """Return the multi-core CPU time range (s) for complexity `f`: terms c0, m0, c1, c2, c3 (spec §2.4).
+
+    `vector_lanes` (perfcast's refinement): the lanes the compiler is known to have used, l. The floors without
+    SIMD then become the code's own: c1 = (L / l)·c0 and c3 = (L / l)·N_threads·c0 (l = 1: the spec's scalar
+    floors; l = L: c1 = c0). None: unknown, the spec's floors.
+    """
     f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
     lanes = max(1.0, figures.w_vector_bits / (8 * s))
+    if vector_lanes is not None:
+        if not (math.isfinite(vector_lanes) and vector_lanes >= 1):
+            raise ValueError(f"the lanes the compiler used must be at least 1, got {vector_lanes!r}")
+        lanes = max(1.0, lanes / vector_lanes)
     with np.errstate(over="ignore"):
         terms = {
             "c0": c0,

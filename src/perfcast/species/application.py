@@ -63,13 +63,20 @@ def predict_primitive(
     assume: Iterable[str] = (),
     transfers: bool = False,
     tile: HaloTile = HaloTile(),
+    vector_lanes: float | None = None,
 ) -> PrimitivePrediction:
-    """Return the boat hull time range (s) of `species` on a device's `figures`, for each complexity in `f`."""
+    """Return the boat hull time range (s) of `species` on a device's `figures`, for each complexity in `f`.
+
+    `vector_lanes`: on a CPU, the SIMD lanes the compiler used (`predict_cpu`); a GPU takes none.
+    """
     parsed = parse_species(species) if isinstance(species, str) else species
     bound = parsed.bind(dict(bind or {}))
     variables = class_variables(bound, tile)
     if isinstance(figures, CpuFigures):
-        prediction = predict_cpu(variables, figures, f, element_bytes=element_bytes, assume=assume)
+        prediction = predict_cpu(variables, figures, f, element_bytes=element_bytes, assume=assume,
+                                 vector_lanes=vector_lanes)
+    elif vector_lanes is not None:
+        raise ValueError("vector lanes are a CPU's compiler evidence; a GPU's boat hull takes none")
     else:
         prediction = predict_gpu(variables, figures, f, element_bytes=element_bytes, assume=assume, transfers=transfers)
     return PrimitivePrediction(bound, variables, prediction)

@@ -1,0 +1,94 @@
+"""The SIMD lanes the compiler gave each suite kernel: gcc's and PoCL's reports read, and run for real."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfcast.campaign.vector_evidence import gcc_vector_bytes, pocl_vector_lanes, run_gcc_report
+from perfcast.kernels.campaign import C_SOURCE, KERNELS, TILE
+
+DATA = Path(__file__).parents[1] / "data" / "campaign"
+
+SOURCE = """#include <omp.h>
+/* a comment */
+double first(float *a, int n)
+{
+    for (int i = 0; i < n; i++) a[i] = 0;
+    return 0;
+}
+
+static double helper(float x) { return x; }
+
+double second(float *restrict a,
+              const float *restrict b, int n)
+{
+    for (int i = 0; i < n; i++) a[i] = b[i];
+    for (int i = 0; i < n; i++) a[i] += 1;
+    return 0;
+}
+
+double third(int n)
+{
+    return n;
+}
+"""
+
+REPORT = """s.c:5:23: optimized: loop vectorized using 32 byte vectors
+s.c:5:23: optimized: loop vectorized using 64 byte vectors
+s.c:9:1: optimized: basic block part vectorized using 32 byte vectors
+s.c:14:23: optimized: loop vectorized using 16 byte vectors
+s.c:15:23: optimized: loop vectorized using 32 byte vectors
+s.c:15:23: optimized:  loop versioned for vectorization because of possible aliasing
+"""
+
+
+def test_gcc_report_gives_each_function_its_widest_loop():
+    assert gcc_vector_bytes(REPORT, SOURCE) == {"first": 64, "helper": 0, "second": 32, "third": 0}
+
+
+def test_pocl_remarks_give_each_kernel_its_work_group_loop():
+    """Recorded on PoCL 3.1: the loops over work-items, not a kernel's own loops (sgemm_naive's k loop)."""
+    lanes = pocl_vector_lanes((DATA / "pocl-vectorizer-remarks.txt").read_text(), [k.name for k in KERNELS])
+    assert lanes == {"triad": 8, "stencil7": 8, "sor_redblack": 8, "sgemm_naive": 1, "sgemm_tiled": 4,
+                     "histogram256": 1, "reduce_sum": 8, "transcendental": 1, "nbody": 1, "spmv_csr": 1,
+                     "hash_int": 8, "horner_fp64": 1}
+    assert pocl_vector_lanes("", ["triad"]) == {}  # no remarks (not PoCL): nothing known
+    only_own_loop = ("<unknown>:0:0: '_Z13get_global_idj' inlined into 'triad' with (cost=always)"
+                     "<unknown>:0:0: vectorized loop (vectorization width: 16, interleaved count: 1)")
+    assert pocl_vector_lanes(only_own_loop, ["triad"]) == {}
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_gcc_reports_on_the_suite_for_real():
+    from perfcast.campaign.native import C_FLAGS
+    from perfcast.kernels.native import DEFAULT_FLAGS
+
+    widest = gcc_vector_bytes(run_gcc_report(C_SOURCE, (*DEFAULT_FLAGS, *C_FLAGS, f"-DTILE={TILE}")),
+                              C_SOURCE.read_text())
+    assert {k.name for k in KERNELS} <= set(widest)
+    assert widest["triad"] >= 16  # any SIMD unit gcc targets at -O3 takes the triad
+
+
+def test_the_compilers_report_narrows_the_cpu_boat_hull():
+    """PoCL left horner_fp64 scalar and vectorised triad at 8 of 16 lanes, on both cores: c2 and c3 go."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device, load_device_file
+    from perfcast.kernels.campaign import kernel_named
+
+    device = load_device_file(Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml")
+    report = {"tool": "PoCL 3.1 vectoriser remarks", "lanes": {"triad": 8, "horner_fp64": 1}, "threads": 64}
+    for name in ("triad", "horner_fp64"):
+        kernel = kernel_named(name)
+        record = {"median_s": 0.01, "spread": 0.0, "n": kernel.sizes[1]}
+        spec = score_kernel(kernel, record, device, None).predictions["boat hull"]
+        told = score_kernel(kernel, record, device, None, report).predictions["boat hull"]
+        assert told.lower == pytest.approx(spec.lower) and told.upper < spec.upper
+        assert "floors by the compiler (PoCL 3.1 vectoriser remarks): 64 threads, so no single-thread floor" \
+            in told.detail
+    horner = score_kernel(kernel_named("horner_fp64"), {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}, device,
+                          None, report).predictions["boat hull"]
+    assert "left scalar" in horner.detail
+    gpu = score_kernel(kernel_named("triad"), {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}, get_device("h200"),
+                       None, report).predictions["boat hull"]
+    assert "compiler" not in gpu.detail  # a GPU's hull has no CPU floors to rule out
