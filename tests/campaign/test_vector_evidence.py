@@ -45,6 +45,20 @@ s.c:15:23: optimized:  loop versioned for vectorization because of possible alia
 
 def test_gcc_report_gives_each_function_its_widest_loop():
     assert gcc_vector_bytes(REPORT, SOURCE) == {"first": 64, "helper": 0, "second": 32, "third": 0}
+    assert gcc_vector_bytes(REPORT, SOURCE, "other.c") == {"first": 0, "helper": 0, "second": 0, "third": 0}
+
+
+def test_a_loop_belongs_to_the_function_whose_body_holds_it():
+    """A helper's loop is the helper's, a return type may stand on its own line, an `if {` is not a function."""
+    from perfcast.campaign.vector_evidence import c_function_lines
+
+    source = ("static inline float h(float *x)\n{\n    for (int i = 0; i < 4; i++) x[i] = 0;\n    return 0;\n}\n"
+              "double\nb(float *a,\n  int n)\n{\n    if (n) { a[0] = 1; }\n"
+              "    for (int i = 0; i < n; i++) a[i] = 0; /* a } in a comment */\n    return 0;\n}\n")
+    assert c_function_lines(source) == {"h": (1, 5), "b": (7, 13)}
+    report = ("s.c:3:5: optimized: loop vectorized using 16 byte vectors\n"
+              "s.c:11:5: optimized: loop vectorized using 64 byte vectors\n")
+    assert gcc_vector_bytes(report, source) == {"h": 16, "b": 64}
 
 
 def test_pocl_remarks_give_each_kernel_its_work_group_loop():
@@ -52,11 +66,17 @@ def test_pocl_remarks_give_each_kernel_its_work_group_loop():
     lanes = pocl_vector_lanes((DATA / "pocl-vectorizer-remarks.txt").read_text(), [k.name for k in KERNELS])
     assert lanes == {"triad": 8, "stencil7": 8, "sor_redblack": 8, "sgemm_naive": 1, "sgemm_tiled": 4,
                      "histogram256": 1, "reduce_sum": 8, "transcendental": 1, "nbody": 1, "spmv_csr": 1,
-                     "hash_int": 8, "horner_fp64": 1}
+                     "hash_int": 1, "horner_fp64": 1}  # hash_int: its copy for zero rounds went 8 wide, its rounds not
     assert pocl_vector_lanes("", ["triad"]) == {}  # no remarks (not PoCL): nothing known
     only_own_loop = ("<unknown>:0:0: '_Z13get_global_idj' inlined into 'triad' with (cost=always)"
                      "<unknown>:0:0: vectorized loop (vectorization width: 16, interleaved count: 1)")
     assert pocl_vector_lanes(only_own_loop, ["triad"]) == {}
+    # An unlisted kernel compiled after triad: its remarks are not triad's.
+    after = ("<unknown>:0:0: '_pocl_kernel_triad' inlined into '_pocl_kernel_triad_workgroup' with (cost=always)"
+             "<unknown>:0:0: vectorized loop (vectorization width: 8, interleaved count: 1)"
+             "<unknown>:0:0: '_pocl_kernel_other' inlined into '_pocl_kernel_other_workgroup' with (cost=always)"
+             "<unknown>:0:0: loop not vectorized: cannot prove it is safe to reorder floating-point operations")
+    assert pocl_vector_lanes(after, ["triad"]) == {"triad": 8}
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -89,6 +109,12 @@ def test_the_compilers_report_narrows_the_cpu_boat_hull():
     horner = score_kernel(kernel_named("horner_fp64"), {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}, device,
                           None, report).predictions["boat hull"]
     assert "left scalar" in horner.detail
+    # Fewer threads than the hull counts keep c2 and c3; the lanes alone then move c3 = (L / l)·N·c0.
+    one = {"tool": "gcc", "lanes": {"triad": 16}, "threads": 1}
+    record = {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}
+    wide = score_kernel(kernel_named("triad"), record, device, None, one).predictions["boat hull"]
+    unknown = score_kernel(kernel_named("triad"), record, device, None, {**one, "lanes": {}}).predictions["boat hull"]
+    assert wide.upper < unknown.upper and "1 threads of the 2 the hull counts" in wide.detail
     gpu = score_kernel(kernel_named("triad"), {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}, get_device("h200"),
                        None, report).predictions["boat hull"]
     assert "compiler" not in gpu.detail  # a GPU's hull has no CPU floors to rule out

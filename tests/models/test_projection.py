@@ -170,6 +170,14 @@ def test_issue_shares_taken_for_the_point_and_spanned():
     assert point == pytest.approx(0.5**0.5) and span == (0.5, 1.0)
     assert issue_shares(None, 1.0, 1.0) == (None, (None,))  # alike: the shares cancel, §4 as written
     assert issue_shares(None, None, 0.5) == (None, (None,))
+    assert issue_shares(0.3, 1.0, None) == (None, (None,))  # one side's share unknown: neither ceiling moves
+
+
+def test_a_measured_share_moves_nothing_when_one_gpu_has_no_share():
+    plain = GpuMaxima(fma=10e12, add_mul=5e12, l1=20e12, l2=5e12, dram=1e12, shared=20e12)
+    measured = project(kernel(**HEAVY, fp_issue_share=0.3), DUAL, plain)
+    assert measured.middle == pytest.approx(project(kernel(**HEAVY), SOURCE, SOURCE).middle)
+    assert measured.fp_issue_share is None
 
 
 def test_unknown_share_from_a_dual_issue_gpu_to_a_single_issue_one():

@@ -88,10 +88,10 @@ class NativeTimer:
 
         flags = tuple(self.library.command[1:-3])  # the build's flags, without the compiler, source and output
         report = run_gcc_report(C_SOURCE, flags, self.library.command[0])
-        widest = gcc_vector_bytes(report, C_SOURCE.read_text())
+        widest = gcc_vector_bytes(report, C_SOURCE.read_text(), C_SOURCE.name)
         lanes = {k.name: max(1, widest.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in widest}
         return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes,
-                "threads": _threads()}
+                "threads": _threads(), "raw": report}
 
     def environment(self) -> dict[str, Any]:
         """Return the CPU, the threads and the compiler the times were taken with."""

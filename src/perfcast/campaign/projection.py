@@ -59,7 +59,8 @@ class KernelProjection:
         contained = contains(fast, slow, self.measured, self.spread)
         detail = (f"{self.precision}; levels " + ", ".join(f"{level} {value / 1e9:.4g} GFLOP/s" for level, value
                                                           in self.projection.per_level.items())
-                  + "; middle = arithmetic mean of the performance interval, time = FLOP_t / middle")
+                  + "; middle = arithmetic mean of the levels' interval (at the FP issue share taken), "
+                  "time = FLOP_t / middle")
         return Prediction("projection", "range", self.projection.time, fast, slow,
                           percentage_error(self.projection.time, self.measured), contained, detail=detail)
 
@@ -123,7 +124,7 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
             meas, spread = measured.get((profile.name, target.name), (None, 0.0))
             extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
             extra += [issue_note(projection)] if issue_note(projection) else []
-            if oclgrind and kernel.fp_issue_share is not None and (on_source.fp_issue_share or on_target.fp_issue_share):
+            if oclgrind and kernel.fp_issue_share is not None and on_source.fp_issue_share and on_target.fp_issue_share:
                 extra.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
                              "GPU's machine code")
             results.append(KernelProjection(profile.name, on_source, on_target, projection, ratio,

@@ -251,7 +251,8 @@ def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
         f"## Projection (§4): {s_name} → {t_name}", "",
         f"Every kernel profiled in `{result.source.archive.path.name}` and timed there, projected onto the device "
         f"of `{result.target.archive.path.name}` and compared with its time measured there. Interval: the per-level "
-        "projections' extremes; time: FLOP over the interval's middle performance.", "",
+        "projections' extremes (over the FP issue shares the kernel may have, where its share is unknown between "
+        "GPUs of different shares); time: FLOP over the middle performance of the levels.", "",
         "| n | MAPE | median APE | worst kernel | intervals containing the measurement |", "|---|---|---|---|---|",
         f"| {summary.n} | {_pct(summary.mape)} | {_pct(summary.median_ape)} | {worst} | {inside} |", "",
         f"![projected intervals against measured times]({chart})", "",

@@ -140,7 +140,7 @@ class _OpenClTimer:
         version = re.search(r"PoCL [\w.+~-]+", cl_platform.version)  # "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
         return {"tool": f"{version.group(0) if version else 'PoCL'} vectoriser remarks",
                 "lanes": pocl_vector_lanes(remarks, [k.name for k in kernels]),
-                "threads": int(self.device.max_compute_units)}
+                "threads": int(self.device.max_compute_units), "raw": remarks}
 
     def environment(self) -> dict[str, Any]:
         """Return the platform, device and driver the times were taken with."""
@@ -306,7 +306,8 @@ def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer
                           progress: Progress) -> None:
     """Record the SIMD lanes the compiler gave each timed kernel (gcc's or PoCL's report), where it says.
 
-    The boat hull rules its CPU floors out by them (`score._hull`). A backend whose compiler gives no report
+    The boat hull rules its CPU floors out by them (`score._hull`). The compiler's own text is kept in
+    raw/vectorisation.txt, so that a later reader can read it again. A backend whose compiler gives no report
     (CUDA, an OpenCL platform other than PoCL) records None; a report that fails is a note, not a stop.
     """
     timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
@@ -318,6 +319,9 @@ def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer
             found = timer.vectorisation(timed, sizes)
         except ToolError as error:
             manifest["notes"].append(f"no vectorisation report: {error}")
+        if found is not None:
+            folder.file("raw/vectorisation.txt").write_text(found.pop("raw", ""))
+            found["raw"] = "raw/vectorisation.txt"
     manifest["vectorisation"] = found
     folder.save_manifest(manifest)
 

@@ -18,7 +18,7 @@ from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
-from perfcast.models.boathull import CpuFigures, priced_complexity
+from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
 from perfcast.models.quantitative import kernel_parameters, predict
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
@@ -114,9 +114,10 @@ def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, s
                       ape=percentage_error(time, measured), detail=detail)
 
 
-def compiler_floors(kernel: CampaignKernel, figures: Any, vectorisation: Mapping[str, Any] | None
+def compiler_floors(kernel: CampaignKernel, figures: CpuFigures | GpuFigures,
+                    vectorisation: Mapping[str, Any] | None
                     ) -> tuple[tuple[str, ...], float | None, str]:
-    """Return the CPU floors the compiler's report rules out, the SIMD lanes it used, and the words that say so.
+    """Return the CPU floors the compiler's report rules out, the SIMD lanes it used (lanes), and the words that say so.
 
     Threads as many as the hull's N_threads rule out the single-thread floors (c2, c3); the lanes the compiler
     gave the kernel's loops set its no-SIMD floor to (L / lanes)·c0 (`predict_cpu`). No report, or a GPU: nothing.

@@ -4,15 +4,16 @@ The boat hull's CPU floors (spec §2.4) stand for code that uses no SIMD (c1) or
 own kernels a campaign can ask the compiler instead of assuming the worst:
 
 * gcc says which loops it vectorised and with what vector size (`-fopt-info-vec-optimized`: "FILE:LINE:COL:
-  optimized: loop vectorized using 64 byte vectors"); each loop belongs to the function whose definition
-  precedes its line;
+  optimized: loop vectorized using 64 byte vectors"); each loop belongs to the function whose body holds its
+  line;
 * PoCL's kernel compiler says the width at which LLVM's loop vectoriser vectorised the loop over a work-group's
   work-items (`POCL_VECTORIZER_REMARKS=1`: "vectorized loop (vectorization width: 8, ...)"), after the remark
   that inlines `_pocl_kernel_NAME` into its work-group function.
 
-A kernel takes the widest vector any of its loops was given, in lanes of its element size; a kernel whose
-loops were all left scalar takes 1. Without a report (another compiler, another OpenCL platform) nothing is
-known and the spec's floors stay. The readers are pure; the two `run_` functions call the compilers.
+A kernel takes the widest vector gcc gave one of its loops, in lanes of its element size (none vectorised:
+1); on PoCL, its work-group loop's width, or 1 where a loop of its own stayed scalar. Without a report
+(another compiler, another OpenCL platform) nothing is known and the spec's floors stay. The readers are
+pure; the two `run_` functions call the compilers.
 """
 
 from __future__ import annotations
@@ -27,54 +28,91 @@ from pathlib import Path
 
 from perfcast.errors import ToolError
 
-__all__ = ["gcc_vector_bytes", "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
+__all__ = ["c_function_lines", "gcc_vector_bytes", "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
 
 _GCC_LOOP = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: optimized: loop vectorized using (?P<bytes>\d+) byte "
                        r"vectors", re.M)
-# A C function definition at the start of a line: a return type, the name, its parameters (maybe over lines).
-_C_FUNCTION = re.compile(r"^(?!static\s+inline\b)[A-Za-z_][\w \t\*]*?\b(?P<name>[A-Za-z_]\w*)\s*\([^;{]*\)\s*\{",
-                         re.M)
+# A C function definition: a name, its parameters (no braces or semicolons inside) and its opening brace; only
+# those at brace depth 0 are functions (an `if (...) {` sits inside one).
+_C_DEFINITION = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{")
+_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "else", "do"})
+_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _WORKGROUP = re.compile(r"'_pocl_kernel_(?P<name>\w+?)' inlined into '_pocl_kernel_(?P=name)_workgroup")
 _INLINED_INTO = re.compile(r"inlined into '(?P<name>\w+)'")
 _WIDTH = re.compile(r"vectorized loop \(vectorization width: (?P<width>\d+)")
+_NOT_VECTORISED = "loop not vectorized"
 REPORT_TIMEOUT = 600  # s, one run of the compiler or of the suite under PoCL
 
 
-def gcc_vector_bytes(report: str, source: str) -> dict[str, int]:
-    """Return, per function defined in C `source`, the widest vector (B) gcc's report gives one of its loops (0: none)."""
-    starts = sorted((source.count("\n", 0, m.start()) + 1, m.group("name")) for m in _C_FUNCTION.finditer(source))
-    widest = {name: 0 for _, name in starts}
+def c_function_lines(source: str) -> dict[str, tuple[int, int]]:
+    """Return each function defined in C `source` with the lines (1-based, inclusive) from its name to its '}'."""
+    text = _C_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)  # keeps every line in place
+    depth, position, spans = 0, 0, {}
+    for match in _C_DEFINITION.finditer(text):
+        depth += text.count("{", position, match.start()) - text.count("}", position, match.start())
+        position = match.start()
+        if depth != 0 or match.group("name") in _NOT_FUNCTIONS:
+            continue
+        inner, end = 0, match.end() - 1  # the opening brace
+        while end < len(text):
+            inner += {"{": 1, "}": -1}.get(text[end], 0)
+            if inner == 0:
+                break
+            end += 1
+        spans[match.group("name")] = (text.count("\n", 0, match.start()) + 1, text.count("\n", 0, end) + 1)
+    return spans
+
+
+def gcc_vector_bytes(report: str, source: str, filename: str | None = None) -> dict[str, int]:
+    """Return, per function defined in C `source`, the widest vector (B) gcc's report gives one of its loops (0: none).
+
+    `filename` keeps only the report's lines about that file (an included header's loops are not the source's).
+    """
+    spans = c_function_lines(source)
+    widest = {name: 0 for name in spans}
     for match in _GCC_LOOP.finditer(report):
+        if filename is not None and Path(match.group("file")).name != Path(filename).name:
+            continue
         line = int(match.group("line"))
-        owner = next((name for start, name in reversed(starts) if start <= line), None)
+        owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)
         if owner is not None:
             widest[owner] = max(widest[owner], int(match.group("bytes")))
     return widest
 
 
 def pocl_vector_lanes(remarks: str, kernels: Iterable[str]) -> dict[str, int]:
-    """Return, per kernel PoCL compiled, the widest vectorisation of its work-group loop in lanes (1: left scalar).
+    """Return, per kernel PoCL compiled, the lanes of its work-group loop: its vector width, 1 if any loop stayed scalar.
 
-    `remarks` is the output of a process that compiled the kernels with POCL_VECTORIZER_REMARKS=1; a kernel
-    whose work-group function never appears there is left out (not compiled, or not PoCL).
+    `remarks` is the output of a process that compiled the kernels with POCL_VECTORIZER_REMARKS=1. A kernel's
+    remarks run from the one that inlines `_pocl_kernel_NAME` into its work-group function to the next
+    inlining into anything else. LLVM vectorises innermost loops only: a kernel with a loop of its own that
+    stayed scalar ("loop not vectorized") runs its work-items scalar in that loop, however wide another of
+    its loops went (hash_int's copy for zero rounds), so it counts 1. A kernel whose work-group function never
+    appears (not compiled, or not PoCL) is left out.
     """
     names = set(kernels)
-    lanes: dict[str, int] = {}
+    widths: dict[str, list[int]] = {}
+    scalar: set[str] = set()
     current: str | None = None
     for remark in re.split(r"<unknown>:0:0: |\n", remarks):
         group = _WORKGROUP.search(remark)
-        if group and group.group("name") in names:
-            current = group.group("name")
-            lanes.setdefault(current, 1)
+        if group:
+            current = group.group("name") if group.group("name") in names else None
+            if current is not None:
+                widths.setdefault(current, [])
             continue
         inlined = _INLINED_INTO.search(remark)
-        if inlined and inlined.group("name") in names:
-            current = None  # the next kernel's own body is being compiled: its loops are not a work-group's
+        if inlined and not (current and inlined.group("name").startswith(f"_pocl_kernel_{current}_workgroup")):
+            current = None  # another function is being compiled: its loops are not this work-group's
+            continue
+        if current is None:
             continue
         width = _WIDTH.search(remark)
-        if width and current is not None:
-            lanes[current] = max(lanes[current], int(width.group("width")))
-    return lanes
+        if width:
+            widths[current].append(int(width.group("width")))
+        elif remark.startswith(_NOT_VECTORISED):
+            scalar.add(current)
+    return {name: 1 if name in scalar or not found else max(found) for name, found in widths.items()}
 
 
 def run_gcc_report(source: Path, flags: Sequence[str], compiler: str = "gcc") -> str:

@@ -554,7 +554,7 @@ def validate_gpu_corpus_command(
         table.add_row("boat hull", "best time in a range <= 3x", f"{hull['contained_within_width']} of {hull['pairs']}")
         for group, figures in head["projection"].items():
             best = figures["best_mape"]
-            table.add_row(f"projection, {group}", "MAPE best: perfcast / bw / FLOP / max",
+            table.add_row(f"projection, {group}", "MAPE best: perfcast / §4 as written / bw / FLOP / max",
                           " / ".join(format_percent(best[m]) for m in best))
         for strategy, figures in head["tuning_replay"].items():
             table.add_row(f"tuning replay, {strategy}", f"final fraction over {figures['spaces']} spaces: median / lowest",

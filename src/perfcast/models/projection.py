@@ -177,15 +177,20 @@ def issue_shares(kernel_share: float | None, source_share: float | None,
                  target_share: float | None) -> tuple[float | None, tuple[float | None, ...]]:
     """Return the FP issue share phi a projection takes for its point, and the shares its interval spans.
 
-    Measured (a profile's phi), it is the one share. Unknown, between GPUs that differ in their share s (one
-    reaches its FP peak only when every issue is FP, the other with half to spare), phi can lie anywhere in
-    [min s, max s] as far as the ratio of their ceilings goes (below, both are issue bound alike; above,
-    neither is); the point takes the geometric middle of that range, and the interval spans both ends.
-    Unknown otherwise, phi is left out (None): §4 as written.
+    Only where both GPUs give their share s: a share known on one side alone would scale one ceiling and not
+    the other, so phi is then left out (None), §4 as written. Measured (a profile's phi), it is the one share.
+    Unknown, between GPUs that differ in s (one reaches its FP peak only when every issue is FP, the other with
+    half to spare), the point takes phi = sqrt(min s · max s) and the interval spans phi = min s and max s:
+    where the kernel is compute bound on both GPUs, those ends bound the ratio of their ceilings. A kernel
+    memory bound on one GPU and compute bound on the other can lie outside them when its phi is below min s
+    (its source ceiling falls further): the interval does not cover that case. Unknown between GPUs of equal
+    s, phi is left out: the shares cancel where the kernel is compute bound on both.
     """
+    if source_share is None or target_share is None:
+        return None, (None,)
     if kernel_share is not None:
         return kernel_share, (kernel_share,)
-    if source_share is None or target_share is None or source_share == target_share:
+    if source_share == target_share:
         return None, (None,)
     low, high = sorted((source_share, target_share))
     return math.sqrt(low * high), (low, high)

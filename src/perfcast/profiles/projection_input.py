@@ -65,7 +65,7 @@ def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: f
         shared_bytes = useful * SHARED_BYTES_PER_CLOCK
         efficiency = useful / wavefronts
     share = None
-    if m.get("inst_warp", 0) > 0:
+    if m.get("inst_warp", 0) > 0 and active_threads > 0:  # no active threads: ProjectedKernel refuses it below
         # phi: FP instructions (thread level) over the thread instructions issued (warp instructions at the
         # active threads each), the share of the issues the FP ones took.
         share = (n_fma + n_add + n_mul) / (active_threads * m["inst_warp"])

@@ -283,7 +283,7 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
 
 
 def without_issue_share(gpu: ScoredGpu) -> ScoredGpu:
-    """Return a GPU's figures with its fp32 issue share left out: the projection as spec §4 writes it."""
+    """Return a GPU's figures (op/s, B/s) with its fp32 issue share left out: the projection as spec §4 writes it."""
     return replace(gpu, maxima=replace(gpu.maxima, fp_issue_share=None))
 
 
