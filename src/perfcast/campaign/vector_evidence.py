@@ -115,37 +115,35 @@ def pocl_vector_lanes(remarks: str, kernels: Iterable[str]) -> dict[str, int]:
     return {name: 1 if name in scalar or not found else max(found) for name, found in widths.items()}
 
 
+def _output(command: Sequence[str], what: str, env: Mapping[str, str] | None = None) -> str:
+    """Return what `command` printed (stdout and stderr together, in order), or raise ToolError naming `what`."""
+    try:
+        done = subprocess.run(list(command), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=REPORT_TIMEOUT, env=None if env is None else dict(env), check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"{what} could not be read: {error}") from None
+    if done.returncode != 0:
+        raise ToolError(f"{what} failed (exit status {done.returncode}): {done.stdout.strip()[-400:]}")
+    return done.stdout
+
+
 def run_gcc_report(source: Path, flags: Sequence[str], compiler: str = "gcc") -> str:
     """Return gcc's vectorisation report of `source` compiled with `flags` (objects thrown away, nothing linked)."""
     kept = [f for f in flags if f not in ("-shared",) and not f.startswith(("-l", "-o"))]
     command = [compiler, *kept, "-fopt-info-vec-optimized", "-c", str(source), "-o", os.devnull]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=REPORT_TIMEOUT, check=False)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ToolError(f"{compiler} could not report its vectorisation of {source.name}: {error}") from None
-    if done.returncode != 0:
-        raise ToolError(f"{compiler} failed to compile {source.name} for its vectorisation report: "
-                        f"{done.stderr.strip()[-400:]}")
-    return done.stderr
+    return _output(command, f"{compiler}'s vectorisation report of {source.name}")
 
 
 def run_pocl_report(sizes: Mapping[str, int], platform: int, device: int) -> str:
     """Return PoCL's vectoriser remarks for the suite's kernels, each built afresh and launched once on one group.
 
     `sizes` gives each kernel's problem size; `platform` and `device` are the OpenCL indices of the PoCL device
-    (PYOPENCL_CTX). A fresh kernel cache makes PoCL compile, and so remark on, every kernel.
+    (PYOPENCL_CTX). A fresh kernel cache makes PoCL compile, and so remark on, every kernel. PoCL prints its
+    remarks on stdout.
     """
     with tempfile.TemporaryDirectory(prefix="perfcast-pocl-") as cache:
         env = {**os.environ, "POCL_VECTORIZER_REMARKS": "1", "POCL_CACHE_DIR": cache,
                "PYOPENCL_CTX": f"{platform}:{device}"}
         listing = ",".join(f"{name}={n}" for name, n in sizes.items())
         command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
-        try:  # PoCL prints its remarks on stdout, the driver nothing: both are read
-            done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                  timeout=REPORT_TIMEOUT, env=env, check=False)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise ToolError(f"PoCL's vectoriser remarks could not be read: {error}") from None
-    if done.returncode != 0:
-        raise ToolError(f"the suite under PoCL with its vectoriser remarks failed ({done.returncode}): "
-                        f"{done.stdout.strip()[-400:]}")
-    return done.stdout
+        return _output(command, "PoCL's vectoriser remarks on the suite", env)
