@@ -155,6 +155,20 @@ def test_hull_json_hand_computed():
     assert row["lower_term"] == "m0"
 
 
+def test_hull_vector_lanes_set_a_cpus_no_simd_floors():
+    """core-i7-930: SSE, 4 fp32 lanes; 2 of them used: c1 = 2 c0; a GPU beside it takes none."""
+    plain = json.loads(run("hull", ERODE, "-d", "core-i7-930", "--f", "4", "--json").stdout)["devices"][0]
+    data = json.loads(run("hull", ERODE, "-d", "core-i7-930", "-d", "gtx470", "--f", "4", "--vector-lanes", "2",
+                          "--json").stdout)
+    cpu, gpu = data["devices"]
+    c0 = cpu["rows"][0]["terms"]["c0"]
+    assert cpu["vector_lanes"] == 2 and gpu["vector_lanes"] is None
+    assert cpu["rows"][0]["terms"]["c1"] == pytest.approx(2 * c0)
+    assert plain["rows"][0]["terms"]["c1"] == pytest.approx(4 * c0)
+    refused = run("hull", ERODE, "-d", "gtx470", "--vector-lanes", "2")
+    assert refused.exit_code == 2 and "no device here is a CPU" in refused.stderr
+
+
 def test_hull_transfers_and_chart(tmp_path):
     path = tmp_path / "hull.png"
     data = json.loads(run("hull", ERODE, "-d", "gtx470", "-d", "core-i7-930", "--transfers", "--json",

@@ -120,6 +120,7 @@ def hull_command(
     precision: Annotated[Precision, typer.Option("--precision", "-p", help="Precision of the compute peak.")] = Precision.FP32,
     tile: Annotated[str, typer.Option("--tile", help="Work-group tile (outputs) staged for neighbourhoods, TXxTY.")] = "16x16",
     transfers: Annotated[bool, typer.Option("--transfers", help="Add host<->device copies (t0) to both ends (GPUs).")] = False,
+    lanes: Annotated[int | None, typer.Option("--vector-lanes", min=1, help="CPU: the SIMD lanes the compiler gave the loop (its vectorisation report: gcc -fopt-info-vec, PoCL's remarks); the no-SIMD floors become (L / lanes)·c0.")] = None,
     calls: Annotated[float, typer.Option("--elementary-calls", min=0, help="Elementary-function calls (exp, log, sin, ...) each f holds at 8 ops; a device measured by perfcast bench prices them at its own cost.")] = 0.0,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the boat hull chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
@@ -141,6 +142,8 @@ def hull_command(
                                        assume=_split_list(assume, "--assume"), tile=_parse_tile(tile))
         _check_bind(species, options["bind"])
         _check_assumptions(options["assume"], {device.kind for device in devices})
+        if lanes is not None and all(device.kind != "cpu" for device in devices):
+            raise ValueError("--vector-lanes: the lanes a compiler used set a CPU's floors; no device here is a CPU")
         check_chart_path(output)
         check_csv(csv_to)
         results = []
@@ -152,7 +155,9 @@ def hull_command(
                 priced = [priced_complexity(value, calls, cost.extra) for value in f]
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
             wants_bus = transfers and device.kind == "gpu"
-            results.append((inputs, predict_primitive(species, inputs.figures, priced, transfers=wants_bus, **options)))
+            on_cpu = lanes if device.kind == "cpu" else None
+            results.append((inputs, predict_primitive(species, inputs.figures, priced, transfers=wants_bus,
+                                                      vector_lanes=on_cpu, **options)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     bound, variables = results[0][1].species, results[0][1].variables
@@ -165,7 +170,8 @@ def hull_command(
             "element_size": element_size,
             "devices": [
                 {"name": inputs.device.name, "kind": inputs.device.kind, "inputs": inputs.sources,
-                 "assume": options["assume"], "floors": list(r.prediction.floors),
+                 "assume": options["assume"], "vector_lanes": lanes if inputs.device.kind == "cpu" else None,
+                 "floors": list(r.prediction.floors),
                  "ruled_out": list(r.prediction.ruled_out),
                  "ignored_assumptions": list(r.prediction.ignored_assumptions),
                  "transfer": r.prediction.transfer, "f_given": f, "rows": _hull_rows(r.prediction)}
@@ -191,7 +197,9 @@ def hull_command(
         panels = []
         for inputs, _ in results:
             wants_bus = transfers and inputs.device.kind == "gpu"
-            curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus, **options).prediction
+            on_cpu = lanes if inputs.device.kind == "cpu" else None
+            curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus, vector_lanes=on_cpu,
+                                      **options).prediction
             panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
         save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
         (errors if as_json else text_out(csv_to)).print(f"wrote {printable(output)}", highlight=False)
