@@ -36,7 +36,9 @@ def test_devices_show():
     result = run("devices", "show", "gtx470")
     assert result.exit_code == 0
     assert "1.089 TFLOP/s" in result.stdout and "133.9 GB/s" in result.stdout
+    assert "fp32 issue share" in result.stdout  # a plain number, not a quantity
     data = json.loads(run("devices", "show", "v100", "--json").stdout)
+    assert data["fp32_issue_share"]["value"] == 0.5
     assert data["peak"]["fp32"]["fma"]["value"] == 15.67e12
     assert data["peak"]["fp32"]["add_mul"]["provenance"]["source"] == "estimated"
     assert yaml.safe_load(run("devices", "show", "v100", "--yaml").stdout)["name"] == "v100"
@@ -163,6 +165,7 @@ def test_hull_vector_lanes_set_a_cpus_no_simd_floors():
     cpu, gpu = data["devices"]
     c0 = cpu["rows"][0]["terms"]["c0"]
     assert cpu["vector_lanes"] == 2 and gpu["vector_lanes"] is None
+    assert "--vector-lanes" in cpu["inputs"]["vector lanes"] and "vector lanes" not in gpu["inputs"]
     assert cpu["rows"][0]["terms"]["c1"] == pytest.approx(2 * c0)
     assert plain["rows"][0]["terms"]["c1"] == pytest.approx(4 * c0)
     refused = run("hull", ERODE, "-d", "gtx470", "--vector-lanes", "2")

@@ -43,19 +43,29 @@ s.c:15:23: optimized:  loop versioned for vectorization because of possible alia
 """
 
 
-def test_gcc_report_gives_each_function_its_widest_loop():
-    assert gcc_vector_bytes(REPORT, SOURCE) == {"first": 64, "helper": 0, "second": 32, "third": 0}
-    assert gcc_vector_bytes(REPORT, SOURCE, "other.c") == {"first": 0, "helper": 0, "second": 0, "third": 0}
+def _parsed(tmp_path, text, name="s.c"):
+    from perfcast.species.c_source import parse_c_file
+
+    path = tmp_path / name
+    path.write_text(text)
+    return parse_c_file(path)
 
 
-def test_a_loop_belongs_to_the_function_whose_body_holds_it():
+def test_gcc_report_gives_each_function_its_widest_loop(tmp_path):
+    assert gcc_vector_bytes(REPORT, _parsed(tmp_path, SOURCE)) == {"first": 64, "helper": 0, "second": 32, "third": 0}
+    # The report speaks of s.c: the same functions in another file have no loop of its.
+    assert gcc_vector_bytes(REPORT, _parsed(tmp_path, SOURCE, "other.c")) == {"first": 0, "helper": 0, "second": 0,
+                                                                              "third": 0}
+
+
+def test_a_loop_belongs_to_the_function_whose_body_holds_it(tmp_path):
     """A helper's loop is the helper's, a return type may stand on its own line, an `if {` is not a function."""
     from perfcast.campaign.vector_evidence import c_function_lines
 
-    source = ("static inline float h(float *x)\n{\n    for (int i = 0; i < 4; i++) x[i] = 0;\n    return 0;\n}\n"
-              "double\nb(float *a,\n  int n)\n{\n    if (n) { a[0] = 1; }\n"
-              "    for (int i = 0; i < n; i++) a[i] = 0; /* a } in a comment */\n    return 0;\n}\n")
-    assert c_function_lines(source) == {"h": (1, 5), "b": (7, 13)}
+    source = _parsed(tmp_path, "static inline float h(float *x)\n{\n    for (int i = 0; i < 4; i++) x[i] = 0;\n"
+                     "    return 0;\n}\ndouble\nb(float *a,\n  int n)\n{\n    if (n) { a[0] = 1; }\n"
+                     "    for (int i = 0; i < n; i++) a[i] = 0; /* a } in a comment */\n    return 0;\n}\n")
+    assert c_function_lines(source) == {"h": (1, 4), "b": (7, 12)}  # from the name to the last statement
     report = ("s.c:3:5: optimized: loop vectorized using 16 byte vectors\n"
               "s.c:11:5: optimized: loop vectorized using 64 byte vectors\n")
     assert gcc_vector_bytes(report, source) == {"h": 16, "b": 64}
@@ -83,9 +93,10 @@ def test_pocl_remarks_give_each_kernel_its_work_group_loop():
 def test_gcc_reports_on_the_suite_for_real():
     from perfcast.campaign.native import C_FLAGS
     from perfcast.kernels.native import DEFAULT_FLAGS
+    from perfcast.species.c_source import parse_c_file
 
     widest = gcc_vector_bytes(run_gcc_report(C_SOURCE, (*DEFAULT_FLAGS, *C_FLAGS, f"-DTILE={TILE}")),
-                              C_SOURCE.read_text())
+                              parse_c_file(C_SOURCE, {"TILE": TILE}))
     assert {k.name for k in KERNELS} <= set(widest)
     assert widest["triad"] >= 16  # any SIMD unit gcc targets at -O3 takes the triad
 

@@ -138,6 +138,11 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
 
 
+def _whole(value: Any) -> bool:
+    """Return whether `value` is a positive whole number (a JSON integer, not a boolean)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
 def _manifest(data: Any, origin: str) -> dict[str, Any]:
     """Return a manifest after checking its format, version and the types and ranges of what the scores read."""
     if not isinstance(data, dict) or data.get("format") != ARCHIVE_FORMAT:
@@ -155,8 +160,7 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
             raise ArchiveError(f"{origin}: '{name}' must be a mapping")
     fanout = data.get("fanout")
     if fanout is not None and not (isinstance(fanout.get("id"), str)
-                                   and all(isinstance(fanout.get(k), int) and not isinstance(fanout.get(k), bool)
-                                           and fanout[k] > 0 for k in ("worker", "workers"))
+                                   and all(_whole(fanout.get(k)) for k in ("worker", "workers"))
                                    and fanout["worker"] <= fanout["workers"]):
         raise ArchiveError(f"{origin}: 'fanout' needs an id (text) and worker <= workers (positive whole numbers)")
     species = data.get("species")
@@ -165,12 +169,8 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
     vectorisation = data.get("vectorisation")
     if vectorisation is not None:
         lanes, threads = vectorisation.get("lanes"), vectorisation.get("threads")
-
-        def whole(value: Any) -> bool:
-            return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-        if not (isinstance(lanes, dict) and all(isinstance(k, str) and whole(v) for k, v in lanes.items())
-                and (threads is None or whole(threads))):
+        if not (isinstance(lanes, dict) and all(isinstance(k, str) and _whole(v) for k, v in lanes.items())
+                and (threads is None or _whole(threads))):
             raise ArchiveError(f"{origin}: 'vectorisation' needs lanes (kernel -> a positive whole number) and "
                                "threads (a positive whole number)")
     if not isinstance(data.get("notes", []), list):
@@ -188,8 +188,7 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
         for field in ("global_size", "local_size"):
             sizes = record.get(field)
             if sizes is not None and not (isinstance(sizes, list)
-                                          and all(isinstance(v, int) and not isinstance(v, bool) and v > 0
-                                                  for v in sizes)):
+                                          and all(_whole(v) for v in sizes)):
                 raise ArchiveError(f"{where}: {field} must be a list of positive integers")
         if "profile" in record and record["profile"] is not None and not isinstance(record["profile"], dict):
             raise ArchiveError(f"{where}: profile must be a mapping")
@@ -206,7 +205,7 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
         if data.get("kind") != "program":
             if not record["median_s"] > 0:
                 raise ArchiveError(f"{where}: median_s must be a positive number of seconds, not {record['median_s']!r}")
-            if not (isinstance(record.get("n"), int) and not isinstance(record.get("n"), bool) and record["n"] > 0):
+            if not _whole(record.get("n")):
                 raise ArchiveError(f"{where}: a suite kernel needs n, its size (a positive integer)")
             if record.get("precision") not in _PRECISIONS:
                 raise ArchiveError(f"{where}: precision {record.get('precision')!r} is not one of "

@@ -123,7 +123,8 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
                 continue
             meas, spread = measured.get((profile.name, target.name), (None, 0.0))
             extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
-            extra += [issue_note(projection)] if issue_note(projection) else []
+            assumed = issue_note(projection)
+            extra += [assumed] if assumed else []
             if oclgrind and kernel.fp_issue_share is not None and on_source.fp_issue_share and on_target.fp_issue_share:
                 extra.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
                              "GPU's machine code")

@@ -317,7 +317,7 @@ def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer
         sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
         try:
             found = timer.vectorisation(timed, sizes)
-        except ToolError as error:
+        except (ToolError, InputError) as error:  # a compiler that fails, or C the reader cannot parse
             manifest["notes"].append(f"no vectorisation report: {error}")
         if found is not None:
             folder.file("raw/vectorisation.txt").write_text(found.pop("raw", ""))

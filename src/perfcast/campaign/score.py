@@ -132,7 +132,7 @@ def compiler_floors(kernel: CampaignKernel, figures: CpuFigures | GpuFigures,
         words.append(f"{threads} threads" + (", so no single-thread floor" if assume
                                               else f" of the {figures.n_threads} the hull counts"))
     if lanes is not None:
-        full = max(1, int(figures.w_vector_bits // (8 * kernel.element_bytes)))
+        full = int(figures.lanes(kernel.element_bytes))
         words.append(f"{lanes} of {full} SIMD lanes" if lanes > 1 else f"left scalar ({full} SIMD lanes)")
     return assume, lanes, f"; floors by the compiler ({vectorisation.get('tool')}): {', '.join(words)}"
 
@@ -316,7 +316,7 @@ def summarise(scores: list[KernelScore], model: str) -> ModelSummary:
         tuple(name for name, p in predictions if p.violation),
         {s.kernel: s.left_out[model] for s in scores if model in s.left_out},
         statistics.median(widths) if widths else None,
-        sum(1 for p in ranges if p.contained and _width(p) <= NARROW) if ranges else None,
+        sum(1 for p, width in zip(ranges, widths) if p.contained and width <= NARROW) if ranges else None,
     )
 
 

@@ -5,7 +5,7 @@ own kernels a campaign can ask the compiler instead of assuming the worst:
 
 * gcc says which loops it vectorised and with what vector size (`-fopt-info-vec-optimized`: "FILE:LINE:COL:
   optimized: loop vectorized using 64 byte vectors"); each loop belongs to the function whose body holds its
-  line;
+  line, the functions read by perfcast's C reader (`species.c_source`, pycparser);
 * PoCL's kernel compiler says the width at which LLVM's loop vectoriser vectorised the loop over a work-group's
   work-items (`POCL_VECTORIZER_REMARKS=1`: "vectorized loop (vectorization width: 8, ...)"), after the remark
   that inlines `_pocl_kernel_NAME` into its work-group function.
@@ -23,20 +23,18 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from pycparser import c_ast
+
 from perfcast.errors import ToolError
+from perfcast.species.c_source import ParsedSource
 
 __all__ = ["c_function_lines", "gcc_vector_bytes", "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
 
 _GCC_LOOP = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: optimized: loop vectorized using (?P<bytes>\d+) byte "
                        r"vectors", re.M)
-# A C function definition: a name, its parameters (no braces or semicolons inside) and its opening brace; only
-# those at brace depth 0 are functions (an `if (...) {` sits inside one).
-_C_DEFINITION = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\s*\([^;{}]*\)\s*\{")
-_NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "else", "do"})
-_C_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _WORKGROUP = re.compile(r"'_pocl_kernel_(?P<name>\w+?)' inlined into '_pocl_kernel_(?P=name)_workgroup")
 _INLINED_INTO = re.compile(r"inlined into '(?P<name>\w+)'")
 _WIDTH = re.compile(r"vectorized loop \(vectorization width: (?P<width>\d+)")
@@ -44,34 +42,29 @@ _NOT_VECTORISED = "loop not vectorized"
 REPORT_TIMEOUT = 600  # s, one run of the compiler or of the suite under PoCL
 
 
-def c_function_lines(source: str) -> dict[str, tuple[int, int]]:
-    """Return each function defined in C `source` with the lines (1-based, inclusive) from its name to its '}'."""
-    text = _C_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)  # keeps every line in place
-    depth, position, spans = 0, 0, {}
-    for match in _C_DEFINITION.finditer(text):
-        depth += text.count("{", position, match.start()) - text.count("}", position, match.start())
-        position = match.start()
-        if depth != 0 or match.group("name") in _NOT_FUNCTIONS:
-            continue
-        inner, end = 0, match.end() - 1  # the opening brace
-        while end < len(text):
-            inner += {"{": 1, "}": -1}.get(text[end], 0)
-            if inner == 0:
-                break
-            end += 1
-        spans[match.group("name")] = (text.count("\n", 0, match.start()) + 1, text.count("\n", 0, end) + 1)
-    return spans
+def c_function_lines(source: ParsedSource) -> dict[str, tuple[int, int]]:
+    """Return each function the parsed C file defines with its lines (1-based): from its name to its last statement."""
+    def lines(node: c_ast.Node) -> Iterator[int]:
+        if node.coord is not None:
+            yield node.coord.line
+        for _, child in node.children():
+            yield from lines(child)
+
+    here = Path(source.path).name
+    return {node.decl.name: (node.decl.coord.line, max(lines(node)))
+            for node in source.ast.ext
+            if isinstance(node, c_ast.FuncDef) and Path(node.decl.coord.file).name == here}
 
 
-def gcc_vector_bytes(report: str, source: str, filename: str | None = None) -> dict[str, int]:
-    """Return, per function defined in C `source`, the widest vector (B) gcc's report gives one of its loops (0: none).
+def gcc_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
+    """Return, per function the parsed C file defines, the widest vector (B) gcc's report gives one of its loops (0: none).
 
-    `filename` keeps only the report's lines about that file (an included header's loops are not the source's).
+    Only the report's lines about that file count (an included header's loops are not its functions').
     """
     spans = c_function_lines(source)
     widest = {name: 0 for name in spans}
     for match in _GCC_LOOP.finditer(report):
-        if filename is not None and Path(match.group("file")).name != Path(filename).name:
+        if Path(match.group("file")).name != Path(source.path).name:
             continue
         line = int(match.group("line"))
         owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)

@@ -102,7 +102,7 @@ def _print_device(device: Device) -> None:
     table = Table(show_header=True, header_style="bold")
     for column in ("figure", "value", "source", "details"):
         table.add_column(column, overflow="fold")
-    rows: list[tuple[str, Figure, Dimension]] = []
+    rows: list[tuple[str, Figure, Dimension | None]] = []  # None: a plain number (a share)
     for name in ("base", "boost"):
         clock = getattr(device.clock, name)
         if clock is not None:
@@ -124,13 +124,16 @@ def _print_device(device: Device) -> None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
     if device.tdp is not None:
         rows.append(("TDP", device.tdp, Dimension.POWER))
+    if device.fp32_issue_share is not None:
+        rows.append(("fp32 issue share", device.fp32_issue_share, None))
     # The measured maxima the cross-device projection reads before any peak (spec §4).
     for path, figure in device.maxima.figures().items():
-        dimension = Dimension.COMPUTE if path.startswith("compute.") else Dimension.BANDWIDTH
-        rows.append((f"measured maximum {path.split('.', 1)[1].replace('.', ' ')}", figure, dimension))
+        measured_as = Dimension.COMPUTE if path.startswith("compute.") else Dimension.BANDWIDTH
+        rows.append((f"measured maximum {path.split('.', 1)[1].replace('.', ' ')}", figure, measured_as))
     for label, figure, dimension in rows:
         same = figure.provenance == default
-        table.add_row(label, format_quantity(figure.value, dimension), figure.provenance.source,
+        value = format_quantity(figure.value, dimension) if dimension is not None else f"{figure.value:g}"
+        table.add_row(label, value, figure.provenance.source,
                       "(as above)" if same else printable(figure.provenance.describe()))
     for price in device.prices:
         per = "per hour" if price.per == "hour" else "per unit"

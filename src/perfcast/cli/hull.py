@@ -132,6 +132,10 @@ def hull_command(
     from perfcast.species.application import predict_primitive
 
     devices = [resolve_device(name) for name in device_names]
+
+    def on_cpu(device: Any) -> int | None:  # --vector-lanes sets a CPU's floors; a GPU takes none
+        return lanes if device.kind == "cpu" else None
+
     try:
         f = [parse_quantity(item, Dimension.WORK) for item in _split_list([f_values], "--f")]
         if not f:
@@ -154,10 +158,12 @@ def hull_command(
                 cost = elementary_ops(device, precision)
                 priced = [priced_complexity(value, calls, cost.extra) for value in f]
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
+            if on_cpu(device) is not None:
+                inputs = replace(inputs, sources={**inputs.sources, "vector lanes": f"{lanes} (--vector-lanes: the "
+                                                  "compiler's vectorisation report)"})
             wants_bus = transfers and device.kind == "gpu"
-            on_cpu = lanes if device.kind == "cpu" else None
             results.append((inputs, predict_primitive(species, inputs.figures, priced, transfers=wants_bus,
-                                                      vector_lanes=on_cpu, **options)))
+                                                      vector_lanes=on_cpu(device), **options)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     bound, variables = results[0][1].species, results[0][1].variables
@@ -170,7 +176,7 @@ def hull_command(
             "element_size": element_size,
             "devices": [
                 {"name": inputs.device.name, "kind": inputs.device.kind, "inputs": inputs.sources,
-                 "assume": options["assume"], "vector_lanes": lanes if inputs.device.kind == "cpu" else None,
+                 "assume": options["assume"], "vector_lanes": on_cpu(inputs.device),
                  "floors": list(r.prediction.floors),
                  "ruled_out": list(r.prediction.ruled_out),
                  "ignored_assumptions": list(r.prediction.ignored_assumptions),
@@ -197,9 +203,8 @@ def hull_command(
         panels = []
         for inputs, _ in results:
             wants_bus = transfers and inputs.device.kind == "gpu"
-            on_cpu = lanes if inputs.device.kind == "cpu" else None
-            curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus, vector_lanes=on_cpu,
-                                      **options).prediction
+            curve = predict_primitive(species, inputs.figures, dense, transfers=wants_bus,
+                                      vector_lanes=on_cpu(inputs.device), **options).prediction
             panels.append(HullPanel(inputs.device.full_name, curve, show_transfer=wants_bus))
         save_figure(hull_figure(panels, suptitle=f"{bound}  —  {variables.name} ({variables.origin})"), output)
         (errors if as_json else text_out(csv_to)).print(f"wrote {printable(output)}", highlight=False)

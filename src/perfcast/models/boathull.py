@@ -130,6 +130,10 @@ class CpuFigures:
         if self.n_threads < 1 or self.w_vector_bits < 8:
             raise ValueError("N_threads must be >= 1 and W_vector >= 8 bits")
 
+    def lanes(self, element_bytes: float) -> float:
+        """Return L = max(1, W_vector / (8 s)): the SIMD lanes of elements of `element_bytes` B."""
+        return max(1.0, self.w_vector_bits / (8 * element_bytes))
+
 
 @dataclass(frozen=True)
 class HullPrediction:
@@ -269,7 +273,7 @@ def predict_cpu(
     """
     f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
-    lanes = max(1.0, figures.w_vector_bits / (8 * s))
+    lanes = figures.lanes(s)
     if vector_lanes is not None:
         if not (math.isfinite(vector_lanes) and vector_lanes >= 1):
             raise ValueError(f"the lanes the compiler used must be at least 1, got {vector_lanes!r}")
