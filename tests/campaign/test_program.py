@@ -2,6 +2,7 @@
 
 import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,9 @@ from typer.testing import CliRunner
 from perfcast.campaign.archive import Archive, WorkingFolder
 from perfcast.campaign.launch_log import Launch
 from perfcast.campaign.program import group_launches, parse_scaling, scaling_check
+from perfcast.campaign.program_species import KernelSpecies
 from perfcast.campaign.report import score_archive
+from perfcast.campaign.vector_evidence import pocl_device
 from perfcast.campaign.watched_run import ProgramFailed, run_watched
 from perfcast.cli import app
 from perfcast.errors import InputError
@@ -91,6 +94,23 @@ def test_a_program_campaign_end_to_end(multi_kernel, tmp_path):
     assert m["kind"] == "program" and m["timed_run"]["timed"] == 4 * 3 + 3
     assert set(m["kernels"]) == {"scale[8192/64]", "scale[8192/32]", "axpy", "blur2d", "sum_task"}
     assert m["kernels"]["scale[8192/64]"]["launches"] == 3 and m["kernels"]["scale[8192/32]"]["launches"] == 3
+    # PoCL says how wide it vectorised each kernel's work-group loop (one more run of the profile command).
+    evidence = m["vectorisation"]
+    if pocl_device(m["timed_run"]["devices"][0]) is None:
+        assert evidence is None
+    else:
+        assert evidence["command"] == f"{program} 8192 2 0" and evidence["threads"] >= 1
+        assert set(evidence["lanes"]) <= {"scale", "axpy", "blur2d", "sum_task"} and "axpy" in evidence["lanes"]
+        assert all(lanes >= 1 for lanes in evidence["lanes"].values())
+        with zipfile.ZipFile(archive) as z:
+            assert "vectorized" in z.read(evidence["raw"]).decode(errors="replace")
+        # ...which the boat hull takes for its CPU floors: a range no wider than with every floor.
+        axpy = {"axpy": KernelSpecies("N|element ^ N|element -> N|element")}
+        hull = next(s for s in score_archive(read, axpy).scores if s.kernel == "axpy").predictions["boat hull"]
+        assert "floors by the compiler" in hull.detail
+        read.manifest["vectorisation"] = None
+        every = next(s for s in score_archive(read, axpy).scores if s.kernel == "axpy").predictions["boat hull"]
+        assert hull.lower == pytest.approx(every.lower) and hull.upper <= every.upper
     assert all(r["median_s"] > 0 for r in m["kernels"].values())
     scores = score_archive(read)
     assert {s.kernel for s in scores.scores} == set(m["kernels"])

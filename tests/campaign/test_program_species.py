@@ -9,11 +9,11 @@ import pytest
 from typer.testing import CliRunner
 
 from perfcast.campaign.archive import Archive
-from perfcast.campaign.program_species import KernelSpecies, group_sizes, parse_program_species
+from perfcast.campaign.program_species import KernelSpecies, group_sizes, parse_program_species, work_groups
 from perfcast.campaign.report import score_archive
 from perfcast.campaign.score import score_profiled
 from perfcast.cli import app
-from perfcast.devices.catalog import get_device
+from perfcast.devices.catalog import get_device, load_device_file
 from perfcast.devices.hull_view import hull_inputs
 from perfcast.errors import InputError
 from perfcast.profiles.profile import KernelProfile
@@ -77,6 +77,44 @@ def test_the_hull_of_a_profiled_kernel_by_hand():
     assert given.predictions["boat hull"].upper >= hull.upper
     # Without a species the hull is left out and says how to give one.
     assert "--species" in score_profiled("k", record, device, profile).left_out["boat hull"]
+
+
+def test_work_groups_per_group_of_launches():
+    assert work_groups({"global_size": [100, 10], "local_size": [32, 5]}) == 4 * 2  # a partial group counts
+    assert work_groups({"global_size": [4096]}) is None  # NULL local size: the platform's choice, unknown
+    assert work_groups({"global_size": [64], "local_size": [64]}) == 1
+
+
+def test_the_compilers_report_sets_a_program_kernels_cpu_floors_by_hand():
+    device = load_device_file(ROOT / "docs" / "validation" / "programs" / "xeon-avx512" / "device.yaml")
+    figures = hull_inputs(device).figures
+    n = figures.n_threads
+    items = 2**16
+    profile = KernelProfile("k", 1, {"fma_fp32": 2.0 * items, "ldst": 2.0 * items}, work_items=items)
+    species = KernelSpecies("N|element -> N|element")
+    report = {"tool": "PoCL x vectoriser remarks", "lanes": {"k": 4}, "threads": n}
+
+    def hull(local: int | None, vectorisation=report):
+        record = {"median_s": 1e-4, "spread": 0.01, "kernel": "k", "global_size": [items], "work_items": items,
+                  "local_size": [local] if local else None}
+        return score_profiled("k[g]", record, device, profile, species, vectorisation).predictions["boat hull"]
+
+    def expected(**kwargs):
+        found = predict_primitive(f"{items}|element -> {items}|element", figures, 4.0, **kwargs).prediction
+        return float(found.lower[0]), float(found.upper[0])
+
+    # Enough work-groups for every thread: no single-thread floor, and the no-SIMD floor at (L / 4)·c0.
+    wide = hull(64)
+    assert (wide.lower, wide.upper) == pytest.approx(expected(assume=("multithreaded",), vector_lanes=4))
+    assert "4 of 16 SIMD lanes" in wide.detail and "no single-thread floor" in wide.detail
+    # One work-group keeps one thread busy: the single-thread floors stay.
+    one = hull(items)
+    assert (one.lower, one.upper) == pytest.approx(expected(vector_lanes=4))
+    assert f"but 1 work-group for the hull's {n}" in one.detail and one.upper >= wide.upper
+    # The platform chose the local size: its groups are unknown, the threads are taken at their word.
+    assert hull(None).upper == pytest.approx(wide.upper)
+    # No report: the spec's floors.
+    assert (hull(64, None).lower, hull(64, None).upper) == pytest.approx(expected())
 
 
 def test_a_committed_program_archive_scored_with_a_species():

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfcast.campaign.vector_evidence import gcc_vector_bytes, pocl_vector_lanes, run_gcc_report
+from perfcast.campaign.vector_evidence import gcc_vector_bytes, pocl_device, pocl_tool, pocl_vector_lanes, run_gcc_report
 from perfcast.kernels.campaign import C_SOURCE, KERNELS, TILE
 
 DATA = Path(__file__).parents[1] / "data" / "campaign"
@@ -87,6 +87,12 @@ def test_pocl_remarks_give_each_kernel_its_work_group_loop():
              "<unknown>:0:0: '_pocl_kernel_other' inlined into '_pocl_kernel_other_workgroup' with (cost=always)"
              "<unknown>:0:0: loop not vectorized: cannot prove it is safe to reorder floating-point operations")
     assert pocl_vector_lanes(after, ["triad"]) == {"triad": 8}
+
+
+def test_the_report_is_named_by_pocls_version_and_only_pocl_devices_are_asked():
+    assert pocl_tool("OpenCL 3.0 PoCL 3.1+debian  Linux, None+Asserts") == "PoCL 3.1+debian vectoriser remarks"
+    assert pocl_tool("OpenCL 3.0 CUDA 13.0") == "PoCL vectoriser remarks"
+    assert pocl_device("no device is named this") is None  # another platform's device, or none at all
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")

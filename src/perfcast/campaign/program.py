@@ -19,10 +19,12 @@ The archive is the suite's (`campaign report` scores it); its manifest says `kin
 from __future__ import annotations
 
 import math
+import os
 import re
 import shlex
 import shutil
 import statistics
+import tempfile
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -295,6 +297,44 @@ def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: di
     manifest["device_runs"] = 1
     if manifest["environment"] is None:
         manifest["environment"] = {"device": selector or "?", "platform": "the program's own"}
+    folder.save_manifest(manifest)
+
+
+def _record_vectorisation(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                          progress: Progress) -> None:
+    """Record the SIMD lanes PoCL's vectoriser gave each kernel the program launched, where PoCL ran them.
+
+    One more run of the program (its first profile command, which is smaller, else the timed one) with PoCL's
+    remarks on and a fresh kernel cache, so that every kernel is compiled and remarked on. The boat hull rules
+    its CPU floors out by the lanes (`score.compiler_floors`). Another platform, a CUDA program, or a run that
+    fails records None (the latter with a note): the spec's floors stay.
+    """
+    from perfcast.campaign.vector_evidence import pocl_device, pocl_remark_environment, pocl_vector_lanes
+
+    found = None
+    device = pocl_device(manifest["timed_run"].get("device") or "") if options.timer == "opencl" else None
+    if device is not None and manifest["kernels"]:
+        tool, units = device
+        command = (options.profile_commands or (options.command,))[0]
+        progress("reading PoCL's vectoriser remarks (one more run of the program)", 0.42)
+        out, err = folder.file("raw/vectorisation.txt"), folder.file("raw/vectorisation.err")
+        try:
+            with tempfile.TemporaryDirectory(prefix="perfcast-pocl-") as cache:
+                run_watched(command, env={**os.environ, **pocl_remark_environment(cache)}, stdout=out, stderr=err,
+                            timeout=options.timeout, what="the program with PoCL's vectoriser remarks")
+        except ProgramFailed as error:
+            manifest["notes"].append(f"no vectorisation report: {error}")
+        else:
+            remarks = out.read_text(errors="replace") + "\n" + err.read_text(errors="replace")
+            names = {record.get("kernel", name) for name, record in manifest["kernels"].items()}
+            lanes = pocl_vector_lanes(remarks, names)
+            if lanes:
+                found = {"tool": tool, "lanes": lanes, "threads": units, "raw": "raw/vectorisation.txt",
+                         "command": shlex.join(command)}
+            else:
+                manifest["notes"].append(f"no vectorisation report: PoCL remarked on none of the kernels when "
+                                         f"running {shlex.join(command)}")
+    manifest["vectorisation"] = found
     folder.save_manifest(manifest)
 
 
@@ -664,6 +704,8 @@ def run_program_campaign(options: ProgramOptions, progress: Progress = lambda la
         _time_program(options, folder, manifest, progress)
     if manifest["device"] is None or not (folder.path / "device.yaml").exists():
         _measure_device(options, folder, manifest, progress)
+    if "vectorisation" not in manifest:
+        _record_vectorisation(options, folder, manifest, progress)
     if not (folder.path / "profile.yaml").exists() and manifest.get("profiling") is None:
         _profile_program(options, folder, manifest, progress)
     progress("packing the archive", 0.98)

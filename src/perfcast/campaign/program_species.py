@@ -24,7 +24,7 @@ from typing import Any
 from perfcast.errors import InputError
 from perfcast.species.grammar import parse_species
 
-__all__ = ["SIZE_SYMBOLS", "KernelSpecies", "bind_group", "group_sizes", "parse_program_species"]
+__all__ = ["SIZE_SYMBOLS", "KernelSpecies", "bind_group", "group_sizes", "parse_program_species", "work_groups"]
 
 SIZE_SYMBOLS = ("N", "X", "Y", "Z")  # bound per group: work-items, then the global size per dimension
 
@@ -105,6 +105,15 @@ def group_sizes(record: Mapping[str, Any]) -> dict[str, int]:
     sizes = {"N": work_items}
     sizes.update({symbol: value for symbol, value in zip(SIZE_SYMBOLS[1:], global_size)})
     return sizes
+
+
+def work_groups(record: Mapping[str, Any]) -> int | None:
+    """Return the work-groups of one group of launches (global / local per dimension), None without a local size."""
+    global_size = [int(v) for v in record.get("global_size") or []]
+    local_size = [int(v) for v in record.get("local_size") or []]
+    if not global_size or len(local_size) != len(global_size) or min(local_size) < 1:
+        return None  # NULL local size: the platform chose it, and the log does not say what it chose
+    return math.prod(-(-whole // part) for whole, part in zip(global_size, local_size))
 
 
 def bind_group(species: KernelSpecies, record: Mapping[str, Any]) -> dict[str, int]:

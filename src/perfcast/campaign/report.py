@@ -93,7 +93,8 @@ def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpe
             profile = profiles.kernel(name)
         if program:
             scores.append(score_profiled(name, record, device, profile,
-                                         declared.get(name) or declared.get(record.get("kernel", name))))
+                                         declared.get(name) or declared.get(record.get("kernel", name)),
+                                         archive.manifest.get("vectorisation")))
         else:
             scores.append(score_kernel(kernel_named(name), record, device, profile,
                                        archive.manifest.get("vectorisation")))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime as _dt
 import os
 import platform
-import re
 import shutil
 import statistics
 import sys
@@ -127,7 +126,7 @@ class _OpenClTimer:
 
         None on a platform other than PoCL, whose compiler says nothing of the kind.
         """
-        from perfcast.campaign.vector_evidence import pocl_vector_lanes, run_pocl_report
+        from perfcast.campaign.vector_evidence import pocl_tool, pocl_vector_lanes, run_pocl_report
 
         cl_platform = self.device.platform
         if "portable computing language" not in cl_platform.name.lower():
@@ -137,8 +136,7 @@ class _OpenClTimer:
         if where is None:
             return None
         remarks = run_pocl_report({k.name: sizes[k.name] for k in kernels}, *where)
-        version = re.search(r"PoCL [\w.+~-]+", cl_platform.version)  # "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
-        return {"tool": f"{version.group(0) if version else 'PoCL'} vectoriser remarks",
+        return {"tool": pocl_tool(cl_platform.version),
                 "lanes": pocl_vector_lanes(remarks, [k.name for k in kernels]),
                 "threads": int(self.device.max_compute_units), "raw": remarks}
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from perfcast.campaign.program_species import KernelSpecies, bind_group
+from perfcast.campaign.program_species import KernelSpecies, bind_group, work_groups
 from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
@@ -114,33 +114,44 @@ def _roofline(kernel: CampaignKernel, n: int, device: Device, measured: float, s
                       ape=percentage_error(time, measured), detail=detail)
 
 
-def compiler_floors(kernel: CampaignKernel, figures: CpuFigures | GpuFigures,
-                    vectorisation: Mapping[str, Any] | None
+def compiler_floors(name: str, element_bytes: float, figures: CpuFigures | GpuFigures,
+                    vectorisation: Mapping[str, Any] | None, work_groups: int | None = None
                     ) -> tuple[tuple[str, ...], float | None, str]:
     """Return the CPU floors the compiler's report rules out, the SIMD lanes it used (lanes), and the words that say so.
 
-    Threads as many as the hull's N_threads rule out the single-thread floors (c2, c3); the lanes the compiler
-    gave the kernel's loops set its no-SIMD floor to (L / lanes)·c0 (`predict_cpu`). No report, or a GPU: nothing.
+    `name` is the kernel the report names, `element_bytes` its element size (B). Threads as many as the hull's
+    N_threads rule out the single-thread floors (c2, c3), unless the launch has fewer work-groups than that
+    (`work_groups`; PoCL runs one work-group per thread, so fewer groups leave threads idle); the lanes the
+    compiler gave the kernel's loops set its no-SIMD floor to (L / lanes)·c0 (`predict_cpu`). No report, or a
+    GPU: nothing.
     """
     if not vectorisation or not isinstance(figures, CpuFigures):
         return (), None, ""
-    lanes = vectorisation.get("lanes", {}).get(kernel.name)
+    lanes = vectorisation.get("lanes", {}).get(name)
     threads = vectorisation.get("threads")
-    assume = ("multithreaded",) if threads and threads >= figures.n_threads else ()
+    busy = work_groups is None or work_groups >= figures.n_threads
+    assume = ("multithreaded",) if threads and threads >= figures.n_threads and busy else ()
     words = []
     if threads:
-        words.append(f"{threads} threads" + (", so no single-thread floor" if assume
-                                              else f" of the {figures.n_threads} the hull counts"))
+        if assume:
+            words.append(f"{threads} threads, so no single-thread floor")
+        elif not busy:
+            words.append(f"{threads} threads, but {work_groups} work-group{'s' if work_groups != 1 else ''} "
+                         f"for the hull's {figures.n_threads}")
+        else:
+            words.append(f"{threads} threads of the {figures.n_threads} the hull counts")
     if lanes is not None:
-        full = int(figures.lanes(kernel.element_bytes))
+        full = int(figures.lanes(element_bytes))
         words.append(f"{lanes} of {full} SIMD lanes" if lanes > 1 else f"left scalar ({full} SIMD lanes)")
+    if not words:
+        return assume, lanes, ""
     return assume, lanes, f"; floors by the compiler ({vectorisation.get('tool')}): {', '.join(words)}"
 
 
 def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, spread: float,
           vectorisation: Mapping[str, Any] | None = None) -> Prediction:
     figures = hull_inputs(device, kernel.precision, kernel.element_bytes).figures
-    assume, lanes, evidence = compiler_floors(kernel, figures, vectorisation)
+    assume, lanes, evidence = compiler_floors(kernel.name, kernel.element_bytes, figures, vectorisation)
     f, priced = kernel.f, ""
     if kernel.elementary_calls:
         # f counts each call at ELEMENTARY_OPS; a device with a measured rate of calls prices them itself.
@@ -198,7 +209,7 @@ def _profiled_roofline(profile: KernelProfile, device: Device, measured: float, 
 
 
 def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: KernelProfile | None, device: Device,
-                   measured: float, spread: float) -> Prediction:
+                   measured: float, spread: float, vectorisation: Mapping[str, Any] | None = None) -> Prediction:
     """Return the boat hull range of a program's kernel from the species the user gave it (sizes bound per group)."""
     sizes = bind_group(declared, record)
     precision = profile_flop(profile)[1] if profile is not None else "fp32"
@@ -212,23 +223,28 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
         f_from = f"the profile's {precision} FLOP over w·m = {variables.w * variables.m:.4g} applications"
     element_bytes = 8 if precision == "fp64" else 4
     figures = hull_inputs(device, precision, element_bytes).figures
-    result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes)
+    assume, lanes, evidence = compiler_floors(record.get("kernel", ""), element_bytes, figures, vectorisation,
+                                              work_groups(record))
+    result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes,
+                               assume=assume, vector_lanes=lanes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
     geometric = upper > 2 * lower
     middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
     detail = (f"{result.species} (given; {', '.join(f'{k}={v}' for k, v in sizes.items())}), f = {f:.4g} ({f_from}), "
               f"{element_bytes} B elements; lower bound by {result.prediction.lower_term[0]}, upper by "
-              f"{result.prediction.upper_term[0]}")
+              f"{result.prediction.upper_term[0]}{evidence}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
                       contains(lower, upper, measured, spread), detail=detail)
 
 
 def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
-                   species: KernelSpecies | None = None) -> KernelScore:
+                   species: KernelSpecies | None = None, vectorisation: Mapping[str, Any] | None = None
+                   ) -> KernelScore:
     """Return the predictions of a kernel known only by its profile (a program's launches), scored.
 
     The roofline and the quantitative model read the profile; the boat hull needs the kernel's species, which a
-    profile does not give: `species`, where the user named it (`--species`).
+    profile does not give: `species`, where the user named it (`--species`). `vectorisation`: the compiler's
+    report the run recorded (lanes per kernel name), which rules out CPU floors of the hull (`compiler_floors`).
     """
     measured, spread = record["median_s"], record["spread"]
     score = KernelScore(name, measured, spread)
@@ -251,7 +267,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                                        "--species KERNEL=SPECIES)")
         return score
     try:
-        score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread)
+        score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread,
+                                                        vectorisation)
     except (ValueError, LookupError) as error:
         score.left_out["boat hull"] = str(error)
     return score

@@ -31,7 +31,8 @@ from pycparser import c_ast
 from perfcast.errors import ToolError
 from perfcast.species.c_source import ParsedSource
 
-__all__ = ["c_function_lines", "gcc_vector_bytes", "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
+__all__ = ["c_function_lines", "gcc_vector_bytes", "pocl_device", "pocl_remark_environment", "pocl_tool",
+           "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
 
 _GCC_LOOP = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: optimized: loop vectorized using (?P<bytes>\d+) byte "
                        r"vectors", re.M)
@@ -127,6 +128,39 @@ def run_gcc_report(source: Path, flags: Sequence[str], compiler: str = "gcc") ->
     return _output(command, f"{compiler}'s vectorisation report of {source.name}")
 
 
+def pocl_tool(platform_version: str) -> str:
+    """Return the name a report of PoCL's remarks goes by, from its platform version ('PoCL 3.1+debian vectoriser remarks')."""
+    version = re.search(r"PoCL [\w.+~-]+", platform_version)  # "OpenCL 3.0 PoCL 3.1+debian  Linux, ..."
+    return f"{version.group(0) if version else 'PoCL'} vectoriser remarks"
+
+
+def pocl_remark_environment(cache: str) -> dict[str, str]:
+    """Return the variables that make PoCL remark on its vectoriser, compiling every kernel afresh into `cache`."""
+    return {"POCL_VECTORIZER_REMARKS": "1", "POCL_CACHE_DIR": cache}
+
+
+def pocl_device(name: str) -> tuple[str, int] | None:
+    """Return the report's tool name and the compute units of the OpenCL device named `name`, if PoCL runs it.
+
+    None where no OpenCL platform is found, or another platform than PoCL has a device of that name (its
+    compiler gives no such remarks).
+    """
+    try:
+        import pyopencl as cl
+    except ImportError:
+        return None
+    try:
+        for found in cl.get_platforms():
+            if "portable computing language" not in found.name.lower():
+                continue
+            for device in found.get_devices():
+                if device.name.strip() == name.strip():
+                    return pocl_tool(found.version), int(device.max_compute_units)
+    except cl.Error:
+        return None
+    return None
+
+
 def run_pocl_report(sizes: Mapping[str, int], platform: int, device: int) -> str:
     """Return PoCL's vectoriser remarks for the suite's kernels, each built afresh and launched once on one group.
 
@@ -135,8 +169,7 @@ def run_pocl_report(sizes: Mapping[str, int], platform: int, device: int) -> str
     remarks on stdout.
     """
     with tempfile.TemporaryDirectory(prefix="perfcast-pocl-") as cache:
-        env = {**os.environ, "POCL_VECTORIZER_REMARKS": "1", "POCL_CACHE_DIR": cache,
-               "PYOPENCL_CTX": f"{platform}:{device}"}
+        env = {**os.environ, **pocl_remark_environment(cache), "PYOPENCL_CTX": f"{platform}:{device}"}
         listing = ",".join(f"{name}={n}" for name, n in sizes.items())
         command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
         return _output(command, "PoCL's vectoriser remarks on the suite", env)
