@@ -14,7 +14,7 @@ import pytest
 from perfcast.tune.recorded import Record, RecordedSpace, read_recorded
 from perfcast.tune.replay import RecordedTunable, ReplaySession, default_levels
 from perfcast.tune.space import SearchSpace
-from perfcast.tune.strategies import _starts, hierarchical
+from perfcast.tune.strategies import _starts, _tune_work_item, _tune_work_item_jointly, hierarchical
 
 FIXTURE = Path(__file__).parents[1] / "data" / "tune" / "convolution-a100-subset.json"
 
@@ -118,7 +118,8 @@ def test_the_convolution_fixture_reaches_its_optimum():
     assert result.best == space.optimum().config
     groups = ("block_size_x", "block_size_y")
     assert [result.steps[f"start:{label}"][k] for label in ("middle", "smallest") for k in groups] == [32, 4, 16, 1]
-    assert result.evaluations < len(space.records) / 3
+    # Six descents (three starts, each with the ordered sweeps and the order-free moves) and the reviews: 58 of 146.
+    assert result.evaluations < len(space.records) / 2
 
 
 class Groups:
@@ -225,5 +226,36 @@ def test_step_4_reviews_a_slightly_slower_descent_too():
     fraction, result = replayed(space)
     assert result.steps["descent:smallest"] == {"block_size_x": 16, "tile": 1, "use_shmem": 0}
     assert result.steps["descent:largest"] == {"block_size_x": 256, "tile": 2, "use_shmem": 0}
+    # The order-free moves stop where the ordered sweeps do (tile 2 is within 97 % of tile 3, and the smaller).
+    assert result.steps["descent:largest, order-free"] == result.steps["descent:largest"]
     assert result.steps["work-group"] == result.steps["descent:smallest"]  # the faster descent went on
     assert fraction == 1.0 and result.best == {"block_size_x": 256, "tile": 3, "use_shmem": 1}
+
+
+# Two coupled work-item parameters (a, b), one work-group. Swept a first (as listed), a = 2 wins at b = 1 and
+# no b then gains 3 % at a = 2: the ordered sweeps stop at (2, 1), 8 ms, and the review one step on, 7.9 ms.
+# b = 4 alone is the move that leads to the optimum (4, 4), 1 ms: swept b first, the ordered sweeps find it.
+COUPLED_MS = {1: (10, 8, 9, 9.5), 2: (9.9, 7.9, 9, 9.5), 3: (9.8, 7.95, 9, 9.5), 4: (5, 7.9, 4, 1)}  # b -> a = 1..4
+
+
+def coupled(order: tuple[str, ...]) -> RecordedSpace:
+    values = {"a": (1, 2, 3, 4), "b": (1, 2, 3, 4), "block_size_x": (16,)}
+    return recorded({name: values[name] for name in order}, lambda a, b, block_size_x: COUPLED_MS[b][a - 1])
+
+
+@pytest.mark.parametrize("order", [("a", "b", "block_size_x"), ("b", "a", "block_size_x")])
+def test_the_order_free_moves_find_what_the_listed_order_hides(order):
+    space = coupled(order)
+    item, group = default_levels(space)
+    assert sorted(item) == ["a", "b"] and tuple(group) == ("block_size_x",)
+    start = {"a": 1, "b": 1, "block_size_x": 16}
+    session = ReplaySession(RecordedTunable(space, item, group))
+    # The order-free moves: (1, 4) first, the largest gain from (1, 1); then (4, 4). In either order.
+    assert _tune_work_item_jointly(session, dict(start), 3, None) == {"a": 4, "b": 4, "block_size_x": 16}
+    # The ordered sweeps depend on the order: a first stops at (2, 1), b first reaches (4, 4).
+    ordered = _tune_work_item(session, dict(start), 3, None)
+    assert (ordered["a"], ordered["b"]) == ((2, 1) if order[0] == "a" else (4, 4))
+    # The method runs both and keeps the better: the optimum in either order.
+    fraction, result = replayed(space)
+    assert fraction == 1.0 and result.best == {"a": 4, "b": 4, "block_size_x": 16}
+    assert "descent:smallest, order-free" in result.steps

@@ -14,8 +14,10 @@ for it, until a pass changes nothing. The descent runs from the smallest work-gr
 of the range and from the largest, because the work-item that is best depends on the group it is measured in
 (shared memory, which pays in a large group and not in a small one, is the common case); the descent whose
 result is faster at the target size goes on to step 3, and step 4 reviews its result and every other descent's
-result near it, keeping the best. The partial models of spec §5.3 spare measurements where their premise holds
-(`_sweep`).
+result near it, keeping the best. Each start descends twice: once with step 1's sweeps in the order the space
+lists its parameters (each keeping its choice for the next), once with order-free moves (every work-item
+parameter swept from the same point, the best single move taken, until none gains), whose result that order
+cannot change. The partial models of spec §5.3 spare measurements where their premise holds (`_sweep`).
 """
 
 from __future__ import annotations
@@ -425,6 +427,37 @@ def _tune_work_item(session: Evaluator, config: Config, max_passes: int, notes: 
     return config
 
 
+def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
+    """Return `config` with the work-item parameters tuned (step 1) without an order: the best single move, repeated.
+
+    Every work-item parameter is swept from the same point (one work-group); the parameter whose sweep holds the
+    fastest configuration moves, to its smallest value within KEEP_WITHIN of that configuration (step 1's rule),
+    if that gains more than 1 - KEEP_WITHIN over `config`; until none does. Unlike `_tune_work_item`, whose
+    sweeps keep each choice for the next parameter, the result does not depend on the order the space lists its
+    parameters in.
+    """
+    tunable = session.tunable
+    for _ in range(MAX_JOINT_MOVES):
+        sweeps = {name: [{**config, name: value} for value in tunable.space.parameters[name]]
+                  for name in tunable.item_parameters}
+        unique = list({tuple(sorted(c.items())): c for c in itertools.chain(*sweeps.values())}.values())
+        batch = session.evaluate_many("1-item:joint", [(c, tunable.size_for(c, 1)) for c in unique])
+        found = {tuple(sorted(m.config.items())): m for m in batch if m is not None}
+        measured = {name: [m for c in configs if (m := found.get(tuple(sorted(c.items())))) is not None]
+                    for name, configs in sweeps.items()}
+        current = found.get(tuple(sorted(config.items())))
+        moving = max((name for name in measured if measured[name]), key=lambda n: _best(measured[n]).metric,
+                     default=None)
+        if moving is None:
+            return config
+        best = _best(measured[moving])
+        if current is not None and best.metric * KEEP_WITHIN <= current.metric:
+            return config
+        kept = [m for m in measured[moving] if m.metric >= KEEP_WITHIN * best.metric]
+        config = dict(min(kept, key=lambda m: m.config[moving]).config)
+    return config
+
+
 def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
     """Return `config` with the work-group parameters tuned (step 2): one work-group; until stable.
 
@@ -444,6 +477,7 @@ def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes:
     return config
 
 
+MAX_JOINT_MOVES = 50  # moves of an order-free step 1 (each a sweep of every work-item parameter)
 MAX_GROUPS = 100_000  # combinations (of work-group, or of work-item values) looked through for a start that runs
 
 
@@ -536,9 +570,10 @@ def hierarchical(
     Steps 1 and 2 run as a descent over the levels from each of three work-groups (`_starts`: the smallest, the
     middle of the range, the largest): the work-item tuned at the start's group, the work-group tuned for that
     work-item, then the work-item again at the group found and so on, until a pass changes nothing (at most
-    `max_passes`). The descent whose result is fastest at the target size goes on to step 3 (`_replaces`: a tie
-    goes to the smaller group); step 4 reviews its result, then each other descent's result within CONTEND of
-    it, and keeps the best reviewed.
+    `max_passes`). Each start descends with step 1's ordered sweeps (`_tune_work_item`), then with its
+    order-free moves (`_tune_work_item_jointly`). The descent whose result is fastest at the target size goes
+    on to step 3 (`_replaces`: a tie goes to the smaller group); step 4 reviews its result, then each other
+    descent's result within CONTEND of it, and keeps the best reviewed.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
     `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
@@ -558,13 +593,19 @@ def hierarchical(
     # Steps 1 and 2, from each start: each level re-tuned given the other until neither changes.
     chosen: tuple[Config, Config, Measurement] | None = None
     descents: list[Measurement] = []
-    for label, start in _starts(tunable, defaults):
+    # Each start descends twice: with step 1's ordered sweeps, then with its order-free moves, whose result the
+    # order the space lists its parameters in cannot change (a space of many coupled work-item parameters, as a
+    # GEMM's, can lead the ordered sweeps away from the optimum in the order listed and not in another).
+    starts = _starts(tunable, defaults)
+    plans = [(label, start, _tune_work_item) for label, start in starts]
+    plans += [(f"{label}, order-free", start, _tune_work_item_jointly) for label, start in starts]
+    for label, start, tune_item in plans:
         steps[f"start:{label}"] = dict(start)
         config = dict(start)
         item = config
         for _ in range(max_passes):
             before = dict(config)
-            config = item = _tune_work_item(session, config, max_passes, model_notes)
+            config = item = tune_item(session, config, max_passes, model_notes)
             config = _tune_work_group(session, config, max_passes, model_notes)
             if config == before:
                 break
@@ -759,8 +800,9 @@ RANDOM_BUDGET = 20  # configurations random search measures when no budget is gi
 
 STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningResult]]] = {
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), the first two re-tuned in turn "
-                     "until stable, from the smallest, a middle and the largest work-group; larger values spared where the "
-                     "partial models predict them no better; --budget caps its review",
+                     "until stable, from the smallest, a middle and the largest work-group, each with step 1's ordered sweeps "
+                     "and with its order-free moves; larger values spared where the partial models predict them no "
+                     "better; --budget caps its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
                               "model guidance: the baseline that the guided method's savings are counted against",
