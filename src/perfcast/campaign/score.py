@@ -223,8 +223,9 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
         f_from = f"the profile's {precision} FLOP over w·m = {variables.w * variables.m:.4g} applications"
     element_bytes = 8 if precision == "fp64" else 4
     figures = hull_inputs(device, precision, element_bytes).figures
-    assume, lanes, evidence = compiler_floors(record.get("kernel", ""), element_bytes, figures, vectorisation,
-                                              work_groups(record))
+    # A group is named KERNEL[global/local]; the compiler's report names the kernel.
+    kernel = record.get("kernel") or str(record.get("name", "")).partition("[")[0]
+    assume, lanes, evidence = compiler_floors(kernel, element_bytes, figures, vectorisation, work_groups(record))
     result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes,
                                assume=assume, vector_lanes=lanes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
@@ -267,8 +268,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                                        "--species KERNEL=SPECIES)")
         return score
     try:
-        score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread,
-                                                        vectorisation)
+        score.predictions["boat hull"] = _profiled_hull(species, {"name": name, **record}, profile, device,
+                                                        measured, spread, vectorisation)
     except (ValueError, LookupError) as error:
         score.left_out["boat hull"] = str(error)
     return score
