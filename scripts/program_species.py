@@ -53,6 +53,8 @@ DECLARED: dict[str, list[tuple[str, str]]] = {
 def _median(values: list[float]) -> float:
     """Return the median of positive numbers (the geometric mean of the middle two for an even count)."""
     values = sorted(values)
+    if not values:
+        return math.nan  # no hull scored: the summary says nan rather than stop the script
     middle = len(values) // 2
     return values[middle] if len(values) % 2 else math.sqrt(values[middle - 1] * values[middle])
 

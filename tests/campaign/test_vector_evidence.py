@@ -95,6 +95,22 @@ def test_the_report_is_named_by_pocls_version_and_only_pocl_devices_are_asked():
     assert pocl_device("no device is named this") is None  # another platform's device, or none at all
 
 
+def test_pocl_runs_the_devices_of_its_own_platform_only():
+    cl = pytest.importorskip("pyopencl")
+    try:
+        found = [(p, d) for p in cl.get_platforms() for d in p.get_devices()]
+    except cl.Error:
+        pytest.skip("no OpenCL platform")
+    if not found:
+        pytest.skip("no OpenCL device")
+    for platform, device in found:
+        answer = pocl_device(device.name)
+        if "portable computing language" in platform.name.lower():
+            assert answer is not None and answer[0].startswith("PoCL") and answer[1] == device.max_compute_units
+        elif not any(device.name.strip() == other.name.strip() for p, other in found if p != platform):
+            assert answer is None
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_gcc_reports_on_the_suite_for_real():
     from perfcast.campaign.native import C_FLAGS

@@ -430,11 +430,14 @@ def _tune_work_item(session: Evaluator, config: Config, max_passes: int, notes: 
 def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
     """Return `config` with the work-item parameters tuned (step 1) without an order: the best single move, repeated.
 
-    Every work-item parameter is swept from the same point (one work-group); the parameter whose sweep holds the
-    fastest configuration moves, to its smallest value within KEEP_WITHIN of that configuration (step 1's rule),
-    if that gains more than 1 - KEEP_WITHIN over `config`; until none does. Unlike `_tune_work_item`, whose
-    sweeps keep each choice for the next parameter, the result does not depend on the order the space lists its
-    parameters in.
+    Every work-item parameter is swept from the same point (one work-group). Where the fastest configuration of
+    the sweeps is more than 1 - KEEP_WITHIN faster than `config`, the parameter whose sweep holds it moves, to
+    the value step 1's rule keeps (`_decide`: the smallest within KEEP_WITHIN of the best; live, the close ones
+    raced); until no sweep holds such a configuration. Each move makes the configuration faster, so the moves
+    end. Unlike `_tune_work_item`, whose sweeps keep each choice for the next parameter, the result does not
+    depend on the order the space lists its parameters in (but on exact ties). Every value is measured: the
+    partial models that spare the ordered sweeps' larger values guide a sweep from its smallest value up, which
+    the moves, each from another point, are not. `max_passes` and `notes` are the ordered step's, not used.
     """
     tunable = session.tunable
     for _ in range(MAX_JOINT_MOVES):
@@ -450,11 +453,12 @@ def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int,
                      default=None)
         if moving is None:
             return config
-        best = _best(measured[moving])
-        if current is not None and best.metric * KEEP_WITHIN <= current.metric:
+        if current is not None and _best(measured[moving]).metric * KEEP_WITHIN <= current.metric:
             return config
-        kept = [m for m in measured[moving] if m.metric >= KEEP_WITHIN * best.metric]
-        config = dict(min(kept, key=lambda m: m.config[moving]).config)
+        moved = _decide(session, "1-item:joint", measured[moving], moving, KEEP_WITHIN)
+        if moved == config:
+            return config
+        config = dict(moved)
     return config
 
 
@@ -477,7 +481,7 @@ def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes:
     return config
 
 
-MAX_JOINT_MOVES = 50  # moves of an order-free step 1 (each a sweep of every work-item parameter)
+MAX_JOINT_MOVES = 50  # a bound on a live run's order-free step 1 (each move a sweep of every work-item parameter)
 MAX_GROUPS = 100_000  # combinations (of work-group, or of work-item values) looked through for a start that runs
 
 
@@ -570,14 +574,14 @@ def hierarchical(
     Steps 1 and 2 run as a descent over the levels from each of three work-groups (`_starts`: the smallest, the
     middle of the range, the largest): the work-item tuned at the start's group, the work-group tuned for that
     work-item, then the work-item again at the group found and so on, until a pass changes nothing (at most
-    `max_passes`). Each start descends with step 1's ordered sweeps (`_tune_work_item`), then with its
-    order-free moves (`_tune_work_item_jointly`). The descent whose result is fastest at the target size goes
+    `max_passes`). The three starts descend with step 1's ordered sweeps (`_tune_work_item`), then the three
+    with its order-free moves (`_tune_work_item_jointly`). The descent whose result is fastest at the target size goes
     on to step 3 (`_replaces`: a tie goes to the smaller group); step 4 reviews its result, then each other
     descent's result within CONTEND of it, and keeps the best reviewed.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
-    `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
-    better (see `_sweep` and `_saturated`; else they measure all).
+    `guided`: steps 1 (its ordered sweeps), 2 and 3 stop measuring larger values once the partial models of
+    §5.3 predict them no better (see `_sweep` and `_saturated`; else they measure all).
     """
     tunable = session.tunable
     space = tunable.space
@@ -613,7 +617,10 @@ def hierarchical(
         found = at_target(config)
         if found is not None and all(found.config != d.config for d in descents):
             descents.append(found)
-        if found is not None and (chosen is None or _replaces(session, found, chosen[2])):
+        # Two descents (an ordered and an order-free one from the same start, often) may end alike: a result is
+        # not raced against itself.
+        if found is not None and (chosen is None or (found.config != chosen[2].config
+                                                     and _replaces(session, found, chosen[2]))):
             chosen = (dict(item), dict(config), found)
     if chosen is None:
         found_by = ", ".join(str(c) for k, c in steps.items() if k.startswith("descent:"))
