@@ -337,6 +337,16 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
            pick_smallest_within: float, notes: list[str] | None = None) -> Config:
     """Return `config` with parameter `name` set to the smallest of its values within the fraction of the best.
 
+    The values are measured by `_sweep_values` (guided where `notes` is given), the choice made by `_decide`.
+    """
+    measured = _sweep_values(session, step, config, name, groups, notes)
+    return _decide(session, step, measured, name, pick_smallest_within) if measured else config
+
+
+def _sweep_values(session: Evaluator, step: str, config: Config, name: str, groups: Callable[[Config], int],
+                  notes: list[str] | None = None) -> list[Measurement]:
+    """Return the measurements of `config` with parameter `name` set to each of its values (those measured).
+
     `notes` (a guided run): the partial models of spec §5.3 guide the sweep, which then runs from the smallest
     value up. A work-group parameter (step 2) follows model (5): each work-item keeps its work, so past n_PE a
     larger group only takes longer in proportion; once the model, fitted to the values measured so far, shows
@@ -360,8 +370,7 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
     if guide is None:  # every value is measured: one batch (in parallel where the session has workers)
         candidates = [c for c in ({**config, name: value} for value in values) if groups(c) >= 1]
         batch = session.evaluate_many(step, [(c, tunable.size_for(c, groups(c))) for c in candidates])
-        measured = [m for m in batch if m is not None]
-        return _decide(session, step, measured, name, pick_smallest_within) if measured else config
+        return [m for m in batch if m is not None]
     for index, value in enumerate(values):
         candidate = {**config, name: value}
         g = groups(candidate)
@@ -378,9 +387,7 @@ def _sweep(session: Evaluator, step: str, config: Config, name: str, groups: Cal
             if note not in notes:
                 notes.append(note)
             break
-    if not measured:
-        return config
-    return _decide(session, step, measured, name, pick_smallest_within)
+    return measured
 
 
 def _work_grows_with(tunable: Tunable, config: Config, name: str, groups: Callable[[Config], int]) -> bool:
@@ -435,20 +442,17 @@ def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int,
     the value step 1's rule keeps (`_decide`: the smallest within KEEP_WITHIN of the best; live, the close ones
     raced); until no sweep holds such a configuration. Each move makes the configuration faster, so the moves
     end. Unlike `_tune_work_item`, whose sweeps keep each choice for the next parameter, the result does not
-    depend on the order the space lists its parameters in (but on exact ties). Every value is measured: the
-    partial models that spare the ordered sweeps' larger values guide a sweep from its smallest value up, which
-    the moves, each from another point, are not. `max_passes` and `notes` are the ordered step's, not used.
+    depend on the order the space lists its parameters in (but on exact ties). Each sweep is `_sweep_values`',
+    guided by the partial models where `notes` is given, as the ordered sweeps are. `max_passes` is the ordered
+    step's, not used.
     """
     tunable = session.tunable
     for _ in range(MAX_JOINT_MOVES):
-        sweeps = {name: [{**config, name: value} for value in tunable.space.parameters[name]]
-                  for name in tunable.item_parameters}
-        unique = list({tuple(sorted(c.items())): c for c in itertools.chain(*sweeps.values())}.values())
-        batch = session.evaluate_many("1-item:joint", [(c, tunable.size_for(c, 1)) for c in unique])
-        found = {tuple(sorted(m.config.items())): m for m in batch if m is not None}
-        measured = {name: [m for c in configs if (m := found.get(tuple(sorted(c.items())))) is not None]
-                    for name, configs in sweeps.items()}
-        current = found.get(tuple(sorted(config.items())))
+        measured = {name: _sweep_values(session, f"1-item:joint:{name}", config, name, lambda c: 1, notes)
+                    for name in tunable.item_parameters}
+        current = next((m for ms in measured.values() for m in ms if m.config == config), None)
+        if current is None:  # every guided sweep stopped short of the point itself: measure it, to compare
+            current = session.evaluate("1-item:joint", config, tunable.size_for(config, 1))
         moving = max((name for name in measured if measured[name]), key=lambda n: _best(measured[n]).metric,
                      default=None)
         if moving is None:
@@ -580,8 +584,8 @@ def hierarchical(
     descent's result within CONTEND of it, and keeps the best reviewed.
 
     `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
-    `guided`: steps 1 (its ordered sweeps), 2 and 3 stop measuring larger values once the partial models of
-    §5.3 predict them no better (see `_sweep` and `_saturated`; else they measure all).
+    `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
+    better (see `_sweep_values` and `_saturated`; else they measure all).
     """
     tunable = session.tunable
     space = tunable.space
