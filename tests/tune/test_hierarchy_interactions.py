@@ -260,3 +260,12 @@ def test_the_order_free_moves_find_what_the_listed_order_hides(order):
     fraction, result = replayed(space)
     assert fraction == 1.0 and result.best == {"a": 4, "b": 4, "block_size_x": 16}
     assert "descent:smallest, order-free" in result.steps
+
+
+def test_a_budget_spent_by_the_ordered_descents_begins_no_order_free_one():
+    space = coupled(("a", "b", "block_size_x"))
+    item, group = default_levels(space)
+    spent = hierarchical(ReplaySession(RecordedTunable(space, item, group)), max_evaluations=1)
+    assert not any("order-free" in step for step in spent.steps)  # the ordered descent alone: (2, 1), then review
+    free = hierarchical(ReplaySession(RecordedTunable(space, item, group)))
+    assert "descent:smallest, order-free" in free.steps and free.evaluations > spent.evaluations

@@ -140,7 +140,7 @@ def _tuning_store(store_path: Path) -> Iterator[Any]:
 def tune_varmc_command(
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
-    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach (default: none).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the evaluations past which it begins no order-free move and its review tries nothing new (default: none).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 2**14,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 2**14,
     repetitions: Repetitions = 10,
@@ -217,7 +217,7 @@ def tune_kernel_command(
     spec_path: Annotated[Path, typer.Argument(help="A tuning spec (YAML): kernel, source, problem, parameters with their level, arguments, NDRange (docs/tuning.md).")],
     device_id: Annotated[str | None, typer.Option("--device", "-d", help="OpenCL device: PLATFORM:DEVICE index or a name part.")] = None,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help=registry_help(STRATEGIES))] = "hierarchical",
-    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the most evaluations its review may reach.")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="random: configurations to measure (default 20); hierarchical: the evaluations past which it begins no order-free move and its review tries nothing new.")] = None,
     repetitions: Repetitions = 10,
     store_path: StorePath = DEFAULT_STORE,
     seed: Seed = 0,

@@ -22,6 +22,7 @@ cannot change. The partial models of spec §5.3 spare measurements where their p
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -434,7 +435,8 @@ def _tune_work_item(session: Evaluator, config: Config, max_passes: int, notes: 
     return config
 
 
-def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
+def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None,
+                            max_evaluations: int | None = None) -> Config:
     """Return `config` with the work-item parameters tuned (step 1) without an order: the best single move, repeated.
 
     Every work-item parameter is swept from the same point (one work-group). Where the fastest configuration of
@@ -444,10 +446,12 @@ def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int,
     end. Unlike `_tune_work_item`, whose sweeps keep each choice for the next parameter, the result does not
     depend on the order the space lists its parameters in (but on exact ties). Each sweep is `_sweep_values`',
     guided by the partial models where `notes` is given, as the ordered sweeps are. `max_passes` is the ordered
-    step's, not used.
+    step's, not used. `max_evaluations`: no move is begun whose sweeps could take the run past that many.
     """
     tunable = session.tunable
     for _ in range(MAX_JOINT_MOVES):
+        if not _move_affordable(session, max_evaluations):
+            return config
         measured = {name: _sweep_values(session, f"1-item:joint:{name}", config, name, lambda c: 1, notes)
                     for name in tunable.item_parameters}
         current = next((m for ms in measured.values() for m in ms if m.config == config), None)
@@ -464,6 +468,12 @@ def _tune_work_item_jointly(session: Evaluator, config: Config, max_passes: int,
             return config
         config = dict(moved)
     return config
+
+
+def _move_affordable(session: Evaluator, max_evaluations: int | None) -> bool:
+    """Return True when one order-free move (a sweep of every work-item value) cannot take the run past the budget."""
+    move = sum(len(session.tunable.space.parameters[name]) for name in session.tunable.item_parameters)
+    return max_evaluations is None or session.evaluations + move <= max_evaluations
 
 
 def _tune_work_group(session: Evaluator, config: Config, max_passes: int, notes: list[str] | None) -> Config:
@@ -583,7 +593,8 @@ def hierarchical(
     on to step 3 (`_replaces`: a tie goes to the smaller group); step 4 reviews its result, then each other
     descent's result within CONTEND of it, and keeps the best reviewed.
 
-    `max_evaluations` caps the run: the review tries no new configuration once the run has evaluated that many.
+    `max_evaluations` caps the run: no order-free move is begun that could take the run past that many, and
+    past it the review tries no new configuration (the ordered descents and step 3 always run).
     `guided`: steps 1, 2 and 3 stop measuring larger values once the partial models of §5.3 predict them no
     better (see `_sweep_values` and `_saturated`; else they measure all).
     """
@@ -606,8 +617,11 @@ def hierarchical(
     # GEMM's, can lead the ordered sweeps away from the optimum in the order listed and not in another).
     starts = _starts(tunable, defaults)
     plans = [(label, start, _tune_work_item) for label, start in starts]
-    plans += [(f"{label}, order-free", start, _tune_work_item_jointly) for label, start in starts]
+    order_free = functools.partial(_tune_work_item_jointly, max_evaluations=max_evaluations)
+    plans += [(f"{label}, order-free", start, order_free) for label, start in starts]
     for label, start, tune_item in plans:
+        if tune_item is order_free and not _move_affordable(session, max_evaluations):
+            break  # the budget is spent: the order-free descents are an extra, the ordered ones the method
         steps[f"start:{label}"] = dict(start)
         config = dict(start)
         item = config
@@ -813,7 +827,7 @@ STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningRe
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), the first two re-tuned in turn "
                      "until stable, from the smallest, a middle and the largest work-group, each with step 1's ordered sweeps "
                      "and with its order-free moves; larger values spared where the partial models predict them no "
-                     "better; --budget caps its review",
+                     "better; --budget caps its order-free moves and its review",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
                               "model guidance: the baseline that the guided method's savings are counted against",
