@@ -16,8 +16,9 @@ of the range and from the largest, because the work-item that is best depends on
 result is faster at the target size goes on to step 3, and step 4 reviews its result and every other descent's
 result near it, keeping the best. Each start descends twice: once with step 1's sweeps in the order the space
 lists its parameters (each keeping its choice for the next), once with order-free moves (every work-item
-parameter swept from the same point, the best single move taken, until none gains), whose result that order
-cannot change. The partial models of spec §5.3 spare measurements where their premise holds (`_sweep`).
+parameter swept from the same point, the best single move taken, until none gains 3 %), whose result that
+order cannot change. The partial models of spec §5.3 spare measurements where their premise holds
+(`_sweep_values`).
 """
 
 from __future__ import annotations
