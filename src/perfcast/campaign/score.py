@@ -209,8 +209,12 @@ def _profiled_roofline(profile: KernelProfile, device: Device, measured: float, 
 
 
 def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: KernelProfile | None, device: Device,
-                   measured: float, spread: float, vectorisation: Mapping[str, Any] | None = None) -> Prediction:
-    """Return the boat hull range of a program's kernel from the species the user gave it (sizes bound per group)."""
+                   measured: float, spread: float, kernel: str,
+                   vectorisation: Mapping[str, Any] | None = None) -> Prediction:
+    """Return the boat hull range of a program's kernel from the species the user gave it (sizes bound per group).
+
+    `kernel` is the name the compiler's report (`vectorisation`) knows the kernel by.
+    """
     sizes = bind_group(declared, record)
     precision = profile_flop(profile)[1] if profile is not None else "fp32"
     f, f_from = declared.f, "given" + ("; fp32 assumed: no profile" if profile is None else "")
@@ -223,8 +227,6 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
         f_from = f"the profile's {precision} FLOP over w·m = {variables.w * variables.m:.4g} applications"
     element_bytes = 8 if precision == "fp64" else 4
     figures = hull_inputs(device, precision, element_bytes).figures
-    # A group is named KERNEL[global/local]; the compiler's report names the kernel.
-    kernel = record.get("kernel") or str(record.get("name", "")).partition("[")[0]
     assume, lanes, evidence = compiler_floors(kernel, element_bytes, figures, vectorisation, work_groups(record))
     result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes,
                                assume=assume, vector_lanes=lanes)
@@ -268,8 +270,10 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                                        "--species KERNEL=SPECIES)")
         return score
     try:
-        score.predictions["boat hull"] = _profiled_hull(species, {"name": name, **record}, profile, device,
-                                                        measured, spread, vectorisation)
+        # A group is named KERNEL[global/local]; the compiler's report names the kernel.
+        kernel = record.get("kernel") or name.partition("[")[0]
+        score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread, kernel,
+                                                        vectorisation)
     except (ValueError, LookupError) as error:
         score.left_out["boat hull"] = str(error)
     return score
