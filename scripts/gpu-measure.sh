@@ -9,9 +9,12 @@
 #   special   ncu metrics and the SASS source page of the transcendental and n-body kernels (perfcast project
 #             --sass-counts)
 #   bench     perfcast bench --backend cuda on its own, with the sweep as CSV
-#   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD
-#   hub       the benchmark hub's convolution and dedispersion tuned with KernelTuner (scripts/hub-tune.py;
-#             the hub's kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150)
+#   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD (TUNING_RUNS
+#             independent runs, default 7)
+#   hub       the benchmark hub's convolution and dedispersion tuned live (scripts/hub-tune.py; the hub's
+#             kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150), by
+#             HUB_STRATEGY: a KernelTuner strategy (default genetic_algorithm) or perfcast's hierarchical;
+#             both caches come back as hub-TAG.tgz
 #   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
 #             on PATH or in the CUDA and Nsight folders; the exported trace comes back beside the archive
 #
@@ -22,7 +25,7 @@
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
 # is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
 # WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
-# and at most 7 from the steps (campaign 1, special 3, bench 2, tuning 1).
+# and at most 7 from the steps (campaign 1, special 3, bench 2, hub 1, tuning 1, program 1).
 set -u
 tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
 shift
@@ -82,6 +85,9 @@ for step in "${steps[@]}"; do
         rc=$?
         if [ $rc -eq 0 ]; then
             cp "$archive" "$out/"
+            # The L2 figure the bench took, and how (the L2 read sweep's plateau, or the catalog's), into the log.
+            python3 -c "import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read('device.yaml').decode())" \
+                "$archive" | grep -i -B2 -A6 "l2" >>"$log" 2>&1
         elif [ -d "$archive.partial" ]; then
             tar czf "$out/campaign-$tag.partial.tgz" -C "$work" "campaign-$tag.zip.partial"
             say "unfinished (exit $rc): what it measured is in campaign-$tag.partial.tgz; unpacked beside the" \
@@ -96,10 +102,13 @@ for step in "${steps[@]}"; do
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
         ;;
     hub)
+        # Both caches come back in one file (hub-TAG.tgz), packed again after each kernel: at most 8 files return.
+        caches=()
         for kernel in convolution-milo dedispersion-milo; do
-            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} - 30 )) \
-                "$work/$kernel-$tag.json"
-            [ -f "$work/$kernel-$tag.json" ] && gzip -c "$work/$kernel-$tag.json" >"$out/$kernel-$tag.json.gz"
+            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} - 25 )) \
+                "$work/$kernel-$tag.json" --strategy "${HUB_STRATEGY:-genetic_algorithm}"
+            [ -f "$work/$kernel-$tag.json" ] && caches+=("$kernel-$tag.json")
+            [ ${#caches[@]} -gt 0 ] && tar czf "$out/hub-$tag.tgz" -C "$work" "${caches[@]}"
         done
         ;;
     tuning)
@@ -110,7 +119,7 @@ for step in "${steps[@]}"; do
         fi
         if python3 -c "import pyopencl as cl, sys; sys.exit(not any('NVIDIA' in p.name for p in cl.get_platforms()))" \
             >>"$log" 2>&1; then
-            timed python3 -m perfcast validate tuning --runs 7 --budget 50 --nsim 262144 --npos 8192 --device NVIDIA \
+            timed python3 -m perfcast validate tuning --runs "${TUNING_RUNS:-7}" --budget 50 --nsim 262144 --npos 8192 --device NVIDIA \
                 --stores "$work/tuning" --markdown "$out/tuning-$tag.md" --json
         else
             say "no NVIDIA OpenCL platform here (the driver's ICD file may be missing): tuning skipped"
@@ -123,8 +132,13 @@ for step in "${steps[@]}"; do
                 /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
             [ -n "$found" ] && export PATH=$(dirname "$found"):$PATH
         fi
+        importer=$(timeout 30 find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)
         say "nsys: $(command -v nsys || echo 'not found'); $(nsys --version 2>&1 | head -1);" \
-            "QdstrmImporter (nsys needs it to make a report): $(find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)"
+            "QdstrmImporter (nsys needs it to make a report): ${importer:-none found}"
+        if [ -z "$importer" ]; then
+            say "no QdstrmImporter: nsys cannot make a report here; program step skipped"
+            continue
+        fi
         CAP=${STEP_S:-} timed python3 -m perfcast campaign run --timer nsys -o "$work/program-$tag.zip" -- \
             python3 -m perfcast.campaign.cuda triad=16777216,sgemm_tiled=1024
         if [ -f "$work/program-$tag.zip" ]; then

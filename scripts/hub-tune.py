@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
 """Tune a benchmark-hub kernel on this machine's GPU with KernelTuner, for the GPU corpus (issue 25).
 
-    python3 scripts/hub-tune.py HUB_KERNELS_DIR KERNEL SECONDS CACHE.json [--strategy S]
+    python3 scripts/hub-tune.py HUB_KERNELS_DIR KERNEL SECONDS CACHE.json [--strategy S] [--simulate CACHE]
 
 KERNEL is convolution-milo or dedispersion-milo. The hub's own tuning script (AutoTuningAssociation/
 benchmark_hub, MIT) is loaded and run as it is, with four changes made around it, not in it:
 - KernelTuner's CuPy backend instead of PyCUDA (the GPU machines have CuPy, not PyCUDA); the kernel source,
   space, restrictions, problem size and 32 iterations per configuration stay the hub's;
-- a time limit (SECONDS) on a search strategy (default genetic_algorithm: the corpus scores each GPU's best
-  configuration, and a 10-minute device call cannot brute-force thousands of configurations);
+- a time limit (SECONDS) on a search strategy. S is one of KernelTuner's (default genetic_algorithm: the
+  corpus scores each GPU's best configuration, and a 10-minute device call cannot brute-force thousands of
+  configurations) or one of perfcast's (`hierarchical`, `random`): then KernelTuner lists the valid
+  configurations under the hub's restrictions and times each one perfcast's strategy asks for, one at a time
+  (`perfcast.tune.live_space`), and perfcast writes the cache, after every configuration;
 - the cache goes to CACHE.json; the hub's results and metadata files are not written;
 - dedispersion's output check is dropped: its reference is a CPU run of 78 G operations, too long for the
   call. The corpus scores times, not outputs; the note says so.
+
+`--simulate CACHE` answers every timing from a brute-forced cache of the hub (KernelTuner's simulation mode),
+so that the whole path runs without a GPU: the check before a device call.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
+import math
 import os
 import sys
 import time
@@ -37,6 +45,88 @@ def load(path: Path) -> ModuleType:
     return module
 
 
+PERFCAST_STRATEGIES = ("hierarchical", "random")
+
+
+def _plain_copy(source: Path, target: Path) -> Path:
+    """Return `target`, a plain (not gzip) copy of the cache `source`: KernelTuner opens its cache to append."""
+    import gzip
+
+    data = gzip.decompress(source.read_bytes()) if source.suffix == ".gz" else source.read_bytes()
+    target.write_bytes(data)
+    return target
+
+
+def _device_of(cache: Path) -> str:
+    """Return the device name a KernelTuner cache was recorded on."""
+    import gzip
+
+    data = gzip.decompress(cache.read_bytes()) if cache.suffix == ".gz" else cache.read_bytes()
+    return str(json.loads(data)["device_name"])
+
+
+def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: dict[str, Any], strategy: str,
+                        seconds: float, seed: int, cache: Path, device: str) -> Any:
+    """Run perfcast's `strategy` on the hub kernel, KernelTuner timing one configuration at a time.
+
+    Returns what KernelTuner's tune_kernel would (results as dicts with the time in ms, an environment), and
+    writes `cache` (KernelTuner's format) after every configuration, so a run stopped early keeps them.
+    """
+    from kernel_tuner.searchspace import Searchspace
+    from perfcast.tune.live_space import candidate_space, tune_live
+    from perfcast.tune.recorded import Record, to_kerneltuner
+
+    kernel_name, _source, problem_size, _arguments, tune_params = positional[:5]
+    names = list(tune_params)
+    restrictions = options.get("restrictions")
+    listed = Searchspace(dict(tune_params), restrictions, 1024)  # 1024: CUDA's threads per block, any GPU here
+    space = candidate_space(kernel_name, device, list(problem_size) if not callable(problem_size) else [],
+                            {name: list(tune_params[name]) for name in names}, listed.list)
+    failures = {"CompilationFailedConfig": "compile", "RuntimeFailedConfig": "runtime", "InvalidConfig": "wrong",
+                "ErrorConfig": "runtime"}
+    one = {**options, "strategy": "brute_force"}
+    one.pop("strategy_options", None)
+
+    def measure(config: dict[str, Any]) -> Record:
+        results, _env = tune_kernel(*positional[:4], {name: [config[name]] for name in names}, **one)
+        if not results:
+            return Record(config, "wrong", None)
+        result = results[0]
+        raw = result.get("__error__", result.get("time"))
+        if isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw) and raw > 0:
+            times = tuple(float(t) * 1e-3 for t in result.get("times") or ())
+            metrics = {k: float(v) for k, v in result.items() if k not in names and k not in ("time", "times")
+                       and isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)}
+            return Record(config, "ok", float(raw) * 1e-3, times, metrics)
+        return Record(config, failures.get(str(raw), "runtime"), None)
+
+    timed: list[Record] = []
+
+    def save(record: Record) -> None:
+        timed.append(record)
+        measured = space.__class__(space.kernel, space.device, space.problem_size, dict(space.parameters),
+                                   list(timed), "time", f"perfcast {strategy}, live")
+        data = to_kerneltuner(measured)
+        data["tuner"] = (f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "
+                         f"{len(timed)} of {len(space.records)} valid configurations timed")
+        cache.write_text(json.dumps(data))
+
+    result = tune_live(space, measure, strategy, seconds, seed, on_record=save)
+    print(f"perfcast {strategy}: {result.evaluations} of {result.space_size} configurations timed in "
+          f"{result.seconds:.0f} s{' (time limit reached)' if result.stopped else ''}; chosen {result.chosen}",
+          flush=True)
+    results = [{**r.config, "time": r.time * 1e3 if r.time is not None else str(r.status),
+                "times": [t * 1e3 for t in r.times]} for r in result.measured.records]
+    return results, {"device_name": device, "strategy": f"perfcast {strategy}"}
+
+
+def _version() -> str:
+    """Return KernelTuner's version."""
+    from importlib.metadata import version
+
+    return version("kernel_tuner")
+
+
 def main() -> int:
     """Run the hub's tune() under the changes above; print the configurations timed and the best (ms)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -45,6 +135,8 @@ def main() -> int:
     parser.add_argument("seconds", type=float)
     parser.add_argument("cache", type=Path)
     parser.add_argument("--strategy", default="genetic_algorithm")
+    parser.add_argument("--simulate", type=Path, help="a brute-forced cache to answer the timings from")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
     import kernel_tuner
@@ -55,10 +147,21 @@ def main() -> int:
     original = kernel_tuner.tune_kernel
     cache = args.cache.resolve()
 
+    simulated = args.simulate.resolve() if args.simulate else None
+    device_name = "H100"
+
     def tune_kernel(*positional: Any, **options: Any) -> Any:
-        options.update(lang="cupy", cache=str(cache), strategy=args.strategy, verbose=False, quiet=True,
-                       strategy_options={"time_limit": args.seconds})
         options.pop("answer", None)
+        options.pop("cache", None)  # the hub's own cache path: this run writes CACHE.json instead
+        options.update(lang="cupy", verbose=False, quiet=True)
+        if simulated is not None:
+            options.update(simulation_mode=True, cache=str(_plain_copy(simulated, cache.with_suffix(".sim.json"))))
+        if args.strategy in PERFCAST_STRATEGIES:
+            return _tune_with_perfcast(original, positional, options, args.strategy, args.seconds, args.seed, cache,
+                                       device_name if simulated is None else _device_of(simulated))
+        if simulated is None:
+            options["cache"] = str(cache)
+        options.update(strategy=args.strategy, strategy_options={"time_limit": args.seconds})
         return original(*positional, **options)
 
     kernel_tuner.tune_kernel = tune_kernel  # the hub's scripts call it through the module
@@ -76,7 +179,8 @@ def main() -> int:
         np.save("dedisp_ref", np.zeros(1, dtype=np.float32), allow_pickle=False)
 
     start = time.time()
-    results, _env = module.tune(device_name="H200", lang="CUDA", verbose=False, quiet=True)
+    results, _env = module.tune(device_name=device_name if simulated is None else _device_of(simulated), lang="CUDA",
+                                verbose=False, quiet=True)
     valid = [r for r in results if isinstance(r.get("time"), float)]
     best = min(valid, key=lambda r: r["time"]) if valid else None
     print(f"{args.kernel}: {len(results)} configurations timed in {time.time() - start:.0f} s, {len(valid)} valid;"
