@@ -8,6 +8,7 @@
 #             device.yaml is that profile), profiled with ncu
 #   special   ncu metrics and the SASS source page of the transcendental and n-body kernels (perfcast project
 #             --sass-counts)
+#   l2        ncu's L2 metrics (from the L1 alone, and all) for each campaign kernel, as l2-TAG.csv (issue 26)
 #   bench     perfcast bench --backend cuda on its own, with the sweep as CSV
 #   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD (TUNING_RUNS
 #             independent runs, default 7)
@@ -25,7 +26,7 @@
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
 # is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
 # WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
-# and at most 7 from the steps (campaign 1, special 3, bench 2, hub 1, tuning 1, program 1).
+# and at most 7 from the steps (campaign 1, special 3, l2 1, bench 2, hub 1, tuning 1, program 1).
 set -u
 tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
 shift
@@ -98,6 +99,25 @@ for step in "${steps[@]}"; do
         CAP=${STEP_S:-} timed python3 -m perfcast profile --tool ncu --sass-counts -o "$out/special-$tag.yaml" -- \
             python3 -m perfcast.campaign.cuda transcendental=16777216,nbody=32768
         ;;
+    l2)
+        # L2 bytes that came from the L1 alone (lts__t_sectors_srcunit_tex*) beside lts__t_bytes, which also counts
+        # the L2's DRAM side (triad's L2 bytes were 1.5x its L1 bytes on the H200), per campaign kernel at the
+        # campaign's sizes (issue 26): which metric the profile's N+_L2 should read.
+        listing=$(python3 -c "import json, sys, zipfile; m = json.loads(zipfile.ZipFile(sys.argv[1]).read('manifest.json'));
+print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/campaign-$tag.zip" 2>/dev/null)
+        listing=${listing:-triad=16777216,stencil7=256,sor_redblack=4096,sgemm_naive=1024,sgemm_tiled=1024,histogram256=67108864,reduce_sum=33554432,transcendental=16777216,nbody=32768,spmv_csr=4194304,hash_int=16777216,horner_fp64=8388608}
+        known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
+        metrics=gpu__time_duration.sum
+        for m in l1tex__t_bytes lts__t_bytes lts__t_sectors lts__t_sectors_srcunit_tex lts__t_sectors_srcunit_tex_op_read \
+            lts__t_sectors_srcunit_tex_op_write lts__t_sectors_srcunit_tex_lookup_hit lts__t_sectors_srcunit_tex_lookup_miss \
+            dram__bytes dram__bytes_read dram__bytes_write; do
+            # Where the query printed nothing usable, ask for them all: ncu then names the one it does not know.
+            { [ -z "$known" ] || grep -qx "$m" <<<"$known"; } && metrics+=",$m.sum"
+        done
+        say "metrics: $metrics; kernels: $listing"
+        CAP=${STEP_S:-} timed bash -c "ncu --csv --page raw --print-units base --clock-control none --metrics $metrics \
+            python3 -m perfcast.campaign.cuda $listing >$out/l2-$tag.csv"
+        ;;
     bench)
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
         ;;
@@ -135,6 +155,10 @@ for step in "${steps[@]}"; do
         importer=$(timeout 30 find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)
         say "nsys: $(command -v nsys || echo 'not found'); $(nsys --version 2>&1 | head -1);" \
             "QdstrmImporter (nsys needs it to make a report): ${importer:-none found}"
+        if [ "$(ls "$out" | wc -l)" -ge 8 ]; then
+            say "8 files in \$OUT already (at most 8 come back): program step skipped"
+            continue
+        fi
         if [ -z "$importer" ]; then
             say "no QdstrmImporter: nsys cannot make a report here; program step skipped"
             continue
@@ -149,7 +173,7 @@ for step in "${steps[@]}"; do
         fi
         ;;
     *)
-        say "unknown step $step (campaign, special, bench, hub, tuning, program)"
+        say "unknown step $step (campaign, special, l2, bench, hub, tuning, program)"
         ;;
     esac
 done
