@@ -17,7 +17,7 @@
 #             HUB_STRATEGY: a KernelTuner strategy (default genetic_algorithm) or perfcast's hierarchical;
 #             both caches come back as hub-TAG.tgz
 #   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
-#             on PATH or in the CUDA and Nsight folders; the exported trace comes back beside the archive
+#             on PATH or in the CUDA and Nsight folders, and libdw from .gpulib/ for its importer
 #
 # A step may take at most STEP_S seconds (default: what is left), the campaign at most CAMPAIGN_S, so that the
 # steps after it still run.
@@ -152,6 +152,8 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
                 /opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys 2>/dev/null | head -1)
             [ -n "$found" ] && export PATH=$(dirname "$found"):$PATH
         fi
+        # Nsight Compute's importer needs elfutils' libdw, which the image lacks: carried in .gpulib (docs/gpu.md).
+        [ -d .gpulib ] && export LD_LIBRARY_PATH=$PWD/.gpulib/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
         importer=$(timeout 30 find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)
         say "nsys: $(command -v nsys || echo 'not found'); $(nsys --version 2>&1 | head -1);" \
             "QdstrmImporter (nsys needs it to make a report): ${importer:-none found}"

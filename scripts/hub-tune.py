@@ -73,8 +73,9 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
     writes `cache` (KernelTuner's format) after every configuration, so a run stopped early keeps them.
     """
     from kernel_tuner.searchspace import Searchspace
+
     from perfcast.tune.live_space import candidate_space, tune_live
-    from perfcast.tune.recorded import Record, to_kerneltuner
+    from perfcast.tune.recorded import Record, RecordedSpace, to_kerneltuner
 
     kernel_name, _source, problem_size, _arguments, tune_params = positional[:5]
     names = list(tune_params)
@@ -104,7 +105,7 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
 
     def save(record: Record) -> None:
         timed.append(record)
-        measured = space.__class__(space.kernel, space.device, space.problem_size, dict(space.parameters),
+        measured = RecordedSpace(space.kernel, space.device, space.problem_size, dict(space.parameters),
                                    list(timed), "time", f"perfcast {strategy}, live")
         data = to_kerneltuner(measured)
         data["tuner"] = (f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "

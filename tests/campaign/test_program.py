@@ -165,12 +165,13 @@ def test_a_recorded_nvprof_trace_reads_as_launches():
 def test_an_nsys_trace_reads_as_launches():
     from perfcast.campaign.cuda_launches import read_gpu_trace
 
+    # Recorded on an H100 (2026-11-26): the copies are not launches; grid x block gives the global size.
     log = read_gpu_trace((DATA / "nsys-cuda-gpu-trace.csv").read_text())
-    assert [x.kernel for x in log.launches] == ["triad(float*, const float*, const float*, float, int)"] * 2 + [
-        "sgemm_tiled"]
-    sgemm = log.launches[2]
-    assert sgemm.global_size == (1024, 1024) and sgemm.local_size == (16, 16) and sgemm.queue == "13"
-    assert sgemm.duration == pytest.approx(31e-6)
+    assert [x.kernel for x in log.launches] == ["triad", "sgemm_tiled"]
+    triad, sgemm = log.launches
+    assert triad.global_size == (16_777_216,) and triad.local_size == (256,)
+    assert sgemm.global_size == (1024, 1024) and sgemm.local_size == (16, 16) and sgemm.queue == "7"
+    assert sgemm.duration == pytest.approx(269.671e-6)
     assert log.devices == ["NVIDIA H100 80GB HBM3"]
 
 
@@ -295,6 +296,36 @@ def test_an_nsys_that_cannot_make_a_report_says_so(multi_kernel, tmp_path, monke
         _time_program(options, folder, {"kernels": {}, "notes": [], "timed_run": None}, lambda label, done: None)
 
 
+def test_an_nsys_whose_importer_lacks_a_library_says_which(multi_kernel, tmp_path, monkeypatch):
+    """As on the H100 image (2026-11-26): Nsight Compute's nsys has its importer in a sibling host folder, and the
+    importer cannot load libdw.so.1; the error names the importer and the library."""
+    from perfcast.campaign import cuda_launches
+    from perfcast.campaign.program import ProgramOptions, _time_program
+    from perfcast.errors import ToolError
+
+    host = tmp_path / "host"
+    nsys = host / "target-linux-x64" / "nsys"
+    importer = host / "linux-desktop-glibc_2_11_3-x64" / "QdstrmImporter"
+    for path in (nsys, importer):
+        path.parent.mkdir(parents=True)
+        path.write_text("#!/bin/sh\nwhile [ \"$1\" != -o ]; do shift; done; touch \"$2.qdstrm\"\n"
+                        "echo 'Importer error status: An unknown error occurred.' >&2\n")
+        path.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{nsys.parent}:{__import__('os').environ['PATH']}")
+    monkeypatch.setattr(cuda_launches, "missing_libraries", lambda program: ["libdw.so.1"])
+    options = ProgramOptions((str(multi_kernel), "2048", "1"), tmp_path / "n.zip", timer="nsys")
+    folder = WorkingFolder.for_archive(options.output)
+    with pytest.raises(ToolError, match=rf"{importer} cannot load libdw.so.1: .*LD_LIBRARY_PATH"):
+        _time_program(options, folder, {"kernels": {}, "notes": [], "timed_run": None}, lambda label, done: None)
+    assert cuda_launches.find_qdstrm_importer(str(nsys)) == importer
+
+
+def test_missing_libraries_reads_ldd():
+    from perfcast.campaign.cuda_launches import missing_libraries
+
+    assert missing_libraries(Path(sys.executable)) == []  # the Python running this test loads
+
+
 def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
     """The registry's timers, each for real where it can run here: nsys through a stand-in that exports a trace."""
     from perfcast.campaign.program import TIMERS, ProgramOptions, _time_program
@@ -310,7 +341,7 @@ def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake.parent}:{__import__('os').environ['PATH']}")
     expected = {"opencl": {"scale", "axpy", "blur2d", "sum_task"},
-                "nsys": {"triad(float*, const float*, const float*, float, int)", "sgemm_tiled"}}
+                "nsys": {"triad", "sgemm_tiled"}}
     assert set(TIMERS) == set(expected)
     for timer in TIMERS:
         options = ProgramOptions((str(multi_kernel), "2048", "1"), tmp_path / f"{timer}.zip", timer=timer)

@@ -121,6 +121,26 @@ class TestNcuRaw:
         assert triad.metrics["dram_read"] * 32 == pytest.approx(2 * 4 * 16_777_216, rel=0.02)
         assert triad.duration == pytest.approx(60.096e-6, rel=1e-3)  # gpu__time_duration.sum, ns
 
+    def test_l2_bytes_are_the_l1s_requests_where_ncu_gives_them(self):
+        # An H100 capture with both L2 metrics: lts__t_bytes also counts the DRAM fills (1.5x the L1's bytes on
+        # triad), the srcunit_tex sectors are what the L1 asked for (its bytes exactly, on streaming kernels).
+        text = (DATA / "ncu-raw-h100-l2.csv").read_text()
+        profile = read_ncu(text)
+        assert len(profile.kernels) == 12
+        for name in ("triad", "reduce_sum", "hash_int"):
+            kernel = profile.kernel(name)
+            assert kernel.metrics["l2_bytes"] == pytest.approx(kernel.metrics["l1_bytes"], rel=0.01)
+        # sgemm_naive hits in L1: the L1 asks the L2 for about an eighth of its bytes
+        naive = profile.kernel("sgemm_naive")
+        assert naive.metrics["l2_bytes"] < 0.2 * naive.metrics["l1_bytes"]
+        # Without the srcunit column the reader falls back on lts__t_bytes, as in profiles taken before it.
+        header = text.splitlines()[[i for i, line in enumerate(text.splitlines()) if line.startswith('"ID"')][0]]
+        column = header.split('","').index("lts__t_sectors_srcunit_tex.sum")
+        older = "\n".join(",".join(cell for i, cell in enumerate(_cells(line)) if i != column) if _cells(line) else line
+                          for line in text.splitlines())
+        triad = read_ncu(older).kernel("triad")
+        assert triad.metrics["l2_bytes"] == pytest.approx(1.5 * triad.metrics["l1_bytes"], rel=0.03)
+
     def test_a_launch_id_given_twice_is_refused_naming_both(self):
         text = (DATA / "ncu-raw-constructed.csv").read_text().replace('\n"1","4242"', '\n"0","4242"', 1)
         with pytest.raises(ProfileError, match="launch ID 0 appears twice"):
@@ -350,3 +370,12 @@ def test_the_projection_takes_the_fp_share_of_issued_instructions_from_a_profile
     unknown, notes = projected_kernel(KernelProfile("k", 1, {k: v for k, v in metrics.items() if k != "inst_warp"},
                                                     duration=1e-6))
     assert unknown.fp_issue_share is None and any("FP issue share is unknown" in n for n in notes)
+
+
+def _cells(line: str) -> list[str]:
+    """Return a CSV row's cells as written (quotes kept), or [] for a line that is not a row."""
+    import csv
+
+    if not line.startswith('"'):
+        return []
+    return [f'"{cell}"' for cell in next(csv.reader([line]))]

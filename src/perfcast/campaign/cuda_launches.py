@@ -144,6 +144,34 @@ def nsys_trace_commands(command: Sequence[str], report: Path) -> tuple[list[str]
     return run, export, report.with_name(f"{report.name}_cuda_gpu_trace.csv")
 
 
+def find_qdstrm_importer(nsys: str | None = None) -> Path | None:
+    """Return Nsight Systems' QdstrmImporter: on PATH, or in a host folder beside the nsys given (or on PATH).
+
+    The nsys inside Nsight Compute (seen on the lent GPU machines) lives in `host/target-linux-x64/` and its
+    importer in `host/linux-desktop-glibc_*-x64/`, where nsys does not look for it.
+    """
+    found = shutil.which("QdstrmImporter")
+    if found:
+        return Path(found)
+    nsys = nsys or shutil.which("nsys")
+    if nsys is None:
+        return None
+    host = Path(nsys).resolve().parent.parent
+    candidates = sorted(host.glob("*/QdstrmImporter"))
+    return candidates[0] if candidates else None
+
+
+def missing_libraries(program: Path) -> list[str]:
+    """Return the shared libraries `program` needs that the dynamic loader cannot find (ldd's 'not found')."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["ldd", str(program)], capture_output=True, text=True, check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line.split("=>")[0].strip() for line in done.stdout.splitlines() if "not found" in line]
+
+
 # The readers the program campaign can take launch times from, by tool: a name -> (what, reader).
 TRACE_READERS: dict[str, tuple[str, Callable[[str], LaunchLog]]] = {
     "nsys": ("Nsight Systems: nsys stats --report cuda_gpu_trace --format csv", read_nsys_gpu_trace),

@@ -212,15 +212,29 @@ def _cuda_timed_run(options: ProgramOptions, folder: WorkingFolder, progress: Pr
         said = folder.file("raw/program.err").read_text(encoding="utf-8", errors="replace")
         why = " (nsys says: Importer error)" if "Importer error" in said else ""
         raise ToolError(f"Nsight Systems wrote no report{why}: "
-                        + (f"only {raw[0].name}, its raw recording, which this nsys cannot import (its "
-                           "QdstrmImporter is missing: install the full Nsight Systems, not the copy inside "
-                           "Nsight Compute)" if raw else "see its output in raw/program.err")
+                        + (f"only {raw[0].name}, its raw recording, which this nsys cannot import "
+                           f"({_importer_trouble(run[0])})" if raw else "see its output in raw/program.err")
                         + f". The program's output is in {folder.path / 'raw'}")
     done = subprocess.run(export, capture_output=True, text=True, check=False)
     if done.returncode != 0 or not table.exists():
         raise ToolError(f"nsys stats could not export the CUDA trace ({' '.join(export)}): "
                         f"{(done.stderr or done.stdout).strip()[-600:]}")
     return read_nsys_gpu_trace(table.read_text(encoding="utf-8", errors="replace")), watched.wall_s
+
+
+def _importer_trouble(nsys: str | None = None) -> str:
+    """Return why nsys may have failed to import its recording: the importer missing, or a library it lacks."""
+    from perfcast.campaign.cuda_launches import find_qdstrm_importer, missing_libraries
+
+    importer = find_qdstrm_importer(nsys)
+    if importer is None:
+        return "its QdstrmImporter is missing: install the full Nsight Systems, not the copy inside Nsight Compute"
+    lacking = missing_libraries(importer)
+    if lacking:
+        # Seen on the lent H100 (2026-11-26): Nsight Compute's importer needs elfutils' libdw, absent from the image.
+        return (f"{importer} cannot load {', '.join(lacking)}: install it (libdw.so.1: elfutils' libdw1) or put its "
+                "folder on LD_LIBRARY_PATH")
+    return f"{importer} is there and loads: see nsys's output in raw/program.err"
 
 
 # How a program's launches are timed: a name -> (what, runner). The CLI's --timer choices come from here.
