@@ -88,8 +88,11 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
     one = {**options, "strategy": "brute_force"}
     one.pop("strategy_options", None)
 
+    recorded_on = [device]  # replaced by the name KernelTuner reads from the GPU, once it has run
+
     def measure(config: dict[str, Any]) -> Record:
-        results, _env = tune_kernel(*positional[:4], {name: [config[name]] for name in names}, **one)
+        results, env = tune_kernel(*positional[:4], {name: [config[name]] for name in names}, **one)
+        recorded_on[0] = str((env or {}).get("device_name") or recorded_on[0])
         if not results:
             return Record(config, "wrong", None)
         result = results[0]
@@ -105,12 +108,14 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
 
     def save(record: Record) -> None:
         timed.append(record)
-        measured = RecordedSpace(space.kernel, space.device, space.problem_size, dict(space.parameters),
-                                   list(timed), "time", f"perfcast {strategy}, live")
+        measured = RecordedSpace(space.kernel, recorded_on[0], space.problem_size, dict(space.parameters),
+                                 list(timed), "time", f"perfcast {strategy}, live")
         data = to_kerneltuner(measured)
         data["tuner"] = (f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "
                          f"{len(timed)} of {len(space.records)} valid configurations timed")
-        cache.write_text(json.dumps(data))
+        partial = cache.with_name(cache.name + ".part")  # replaced whole: a run stopped mid-write keeps the last
+        partial.write_text(json.dumps(data))
+        partial.replace(cache)
 
     result = tune_live(space, measure, strategy, seconds, seed, on_record=save)
     print(f"perfcast {strategy}: {result.evaluations} of {result.space_size} configurations timed in "
@@ -149,7 +154,7 @@ def main() -> int:
     cache = args.cache.resolve()
 
     simulated = args.simulate.resolve() if args.simulate else None
-    device_name = "H100"
+    device_name = "GPU"  # the hub's scripts name their cache paths by it; the cache written holds the GPU's own name
 
     def tune_kernel(*positional: Any, **options: Any) -> Any:
         options.pop("answer", None)

@@ -7,7 +7,9 @@ ARCHIVE is a CUDA campaign (its profile.yaml: Nsight Compute's l1tex__t_bytes, l
 run's sizes); each SIMULATED profile is `perfcast profile --tool oclgrind --traffic simulate --device D -- python
 -m perfcast.campaign.oclgrind_driver GROUPS LISTING` over the same kernels at the same sizes (LISTING: the
 archive's sizes; `name=n@g` for another number of work-groups). GROUPS is the driver's default work-groups.
-A kernel in several SIMULATED profiles is taken from the last.
+A kernel in several SIMULATED profiles is taken from the last. `--measured NCU.csv` takes the measured side
+from another Nsight Compute raw page of the same kernels at the same sizes (the `l2` step of
+scripts/gpu-measure.sh, which also records the L2's requests from the L1) instead of the archive's profile.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from perfcast.campaign.archive import Archive
 from perfcast.campaign.traffic_measured import compare_traffic, level_medians
 from perfcast.kernels.campaign import KERNELS
 from perfcast.profiles import read_profile
+from perfcast.profiles.ncu import read_ncu
 from perfcast.profiles.profile import ProfileSet
 from perfcast.safe_yaml import load_yaml_text
 
@@ -31,11 +34,15 @@ def main() -> int:
     parser.add_argument("archive", type=Path)
     parser.add_argument("groups", type=int)
     parser.add_argument("simulated", type=Path, nargs="+")
+    parser.add_argument("--measured", type=Path, help="an Nsight Compute raw page to take the measured bytes from")
     args = parser.parse_args()
     archive = Archive.read(args.archive)
-    if archive.profile_yaml is None:
+    if args.measured is not None:
+        measured = read_ncu(args.measured.read_text(encoding="utf-8", errors="replace"))
+    elif archive.profile_yaml is None:
         raise SystemExit(f"{args.archive}: the campaign has no profiles (ncu could not read the counters?)")
-    measured = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{args.archive}:profile.yaml")
+    else:
+        measured = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{args.archive}:profile.yaml")
     sizes = {name: int(entry["n"]) for name, entry in archive.manifest["kernels"].items()}
     by_name = {k.name: k for k in KERNELS}
     found = {}  # (kernel, level) -> row: a later profile's kernel replaces an earlier one's

@@ -3,6 +3,7 @@
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from perfcast.choose.bands import CAMPAIGN_SOURCES
@@ -47,8 +48,12 @@ def test_suite_archives_rank_each_kernel_over_the_devices_that_timed_it():
     root = Path(__file__).parents[2]
     cases = check_archives([root / p for p in CAMPAIGN_SOURCES])
     kernels = {case.workload.split(" (")[0] for case in cases}
-    assert len(kernels) == 12 and all(len(case.devices) == 5 for case in cases)
-    # The H200 is measured fastest on every kernel: a check that could fail if the GPU were predicted slower.
-    assert all(case.top(1) for case in cases)
+    assert len(kernels) == 12 and all(len(case.devices) == 6 for case in cases)
+    # A Hopper GPU is measured fastest on every kernel and both are predicted ahead of the CPUs: the fastest is in
+    # the first two, a check that could fail if a GPU were predicted slower than a CPU. Between the H100 and the
+    # H200 the order is close to a coin toss (same clocks and SMs; the H200's DRAM 1.25x faster).
+    assert all(case.top(2) for case in cases)
+    assert all(set(case.devices[i] for i in np.argsort(case.predicted)[:2]) == {"h200-cuda", "h100-sxm5-cuda"}
+               for case in cases)
     with pytest.raises(ValueError, match="one archive per device"):
         check_archives([root / CAMPAIGN_SOURCES[0]] * 2)

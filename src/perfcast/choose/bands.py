@@ -1,7 +1,7 @@
 """Validated error bands: how far measured times fell from each model's predictions in perfcast's own reports.
 
 A band is never chosen by hand. `compute_bands` reads the validation results committed under
-docs/validation (the campaign archives of the kernel suite on CPUs and on the H200, and the GPU corpus
+docs/validation (the campaign archives of the kernel suite on CPUs, the H200 and the H100, and the GPU corpus
 scores) and takes, per model and device class, the 10th and 90th percentiles of measured / predicted time.
 The result ships with perfcast as error_bands.json (docs/ is not installed); a test recomputes it from the
 committed reports and fails where the two differ, so the shipped bands cannot drift from their evidence.
@@ -44,6 +44,7 @@ CAMPAIGN_SOURCES = (
     "docs/validation/campaign-pocl/xeon-avx512/campaign-pocl-xeon.zip",
     "docs/validation/campaign-pocl/zen4-avx512/campaign-pocl-zen4.zip",
     "docs/validation/gpu-h200/campaign-h200.zip",
+    "docs/validation/gpu-h100/campaign-h100.zip",
 )
 CORPUS_SOURCE = "docs/validation/gpu-corpus.json"
 SAME_VENDOR, ACROSS_VENDORS = "same vendor", "across vendors"

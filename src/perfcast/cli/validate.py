@@ -357,7 +357,7 @@ def validate_bench_command(
 def validate_tuning_command(
     runs: Annotated[int, typer.Option("--runs", min=1, help="Independent tuning runs.")] = 7,
     strategy: Annotated[str, typer.Option("--strategy", "-s", help="The strategy validated.")] = "hierarchical",
-    budget: Annotated[int | None, typer.Option("--budget", min=1, help="The strategy's budget (hierarchical: the most evaluations; random: how many).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1, help="The strategy's budget (hierarchical: the evaluations past which it begins no extra, the chosen result's review always runs; random: how many).")] = None,
     nsim: Annotated[int, typer.Option("--nsim", min=1, help="Simulations of the target problem.")] = 8192,
     npos: Annotated[int, typer.Option("--npos", min=1, help="Positions of the reference portfolio.")] = 8192,
     rounds: Annotated[int, typer.Option("--rounds", min=2, help="Round-robin rounds of the final re-measurement.")] = 15,
