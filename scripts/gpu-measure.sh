@@ -26,7 +26,8 @@
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
 # is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
 # WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
-# and at most 7 from the steps (campaign 1, special 3, l2 1, bench 2, hub 1, tuning 1, program 1).
+# and the steps' (campaign 1, special 3, l2 1, bench 2, hub 1, tuning 1, program 1): choose steps that fit; the
+# program step, last, says so and stops when 8 are there already.
 set -u
 tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
 shift
@@ -105,6 +106,7 @@ for step in "${steps[@]}"; do
         # campaign's sizes (issue 26): which metric the profile's N+_L2 should read.
         listing=$(python3 -c "import json, sys, zipfile; m = json.loads(zipfile.ZipFile(sys.argv[1]).read('manifest.json'));
 print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/campaign-$tag.zip" 2>/dev/null)
+        [ -n "$listing" ] || say "no campaign archive: the l2 step takes the campaign's default sizes (check them against the archive's)"
         listing=${listing:-triad=16777216,stencil7=256,sor_redblack=4096,sgemm_naive=1024,sgemm_tiled=1024,histogram256=67108864,reduce_sum=33554432,transcendental=16777216,nbody=32768,spmv_csr=4194304,hash_int=16777216,horner_fp64=8388608}
         known=$(ncu --query-metrics 2>/dev/null | awk '{print $1}')
         metrics=gpu__time_duration.sum
@@ -116,7 +118,7 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         done
         say "metrics: $metrics; kernels: $listing"
         CAP=${STEP_S:-} timed bash -c "ncu --csv --page raw --print-units base --clock-control none --metrics $metrics \
-            python3 -m perfcast.campaign.cuda $listing >$out/l2-$tag.csv"
+            python3 -m perfcast.campaign.cuda $listing >'$out/l2-$tag.csv'"
         ;;
     bench)
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
@@ -125,7 +127,7 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         # Both caches come back in one file (hub-TAG.tgz), packed again after each kernel: at most 8 files return.
         caches=()
         for kernel in convolution-milo dedispersion-milo; do
-            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} - 25 )) \
+            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} > 45 ? ${HUB_S:-150} - 25 : 20 )) \
                 "$work/$kernel-$tag.json" --strategy "${HUB_STRATEGY:-genetic_algorithm}"
             [ -f "$work/$kernel-$tag.json" ] && caches+=("$kernel-$tag.json")
             [ ${#caches[@]} -gt 0 ] && tar czf "$out/hub-$tag.tgz" -C "$work" "${caches[@]}"
@@ -153,7 +155,8 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
             [ -n "$found" ] && export PATH=$(dirname "$found"):$PATH
         fi
         # Nsight Compute's importer needs elfutils' libdw, which the image lacks: carried in .gpulib (docs/gpu.md).
-        [ -d .gpulib ] && export LD_LIBRARY_PATH=$PWD/.gpulib/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+        libs=${LD_LIBRARY_PATH:-}
+        [ -d .gpulib ] && libs=$PWD/.gpulib/root/usr/lib/x86_64-linux-gnu${libs:+:$libs}
         importer=$(timeout 30 find / -xdev -name 'QdstrmImporter*' 2>/dev/null | head -1)
         say "nsys: $(command -v nsys || echo 'not found'); $(nsys --version 2>&1 | head -1);" \
             "QdstrmImporter (nsys needs it to make a report): ${importer:-none found}"
@@ -165,7 +168,7 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
             say "no QdstrmImporter: nsys cannot make a report here; program step skipped"
             continue
         fi
-        CAP=${STEP_S:-} timed python3 -m perfcast campaign run --timer nsys -o "$work/program-$tag.zip" -- \
+        LD_LIBRARY_PATH=$libs CAP=${STEP_S:-} timed python3 -m perfcast campaign run --timer nsys -o "$work/program-$tag.zip" -- \
             python3 -m perfcast.campaign.cuda triad=16777216,sgemm_tiled=1024
         if [ -f "$work/program-$tag.zip" ]; then
             cp "$work/program-$tag.zip" "$out/"

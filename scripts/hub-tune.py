@@ -17,7 +17,8 @@ benchmark_hub, MIT) is loaded and run as it is, with four changes made around it
   call. The corpus scores times, not outputs; the note says so.
 
 `--simulate CACHE` answers every timing from a brute-forced cache of the hub (KernelTuner's simulation mode),
-so that the whole path runs without a GPU: the check before a device call.
+so that the whole path runs without a GPU: the check before a device call (with one of KernelTuner's strategies
+nothing is written then: the simulated cache is the record). `--seed` is perfcast's random search's seed.
 """
 
 from __future__ import annotations
@@ -91,7 +92,11 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
     recorded_on = [device]  # replaced by the name KernelTuner reads from the GPU, once it has run
 
     def measure(config: dict[str, Any]) -> Record:
-        results, env = tune_kernel(*positional[:4], {name: [config[name]] for name in names}, **one)
+        try:
+            results, env = tune_kernel(*positional[:4], {name: [config[name]] for name in names}, **one)
+        except Exception as error:  # KernelTuner re-raises a runtime error it cannot skip: one configuration failed
+            print(f"{config}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+            return Record(config, "runtime", None)
         recorded_on[0] = str((env or {}).get("device_name") or recorded_on[0])
         if not results:
             return Record(config, "wrong", None)
@@ -123,7 +128,7 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
           flush=True)
     results = [{**r.config, "time": r.time * 1e3 if r.time is not None else str(r.status),
                 "times": [t * 1e3 for t in r.times]} for r in result.measured.records]
-    return results, {"device_name": device, "strategy": f"perfcast {strategy}"}
+    return results, {"device_name": recorded_on[0], "strategy": f"perfcast {strategy}"}
 
 
 def _version() -> str:
@@ -144,6 +149,8 @@ def main() -> int:
     parser.add_argument("--simulate", type=Path, help="a brute-forced cache to answer the timings from")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
+    if args.seconds <= 0:
+        parser.error(f"SECONDS must be positive, not {args.seconds}")
 
     import kernel_tuner
     import numpy as np

@@ -175,6 +175,17 @@ def test_an_nsys_trace_reads_as_launches():
     assert log.devices == ["NVIDIA H100 80GB HBM3"]
 
 
+def test_a_trace_with_nsys_lines_before_it_and_cpp_names_reads_as_launches():
+    from perfcast.campaign.cuda_launches import read_gpu_trace
+
+    log = read_gpu_trace((DATA / "nsys-cuda-gpu-trace-constructed.csv").read_text())
+    assert [x.kernel for x in log.launches] == ["triad(float*, const float*, const float*, float, int)"] * 2 + [
+        "sgemm_tiled"]
+    sgemm = log.launches[2]
+    assert sgemm.global_size == (1024, 1024) and sgemm.local_size == (16, 16) and sgemm.queue == "13"
+    assert sgemm.duration == pytest.approx(31e-6)
+
+
 def test_a_trace_without_its_columns_is_refused():
     from perfcast.campaign.cuda_launches import read_nsys_gpu_trace
     from perfcast.campaign.launch_log import LaunchLogError
@@ -320,10 +331,18 @@ def test_an_nsys_whose_importer_lacks_a_library_says_which(multi_kernel, tmp_pat
     assert cuda_launches.find_qdstrm_importer(str(nsys)) == importer
 
 
-def test_missing_libraries_reads_ldd():
+def test_missing_libraries_reads_ldd(tmp_path, monkeypatch):
     from perfcast.campaign.cuda_launches import missing_libraries
 
-    assert missing_libraries(Path(sys.executable)) == []  # the Python running this test loads
+    # ldd's report as on the H100 image for Nsight Compute's QdstrmImporter (2026-11-26), from a stand-in ldd.
+    ldd = tmp_path / "ldd"
+    ldd.write_text("#!/bin/sh\nprintf '\\tlinux-vdso.so.1 (0x00007ffc)\\n\\tlibdw.so.1 => not found\\n"
+                   "\\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x00007f)\\n'\n")
+    ldd.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{__import__('os').environ['PATH']}")
+    assert missing_libraries(Path(sys.executable)) == ["libdw.so.1"]
+    ldd.write_text("#!/bin/sh\nexit 1\n")  # ldd fails: nothing is claimed missing
+    assert missing_libraries(Path(sys.executable)) == []
 
 
 def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):

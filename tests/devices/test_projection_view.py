@@ -122,3 +122,19 @@ def test_the_issue_share_reaches_the_fp32_maxima_only():
     assert projection_capabilities(get_device("rtx-3090"), "fp32").maxima().fp_issue_share == 1.0
     assert projection_capabilities(get_device("rtx-3090"), "fp64").maxima().fp_issue_share is None
     assert projection_capabilities(get_device("titan-rtx"), "fp32").maxima().fp_issue_share == 0.5
+
+
+def test_an_l2_slower_than_dram_is_charged_to_l1():
+    # The H200's first bench (2026-11-26) timed its L2 sweep's launches: 0.42 TB/s beside 3.44 TB/s of DRAM.
+    device = load_device_file(Path(__file__).parents[2] / "docs" / "validation" / "gpu-h200" / "bench-h200.yaml")
+    assert next(level for level in device.memory if level.level == "L2").bandwidth.value < device.dram_bandwidth
+    c = projection_capabilities(device, "fp32")
+    assert c.figures["L2"].value == c.figures["L1"].value
+    assert "L2 charged to L1" in c.figures["L2"].detail and "below DRAM" in c.figures["L2"].detail
+    # A measured L2 above DRAM (the H100's read plateau, 7.9 TB/s) is taken as it is.
+    import zipfile
+
+    archive = Path(__file__).parents[2] / "docs" / "validation" / "gpu-h100" / "campaign-h100.zip"
+    h100 = parse_device_text(zipfile.ZipFile(archive).read("device.yaml").decode(), "h100")
+    l2 = projection_capabilities(h100, "fp32").figures["L2"]
+    assert l2.how == "measured" and 7e12 < l2.value < 9e12

@@ -122,7 +122,7 @@ class TestNcuRaw:
         assert triad.duration == pytest.approx(60.096e-6, rel=1e-3)  # gpu__time_duration.sum, ns
 
     def test_l2_bytes_are_the_l1s_requests_where_ncu_gives_them(self):
-        # An H100 capture with both L2 metrics: lts__t_bytes also counts the DRAM fills (1.5x the L1's bytes on
+        # An H100 capture with both L2 metrics: lts__t_bytes counts other L2 traffic too (1.5x the L1's bytes on
         # triad), the srcunit_tex sectors are what the L1 asked for (its bytes exactly, on streaming kernels).
         text = (DATA / "ncu-raw-h100-l2.csv").read_text()
         profile = read_ncu(text)
@@ -139,6 +139,14 @@ class TestNcuRaw:
         older = "\n".join(",".join(cell for i, cell in enumerate(_cells(line)) if i != column) if _cells(line) else line
                           for line in text.splitlines())
         triad = read_ncu(older).kernel("triad")
+        assert triad.metrics["l2_bytes"] == pytest.approx(1.5 * triad.metrics["l1_bytes"], rel=0.03)
+        # A launch whose srcunit value is nan (not given) falls back the same way, rather than losing the metric.
+        lines = text.splitlines()
+        row = next(i for i, line in enumerate(lines) if '"triad"' in line)
+        cells = _cells(lines[row])
+        cells[column] = '"nan"'
+        lines[row] = ",".join(cells)
+        triad = read_ncu("\n".join(lines)).kernel("triad")
         assert triad.metrics["l2_bytes"] == pytest.approx(1.5 * triad.metrics["l1_bytes"], rel=0.03)
 
     def test_a_launch_id_given_twice_is_refused_naming_both(self):

@@ -2,12 +2,12 @@
 
 import itertools
 import json
+import math
 from pathlib import Path
 
 import pytest
 
-from perfcast.errors import InputError
-from perfcast.tune import live_space
+from perfcast.errors import InputError, ToolError
 from perfcast.tune.live_space import candidate_space, tune_live
 from perfcast.tune.recorded import Record, read_recorded, to_kerneltuner
 from perfcast.tune.replay import levels, replay_run
@@ -49,14 +49,13 @@ def test_a_live_run_searches_exactly_as_the_replay_of_the_same_times(tmp_path):
     assert back.optimum().time == pytest.approx(recorded.optimum().time)
 
 
-def test_the_time_limit_stops_the_timing_and_keeps_what_was_timed(monkeypatch):
+def test_the_time_limit_stops_the_timing_and_keeps_what_was_timed():
     recorded = read_recorded(FIXTURE)
     space, measure, timed = candidates_of(recorded)
-    clock = itertools.count()  # every reading of the clock is one second later
-
-    monkeypatch.setattr(live_space.time, "monotonic", lambda: float(next(clock)))
+    ticks = itertools.count()  # every reading of the clock is one second later
     saved: list[Record] = []
-    result = tune_live(space, measure, "hierarchical", seconds=12, on_record=saved.append)
+    result = tune_live(space, measure, "hierarchical", seconds=12, on_record=saved.append,
+                       clock=lambda: float(next(ticks)))
     assert result.stopped
     # The clock is read once at the start and once before each timing: 12 s leave room for about 11 timings.
     assert 5 <= len(timed) <= 12 and result.evaluations == len(timed) == len(saved)
@@ -81,11 +80,33 @@ def test_failures_cost_an_evaluation_and_are_kept_with_their_status():
     assert result.chosen != fastest
 
 
-def test_a_measurement_with_an_unknown_status_is_refused():
+def test_a_measurement_with_an_unknown_status_is_refused_even_after_good_ones():
     recorded = read_recorded(FIXTURE)
-    space, _, _ = candidates_of(recorded)
-    with pytest.raises(Exception, match="status 'lost'"):
-        tune_live(space, lambda config: Record(config, "lost", None), "random", budget=3)
+    space, lookup, timed = candidates_of(recorded)
+
+    def measure(config):
+        return lookup(config) if len(timed) < 5 else Record(config, "lost", None)
+
+    with pytest.raises(ToolError, match="status 'lost'"):
+        tune_live(space, measure, "hierarchical")
+
+
+def test_what_measure_returns_is_kept_under_the_configuration_asked_for():
+    recorded = read_recorded(FIXTURE)
+    space, lookup, timed = candidates_of(recorded)
+    first = recorded.records[0].config
+
+    def measure(config):
+        found = lookup(config)
+        if len(timed) % 3 == 0:  # a correct run without a usable time is a failed one
+            return Record(dict(first), "ok", 0.0 if len(timed) % 2 else math.nan)
+        return Record(dict(first), found.status, found.time, found.times)  # the wrong configuration written
+
+    result = tune_live(space, measure, "hierarchical")
+    keys = [recorded.key(r.config) for r in result.measured.records]
+    assert len(keys) == len(set(keys)) == result.evaluations
+    assert all(r.status == "runtime" and r.time is None for r in result.measured.records[2::3])
+    assert result.best is not None and result.best.time > 0
 
 
 def test_candidate_space_refuses_what_cannot_be_a_space():

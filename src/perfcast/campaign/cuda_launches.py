@@ -145,20 +145,19 @@ def nsys_trace_commands(command: Sequence[str], report: Path) -> tuple[list[str]
 
 
 def find_qdstrm_importer(nsys: str | None = None) -> Path | None:
-    """Return Nsight Systems' QdstrmImporter: on PATH, or in a host folder beside the nsys given (or on PATH).
+    """Return Nsight Systems' QdstrmImporter: the one beside the nsys given (or on PATH), else one on PATH.
 
     The nsys inside Nsight Compute (seen on the lent GPU machines) lives in `host/target-linux-x64/` and its
-    importer in `host/linux-desktop-glibc_*-x64/`, where nsys does not look for it.
+    importer in a sibling `host/linux-desktop-glibc_*-x64/`: the importer of that nsys's own release.
     """
-    found = shutil.which("QdstrmImporter")
-    if found:
-        return Path(found)
     nsys = nsys or shutil.which("nsys")
-    if nsys is None:
-        return None
-    host = Path(nsys).resolve().parent.parent
-    candidates = sorted(host.glob("*/QdstrmImporter"))
-    return candidates[0] if candidates else None
+    if nsys is not None:
+        folder = Path(nsys).resolve().parent
+        candidates = sorted([*folder.glob("QdstrmImporter"), *folder.parent.glob("*/QdstrmImporter")])
+        if candidates:
+            return candidates[0]
+    found = shutil.which("QdstrmImporter")
+    return Path(found) if found else None
 
 
 def missing_libraries(program: Path) -> list[str]:

@@ -12,7 +12,10 @@ shared-memory bandwidths (B/s). Each is taken, in this order:
 4. ``peak``: the peak itself (a vendor figure or an estimate), an upper bound that overstates the maximum.
 
 A figure the device does not give at all (a cache without a bandwidth) is left out; the projection then
-refuses the kernels whose bytes hit that level.
+refuses the kernels whose bytes hit that level. An L2 bandwidth below the device's DRAM bandwidth is not a
+cache's rate but a failed measurement (a sweep that timed its launches, as the H200's first bench did: 0.42
+TB/s beside 3.44 TB/s of DRAM): the L2 is then charged to L1, whose bandwidth its bytes cross too, as the GPU
+corpus does for a level a GPU gives no bandwidth for, and the figure says so.
 """
 
 from __future__ import annotations
@@ -161,6 +164,11 @@ def projection_capabilities(device: Device, precision: Precision | str = Precisi
     """
     precision = Precision(precision)
     figures = {name: c for name in FIGURES if (c := _capability(device, precision, name, source)) is not None}
+    l1, l2, dram = (figures.get(name) for name in ("L1", "L2", "DRAM"))
+    if l1 is not None and l2 is not None and dram is not None and l2.value < dram.value:
+        figures["L2"] = Capability(l1.value, l1.how, f"L2 charged to L1: its {_quantity('L2', l2.value)} "
+                                   f"({l2.how}) is below DRAM's {_quantity('DRAM', dram.value)}, not a cache's "
+                                   f"rate; L1 {l1.detail}")
     missing = [name for name in ("fma", "add_mul") if name not in figures]
     if missing:
         raise NotFound(f"{device.name} has no {precision.value} {' or '.join(missing)} rate, which the projection "

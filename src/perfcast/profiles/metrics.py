@@ -80,9 +80,11 @@ HIERARCHICAL: tuple[MetricSpec, ...] = (
     MetricSpec("fma_fp16", "N_FMA (fp16)", "inst", "flop_count_hp_fma", _sass("hfma"), "counted as fp32", model="§4"),
     MetricSpec("l1_bytes", "N+_L1", "B", "", (("l1tex__t_bytes.sum", 1.0),),
                "global load + store bytes", "every byte through L1/tex; hits in L1 = L1 - L2 bytes", model="§4"),
-    # The L2's sectors requested by the L1 (srcunit_tex), 32 B each: lts__t_bytes also counts the L2's fills from
-    # DRAM, 1.5x the L1's bytes on a streaming kernel (H100, docs/validation/gpu-h100/l2-h100.csv), where the
-    # requests match the L1's bytes to 1 %. Profiles taken before 2026-11-26 hold only lts__t_bytes.
+    # The L2's sectors requested by the L1 (srcunit_tex), 32 B each: they match the L1's bytes to 1 % on every
+    # streaming kernel of an H100 capture (docs/validation/gpu-h100/l2-h100.csv), where lts__t_bytes counts 1.5x
+    # them whatever the DRAM traffic: traffic from other sources, not DRAM fills (between the H100's two L2
+    # partitions, likely; not recorded). Profiles taken before this change, both Hopper campaign archives
+    # included, hold only lts__t_bytes.
     MetricSpec("l2_bytes", "N+_L2", "B", "", (("lts__t_sectors_srcunit_tex.sum", 32.0), ("lts__t_bytes.sum", 1.0)),
                "(no cache: not given)",
                "the L1's requests to L2; hits in L2 = L2 - DRAM bytes (0 where L2 carries more than L1 asked for, "

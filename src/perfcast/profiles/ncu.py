@@ -187,17 +187,17 @@ def _model_metrics(launch: _Launch) -> tuple[dict[str, float], float | None, lis
     metrics: dict[str, float] = {}
     missing: list[str] = []
     for spec in ALL_METRICS:
-        for name, factor in spec.ncu:
-            if name not in launch.values:
-                continue
-            value = launch.values[name]
-            if value is None:
-                missing.append(name)
-            else:
-                if launch.kinds[name] == "second":
-                    raise ProfileError(f"kernel {launch.kernel!r}, metric {name}: a time unit on a count")
-                metrics[spec.name] = value * factor
-            break
+        # The first of the metric's names the launch gives a value for; a name given without one (a failed
+        # launch's nan) gives way to the next, and is missing only where none has a value.
+        given = [name for name, _ in spec.ncu if name in launch.values]
+        valued = [(name, factor) for name, factor in spec.ncu if launch.values.get(name) is not None]
+        if valued:
+            name, factor = valued[0]
+            if launch.kinds[name] == "second":
+                raise ProfileError(f"kernel {launch.kernel!r}, metric {name}: a time unit on a count")
+            metrics[spec.name] = launch.values[name] * factor  # type: ignore[operator]
+        elif given:
+            missing.append(given[0])
     duration = launch.values.get(NCU_DURATION)
     if NCU_DURATION in launch.values and duration is None:
         missing.append(NCU_DURATION)

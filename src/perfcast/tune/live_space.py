@@ -55,8 +55,9 @@ class LiveSession:
 
     tunable: RecordedTunable
     measure: Measure
-    deadline: float = math.inf  # time.monotonic() past which nothing more is timed
+    deadline: float = math.inf  # clock() reading (s) past which no timing begins
     on_record: Callable[[Record], None] | None = None  # called after each timing (e.g. to save the cache)
+    clock: Callable[[], float] = time.monotonic  # s
     records: list[Record] = field(default_factory=list)
     seen: dict[tuple[Value, ...], Measurement | None] = field(default_factory=dict)
     trace: list[float] = field(default_factory=list)  # best time (s) after each evaluation, inf before any
@@ -72,18 +73,24 @@ class LiveSession:
             found = self.seen[key]
             return None if found is None else Measurement(step, found.config, found.size, found.mean, found.std,
                                                           found.samples, found.metric)
-        if time.monotonic() >= self.deadline:
+        if self.clock() >= self.deadline:
             self.stopped += 1
             return None
-        record = self.measure(dict(config))
-        if record.status not in STATUSES:
-            raise ToolError(f"the measurement of {dict(config)} has status {record.status!r}; expected one of "
+        asked: dict[str, Value] = {name: config[name] for name in space.parameters}
+        measured = self.measure(dict(asked))
+        if measured.status not in STATUSES:
+            raise ToolError(f"the measurement of {asked} has status {measured.status!r}; expected one of "
                             f"{', '.join(STATUSES)}")
+        # The record is kept under the configuration asked for, whatever `measure` wrote in its own; a correct
+        # run without a positive, finite time is a failed one.
+        record = Record(asked, measured.status, measured.time, measured.times, dict(measured.metrics))
+        if record.status == "ok" and not _usable(record.time):
+            record = Record(asked, "runtime", None, (), dict(measured.metrics))
         self.records.append(record)
         if self.on_record is not None:
             self.on_record(record)
         best = self.trace[-1] if self.trace else math.inf
-        if record.status != "ok" or record.time is None or not math.isfinite(record.time) or record.time <= 0:
+        if record.status != "ok" or record.time is None:
             self.seen[key] = None
             self.trace.append(best)
             return None
@@ -111,6 +118,11 @@ class LiveSession:
                              list(self.records), space.objective, "perfcast live tuning")
 
 
+def _usable(seconds: float | None) -> bool:
+    """Return whether `seconds` can be a run's time: positive and finite."""
+    return seconds is not None and math.isfinite(seconds) and seconds > 0
+
+
 @dataclass(frozen=True)
 class LiveResult:
     """One live run: the strategy's choice, the best configuration timed, and what the search cost."""
@@ -128,26 +140,31 @@ class LiveResult:
 
 def tune_live(space: RecordedSpace, measure: Measure, strategy: str = "hierarchical", seconds: float = math.inf,
               seed: int = 0, budget: int | None = None, item: Sequence[str] | None = None,
-              group: Sequence[str] | None = None, on_record: Callable[[Record], None] | None = None) -> LiveResult:
-    """Run `strategy` on `space` (from `candidate_space`), timing through `measure`, for at most `seconds` (s)."""
+              group: Sequence[str] | None = None, on_record: Callable[[Record], None] | None = None,
+              clock: Callable[[], float] = time.monotonic) -> LiveResult:
+    """Run `strategy` on `space` (from `candidate_space`), timing through `measure`; no timing begins after `seconds` (s).
+
+    The last timing begun may end past the limit (by one configuration's time).
+    """
     if strategy not in STRATEGIES:
         raise InputError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
     if seconds <= 0:
         raise InputError(f"the time limit must be positive, not {seconds} s")
     item, group = levels(space, item, group)
-    start = time.monotonic()
-    session = LiveSession(RecordedTunable(space, tuple(item), tuple(group)), measure, start + seconds, on_record)
+    start = clock()
+    session = LiveSession(RecordedTunable(space, tuple(item), tuple(group)), measure, start + seconds, on_record,
+                          clock=clock)
     chosen: dict[str, Value] | None
     try:
         result = run_strategy(session, strategy, budget or len(space.records), seed)
         chosen = dict(result.best)
     except ToolError:
         # Past the time limit every request fails, and a strategy may then find nothing it can run; the
-        # configurations it did time are still the result.
-        if not session.records:
+        # configurations it did time are still the result. Any other failure is the caller's to see.
+        if not (session.stopped and session.records):
             raise
         chosen = None
-    timed = [r for r in session.records if r.status == "ok" and r.time is not None]
+    timed = [r for r in session.records if r.status == "ok" and _usable(r.time)]
     best = min(timed, key=lambda r: r.time or math.inf) if timed else None
-    return LiveResult(strategy, chosen, best, session.measured(), session.evaluations, time.monotonic() - start,
+    return LiveResult(strategy, chosen, best, session.measured(), session.evaluations, clock() - start,
                       len(space.records), session.stopped > 0, tuple(session.trace))

@@ -832,7 +832,7 @@ STRATEGIES: dict[str, tuple[str, Callable[[Evaluator, int | None, int], TuningRe
     "hierarchical": ("work-item, then work-group, then NDRange parameters (spec §5.2), the first two re-tuned in turn "
                      "until stable, from the smallest, a middle and the largest work-group, each with step 1's ordered sweeps "
                      "and with its order-free moves; larger values spared where the partial models predict them no "
-                     "better; --budget caps its order-free moves and its review",
+                     "better; --budget caps its order-free moves and the other descents' reviews",
                      lambda session, budget, seed: hierarchical(session, max_evaluations=budget)),
     "hierarchical-measured": ("the same with every value of steps 1-2 and every NDRange of step 3 measured, no "
                               "model guidance: the baseline that the guided method's savings are counted against",
@@ -850,7 +850,7 @@ def run_strategy(session: Evaluator, strategy: str, budget: int | None = None, s
     """Return the result of the strategy called `strategy` (a key of STRATEGIES).
 
     `budget`: random search's number of configurations (default RANDOM_BUDGET), the hierarchical method's cap
-    on evaluations (default none); `seed`: random search's.
+    on its extras (order-free moves, other descents' reviews; default none); `seed`: random search's.
 
     A live run ends with a race of its finalists at the target size — the strategy's choice and the best
     measured there — and returns the winner with its interval, the others' ratios and every round spread.
