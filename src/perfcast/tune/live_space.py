@@ -13,14 +13,13 @@ once, it ends, and the best configuration measured is the result.
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from perfcast.errors import InputError, ToolError
 from perfcast.tune.recorded import STATUSES, Record, RecordedSpace, Value
-from perfcast.tune.replay import RecordedTunable, levels
+from perfcast.tune.replay import RecordedTunable, ReplaySession, answered, levels, repeated
 from perfcast.tune.store import Measurement
 from perfcast.tune.strategies import STRATEGIES, run_strategy
 
@@ -49,18 +48,18 @@ def candidate_space(kernel: str, device: str, problem_size: Sequence[int], param
                          {name: tuple(parameters[name]) for name in names}, records, "time", "live")
 
 
-@dataclass
-class LiveSession:
-    """Evaluations timed as asked for: each distinct valid configuration costs one, failed ones included."""
+@dataclass(kw_only=True)
+class LiveSession(ReplaySession):
+    """Evaluations timed as asked for: each distinct valid configuration costs one, failed ones included.
 
-    tunable: RecordedTunable
+    A replay whose answers come from `measure` instead of the record (the record lists the candidates).
+    """
+
     measure: Measure
     deadline: float = math.inf  # clock() reading (s) past which no timing begins
     on_record: Callable[[Record], None] | None = None  # called after each timing (e.g. to save the cache)
     clock: Callable[[], float] = time.monotonic  # s
     records: list[Record] = field(default_factory=list)
-    seen: dict[tuple[Value, ...], Measurement | None] = field(default_factory=dict)
-    trace: list[float] = field(default_factory=list)  # best time (s) after each evaluation, inf before any
     stopped: int = 0  # requests refused because the time limit had passed
 
     def evaluate(self, step: str, config: Mapping[str, int], size: Mapping[str, int]) -> Measurement | None:
@@ -70,9 +69,7 @@ class LiveSession:
             return None  # the restrictions exclude it: nothing to time, nothing spent
         key = space.key(dict(config))
         if key in self.seen:
-            found = self.seen[key]
-            return None if found is None else Measurement(step, found.config, found.size, found.mean, found.std,
-                                                          found.samples, found.metric)
+            return repeated(self.seen[key], step)
         if self.clock() >= self.deadline:
             self.stopped += 1
             return None
@@ -89,27 +86,7 @@ class LiveSession:
         self.records.append(record)
         if self.on_record is not None:
             self.on_record(record)
-        best = self.trace[-1] if self.trace else math.inf
-        if record.status != "ok" or record.time is None:
-            self.seen[key] = None
-            self.trace.append(best)
-            return None
-        samples = record.times or (record.time,)
-        std = statistics.stdev(samples) if len(samples) > 1 else 0.0
-        measurement = Measurement(step, dict(config), dict(size), record.time, std, samples, 1 / record.time)
-        self.seen[key] = measurement
-        self.trace.append(min(best, record.time))
-        return measurement
-
-    def evaluate_many(self, step: str, requests: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]
-                      ) -> list[Measurement | None]:
-        """Return the measurements of several configurations, in their order."""
-        return [self.evaluate(step, config, size) for config, size in requests]
-
-    @property
-    def evaluations(self) -> int:
-        """Return the distinct configurations timed, failures included."""
-        return len(self.seen)
+        return answered(self.seen, self.trace, key, step, config, size, record)
 
     def measured(self) -> RecordedSpace:
         """Return what was timed as a space (the candidates' parameters, only the timed records)."""
@@ -152,8 +129,8 @@ def tune_live(space: RecordedSpace, measure: Measure, strategy: str = "hierarchi
         raise InputError(f"the time limit must be positive, not {seconds} s")
     item, group = levels(space, item, group)
     start = clock()
-    session = LiveSession(RecordedTunable(space, tuple(item), tuple(group)), measure, start + seconds, on_record,
-                          clock=clock)
+    session = LiveSession(tunable=RecordedTunable(space, tuple(item), tuple(group)), measure=measure,
+                          deadline=start + seconds, on_record=on_record, clock=clock)
     chosen: dict[str, Value] | None
     try:
         result = run_strategy(session, strategy, budget or len(space.records), seed)

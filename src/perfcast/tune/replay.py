@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from perfcast.errors import InputError
-from perfcast.tune.recorded import RecordedSpace, Value
+from perfcast.tune.recorded import Record, RecordedSpace, Value
 from perfcast.tune.space import SearchSpace
 from perfcast.tune.store import Measurement
 from perfcast.tune.strategies import STRATEGIES, run_strategy
@@ -140,30 +140,40 @@ class ReplaySession:
             return None
         key = recorded.key(dict(config))
         if key in self.seen:
-            found = self.seen[key]
-            return None if found is None else Measurement(step, found.config, found.size, found.mean, found.std,
-                                                          found.samples, found.metric)
-        best = self.trace[-1] if self.trace else math.inf
-        if record.status != "ok" or record.time is None:
-            self.seen[key] = None
-            self.trace.append(best)
-            return None
-        samples = record.times or (record.time,)
-        std = statistics.stdev(samples) if len(samples) > 1 else 0.0
-        measurement = Measurement(step, dict(config), dict(size), record.time, std, samples, 1 / record.time)
-        self.seen[key] = measurement
-        self.trace.append(min(best, record.time))
-        return measurement
+            return repeated(self.seen[key], step)
+        return answered(self.seen, self.trace, key, step, config, size, record)
 
     def evaluate_many(self, step: str, requests: Sequence[tuple[Mapping[str, int], Mapping[str, int]]]
                       ) -> list[Measurement | None]:
-        """Return the recorded measurements of several configurations, in their order."""
+        """Return the measurements of several configurations, in their order."""
         return [self.evaluate(step, config, size) for config, size in requests]
 
     @property
     def evaluations(self) -> int:
         """Return the distinct configurations evaluated, failures included."""
         return len(self.seen)
+
+
+def repeated(found: Measurement | None, step: str) -> Measurement | None:
+    """Return an earlier answer for a configuration asked for again (None where it failed), under `step`."""
+    return None if found is None else Measurement(step, found.config, found.size, found.mean, found.std,
+                                                  found.samples, found.metric)
+
+
+def answered(seen: dict[tuple[Value, ...], Measurement | None], trace: list[float], key: tuple[Value, ...], step: str,
+             config: Mapping[str, int], size: Mapping[str, int], record: Record) -> Measurement | None:
+    """Return `record` as the evaluation of `config` (s; None where it failed), noted in `seen` and the best-time `trace`."""
+    best = trace[-1] if trace else math.inf
+    if record.status != "ok" or record.time is None:
+        seen[key] = None
+        trace.append(best)
+        return None
+    samples = record.times or (record.time,)
+    std = statistics.stdev(samples) if len(samples) > 1 else 0.0
+    measurement = Measurement(step, dict(config), dict(size), record.time, std, samples, 1 / record.time)
+    seen[key] = measurement
+    trace.append(min(best, record.time))
+    return measurement
 
 
 @dataclass(frozen=True)
