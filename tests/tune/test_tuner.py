@@ -225,16 +225,23 @@ def test_a_run_exported_for_kerneltuner_reads_back(tmp_path):
     assert read_recorded(kt).problem_size == (TARGET,)
 
 
-def test_a_budget_caps_the_hierarchical_review(tmp_path):
+def test_a_budget_leaves_the_chosen_results_review_whole(tmp_path):
+    """A budget spent before step 4 still lets the chosen descent's result be reviewed at the target: the run
+    ends where the unbudgeted one does (the budget caps the extras: order-free moves, other descents' reviews)."""
     store = ResultsStore(tmp_path / "r.sqlite")
     free = hierarchical(session(SyntheticKernel(), store)[0])
-    before_review = store.distinct_measurements(1) - sum(
-        1 for m in store.measurements(1) if m.step == "4-review"
-        and not any(o.step != "4-review" and o.config == m.config and o.size == m.size for o in store.measurements(1)))
-    cap = free.evaluations - 2
-    assert cap >= before_review
-    capped = run_strategy(session(SyntheticKernel(), ResultsStore(tmp_path / "c.sqlite"))[0], "hierarchical", budget=cap)
-    assert capped.evaluations <= cap < free.evaluations
+    reviewed_only = {(str(m.config), str(m.size)) for m in store.measurements(1) if m.step == "4-review"} - {
+        (str(m.config), str(m.size)) for m in store.measurements(1) if m.step != "4-review"}
+    assert reviewed_only  # the review measures configurations nothing before it did
+    assert free.steps["review"] != free.steps["work-group"]  # and moves the chosen descent's result
+    before_review = store.distinct_measurements(1) - len(reviewed_only)
+    capped_store = ResultsStore(tmp_path / "c.sqlite")
+    capped = run_strategy(session(SyntheticKernel(), capped_store)[0], "hierarchical", budget=before_review)
+    assert capped.best == free.best
+    assert capped.evaluations <= free.evaluations
+    assert any(m.step == "4-review" for m in capped_store.measurements(1))
+    # Without the review (as a budget used to stop it) the run would have kept the descents' result.
+    assert capped.steps["review"] == free.steps["review"]
 
 
 def test_model_6_spares_the_saturated_ndranges(tmp_path):
