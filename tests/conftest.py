@@ -1,4 +1,6 @@
-"""Markers the whole suite shares."""
+"""Markers the whole suite shares, and the quick bench suites measured once for every test that needs one."""
+
+import shutil
 
 import pytest
 
@@ -22,3 +24,48 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         skip = pytest.mark.skip(reason="needs nvcc (the CUDA toolkit) and cuobjdump (pip install nvidia-cuda-cuobjdump)")
         for item in marked:
             item.add_marker(skip)
+
+
+# The quick suites run for real once per session (about a minute each on 2 cores): the backend tests check what
+# they measured, and the CLI's bench tests give them to the command in place of measuring again, so each
+# backend's measuring is exercised once and the CLI's handling of a real suite still is.
+@pytest.fixture(scope="session")
+def cpu_host():
+    """Return this machine's CPU as the native backend's tests detect it."""
+    if shutil.which("gcc") is None:
+        pytest.skip("the native benchmarks need gcc")
+    from perfcast.bench.detect import detect_cpu
+
+    return detect_cpu(probe_bytes=16 * 2**20, repetitions=3)
+
+
+@pytest.fixture(scope="session")
+def cpu_quick_suite(cpu_host):
+    """Return the native CPU backend's quick suite, measured for real (its progress checked on the way)."""
+    from perfcast.bench.cpu import NativeCpuBackend
+
+    seen = []
+    result = NativeCpuBackend(cpu_host, repetitions=3).run(quick=True, progress=lambda label, f: seen.append(f))
+    assert seen[-1] == 1.0 and seen == sorted(seen)
+    return result
+
+
+@pytest.fixture(scope="session")
+def opencl_backend():
+    """Return the OpenCL backend on this machine's first device, or skip where there is none."""
+    pytest.importorskip("pyopencl")
+    from perfcast.bench.backends import BackendUnavailable
+    from perfcast.bench.opencl import OpenClBackend, list_devices
+
+    try:
+        if not list_devices():
+            pytest.skip("no OpenCL device (make test installs PoCL with apt-get)")
+    except BackendUnavailable:
+        pytest.skip("no OpenCL platform")
+    return OpenClBackend.open(None, repetitions=3)
+
+
+@pytest.fixture(scope="session")
+def opencl_quick_suite(opencl_backend):
+    """Return the OpenCL backend's quick suite, measured for real."""
+    return opencl_backend.run(quick=True, progress=lambda label, fraction: None)

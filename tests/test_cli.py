@@ -299,8 +299,25 @@ def test_validate_boathull_refuses_a_gpu():
 
 
 @pytest.mark.skipif(__import__("shutil").which("gcc") is None, reason="the native benchmarks need gcc")
-def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch):
+def _measured_once(monkeypatch, suite):
+    """Make `perfcast bench` open its backend for real and answer with `suite`, measured once per session."""
+    import copy
+
+    import perfcast.bench.backends as backends_module
+
+    opened = backends_module.open_backend
+
+    def open_backend(*args, **kwargs):
+        backend, base = opened(*args, **kwargs)
+        backend.run = lambda quick, progress: copy.deepcopy(suite)
+        return backend, base
+
+    monkeypatch.setattr(backends_module, "open_backend", open_backend)
+
+
+def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch, cpu_quick_suite):
     monkeypatch.chdir(tmp_path)
+    _measured_once(monkeypatch, cpu_quick_suite)  # the CPU suite measured for real (tests/conftest.py)
     result = run("bench", "--quick", "-r", "2", "--json", "-o", "me.yaml", "--csv", "raw.csv", "--plot", "roof.png")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
@@ -316,7 +333,6 @@ def test_bench_quick_writes_profile_csv_and_chart(tmp_path, monkeypatch):
 
 
 def test_bench_strict_turns_self_check_warnings_into_an_error(tmp_path, monkeypatch):
-    import perfcast.bench.backends as backends_module
     import perfcast.bench.suite as suite_module
     from perfcast.bench.suite import SuiteResult
 
@@ -325,14 +341,7 @@ def test_bench_strict_turns_self_check_warnings_into_an_error(tmp_path, monkeypa
     # What --strict does with a warning is under test, not the measuring (the bench runs for real in
     # test_bench_quick_writes_profile_csv_and_chart and tests/bench): the backend opens as it would, and its
     # suite answers at once.
-    opened = backends_module.open_backend
-
-    def open_quickly(*args, **kwargs):
-        backend, base = opened(*args, **kwargs)
-        backend.run = lambda quick, progress: SuiteResult(backend="cpu", tool="stand-in", repetitions=2)
-        return backend, base
-
-    monkeypatch.setattr(backends_module, "open_backend", open_quickly)
+    _measured_once(monkeypatch, SuiteResult(backend="cpu", tool="stand-in", repetitions=2))
     result = run("bench", "--quick", "-r", "2", "--strict", "-o", "me.yaml")
     said = " ".join(result.stderr.split())
     assert result.exit_code == 2 and "warning: L1 bandwidth is below L2's" in said and "--strict" in said
@@ -355,9 +364,10 @@ def test_validate_bench_quick(tmp_path):
     assert "| fp32 FMA peak |" in report.read_text()
 
 
-def test_bench_opencl_quick(tmp_path, monkeypatch):
+def test_bench_opencl_quick(tmp_path, monkeypatch, opencl_quick_suite):
     _opencl_or_skip()
     monkeypatch.chdir(tmp_path)
+    _measured_once(monkeypatch, opencl_quick_suite)  # the OpenCL suite measured for real (tests/conftest.py)
     result = run("bench", "--backend", "opencl", "--quick", "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)

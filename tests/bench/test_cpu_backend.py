@@ -5,8 +5,6 @@ import shutil
 import numpy as np
 import pytest
 
-from perfcast.bench.cpu import NativeCpuBackend
-from perfcast.bench.detect import detect_cpu
 from perfcast.bench.reference import compare_with_references, run_peakflops, run_stream
 from perfcast.bench.suite import measured_device
 from perfcast.devices.catalog import device_to_yaml, parse_device_text
@@ -17,16 +15,13 @@ pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="the native 
 
 
 @pytest.fixture(scope="module")
-def host():
-    return detect_cpu(probe_bytes=16 * 2**20, repetitions=3)
+def host(cpu_host):
+    return cpu_host  # tests/conftest.py: detected once per session
 
 
 @pytest.fixture(scope="module")
-def quick_suite(host):
-    seen = []
-    result = NativeCpuBackend(host, repetitions=3).run(quick=True, progress=lambda label, f: seen.append(f))
-    assert seen[-1] == 1.0 and seen == sorted(seen)
-    return result
+def quick_suite(cpu_quick_suite):
+    return cpu_quick_suite  # tests/conftest.py: measured for real once per session, its progress checked
 
 
 def test_quick_suite_measures_everything(quick_suite):

@@ -22,13 +22,13 @@ pytestmark = pytest.mark.skipif(not _devices(), reason="no OpenCL device (make t
 
 
 @pytest.fixture(scope="module")
-def backend():
-    return OpenClBackend.open(None, repetitions=3)
+def backend(opencl_backend):
+    return opencl_backend  # tests/conftest.py: opened once per session
 
 
 @pytest.fixture(scope="module")
-def quick_suite(backend):
-    return backend.run(quick=True, progress=lambda label, fraction: None)
+def quick_suite(opencl_quick_suite):
+    return opencl_quick_suite  # tests/conftest.py: measured for real once per session
 
 
 def test_quick_suite(quick_suite):
