@@ -51,17 +51,24 @@ def cpu_quick_suite(cpu_host):
 
 
 @pytest.fixture(scope="session")
-def opencl_backend():
-    """Return the OpenCL backend on this machine's first device, or skip where there is none."""
+def opencl_device() -> None:
+    """Skip the test where this machine has no OpenCL device (pyopencl, a platform, a device)."""
     pytest.importorskip("pyopencl")
     from perfcast.bench.backends import BackendUnavailable
-    from perfcast.bench.opencl import OpenClBackend, list_devices
+    from perfcast.bench.opencl import list_devices
 
     try:
         if not list_devices():
             pytest.skip("no OpenCL device (make test installs PoCL with apt-get)")
     except BackendUnavailable:
         pytest.skip("no OpenCL platform")
+
+
+@pytest.fixture(scope="session")
+def opencl_backend(opencl_device):
+    """Return the OpenCL backend on this machine's first device, or skip where there is none."""
+    from perfcast.bench.opencl import OpenClBackend
+
     return OpenClBackend.open(None, repetitions=3)
 
 

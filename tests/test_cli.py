@@ -365,7 +365,6 @@ def test_validate_bench_quick(tmp_path):
 
 
 def test_bench_opencl_quick(tmp_path, monkeypatch, opencl_quick_suite):
-    _opencl_or_skip()
     monkeypatch.chdir(tmp_path)
     _measured_once(monkeypatch, opencl_quick_suite)  # the OpenCL suite measured for real (tests/conftest.py)
     result = run("bench", "--backend", "opencl", "--quick", "--json")
@@ -379,20 +378,7 @@ def test_bench_opencl_quick(tmp_path, monkeypatch, opencl_quick_suite):
     assert any(row["figure"] == "fp32 exp/log/sin calls" for row in data["compared"])
 
 
-def _opencl_or_skip():
-    pytest.importorskip("pyopencl")
-    from perfcast.bench.backends import BackendUnavailable
-    from perfcast.bench.opencl import list_devices
-
-    try:
-        if not list_devices():
-            pytest.skip("no OpenCL device")
-    except BackendUnavailable:
-        pytest.skip("no OpenCL platform")
-
-
-def test_tune_varmc_quick_and_report(tmp_path):
-    _opencl_or_skip()
+def test_tune_varmc_quick_and_report(tmp_path, opencl_device):
     store = tmp_path / "results.sqlite"
     result = run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "-r", "2", "--store", str(store),
                  "--compare-exhaustive", "--json")
@@ -414,8 +400,7 @@ def test_tune_varmc_quick_and_report(tmp_path):
     assert again["run"] != data["run"] and not again["resumed"]  # the first run finished: a new one starts
 
 
-def test_tune_varmc_reports_the_final_race(tmp_path):
-    _opencl_or_skip()
+def test_tune_varmc_reports_the_final_race(tmp_path, opencl_device):
     result = run("tune", "varmc", "--quick", "--nsim", "1024", "--npos", "1024", "-r", "2", "--store",
                  str(tmp_path / "r.sqlite"), "--json")
     data = json.loads(result.stdout)
@@ -425,9 +410,8 @@ def test_tune_varmc_reports_the_final_race(tmp_path):
     assert all(f["round_spread"] >= 0 and f["ratio"][1] <= f["ratio"][0] <= f["ratio"][2] for f in data["finalists"])
 
 
-def test_validate_tuning_quick(tmp_path):
+def test_validate_tuning_quick(tmp_path, opencl_device):
     """Two independent runs, their choices and the exhaustive run's best re-measured together."""
-    _opencl_or_skip()
     report = tmp_path / "tuning.md"
     result = run("validate", "tuning", "--quick", "--runs", "2", "--nsim", "1024", "--npos", "1024", "--rounds", "3",
                  "--stores", str(tmp_path / "stores"), "--markdown", str(report), "--json")
@@ -446,9 +430,8 @@ def test_validate_tuning_quick(tmp_path):
     assert "perfcast validate tuning --runs 2" in text and "pytest" not in text
 
 
-def test_validate_tuning_re_measures_other_tuners_choices(tmp_path):
+def test_validate_tuning_re_measures_other_tuners_choices(tmp_path, opencl_device):
     """A KernelTuner run's choice (written by docs/validation/tuning-live/kerneltuner_varmc.py) joins the rounds."""
-    _opencl_or_skip()
     arrays = tmp_path / "arrays.npz"
     exported = run("validate", "tuning", "--nsim", "1024", "--npos", "1024", "--export-arrays", str(arrays))
     assert exported.exit_code == 0, exported.stderr
@@ -480,8 +463,7 @@ def test_tune_bad_input(tmp_path):
     assert "no results database" in run("tune", "report", "1", "--store", str(tmp_path / "none.sqlite")).stderr
 
 
-def test_tune_interrupted_says_how_to_resume(tmp_path, monkeypatch):
-    _opencl_or_skip()
+def test_tune_interrupted_says_how_to_resume(tmp_path, monkeypatch, opencl_device):
     import perfcast.cli.tune as tune_cli
 
     def interrupted(*args, **kwargs):
