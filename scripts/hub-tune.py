@@ -58,14 +58,6 @@ def _plain_copy(source: Path, target: Path) -> Path:
     return target
 
 
-def _device_of(cache: Path) -> str:
-    """Return the device name a KernelTuner cache was recorded on."""
-    import gzip
-
-    data = gzip.decompress(cache.read_bytes()) if cache.suffix == ".gz" else cache.read_bytes()
-    return str(json.loads(data)["device_name"])
-
-
 def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: dict[str, Any], strategy: str,
                         seconds: float, seed: int, cache: Path, device: str) -> Any:
     """Run perfcast's `strategy` on the hub kernel, KernelTuner timing one configuration at a time.
@@ -114,12 +106,11 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
     def save(record: Record) -> None:
         timed.append(record)
         measured = RecordedSpace(space.kernel, recorded_on[0], space.problem_size, dict(space.parameters),
-                                 list(timed), "time", f"perfcast {strategy}, live")
-        data = to_kerneltuner(measured)
-        data["tuner"] = (f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "
-                         f"{len(timed)} of {len(space.records)} valid configurations timed")
+                                 list(timed), "time", f"perfcast {strategy}, live",
+                                 f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "
+                                 f"{len(timed)} of {len(space.records)} valid configurations timed")
         partial = cache.with_name(cache.name + ".part")  # replaced whole: a run stopped mid-write keeps the last
-        partial.write_text(json.dumps(data))
+        partial.write_text(json.dumps(to_kerneltuner(measured)))
         partial.replace(cache)
 
     result = tune_live(space, measure, strategy, seconds, seed, on_record=save)
@@ -155,13 +146,17 @@ def main() -> int:
     import kernel_tuner
     import numpy as np
 
+    from perfcast.tune.recorded import read_recorded
+
     script = args.kernels / SCRIPTS[args.kernel]
     module = load(script)
     original = kernel_tuner.tune_kernel
     cache = args.cache.resolve()
 
     simulated = args.simulate.resolve() if args.simulate else None
-    device_name = "GPU"  # the hub's scripts name their cache paths by it; the cache written holds the GPU's own name
+    # The hub's scripts name their cache paths by it; the cache written holds the GPU's own name. Simulated, the
+    # name must be the brute-forced cache's (KernelTuner checks it).
+    device_name = read_recorded(simulated).device if simulated is not None else "GPU"
 
     def tune_kernel(*positional: Any, **options: Any) -> Any:
         options.pop("answer", None)
@@ -171,7 +166,7 @@ def main() -> int:
             options.update(simulation_mode=True, cache=str(_plain_copy(simulated, cache.with_suffix(".sim.json"))))
         if args.strategy in PERFCAST_STRATEGIES:
             return _tune_with_perfcast(original, positional, options, args.strategy, args.seconds, args.seed, cache,
-                                       device_name if simulated is None else _device_of(simulated))
+                                       device_name)
         if simulated is None:
             options["cache"] = str(cache)
         options.update(strategy=args.strategy, strategy_options={"time_limit": args.seconds})
@@ -192,8 +187,7 @@ def main() -> int:
         np.save("dedisp_ref", np.zeros(1, dtype=np.float32), allow_pickle=False)
 
     start = time.time()
-    results, _env = module.tune(device_name=device_name if simulated is None else _device_of(simulated), lang="CUDA",
-                                verbose=False, quiet=True)
+    results, _env = module.tune(device_name=device_name, lang="CUDA", verbose=False, quiet=True)
     valid = [r for r in results if isinstance(r.get("time"), float)]
     best = min(valid, key=lambda r: r["time"]) if valid else None
     print(f"{args.kernel}: {len(results)} configurations timed in {time.time() - start:.0f} s, {len(valid)} valid;"

@@ -73,6 +73,15 @@ def test_written_files_read_back_equal(tmp_path, convert):
         assert a.times == pytest.approx(b.times)
 
 
+def test_the_tuner_that_chose_the_configurations_survives_a_kerneltuner_cache(tmp_path):
+    space = read_recorded(CACHE)
+    assert space.tuner == ""  # KernelTuner's own caches do not say
+    space.tuner = "perfcast hierarchical (KernelTuner 1.5.0 timing each configuration)"
+    path = tmp_path / "out.json"
+    path.write_text(json.dumps(to_kerneltuner(space)))
+    assert read_recorded(path).tuner == space.tuner
+
+
 def test_an_open_kerneltuner_cache_is_read(tmp_path):
     """KernelTuner leaves its cache unterminated while it tunes."""
     text = CACHE.read_text()

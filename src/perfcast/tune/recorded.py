@@ -64,6 +64,7 @@ class RecordedSpace:
     records: list[Record]
     objective: str = "time"
     origin: str = ""
+    tuner: str = ""  # what chose the configurations, where the file says (perfcast's live tuning writes it)
 
     def __post_init__(self) -> None:
         if not self.parameters:
@@ -171,9 +172,11 @@ def _from_kerneltuner(data: dict[str, Any], origin: str) -> RecordedSpace:
     problem = problem if isinstance(problem, list) else [problem]
     if not all(isinstance(p, int) and not isinstance(p, bool) for p in problem):
         problem = []  # KernelTuner writes "callable" for a size given as a function: unknown, not an error
+    tuner = data.get("tuner")
     return RecordedSpace(str(data.get("kernel_name", "kernel")), str(data.get("device_name", "")),
                          tuple(problem),
-                         {k: tuple(params[k]) for k in keys}, records, objective, origin)
+                         {k: tuple(params[k]) for k in keys}, records, objective, origin,
+                         tuner if isinstance(tuner, str) else "")
 
 
 def _from_t4(data: dict[str, Any], origin: str) -> RecordedSpace:
@@ -280,10 +283,13 @@ def to_kerneltuner(space: RecordedSpace) -> dict[str, Any]:
             entry.setdefault(name, 0)
         entry.setdefault("timestamp", now)
         cache[",".join(str(v) for v in space.key(r.config))] = entry
-    return {"schema_version": "1.0.0", "device_name": space.device, "kernel_name": space.kernel,
+    data = {"schema_version": "1.0.0", "device_name": space.device, "kernel_name": space.kernel,
             "problem_size": list(space.problem_size), "tune_params_keys": list(space.parameters),
             "tune_params": {k: list(v) for k, v in space.parameters.items()}, "objective": space.objective,
             "cache": cache}
+    if space.tuner:
+        data["tuner"] = space.tuner  # not KernelTuner's key: KernelTuner reads past it
+    return data
 
 
 def to_t4(space: RecordedSpace) -> dict[str, Any]:

@@ -129,10 +129,9 @@ def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = 
         for device, path in added.items():
             space = read_recorded(path)
             timed = sum(1 for key, row in per_device[device].items() if row[0] == "ok")
-            tuner = _tuner_of(path)
             sources[device] = {"path": path.as_posix(), "recorded_name": space.device,
                                "measured_by": "not the hub's: a KernelTuner cache given to the build (--cache)"
-                               + (f", written by {tuner}" if tuner else "")}
+                               + (f", written by {space.tuner}" if space.tuner else "")}
             notes.append(f"{device}: not the hub's measurement ({path.as_posix()}, recorded on {space.device}); "
                          f"{len(per_device[device])} of the {len(configs)} configurations tried, {timed} timed. "
                          "Its best time is the best of those, an upper bound on the space's optimum.")
@@ -145,17 +144,3 @@ def build_corpus(hub: Path, out: Path, commit: str, kernels: list[str] | None = 
     write_text_atomic(out / "corpus.yaml", "# The GPU corpus: see perfcast.validation.corpus for the format.\n"
                       + yaml.safe_dump(manifest, sort_keys=False, width=110, allow_unicode=True))
     return rows
-
-
-def _tuner_of(path: Path) -> str:
-    """Return the `tuner` a cache names (perfcast's live tuning writes one; KernelTuner's own caches have none)."""
-    import gzip
-    import json
-
-    raw = path.read_bytes()
-    try:
-        data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-    except (OSError, ValueError):
-        return ""
-    tuner = data.get("tuner") if isinstance(data, dict) else None
-    return str(tuner) if tuner else ""
