@@ -146,6 +146,7 @@ def main() -> int:
     import kernel_tuner
     import numpy as np
 
+    from perfcast.errors import PerfcastError
     from perfcast.tune.recorded import read_recorded
 
     script = args.kernels / SCRIPTS[args.kernel]
@@ -156,7 +157,10 @@ def main() -> int:
     simulated = args.simulate.resolve() if args.simulate else None
     # The hub's scripts name their cache paths by it; the cache written holds the GPU's own name. Simulated, the
     # name must be the brute-forced cache's (KernelTuner checks it).
-    device_name = read_recorded(simulated).device if simulated is not None else "GPU"
+    try:
+        device_name = read_recorded(simulated).device if simulated is not None else "GPU"
+    except PerfcastError as error:
+        parser.error(f"--simulate: {error}")
 
     def tune_kernel(*positional: Any, **options: Any) -> Any:
         options.pop("answer", None)

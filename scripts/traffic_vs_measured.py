@@ -21,6 +21,7 @@ from pathlib import Path
 
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.traffic_measured import compare_traffic, level_medians
+from perfcast.errors import PerfcastError
 from perfcast.kernels.campaign import KERNELS
 from perfcast.profiles import read_profile
 from perfcast.profiles.ncu import read_ncu
@@ -38,7 +39,10 @@ def main() -> int:
     args = parser.parse_args()
     archive = Archive.read(args.archive)
     if args.measured is not None:
-        measured = read_ncu(args.measured.read_text(encoding="utf-8", errors="replace"))
+        try:
+            measured = read_ncu(args.measured.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, PerfcastError) as error:
+            raise SystemExit(f"--measured {args.measured}: {getattr(error, 'strerror', None) or error}") from None
     elif archive.profile_yaml is None:
         raise SystemExit(f"{args.archive}: the campaign has no profiles (ncu could not read the counters?)")
     else:
