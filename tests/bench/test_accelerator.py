@@ -134,3 +134,16 @@ def test_sweep_points_that_time_launches_are_left_out_of_the_plateaus():
     assert "L2" not in cache_plateaus(kept, [("L2", 50e6)])  # so no L2 figure, rather than a launch rate
     assert cache_plateaus(points, [("L2", 50e6)])["L2"].value < 2e12  # what the sweep reported before
     assert launch_free(points, None) == points  # a runtime without a launch latency keeps every point
+
+
+def test_random_working_sets_sit_between_each_level_and_the_one_before():
+    from perfcast.bench.accelerator import random_working_sets
+
+    # The 2-core Xeon VM: 48 KiB L1, 2 MiB L2 per core, a 480 MiB L3 the guest is told of.
+    found = random_working_sets([("L1", 48 * 2**10), ("L2", 2 * 2**20), ("L3", 480 * 2**20)])
+    assert found == [("L2", 192 * 2**10), ("L3", 8 * 2**20)]  # four times the level before
+    # A desktop's 1 MiB L2 under a 4 MiB L3: capped at half of the L3.
+    assert random_working_sets([("L2", 2**20), ("L3", 4 * 2**20)]) == [("L3", 2 * 2**20)]
+    # A level under four times the one before it cannot be isolated: left out.
+    assert random_working_sets([("L1", 32 * 2**10), ("L2", 96 * 2**10)]) == []
+    assert random_working_sets([]) == []

@@ -54,6 +54,19 @@ def test_quick_suite_is_physically_sensible(quick_suite):
         assert 1e6 < calls < fp32 / 2 / 8
 
 
+def test_random_loads_per_level_are_measured_and_slow_down_outward(host, quick_suite):
+    from perfcast.bench.accelerator import random_working_sets
+
+    reach = [(m.level, m.size.value) for m in host.memory if m.level in ("L1", "L2", "L3") and m.size is not None]
+    loads = quick_suite.random_loads
+    assert set(loads) == {"DRAM", *(level for level, _ in random_working_sets(reach))}
+    # DRAM's is the uncoalesced ceiling per 8-byte load; a level nearer the core is never slower than DRAM.
+    assert loads["DRAM"].value == pytest.approx(quick_suite.bandwidth_ceilings["uncoalesced"].value / 8)
+    assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
+    device = measured_device(host, quick_suite)
+    assert set(device.random_loads) == set(loads)
+
+
 def test_profile_from_the_suite(host, quick_suite):
     profile = measured_device(host, quick_suite)
     assert profile.name == f"{host.name}-cpu"

@@ -68,6 +68,25 @@ def test_read_caches_skips_instruction_cache(tmp_path):
     )
 
 
+def test_read_caches_takes_ways_and_line_where_sysfs_gives_them(tmp_path):
+    cpu0 = make_sysfs(tmp_path)
+    for index, (ways, line) in {0: ("12", "64"), 2: ("16", "64"), 3: ("0", "64")}.items():
+        (cpu0 / "cache" / f"index{index}" / "ways_of_associativity").write_text(f"{ways}\n")
+        (cpu0 / "cache" / f"index{index}" / "coherency_line_size").write_text(f"{line}\n")
+    l1, l2, l3 = read_caches(cpu0)
+    assert (l1.ways, l1.line) == (12, 64) and (l2.ways, l2.line) == (16, 64)
+    assert l3.ways is None and l3.line == 64  # 0 ways: fully associative, said as unknown
+    info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
+    device = describe_cpu(type(info)(**{**info.__dict__, "caches": (l1, l2, l3)}), PROBE, today=dt.date(2026, 11, 26))
+    assert (device.memory_level("L1").ways, device.memory_level("L1").line) == (12, 64)
+    assert device.memory_level("L3").ways is None
+    # The simulation then has the machine's sets: 48 KiB / (12 x 64 B) = 64, not the 96 of 8 assumed ways.
+    from perfcast.devices.cache_view import cache_hierarchy
+
+    first = cache_hierarchy(device).levels[0]
+    assert (first.ways, first.sets) == (12, 64) and not any("ways" in a for a in first.assumed)
+
+
 def test_describe_cpu_estimates_peaks_with_their_method(tmp_path):
     info = parse_cpuinfo((DATA / "amd-epyc-2core-kvm.txt").read_text())
     info = type(info)(**{**info.__dict__, "caches": read_caches(make_sysfs(tmp_path))})

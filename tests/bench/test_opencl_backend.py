@@ -41,6 +41,18 @@ def test_quick_suite(quick_suite):
     assert len(quick_suite.mix) == 4
 
 
+def test_random_loads_on_a_cpu_device(backend, quick_suite):
+    from perfcast.bench.opencl import host_random_levels
+
+    loads = quick_suite.random_loads
+    if not backend.is_cpu:
+        assert loads == {}
+        return
+    assert set(loads) == {"DRAM", *(level for level, _ in host_random_levels())}
+    assert loads["DRAM"].value == pytest.approx(quick_suite.bandwidth_ceilings["uncoalesced"].value / 4)
+    assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
+
+
 def test_launch_latency_and_the_read_widths(quick_suite):
     """Launch latency as clpeak counts it (queued to start), and the widest read kept of those tried."""
     latency = quick_suite.launch_latency

@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from perfcast.models.quantitative import DeviceRates, KernelCounts, kernel_parameters, predict, predict_counts
+from perfcast.models.quantitative import (
+    DeviceRates,
+    KernelCounts,
+    kernel_parameters,
+    latency_floor,
+    predict,
+    predict_counts,
+)
 
 # T_SP 1 TFLOP/s, T_DP 0.5, T_int 0.4 TOP/s, T_add 0.5 Tinst/s, T_ldst 0.25 Tinst/s, B_mem 100 GB/s.
 RATES = DeviceRates(t_sp=1000e9, t_dp=500e9, t_int=400e9, t_add=500e9, t_ldst=250e9, b_mem=100e9)
@@ -157,3 +164,48 @@ def test_more_bandwidth_never_slows_a_kernel():
              for b in (1e9, 1e10, 1e11, 1e12, 1e13)]
     assert times == sorted(times, reverse=True)
     assert times[-1] == times[-2]  # past the ridge, compute bound: bandwidth no longer matters
+
+
+class TestLatencyFloor:
+    """perfcast's CPU addition (docs/models.md §3.1): scattered loads priced at the device's random-load rates."""
+
+    RANDOM = {"L2": 1e9, "L3": 0.5e9, "DRAM": 0.1e9}  # load/s
+
+    def test_floor_by_hand(self):
+        floor = latency_floor({"L1": 1e9, "L2": 2e6, "L3": 1e6, "DRAM": 1e5}, self.RANDOM)
+        # L1 hits cost what any load does (§3 prices them): left out.
+        assert floor.per_level == pytest.approx({"L2": 2e-3, "L3": 2e-3, "DRAM": 1e-3})
+        assert floor.time == pytest.approx(5e-3)
+        assert floor.unpriced == () and "2e+06 at L2" in floor.explain()
+
+    def test_a_level_without_a_rate_is_left_out_and_said(self):
+        floor = latency_floor({"L2": 1e6, "L3": 1e6}, {"L2": 1e9})
+        assert floor.time == pytest.approx(1e-3) and floor.unpriced == ("L3",)
+        assert "L3: no measured rate" in floor.explain()
+        assert latency_floor({"L3": 0.0}, {}).unpriced == ()  # nothing served there: nothing missing
+
+    def test_bad_counts_and_rates_are_refused(self):
+        with pytest.raises(ValueError, match="scattered loads at L2"):
+            latency_floor({"L2": -1.0}, self.RANDOM)
+        with pytest.raises(ValueError, match="random-load rate of L3"):
+            latency_floor({"L3": 1.0}, {"L3": 0.0})
+
+    def test_the_floor_decides_only_where_it_is_above_section_3(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        # Far below: §3's prediction stands, with the floor said beside it.
+        low = predict(kernel, RATES, latency_floor({"DRAM": 1.0}, self.RANDOM))
+        assert (low.time, low.bound) == (plain.time, plain.bound)
+        assert "latency floor 1e-08 s" in low.explain()
+        # Above: the floor is the time, bound "latency", the §3 bound in the reason.
+        high = predict(kernel, RATES, latency_floor({"DRAM": 1e3}, self.RANDOM))
+        assert high.time == pytest.approx(1e-5) and high.bound == "latency"
+        assert high.performance == pytest.approx(kernel.w_comp / 1e-5)
+        assert f"§3's {plain.bound}-bound" in high.reason
+
+    @given(st.floats(0, 1e9), st.floats(1e3, 1e12))
+    def test_more_scattered_loads_never_speed_a_kernel_up(self, loads, rate):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, latency_floor({"L3": loads}, {"L3": rate}))
+        more = predict(kernel, RATES, latency_floor({"L3": 2 * loads + 1}, {"L3": rate}))
+        assert more.time >= fewer.time >= predict(kernel, RATES).time

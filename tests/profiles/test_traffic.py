@@ -20,9 +20,11 @@ from perfcast.profiles.traffic import (
     SPACE_GLOBAL,
     SPACE_LOCAL,
     TRACE_MAGIC,
+    LaunchTrace,
     TraceError,
     apply_traffic,
     read_trace,
+    scattered_loads,
     simulate_launch,
     simulate_trace,
     traffic_metrics,
@@ -85,6 +87,75 @@ def test_a_stream_of_loads_moves_its_bytes_once(tmp_path):
     assert traffic.level("L2").load_bytes == 4 * n  # 64 lines of 64 B
     assert traffic.dram_read_bytes == 4 * n and traffic.dram_write_bytes == 0
     assert traffic.level("L1").hit_bytes == 4 * n * 15 / 16  # one miss per 16 accesses of a line
+
+
+def test_scattered_loads_by_hand():
+    # Lines in issue order: a stream (0, 1, 2, 3) broken by gathers (100, 200) and a return next to one (101).
+    lines = np.array([0, 1, 2, 100, 3, 200, 101, 7])
+    loads = np.array([True] * 7 + [False])  # the last is a store: never a scattered load
+    assert scattered_loads(lines, loads).tolist() == [True, False, False, True, False, True, False, False]
+    # The same line again, or one more than the window back, decides alone.
+    assert scattered_loads(np.array([5, 9, 5]), np.ones(3, bool), window=1).tolist() == [True, True, True]
+    assert scattered_loads(np.array([5, 9, 5]), np.ones(3, bool), window=2).tolist() == [True, True, False]
+    # The window counts lines: 16 lanes of a vector reading three arrays touch three lines, not 48 accesses, so
+    # the next vector's lines follow the last ones even with a window of 3.
+    one_vector = np.repeat([100, 200, 300], 16)
+    lines = np.concatenate([one_vector, one_vector + 1])
+    found = scattered_loads(lines, np.ones(len(lines), bool), window=3)
+    assert found.sum() == 3 and found[[0, 16, 32]].all()
+
+
+def test_a_column_walk_is_scattered_and_a_stream_is_not(tmp_path):
+    # One work-item walks 256 rows of a 4 KiB-wide matrix: each load a new line, 64 lines from the last, all in
+    # one L1 set and two L2 sets: every load is scattered and served by DRAM.
+    column = _launch(tmp_path, {0: _records(np.arange(256) * 4096, lanes=np.zeros(256), ordinals=np.arange(256))})
+    walked = simulate_launch(column, _cpu(), lanes=1)
+    assert walked.scattered_loads == {"L1": 0.0, "L2": 0.0, "DRAM": 256.0}
+    assert traffic_metrics([walked])["scattered_dram"] == 256.0
+    # 64 KiB read by 16 work-items, in vectors of 4: each vector streams through all the lines, so only each
+    # vector's first load has no stream before it (the first from DRAM, the three restarts from L2).
+    n = 16384
+    stream = _launch(tmp_path, {0: _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16)})
+    streamed = simulate_launch(stream, _cpu())
+    assert streamed.scattered_loads == {"L1": 0.0, "L2": 3.0, "DRAM": 1.0}
+    # A GPU has no such count: its warps hide latency another way.
+    assert simulate_launch(stream, _gpu(1)).scattered_loads == {}
+
+
+def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_from_dram():
+    # 64 work-groups gather from a 256 KiB vector (4096 lines; it fits in a 1 MiB L2): 8 traced, 2 of them
+    # warm-up. Scaled by 64/6, the counted groups' first fetches would bring the vector from DRAM four times.
+    rng = np.random.default_rng(0)
+    base = 1 << 20
+    groups = {g: _records(base + rng.integers(0, 65536, 512) * 4, lanes=np.arange(512) % 16,
+                          ordinals=np.arange(512) // 16) for g in range(8)}
+    launch = LaunchTrace("gather", (1024, 1, 1), (16, 1, 1), (0, 0, 0), groups, groups_run=64, complete=True,
+                         buffers={base: 262144})
+    cpu = _cpu(cores=2, l2=2**20)
+    traffic = simulate_launch(launch, cpu, total_groups=64, lanes=1)
+    assert traffic.scattered_loads["DRAM"] == pytest.approx(4096)  # each of its lines once
+    assert traffic.scattered_loads["L2"] > 0  # the rest found in L2
+    # Nearly every gather is scattered (a few land next to a line just touched, as a stream would).
+    assert sum(traffic.scattered_loads.values()) == pytest.approx(512 * 64, rel=0.05)
+    assert any("first fetches from DRAM" in note for note in traffic.notes)
+    # A buffer larger than the last cache keeps its DRAM fetches: they recur.
+    small = simulate_launch(launch, _cpu(cores=2, l2=131072), total_groups=64, lanes=1)
+    assert small.scattered_loads["DRAM"] > 4096
+
+
+def test_a_kernel_left_scalar_walks_its_columns_one_work_item_at_a_time(tmp_path):
+    # 16 work-items, each walking its own column (adjacent columns share a line) down 256 rows 4 KiB apart.
+    rows, items = 256, 16
+    lane = np.repeat(np.arange(items), rows)
+    ordinal = np.tile(np.arange(rows), items)
+    launch = _launch(tmp_path, {0: _records(ordinal * 4096 + lane * 4, lanes=lane, ordinals=ordinal)})
+    vector = simulate_launch(launch, _cpu(), lanes=16)  # the 16 lanes' k-th loads are one line
+    scalar = simulate_launch(launch, _cpu(), lanes=1)  # each work-item walks all rows before the next starts
+    assert vector.lanes == 16 and scalar.lanes == 1
+    assert vector.dram_read_bytes == rows * LINE
+    # Left scalar, each work-item finds the lines the one before it read evicted: 16 walks through DRAM.
+    assert scalar.dram_read_bytes == items * rows * LINE
+    assert scalar.scattered_loads["DRAM"] == items * rows
 
 
 def test_a_cpu_store_reads_its_lines_first_and_a_gpu_store_does_not(tmp_path):

@@ -25,7 +25,8 @@ from perfcast.bench.suite import (
 )
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["KernelRuntime", "PeakShape", "SuiteShape", "ProgressSteps", "choose_peak_shapes", "run_accelerator_suite"]
+__all__ = ["KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes", "random_working_sets",
+           "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 # Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
@@ -81,6 +82,22 @@ class SuiteShape:
     peak_lanes: Mapping[str, int] = field(default_factory=dict)  # peak kernel -> its lanes, where not lanes_per_item
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
+    random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
+
+
+def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
+    """Return (level, B) working sets for random loads that each cache past the first holds and the one before does not.
+
+    `caches`: (level, bytes one core's loads can find there: a private level's one instance, a shared level's
+    whole). A level's working set is four times the level before it, at most half its own size; a level less
+    than four times the one before it has no such size and is left out.
+    """
+    ordered = sorted(caches, key=lambda item: item[1])
+    found = []
+    for (_, inner), (level, size) in zip(ordered, ordered[1:]):
+        if 2 * inner <= size / 2:
+            found.append((level, int(min(size / 2, 4 * inner))))
+    return found
 
 
 def host_link_bytes(max_allocation: int) -> int:
@@ -322,7 +339,8 @@ def run_accelerator_suite(
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0))
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0)
+                         + len(shape.random_levels))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
@@ -377,6 +395,16 @@ def run_accelerator_suite(
     tick("random reads")
     index = runtime.buffer(np.random.default_rng(0).permutation(n).astype(np.int32))
     suite.bandwidth_ceilings["uncoalesced"] = measure(runtime.timed("mem_random", n // PER_ITEM, a, index, sink), 4 * n)
+    if shape.random_levels:
+        # The same gathers over working sets that a cache level holds: loads per second where a gather finds its
+        # line in L2 or L3 (the DRAM figure is the one above, per load).
+        dram = suite.bandwidth_ceilings["uncoalesced"]
+        suite.random_loads["DRAM"] = replace(dram, value=dram.value / 4)
+        for level, working_set in shape.random_levels:
+            tick(f"random loads in {level} ({working_set / 2**20:.3g} MiB)")
+            drawn = np.random.default_rng(1).integers(0, max(1, working_set // 4), n, dtype=np.int32)
+            suite.random_loads[level] = measure(
+                runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
     tick("host to device copy")
     suite.host_link = measure(*upload_run(runtime, shape))
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))

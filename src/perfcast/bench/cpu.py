@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
-from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_KERNELS, ProgressSteps, elementary_defines
+from perfcast.bench.accelerator import (
+    ELEMENTARY_CALLS,
+    ELEMENTARY_KERNELS,
+    ProgressSteps,
+    elementary_defines,
+    random_working_sets,
+)
 from perfcast.bench.suite import (
     MixPoint,
     Progress,
@@ -209,6 +215,11 @@ class NativeCpuBackend:
                 capacities.append((level.level, level.size.value * copies))
         return sorted(capacities, key=lambda item: item[1])
 
+    def _cache_reach(self) -> list[tuple[str, float]]:
+        """Return (level, bytes one core's loads can find there) for the data caches: a private level's one copy."""
+        return [(level.level, level.size.value) for level in self.device.memory
+                if level.level in ("L1", "L2", "L3") and level.size is not None]
+
     def run(self, quick: bool, progress: Progress) -> SuiteResult:
         """Return the CPU suite: memory sweep, DRAM kernels, strided/random, peaks, floors, intensity sweep."""
         vector, scalar = self._libraries()
@@ -251,7 +262,8 @@ class NativeCpuBackend:
             "Working sets within the caches below the last level: the best of three placements of their arrays "
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10)
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10
+                             + len(random_working_sets(self._cache_reach())))
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -291,6 +303,18 @@ class NativeCpuBackend:
                                           _ptr(sink, _D)),
             8 * gathered, reps, min_seconds,
         )
+        # The same gathers, every core, over working sets that one cache level holds: loads per second where a
+        # gather finds its line in L2 or L3 (DRAM: the figure above, per load).
+        dram = suite.bandwidth_ceilings["uncoalesced"]
+        suite.random_loads["DRAM"] = replace(dram, value=dram.value / 8)
+        for level, working_set in random_working_sets(self._cache_reach()):
+            tick(f"random loads in {level} ({working_set / 2**20:.3g} MiB)")
+            drawn = np.random.default_rng(1).integers(0, max(1, working_set // 8), gathered, dtype=np.int64)
+            suite.random_loads[level] = calibrated_rate(
+                lambda passes, drawn=drawn: lib.mem_random(_ptr(reads, _D), _ptr(drawn, _I64), gathered, passes,
+                                                           threads, _ptr(sink, _D)),
+                gathered, reps, min_seconds,
+            )
         # 4. Peaks per precision and instruction kind, from registers, every core.
         for (precision, kind), (function, scalar_type, dtype, ops) in _COMPUTE.items():
             tick(f"peak {precision} {kind}")

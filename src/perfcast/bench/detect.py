@@ -39,6 +39,8 @@ class CacheInfo:
     size: int
     shared_by: int
     kind: str = "Unified"
+    ways: int | None = None  # ways of associativity, where sysfs says (0 there: fully associative, kept as None)
+    line: int | None = None  # B, coherency line size
 
 
 @dataclass(frozen=True)
@@ -125,11 +127,22 @@ def read_caches(cpu_dir: Path) -> tuple[CacheInfo, ...]:
                     size=_cache_size((index / "size").read_text()),
                     shared_by=_cpu_list_count((index / "shared_cpu_list").read_text()),
                     kind=kind,
+                    ways=_optional_count(index / "ways_of_associativity"),
+                    line=_optional_count(index / "coherency_line_size"),
                 )
             )
         except (OSError, ValueError):
             continue
     return tuple(caches)
+
+
+def _optional_count(path: Path) -> int | None:
+    """Return the positive integer a sysfs file holds, or None where it is missing, unreadable or not positive."""
+    try:
+        value = int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return value if value > 0 else None
 
 
 def simd_width_bits(flags: frozenset[str]) -> int:
@@ -223,6 +236,10 @@ def describe_cpu(
             "size": {"value": cache.size, **identified},
             "scope": "per_core" if cache.shared_by <= max(1, info.logical_cpus // cores) else "device",
         }
+        # The traffic simulation takes the cache's own geometry (a 48 KiB L1 of 12 ways has 64 sets; assumed 8
+        # ways it would have 96, and strided walks would conflict differently).
+        if cache.ways and cache.line and cache.size % (cache.ways * cache.line) == 0:
+            level["ways"], level["line"] = cache.ways, cache.line
         rate = per_clock_bytes[cache.level]
         level["bandwidth"] = Figure.estimated(
             cores * clock * rate, f"{cores} cores x {clock / 1e9:.4g} {clock_words} x {rate} B/clock (typical load width)"

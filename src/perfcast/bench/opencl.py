@@ -24,6 +24,7 @@ from perfcast.bench.accelerator import (
     host_link_bytes,
     launch_latency,
     peak_run,
+    random_working_sets,
     read_runs,
     run_accelerator_suite,
     suite_elements,
@@ -33,6 +34,8 @@ from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibra
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.errors import BackendUnavailable
 from perfcast.kernels.opencl import build_program, profiling_queue
+
+SYSFS_CPU0 = Path("/sys/devices/system/cpu/cpu0")  # where a CPU device's caches are described
 
 __all__ = ["OpenClBackend", "OpenClProbe", "list_devices", "peak_shapes"]
 
@@ -204,6 +207,7 @@ class OpenClBackend:
             read_widths=READ_WIDTHS,
             item_read_widths=ITEM_READ_WIDTHS,
             upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
+            random_levels=host_random_levels() if self.is_cpu else (),
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
         return runtime, shape, notes
@@ -226,6 +230,14 @@ class OpenClBackend:
         """Return single figures of the suite, measured one at a time (for the peers run side by side)."""
         runtime, shape, _ = self._prepared(quick=False)
         return OpenClProbe(runtime, shape, self.repetitions)
+
+
+def host_random_levels(cpu_dir: Path = SYSFS_CPU0) -> list[tuple[str, int]]:
+    """Return the random-load working sets of this host's caches (a CPU device's), from sysfs; none without it."""
+    from perfcast.bench.detect import read_caches
+
+    caches = [(f"L{cache.level}", float(cache.size)) for cache in read_caches(cpu_dir) if cache.level in (1, 2, 3)]
+    return random_working_sets(caches)
 
 
 @dataclass

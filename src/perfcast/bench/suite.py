@@ -90,6 +90,7 @@ class SuiteResult:
     compute: dict[tuple[str, str], Sample] = field(default_factory=dict)  # (precision, fma|add_mul)
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
+    random_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3, DRAM -> random loads per second
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -259,6 +260,7 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"fp32 FMA {label}", s) for label, s in suite.compute_ceilings.items()]
     named += [(f"{precision} elementary functions", s) for precision, s in suite.elementary.items()]
     named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
+    named += [(f"random loads in {level}", s) for level, s in suite.random_loads.items()]
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
     return named
@@ -332,6 +334,9 @@ def measured_device(
     if suite.elementary:
         data["elementary"] = {precision: _figure(sample, f"{suite.tool}, exp/log/sin calls", today)
                               for precision, sample in suite.elementary.items()}
+    if suite.random_loads:
+        data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
+                                for level, sample in suite.random_loads.items()}
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
@@ -365,6 +370,9 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
             writer.writerow([f"compute {label}", "", "", sample.value, "op/s", sample.spread, sample.repetitions])
         for precision, sample in suite.elementary.items():
             writer.writerow([f"elementary {precision}", "", "", sample.value, "call/s", sample.spread,
+                             sample.repetitions])
+        for level, sample in suite.random_loads.items():
+            writer.writerow([f"random loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
         if suite.host_link is not None:
             s = suite.host_link

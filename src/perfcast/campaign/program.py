@@ -452,9 +452,11 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
         try:
             device = load_device_file(folder.path / "device.yaml")
             hierarchy = cache_hierarchy(device)
+            # Each kernel's work-items in vectors as wide as PoCL made them (recorded before profiling).
+            manifest_lanes = (folder.manifest().get("vectorisation") or {}).get("lanes")
             traffic = simulate_trace(trace, hierarchy, lambda launch: progress(
                 f"simulating {launch.kernel}'s bytes ({launch.accesses:,} accesses)", 0.45 + 0.15 * index),
-                carry_caches=True)
+                carry_caches=True, lanes=(manifest_lanes or None))
             if [t.kernel for t in traffic] != [h.name for h in histograms]:
                 notes.append("the memory trace's launches are not Oclgrind's histograms: bytes are global bytes")
             else:
@@ -578,6 +580,13 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         if refused:
             raise InputError("the profiled counts do not scale as declared, so they cannot be carried to the timed "
                              "size:\n" + "\n".join(f"  {line}" for line in refused))
+    # Kernels whose scattered loads gathered from the same buffers at both profiled sizes: their buffers do not
+    # grow with the NDRange, so scaled to more work-items their first fetches from DRAM are capped at them.
+    same_buffers: set[str] = set()
+    if len(runs) == 2:
+        caps = [{k: p.metrics.get("scattered_first_cap", 0.0) for k, (p, _) in _per_kernel(run).items()} for run in runs]
+        same_buffers = {k for k in set(caps[0]) & set(caps[1])
+                        if caps[0][k] > 0 and abs(caps[0][k] - caps[1][k]) <= 0.01 * caps[0][k]}
     last = runs[-1]
     exact: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[KernelProfile]] = defaultdict(list)
     for launch, profile in last.launches:
@@ -594,7 +603,8 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             profile, items = per_kernel[kernel]
             exponent = options.scaling.get(kernel, 1.0)
             factor = (record["work_items"] / items) ** exponent
-            profiles.append(replace(profile.scaled(factor, record["work_items"]), name=name))
+            scaled = replace(profile.scaled(factor, record["work_items"]), name=name)
+            profiles.append(_capped_first_fetches(scaled, factor) if kernel in same_buffers else scaled)
             scaled_any = True
             scaled_kernels.add(kernel)
         else:
@@ -607,6 +617,26 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         notes.append(f"{', '.join(scaled_unchecked)}: both profiled commands ran it at the same work-items, so its "
                      "scaling to the timed NDRange is declared, not checked: profile two problem sizes")
     return profiles, notes
+
+
+def _capped_first_fetches(profile: KernelProfile, factor: float) -> KernelProfile:
+    """Return a profile scaled by `factor` with its scattered first fetches from DRAM capped at its buffers' lines."""
+    from perfcast.profiles.traffic import cap_first_fetches, scattered_by_level
+
+    metrics = dict(profile.metrics)
+    scattered = scattered_by_level(metrics)
+    caches = sorted(level for level in scattered if level.startswith("L"))
+    if not caches:
+        return profile
+    cap = metrics.get("scattered_first_cap", 0.0) / factor  # scaled with the rest: the buffers' own lines
+    moved = cap_first_fetches(scattered, metrics.get("scattered_first", 0.0), cap, caches[-1])
+    if not moved:
+        return profile
+    metrics.update({f"scattered_{level.lower()}": value for level, value in scattered.items()})
+    metrics["scattered_first"] -= moved
+    note = (f"{moved:.4g} scattered first fetches from DRAM, scaled with the work-items, are served by {caches[-1]}: "
+            f"both profiled sizes gathered from the same buffers ({cap:.4g} lines), which come from DRAM once")
+    return replace(profile, metrics=metrics, notes=(*profile.notes, note))
 
 
 def cuda_group_profiles(manifest: Mapping[str, Any], captured: ProfileSet) -> tuple[list[KernelProfile], list[str]]:

@@ -43,7 +43,7 @@ Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
 TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
-                   "dram_write_allocate_bytes")
+                   "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram")
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the simulation or the footprint anyway.
 MODEL_METRICS = tuple(spec.name for spec in METRICS if not spec.name.startswith("dram"))
 
@@ -512,7 +512,10 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
         command = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
         # Each launch is charged as if it ran alone, caches cold: whether a timed kernel's data stays in the
         # last-level cache between its repeated launches depends on a capacity a shared VM does not give it.
-        request = TrafficRequest(hierarchy, total_groups=totals)
+        # On a CPU each kernel's work-items go through it in vectors as wide as its compiler made them (1 where
+        # it left the kernel scalar), which decides how its accesses meet the caches.
+        lanes = (manifest.get("vectorisation") or {}).get("lanes") or None
+        request = TrafficRequest(hierarchy, total_groups=totals, lanes=lanes)
         try:
             captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile
         except ToolError as error:

@@ -19,9 +19,10 @@ from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
 from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
-from perfcast.models.quantitative import kernel_parameters, predict
+from perfcast.models.quantitative import kernel_parameters, latency_floor, predict
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
+from perfcast.profiles.traffic import scattered_by_level
 from perfcast.species.application import predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
@@ -171,7 +172,9 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
     inputs = quantitative_inputs(device)
-    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost)), inputs.rates)
+    scattered = scattered_by_level(profile.metrics)
+    floor = latency_floor(scattered, inputs.random_loads) if scattered and inputs.random_loads else None
+    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost)), inputs.rates, floor)
     detail = p.explain() + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
@@ -218,13 +221,21 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
     sizes = bind_group(declared, record)
     precision = profile_flop(profile)[1] if profile is not None else "fp32"
     f, f_from = declared.f, "given" + ("; fp32 assumed: no profile" if profile is None else "")
+    variables = class_variables(parse_species(declared.species).bind(sizes))
+    applications = variables.w * variables.m
     if f is None:
         if profile is None:
             raise ValueError("no f given with the species and no profile to count it from")
         # f is ops per operator application: the profile's FLOP over the species' w·m applications.
-        variables = class_variables(parse_species(declared.species).bind(sizes))
-        f = profile_flop(profile)[0] / (variables.w * variables.m)
-        f_from = f"the profile's {precision} FLOP over w·m = {variables.w * variables.m:.4g} applications"
+        f = profile_flop(profile)[0] / applications
+        f_from = f"the profile's {precision} FLOP over w·m = {applications:.4g} applications"
+    calls = profile.elementary_calls(precision) / applications if profile is not None and applications else 0.0
+    if calls:
+        # A given f counts each call at ELEMENTARY_OPS (as `perfcast classify` and the suite do); the profile's
+        # FLOP leaves calls out. Either way the device's measured rate of calls prices them, as the suite's hull.
+        cost = elementary_ops(device, precision)
+        f = priced_complexity(f, calls, cost.extra) if declared.f is not None else f + calls * cost.ops
+        f_from += f"; {calls:.4g} elementary calls per application (profiled) at {cost.source}"
     element_bytes = 8 if precision == "fp64" else 4
     figures = hull_inputs(device, precision, element_bytes).figures
     assume, lanes, evidence = compiler_floors(kernel, element_bytes, figures, vectorisation, work_groups(record))

@@ -71,6 +71,11 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"{precision.value} exp/log/sin calls", figure.value,
                          old(lambda d, p=precision: d.elementary.get(p)), calls))
+    loads = partial(format_quantity, dimension=Dimension.COMPUTE, unit="load/s")
+    for served_by, figure in after.random_loads.items():
+        if ours(figure):
+            rows.append((f"random loads in {served_by}", figure.value,
+                         old(lambda d, n=served_by: d.random_loads.get(n)), loads))
     if after.host_link is not None and ours(after.host_link.bandwidth):
         rows.append(("host link", after.host_link.bandwidth.value,
                      old(lambda d: d.host_link.bandwidth if d.host_link else None), bandwidth))

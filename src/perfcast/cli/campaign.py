@@ -5,12 +5,15 @@ from __future__ import annotations
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from perfcast.cli.common import app, console, errors, fail, measuring_progress, printable
 from perfcast.output_files import check_writable
+
+if TYPE_CHECKING:
+    from perfcast.campaign.program import ProgramOptions
 
 SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F], the kernel's (or one group's, kernel[NDRange]) algorithmic species "
                 "for the boat hull. Sizes bound per NDRange: N its work-items, X, Y, Z its global size in dimensions "
@@ -53,6 +56,7 @@ def run_command(
     timer: Annotated[str, typer.Option("--timer", help="Program: how its launches are timed: opencl (an OpenCL program, the launch log preloaded) or nsys (a CUDA program under Nsight Systems, profiled with ncu).")] = "opencl",
     workers: Annotated[int, typer.Option("--workers", min=1, help="Run the suite's campaign on this many devices at once, one Ray worker each (cuda: one GPU each), one archive per device beside --output (needs perfcast[ray]).")] = 1,
     ray_address: Annotated[str | None, typer.Option("--ray", help="Join a running Ray cluster ('auto', or HOST:PORT) for --workers.")] = None,
+    as_program: Annotated[bool, typer.Option("--as-program", help="Run the suite's OpenCL kernels as an ordinary program through the program path (-- CMD): launch log, Oclgrind at 1 and 2 work-groups, each kernel's species given.")] = False,
 ) -> None:
     """Measure the device, time and profile every kernel of the suite (or of a program given after --), and pack it all in one archive (resumable)."""
     from rich.progress import BarColumn, TextColumn, TimeElapsedColumn
@@ -65,6 +69,10 @@ def run_command(
         raise fail("--workers and --ray run the suite's campaign on several devices; a program runs on one")
     if species and not program:
         raise fail("--species names a program's kernels (after --); the suite's kernels have their own species")
+    if as_program:
+        _run_suite_as_program(output, program, backend, device, quick, kernels or [], repetitions, device_profile,
+                              fresh, workers > 1 or bool(ray_address))
+        return
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
                      memory_limit, timeout, traffic, timer, species or [])
@@ -114,10 +122,7 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
                  device_profile: Path | None, fresh: bool, quick: bool, memory_limit: float | None,
                  timeout: float | None, traffic: bool, timer: str, species: list[str]) -> None:
     """`campaign run -- CMD`: time, profile and pack an unmodified OpenCL program."""
-    from rich.progress import TextColumn, TimeElapsedColumn
-
-    from perfcast.campaign.archive import Archive
-    from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling, run_program_campaign
+    from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling
     from perfcast.campaign.program_species import parse_program_species
     from perfcast.errors import InputError
 
@@ -135,6 +140,36 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
                              timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
                                                                             str(output), "--", *program]),
                              timer, parse_program_species(species))
+    _run_program_options(options)
+
+
+def _run_suite_as_program(output: Path, program: list[str] | None, backend: str, device: str | None, quick: bool,
+                          kernels: list[str], repetitions: int, device_profile: Path | None, fresh: bool,
+                          fanout: bool) -> None:
+    """`campaign run --as-program`: the suite's OpenCL kernels through the program path."""
+    from perfcast.campaign.suite_program import suite_as_program
+
+    if program:
+        raise fail("--as-program runs the suite as the program; give no program after --")
+    if backend != "opencl":
+        raise fail(f"--as-program runs the suite's OpenCL kernels; --backend {backend} has no OpenCL program to run")
+    if fanout:
+        raise fail("--workers and --ray fan the suite's own campaign out; --as-program runs on one device")
+    if device is not None:
+        raise fail("--as-program runs on the first OpenCL device, as the suite's driver does; leave out --device "
+                   "(PoCL's environment, e.g. POCL_DEVICES, chooses among devices)")
+    options = suite_as_program(output, quick, kernels, repetitions, device_profile, fresh, _reproducing_command())
+    _run_program_options(options)
+
+
+def _run_program_options(options: ProgramOptions) -> None:
+    """Run a program campaign with a progress line and say what it wrote."""
+    from rich.progress import TextColumn, TimeElapsedColumn
+
+    from perfcast.campaign.archive import Archive
+    from perfcast.campaign.program import run_program_campaign
+
+    output = options.output
     with measuring_progress(TextColumn("{task.description:<72}"), TimeElapsedColumn()) as bar:
         task = bar.add_task("starting", total=1.0)
         try:

@@ -9,6 +9,9 @@ Beside the six: what one elementary-function call (exp, log, sin) costs on the d
 precision, where the device has a measured rate of such calls: (T_SP / 2) / calls per second (T_DP for fp64;
 an FMA is 2 ops, one instruction). A counting profiler (Oclgrind) gives every call a fixed ELEMENTARY_COST
 instructions, which is near a GPU's and far below a CPU's, where a call runs a library routine.
+
+And the rate of random loads found in each level (L2, L3, DRAM) where the device has one measured: the latency
+floor of §3.1 prices a kernel's scattered loads at it.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ class QuantitativeInputs:
     sources: dict[str, str]  # '15.67 TFLOP/s (spec: NVIDIA Tesla V100 ... whitepaper)'
     summaries: dict[str, str]  # the same in short: '15.67 TFLOP/s (spec)'
     elementary_cost: dict[str, float] = field(default_factory=dict)  # precision -> instructions per call, measured
+    random_loads: dict[str, float] = field(default_factory=dict)  # L2, L3, DRAM -> random loads/s, measured
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -114,4 +118,9 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         sources[key] = (f"{costs[precision.value]:.3g} instructions per call = {precision.value} FMA peak / 2 / "
                         + _describe(calls, Dimension.COMPUTE, "call/s"))
         summaries[key] = f"{costs[precision.value]:.3g} instructions per call ({calls.provenance.source})"
-    return QuantitativeInputs(device, rates, sources, summaries, costs)
+    random = {level: figure.value for level, figure in device.random_loads.items()}
+    for level, figure in device.random_loads.items():
+        key = f"random loads {level}"
+        sources[key] = _describe(figure, Dimension.COMPUTE, "load/s")
+        summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, 'load/s')} ({figure.provenance.source})"
+    return QuantitativeInputs(device, rates, sources, summaries, costs, random)

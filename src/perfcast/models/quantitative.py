@@ -11,6 +11,14 @@ No NaN comes out: a kernel without DRAM traffic is compute bound and one
 without compute work is memory bound (both stated in `reason`); counts that
 make D_other negative, no instructions at all, or neither work nor traffic
 raise ValueError naming the counts.
+
+perfcast's addition for CPUs (docs/models.md, §3.1): a *latency floor*. The
+§3 bound prices every load at a throughput; a load no prefetcher foresees (a
+gather, a column walk) waits for its line instead. Given the scattered loads
+each level served (the traffic simulation's count) and the device's measured
+rate of random loads found in that level, the time cannot be below
+Σ_l loads_l / rate_l; where that floor is above the §3 time, it is the
+prediction, bound "latency".
 """
 
 from __future__ import annotations
@@ -27,8 +35,10 @@ __all__ = [
     "DeviceRates",
     "KernelCounts",
     "KernelParameters",
+    "LatencyFloor",
     "QuantitativePrediction",
     "kernel_parameters",
+    "latency_floor",
     "predict",
     "predict_counts",
 ]
@@ -38,7 +48,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory"]
+Bound = Literal["compute", "memory", "latency"]
 
 
 @dataclass(frozen=True)
@@ -145,6 +155,49 @@ def kernel_parameters(counts: KernelCounts) -> KernelParameters:
 
 
 @dataclass(frozen=True)
+class LatencyFloor:
+    """Scattered loads per level (count), the device's random-load rate of each (load/s), and their time (s).
+
+    `per_level`: loads / rate of each level with both; `unpriced`: levels that served scattered loads but have
+    no measured rate (left out of the floor, which is then a lower bound of it).
+    """
+
+    loads: dict[str, float]
+    rates: dict[str, float]
+    per_level: dict[str, float]
+    unpriced: tuple[str, ...]
+
+    @property
+    def time(self) -> float:
+        """Return the floor (s): the scattered loads' latency, level by level, one after the other."""
+        return sum(self.per_level.values())
+
+    def explain(self) -> str:
+        """Return the floor in words: the loads and rate of each level, and the levels without a rate."""
+        parts = [f"{self.loads[level]:.3g} at {level} / {self.rates[level]:.3g} load/s"
+                 for level in self.per_level if self.loads[level] > 0]
+        text = "; ".join(parts) or "no scattered loads past L1"
+        if self.unpriced:
+            text += f" ({', '.join(self.unpriced)}: no measured rate, left out)"
+        return text
+
+
+def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_level: str = "L1") -> LatencyFloor:
+    """Return the latency floor (s) of scattered loads per level (count) at the random-load rates (load/s) given.
+
+    Loads served by `first_level` cost no more than any load, which §3 prices already: they are left out.
+    """
+    for level, count in scattered.items():
+        non_negative(f"scattered loads at {level}", count)
+    for level, rate in rates.items():
+        positive(f"random-load rate of {level}", rate)
+    beyond = {level: count for level, count in scattered.items() if level != first_level}
+    per_level = {level: count / rates[level] for level, count in beyond.items() if level in rates}
+    unpriced = tuple(level for level, count in beyond.items() if level not in rates and count > 0)
+    return LatencyFloor(dict(beyond), {k: v for k, v in rates.items() if k in beyond}, per_level, unpriced)
+
+
+@dataclass(frozen=True)
 class QuantitativePrediction:
     """A §3 prediction with every intermediate: weights, E_instr, T'_op (op/s), O_krn, O_dev (op/B), bound, time (s)."""
 
@@ -165,16 +218,20 @@ class QuantitativePrediction:
     performance: float  # T_pred, op/s
     time: float  # s
     reason: str
+    floor: LatencyFloor | None = None  # the latency floor weighed against §3's bound, where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
         o_krn = "inf" if math.isinf(self.o_krn) else f"{self.o_krn:.3g}"
-        return (f"{self.bound} bound ({self.reason}): O_krn {o_krn} vs O_dev {self.o_dev:.3g} op/B; "
+        text = (f"{self.bound} bound ({self.reason}): O_krn {o_krn} vs O_dev {self.o_dev:.3g} op/B; "
                 f"E_mix {self.kernel.e_mix:.2f}, E_instr {self.e_instr:.2f}")
+        if self.floor is not None:
+            text += f"; latency floor {self.floor.time:.3g} s ({self.floor.explain()})"
+        return text
 
 
-def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate."""
+def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; `floor` may raise it."""
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -207,8 +264,12 @@ def predict(kernel: KernelParameters, rates: DeviceRates) -> QuantitativePredict
         else:
             bound, reason, performance = "memory", "O_krn <= O_dev", o_krn * rates.b_mem
             time = kernel.w_traf / rates.b_mem  # = W_comp / (O_krn B_mem), without the rounding of the detour
+    if floor is not None and floor.time > time:
+        reason = f"the scattered loads' latency floor is above §3's {bound}-bound {time:.3g} s"
+        bound, time = "latency", floor.time
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
-                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason)
+                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor)
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -161,6 +161,7 @@ class TrafficRequest:
     # Per kernel: the work-groups of the full launch that the profiled (reduced) launch is a sample of.
     total_groups: Mapping[str, int] | None = None
     repeated: bool = False  # each launch stands for many identical ones back to back (a timed kernel)
+    lanes: Mapping[str, int] | None = None  # per kernel: work-items per vector its compiler used (CPU)
 
 
 @dataclass(frozen=True)
@@ -292,7 +293,8 @@ def _simulated(profile: ProfileSet, trace: Path, traffic: TrafficRequest) -> Pro
             traffic.progress(f"simulating {launch.kernel}: {len(launch.groups)} work-groups, "
                              f"{launch.accesses:,} accesses")
 
-    launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups, traffic.repeated)
+    launches = simulate_trace(trace, traffic.hierarchy, heard, traffic.total_groups, traffic.repeated,
+                              lanes=traffic.lanes)
     if not launches:
         raise ToolError(f"the memory trace {trace} holds no kernel launch")
     simulated = apply_traffic(profile, launches, traffic.sampling.describe())

@@ -17,14 +17,20 @@ would issue it: work-groups dealt round-robin to the compute units in waves, one
 (shared levels shared), each unit's accesses in warp (GPU) or vector (CPU) order, the units advancing a warp
 instruction at a time in turn. Where only windows of work-groups were recorded, each window's first wave
 warms the caches (dirty lines written back, then the counts reset) and the counted groups are scaled to the
-launch's. Every figure it returns is in bytes.
+launch's. Every figure it returns is in bytes, but one: on a CPU, the *scattered* loads apart (counts).
+
+A CPU's prefetchers hide the latency of loads that continue a stream; a load that does not (a gather through an
+index array, a walk down a matrix column) waits for its line. Each load on a CPU is called scattered where its
+line is neither one of the SCATTER_WINDOW accesses before it on its core nor next to one of theirs (a stream
+prefetcher's trigger), and the simulation counts, per level, the scattered loads that level served (the loads
+that reached it less those it passed on): the input of the quantitative model's latency floor (docs/models.md).
 """
 
 from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +40,9 @@ from perfcast.errors import InputError
 from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 
-__all__ = ["RECORD", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError", "apply_traffic",
-           "read_trace", "simulate_launch", "simulate_trace", "traffic_metrics"]
+__all__ = ["RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
+           "apply_traffic", "cap_first_fetches", "first_fetches", "read_trace", "scattered_by_level", "scattered_loads",
+           "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
@@ -45,6 +52,7 @@ SPACE_GLOBAL, SPACE_CONSTANT, SPACE_LOCAL = 1, 2, 3
 FLAG_STORE, FLAG_ATOMIC = 1, 2
 _KERNEL, _GROUP, _END, _BUFFER = 1, 2, 3, 4
 _LOCAL_BASE = 1 << 56  # where a CPU's local memory is placed, per core, far from any buffer
+SCATTER_WINDOW = 32  # accesses before a load, on its core, whose lines (or their neighbours) make it a stream's
 
 
 class TraceError(InputError):
@@ -174,6 +182,13 @@ class LaunchTraffic:
     # Of dram_read_bytes, the lines read only to be written (a store to a line not yet in any cache, where the
     # caches allocate on a write miss), counted at the line's first touch.
     write_allocate_bytes: float = 0.0
+    # CPU only: scattered loads (no stream before them) served by each level, DRAM included (count, scaled).
+    scattered_loads: Mapping[str, float] = field(default_factory=dict)
+    lanes: int = 0  # work-items per vector (CPU) or warp (GPU) the launch was simulated with
+    # Of the scattered loads served by DRAM, the first fetches of lines of buffers that fit in the last cache
+    # (scaled), and those buffers' lines: a profile scaled to more work-items over the same buffers caps them.
+    scattered_first: float = 0.0
+    scattered_first_cap: float = 0.0
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -184,7 +199,7 @@ class LaunchTraffic:
 
 
 def _order(records: np.ndarray, hierarchy: CacheHierarchy) -> np.ndarray:
-    """Return the records of one work-group in the order the device issues them."""
+    """Return the records of one work-group in the order the device issues them (`hierarchy.lanes` per vector)."""
     lane = records["lane"].astype(np.int64)
     group_level = lane == GROUP_LEVEL
     lane = np.where(group_level, -1, lane)
@@ -231,6 +246,12 @@ class _Machine:
         # (load, store) B the kernel asked of L1, counted here: pycachesim's own L1 loads also hold the lines it
         # fetched to write into (write-allocate fills), which are traffic between L1 and L2, not requests.
         self.requested = np.zeros(2)
+        self.scattered = [0] * (len(hierarchy.levels) + 1)  # scattered loads served per level, DRAM last
+        self.fetched: set[int] = set()  # lines scattered loads brought from DRAM, and the order they came in
+        self.first_fetches: list[int] = []
+        self.outer_line = hierarchy.levels[-1].line
+        # The backend of each level on each core's way to memory (a scattered load only touches these).
+        self.chains = [[copies[core * len(copies) // cores].backend for copies in self.levels] for core in range(cores)]
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
 
@@ -248,6 +269,33 @@ class _Machine:
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         return found
+
+    def count_scattered(self, core: int, addresses: Sequence[int], size: int) -> None:
+        """Load `addresses` one by one through `core`'s caches, adding each to the level that served it."""
+        chain = self.chains[core]
+        first, last = chain[0], chain[-1]
+        beyond = chain[1:]
+        served = self.scattered
+        depth = len(chain)
+        for address in addresses:
+            before = [backend.LOAD_count for backend in beyond]
+            missed = last.MISS_count
+            first.iterload((address,), size)
+            # Served by the first level that received the load and did not pass it on: the loads a level passes
+            # on are the next one's; the last passes on its misses, to DRAM.
+            level = 0
+            for backend, start in zip(beyond, before, strict=True):
+                if backend.LOAD_count == start:
+                    break
+                level += 1
+            else:
+                if last.MISS_count != missed:
+                    level = depth
+                    line = address // self.outer_line
+                    if line not in self.fetched:  # the line's first trip from DRAM in this simulation
+                        self.fetched.add(line)
+                        self.first_fetches.append(line)
+            served[level] += 1
 
     def write_back(self) -> None:
         """Write every dirty line to the level beyond (inner levels first)."""
@@ -281,11 +329,36 @@ class _Stream:
     sizes: np.ndarray
     local_load: int
     local_store: int
+    scattered: np.ndarray | None = None  # per access: a load no stream leads to (CPU only)
+    # The same as lists, where the stream has a scattered load: sent access by access, a few at a time.
+    listed: tuple[list[int], list[int], list[int], list[bool]] | None = None
 
 
-def _prepare(records: np.ndarray, core: int, machine: _Machine) -> _Stream:
-    """Return a work-group's records ready to send: ordered, local memory placed or set apart, hashed, coalesced."""
-    hierarchy = machine.hierarchy
+def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_WINDOW) -> np.ndarray:
+    """Return which accesses are scattered loads: loads whose line is not within one line of the `window` before.
+
+    `lines`: the line number of each access in issue order; `loads`: which accesses are plain loads. The window
+    counts lines, not accesses: the lanes of a vector that touch one line are one access to it, as the
+    hardware sees them (16 lanes of a triad read three lines, not 48).
+    """
+    lines = lines.astype(np.int64)
+    new_line = np.ones(len(lines), dtype=bool)
+    new_line[1:] = lines[1:] != lines[:-1]  # an access to the line just touched is never scattered
+    distinct = lines[new_line]
+    near = np.zeros(len(distinct), dtype=bool)
+    for back in range(1, min(window, len(distinct) - 1) + 1):
+        near[back:] |= np.abs(distinct[back:] - distinct[:-back]) <= 1
+    scattered = np.zeros(len(lines), dtype=bool)
+    scattered[new_line] = ~near
+    return loads & scattered
+
+
+def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: CacheHierarchy | None = None) -> _Stream:
+    """Return a work-group's records ready to send: ordered, local memory placed or set apart, hashed, coalesced.
+
+    `hierarchy`: the machine's, or the same with the lanes the compiler gave this kernel.
+    """
+    hierarchy = hierarchy or machine.hierarchy
     records = _order(records, hierarchy)
     slot = np.arange(len(records)) // hierarchy.lanes  # the warp instruction (or vector) each access belongs to
     flags, sizes, addresses = records["flags"], records["size"], records["address"]
@@ -315,11 +388,24 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine) -> _Stream:
         addresses = np.where(atomic, addresses, starts)[keep]
         sizes = np.where(atomic, sizes, span.astype(np.uint32))[keep]
         flags = flags[keep]
-    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store)
+    scattered = listed = None
+    if not hierarchy.coalesce and len(addresses):
+        scattered = scattered_loads(addresses // np.uint64(machine.line), (flags & (FLAG_STORE | FLAG_ATOMIC)) == 0)
+        if scattered.any():
+            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), scattered.tolist())
+    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, scattered, listed)
 
 
 def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -> None:
     """Send accesses start..end of a unit's stream to its caches, runs of one kind and size in one call."""
+    if stream.listed is not None:
+        # Scattered loads go one at a time (the level serving each is counted), and so does the rest of a stream
+        # that has them: its runs are too short to be worth cutting.
+        addresses, flag_list, size_list, alone = stream.listed
+        if start < len(addresses):
+            _send_each(machine, core, addresses[start:end], flag_list[start:end], size_list[start:end],
+                       alone[start:end])
+        return
     flags = stream.flags[start:end]
     sizes = stream.sizes[start:end]
     if not len(flags):
@@ -344,6 +430,31 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
             machine.requested[0] += len(chunk) * size
 
 
+def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[int], sizes: list[int],
+               scattered: list[bool]) -> None:
+    """Send accesses one by one, in order, counting the level that serves each scattered load."""
+    first, atomic_level = machine.first[core].backend, machine.atomic[core].backend
+    loaded = stored = 0
+    for address, flag, size, alone in zip(addresses, flags, sizes, scattered, strict=True):
+        if alone:
+            machine.count_scattered(core, (address,), size)
+            loaded += size
+        elif flag & FLAG_ATOMIC:
+            atomic_level.iterload((address,), size)
+            atomic_level.iterstore((address,), size)
+            if atomic_level is first:
+                loaded += size
+                stored += size
+        elif flag & FLAG_STORE:
+            first.iterstore((address,), size)
+            stored += size
+        else:
+            first.iterload((address,), size)
+            loaded += size
+    machine.requested[0] += loaded
+    machine.requested[1] += stored
+
+
 def _windows(indices: Sequence[int]) -> list[list[int]]:
     """Return the recorded work-group indices split into runs of consecutive indices."""
     runs: list[list[int]] = []
@@ -356,7 +467,8 @@ def _windows(indices: Sequence[int]) -> list[list[int]]:
 
 
 def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None,
-                    repeated: bool = False, machine: _Machine | None = None) -> LaunchTraffic:
+                    repeated: bool = False, machine: _Machine | None = None, lanes: int | None = None
+                    ) -> LaunchTraffic:
     """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B).
 
     `total_groups`: the traced launch is a sample (a reduced NDRange) of a launch of this many work-groups; its
@@ -364,13 +476,19 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     identical ones back to back (a timed kernel), whose data stays in a cache it fits in between launches.
     `machine`: caches carried over from the launches before (a program's launches in order): they start as
     those left them, and the lines this launch leaves dirty are written back when a later launch evicts them.
+    `lanes`: on a CPU, the work-items per vector the compiler gave this kernel (1: left scalar, so each
+    work-item runs through the kernel alone), in place of the hierarchy's widest vector.
     """
     carried = machine is not None
     machine = machine if machine is not None else _Machine(hierarchy)
+    if lanes is not None and lanes >= 1 and not hierarchy.interleave_warps:
+        hierarchy = replace(hierarchy, lanes=int(lanes))
     cores = hierarchy.cores
     groups_total = total_groups or launch.groups_run or len(launch.groups)
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
+    counted_scattered = np.zeros(len(hierarchy.levels) + 1)
+    first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
     local_load = local_store = 0
     groups_counted = 0
@@ -383,14 +501,18 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         warm = min(cores, len(window) // 2) if sampled else 0
         starts = [0, *range(warm, len(window), cores)] if warm else list(range(0, len(window), cores))
         before = None
+        scattered_before = np.array(machine.scattered, dtype=float)
+        fetches_before = len(machine.first_fetches)
         for wave_start, wave_end in zip(starts, [*starts[1:], len(window)], strict=True):
             if wave_start >= warm and before is None:
                 if warm:
                     machine.write_back()
                 before = machine.stats()
+                scattered_before = np.array(machine.scattered, dtype=float)
+                fetches_before = len(machine.first_fetches)
             wave = window[wave_start:wave_end]
             counting = wave_start >= warm
-            streams = [_prepare(launch.groups[index], core, machine) for core, index in enumerate(wave)]
+            streams = [_prepare(launch.groups[index], core, machine, hierarchy) for core, index in enumerate(wave)]
             placement += [(index, core, counting) for core, index in enumerate(wave)]
             if counting:
                 local_load += sum(stream.local_load for stream in streams)
@@ -406,10 +528,14 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                 counted_groups.extend(wave)
         if before is None:
             before = machine.stats()
+            scattered_before = np.array(machine.scattered, dtype=float)
+            fetches_before = len(machine.first_fetches)
         if not carried:
             machine.write_back()
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
+        counted_scattered += np.array(machine.scattered, dtype=float) - scattered_before
+        first_lines.extend(machine.first_fetches[fetches_before:])
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
                            f"({len(launch.groups)} recorded of {groups_total}); its bytes are unknown, not zero")
@@ -429,9 +555,57 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         filled = min(_first_touch_stores(launch, counted_groups, hierarchy.levels[-1].line) * scale, scaled[-1][0])
     levels = tuple(LevelTraffic(name, *(float(v) for v in scaled[i])) for i, name in enumerate(names[:-1]))
     gx, gy, gz = launch.global_size
+    scattered = ({} if hierarchy.coalesce else
+                 {name: float(max(0.0, count) * scale) for name, count in zip(names, counted_scattered, strict=True)})
+    fetched, cap = first_fetches(launch, hierarchy, first_lines) if scattered else (0.0, 0.0)
+    fetched *= scale
+    if sampled and fetched:
+        moved = cap_first_fetches(scattered, fetched, cap, hierarchy.levels[-1].name)
+        fetched -= moved
+        if moved:
+            notes.append(f"scattered loads: {moved:.4g} of the sample's first fetches from DRAM, scaled to the "
+                         f"launch, are served by {hierarchy.levels[-1].name} (their buffers fit there and come "
+                         f"from DRAM once: {cap:.4g} lines)")
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
-                         launch.accesses, tuple(notes), float(filled))
+                         launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap)
+
+
+def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
+    """Return (first fetches, cap lines) of scattered loads from DRAM into buffers that fit in the last cache.
+
+    The cap is those buffers' lines: all the first fetches a launch over them can make (each line once).
+    """
+    last = hierarchy.levels[-1]
+    addresses = np.array(first_lines, dtype=np.uint64) * np.uint64(last.line)
+    sizes, owner, inside = _buffer_of(launch, addresses)
+    if not inside.any():
+        return 0.0, 0.0
+    buffers = np.unique(owner[inside])
+    fitting = buffers[sizes[buffers] <= last.size * last.instances]
+    return float(np.sum(np.isin(owner[inside], fitting))), float(sizes[fitting].sum()) / last.line
+
+
+def scattered_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Return the scattered loads each level served (count), by level name, from a profile's traffic metrics."""
+    prefix = "scattered_"
+    return {name[len(prefix):].upper(): value for name, value in metrics.items()
+            if name.startswith(prefix) and name not in ("scattered_first", "scattered_first_cap")}
+
+
+def cap_first_fetches(scattered: dict[str, float], fetched: float, cap: float, last: str) -> float:
+    """Move the scaled first fetches beyond `cap` (lines) from DRAM to the last cache `last`; return how many moved.
+
+    A line comes from DRAM once where its buffer fits in the last cache. Scaled by work-groups (a sample) or
+    work-items (a smaller profiled launch over the same buffers), the first fetches of a gathered vector would
+    come from DRAM again and again: beyond its lines, the last cache serves them.
+    """
+    excess = min(fetched - cap, scattered.get("DRAM", 0.0))
+    if excess <= 0:
+        return 0.0
+    scattered["DRAM"] -= excess
+    scattered[last] = scattered.get(last, 0.0) + excess
+    return excess
 
 
 def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
@@ -549,6 +723,11 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         add("dram_read", launch.dram_read_bytes / 32)
         add("dram_write", launch.dram_write_bytes / 32)
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
+        for name, count in launch.scattered_loads.items():
+            add(f"scattered_{name.lower()}", count)
+        if launch.scattered_loads:
+            add("scattered_first", launch.scattered_first)
+            add("scattered_first_cap", launch.scattered_first_cap)
     return total
 
 
@@ -562,20 +741,22 @@ def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
 def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
                    progress: Callable[[LaunchTrace], None] | None = None,
                    total_groups: Mapping[str, int] | None = None, repeated: bool = False,
-                   carry_caches: bool = False) -> list[LaunchTraffic]:
+                   carry_caches: bool = False, lanes: Mapping[str, int] | None = None) -> list[LaunchTraffic]:
     """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch.
 
     `total_groups`: per kernel name, the work-groups of the launch a traced (reduced) launch stands for.
     `repeated`: each launch stands for one of many identical launches back to back (see simulate_launch).
     `carry_caches`: the launches are a program's, in the order it ran them: each starts with the caches the
     one before left (a kernel reading what the previous one wrote finds it where it fits).
+    `lanes`: per kernel name, the work-items per vector its compiler used (CPU; see simulate_launch).
     """
     found = []
     machine = _Machine(hierarchy) if carry_caches else None
     for launch in read_trace(path):
         if progress is not None:
             progress(launch)
-        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated, machine))
+        found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated, machine,
+                                     (lanes or {}).get(launch.kernel)))
     return found
 
 
@@ -591,8 +772,6 @@ def apply_traffic(profile: ProfileSet, traffic: Sequence[LaunchTraffic], samplin
     The footprint bytes the profiler counted stay beside them (global_load_bytes, global_store_bytes); a
     kernel the trace does not hold keeps its own, with a note.
     """
-    from dataclasses import replace
-
     kernels = []
     for kernel in profile.kernels:
         launches = _kernel_launches(kernel, traffic)
