@@ -1,6 +1,7 @@
 """The command line, driven through typer's runner."""
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -50,6 +51,16 @@ def test_devices_show_lists_measured_maxima_and_compute_ceilings():
     assert "measured maximum DRAM" in result.stdout and "1.35 TB/s" in result.stdout
     ceilings = runner.invoke(app, ["devices", "show", "w7800"], terminal_width=200)
     assert "compute (no dual issue)" in ceilings.stdout and "22.6 TFLOP/s" in ceilings.stdout
+
+
+def test_devices_show_gives_measured_rates_in_their_own_units():
+    measured = Path(__file__).parents[1] / "docs" / "validation" / "programs" / "xeon-avx512-latency" / "device.yaml"
+    result = runner.invoke(app, ["devices", "show", str(measured)], terminal_width=200)
+    assert result.exit_code == 0
+    assert "random loads in L3" in result.stdout and "612.1 Mload/s" in result.stdout
+    assert "fp32 exp/log/sin calls" in result.stdout and "call/s" in result.stdout
+    data = json.loads(run("devices", "show", str(measured), "--json").stdout)
+    assert set(data["random_loads"]) == {"L2", "L3", "DRAM"}
 
 
 def test_devices_show_unknown_device():

@@ -103,6 +103,7 @@ def _print_device(device: Device) -> None:
     for column in ("figure", "value", "source", "details"):
         table.add_column(column, overflow="fold")
     rows: list[tuple[str, Figure, Dimension | None]] = []  # None: a plain number (a share)
+    units: dict[str, str] = {}  # label -> unit, where a rate is not in FLOP/s
     for name in ("base", "boost"):
         clock = getattr(device.clock, name)
         if clock is not None:
@@ -120,6 +121,12 @@ def _print_device(device: Device) -> None:
         rows.append((f"bandwidth ({name})", figure, Dimension.BANDWIDTH))
     for name, figure in device.compute_ceilings.items():
         rows.append((f"compute ({name})", figure, Dimension.COMPUTE))
+    for precision, figure in device.elementary.items():
+        rows.append((f"{precision.value} exp/log/sin calls", figure, Dimension.COMPUTE))
+        units[rows[-1][0]] = "call/s"
+    for served_by, figure in device.random_loads.items():
+        rows.append((f"random loads in {served_by}", figure, Dimension.COMPUTE))
+        units[rows[-1][0]] = "load/s"
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
     if device.tdp is not None:
@@ -132,7 +139,8 @@ def _print_device(device: Device) -> None:
         rows.append((f"measured maximum {path.split('.', 1)[1].replace('.', ' ')}", figure, measured_as))
     for label, figure, dimension in rows:
         same = figure.provenance == default
-        value = format_quantity(figure.value, dimension) if dimension is not None else f"{figure.value:g}"
+        value = (format_quantity(figure.value, dimension, unit=units.get(label)) if dimension is not None
+                 else f"{figure.value:g}")
         table.add_row(label, value, figure.provenance.source,
                       "(as above)" if same else printable(figure.provenance.describe()))
     for price in device.prices:
