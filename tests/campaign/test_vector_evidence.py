@@ -5,7 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from perfcast.campaign.vector_evidence import gcc_vector_bytes, pocl_device, pocl_tool, pocl_vector_lanes, run_gcc_report
+from perfcast.campaign.vector_evidence import (
+    gcc_item_vector_bytes,
+    gcc_vector_bytes,
+    pocl_device,
+    pocl_tool,
+    pocl_vector_lanes,
+    run_gcc_report,
+)
 from perfcast.kernels.campaign import C_SOURCE, KERNELS, TILE
 
 DATA = Path(__file__).parents[1] / "data" / "campaign"
@@ -56,6 +63,36 @@ def test_gcc_report_gives_each_function_its_widest_loop(tmp_path):
     # The report speaks of s.c: the same functions in another file have no loop of its.
     assert gcc_vector_bytes(REPORT, _parsed(tmp_path, SOURCE, "other.c")) == {"first": 0, "helper": 0, "second": 0,
                                                                               "third": 0}
+
+
+def test_only_loops_that_store_an_element_per_iteration_spread_work_items_over_lanes(tmp_path):
+    source = _parsed(tmp_path, """double dot(float *c, const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float s = 0;
+        for (int k = 0; k < n; k++) s += a[k] * b[k * n + i];
+        c[i] = s;
+    }
+    return 0;
+}
+
+double poly(double *y, const double *x, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double v = x[i], s = 1.0;
+        for (int k = 0; k < 16; k++) s = s * v + 0.5;
+        y[i] = s;
+    }
+    return 0;
+}
+""")
+    # gcc names the dot product's inner loop by its header (line 5), the polynomial's outer loop by its body's
+    # first statement (line 14), as gcc 12 reports the suite's SGEMM and Horner loops.
+    report = ("s.c:5:31: optimized: loop vectorized using 16 byte vectors\n"
+              "s.c:14:21: optimized: loop vectorized using 64 byte vectors\n")
+    assert gcc_vector_bytes(report, source) == {"dot": 16, "poly": 64}
+    # The dot product's vector runs inside one work-item (a reduction into s): its work-items go one at a time.
+    assert gcc_item_vector_bytes(report, source) == {"dot": 0, "poly": 64}
 
 
 def test_a_loop_belongs_to_the_function_whose_body_holds_it(tmp_path):
@@ -121,6 +158,9 @@ def test_gcc_reports_on_the_suite_for_real():
                               parse_c_file(C_SOURCE, {"TILE": TILE}))
     assert {k.name for k in KERNELS} <= set(widest)
     assert widest["triad"] >= 16  # any SIMD unit gcc targets at -O3 takes the triad
+    report = run_gcc_report(C_SOURCE, (*DEFAULT_FLAGS, *C_FLAGS, f"-DTILE={TILE}"))
+    items = gcc_item_vector_bytes(report, parse_c_file(C_SOURCE, {"TILE": TILE}))
+    assert items["triad"] == widest["triad"] and items["sgemm_naive"] == 0  # a dot product per work-item
 
 
 def test_the_compilers_report_narrows_the_cpu_boat_hull():

@@ -84,14 +84,17 @@ class NativeTimer:
 
     def vectorisation(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
         """Return the SIMD lanes gcc gave each kernel's loops (its own report) and the OpenMP threads they ran on."""
-        from perfcast.campaign.vector_evidence import gcc_vector_bytes, run_gcc_report
+        from perfcast.campaign.vector_evidence import gcc_item_vector_bytes, gcc_vector_bytes, run_gcc_report
         from perfcast.species.c_source import parse_c_file
 
         flags = tuple(self.library.command[1:-3])  # the build's flags, without the compiler, source and output
         report = run_gcc_report(C_SOURCE, flags, self.library.command[0])
-        widest = gcc_vector_bytes(report, parse_c_file(C_SOURCE, {"TILE": TILE}))
+        source = parse_c_file(C_SOURCE, {"TILE": TILE})
+        widest, items = gcc_vector_bytes(report, source), gcc_item_vector_bytes(report, source)
         lanes = {k.name: max(1, widest.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in widest}
-        return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes,
+        # The hull's no-SIMD floor takes any loop's vector; the traffic's order only a loop over work-items'.
+        item_lanes = {k.name: max(1, items.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in items}
+        return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes, "item_lanes": item_lanes,
                 "threads": _threads(), "raw": report}
 
     def environment(self) -> dict[str, Any]:

@@ -514,7 +514,8 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
         # last-level cache between its repeated launches depends on a capacity a shared VM does not give it.
         # On a CPU each kernel's work-items go through it in vectors as wide as its compiler made them (1 where
         # it left the kernel scalar), which decides how its accesses meet the caches.
-        lanes = (manifest.get("vectorisation") or {}).get("lanes") or None
+        evidence = manifest.get("vectorisation") or {}
+        lanes = evidence.get("item_lanes") or evidence.get("lanes") or None
         request = TrafficRequest(hierarchy, total_groups=totals, lanes=lanes)
         try:
             captured = capture("oclgrind", command, path, timeout=1800, traffic=request).profile

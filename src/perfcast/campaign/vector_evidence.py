@@ -31,8 +31,8 @@ from pycparser import c_ast
 from perfcast.errors import ToolError
 from perfcast.species.c_source import ParsedSource
 
-__all__ = ["c_function_lines", "gcc_vector_bytes", "pocl_device", "pocl_remark_environment", "pocl_tool",
-           "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
+__all__ = ["c_function_lines", "gcc_item_vector_bytes", "gcc_vector_bytes", "pocl_device", "pocl_remark_environment",
+           "pocl_tool", "pocl_vector_lanes", "run_gcc_report", "run_pocl_report"]
 
 _GCC_LOOP = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: optimized: loop vectorized using (?P<bytes>\d+) byte "
                        r"vectors", re.M)
@@ -43,16 +43,18 @@ _NOT_VECTORISED = "loop not vectorized"
 REPORT_TIMEOUT = 600  # s, one run of the compiler or of the suite under PoCL
 
 
+def _lines(node: c_ast.Node) -> Iterator[int]:
+    """Yield the source line of a node and of everything under it."""
+    if node.coord is not None:
+        yield node.coord.line
+    for _, child in node.children():
+        yield from _lines(child)
+
+
 def c_function_lines(source: ParsedSource) -> dict[str, tuple[int, int]]:
     """Return each function the parsed C file defines with its lines (1-based): from its name to its last statement."""
-    def lines(node: c_ast.Node) -> Iterator[int]:
-        if node.coord is not None:
-            yield node.coord.line
-        for _, child in node.children():
-            yield from lines(child)
-
     here = Path(source.path).name
-    return {node.decl.name: (node.decl.coord.line, max(lines(node)))
+    return {node.decl.name: (node.decl.coord.line, max(_lines(node)))
             for node in source.ast.ext
             if isinstance(node, c_ast.FuncDef) and Path(node.decl.coord.file).name == here}
 
@@ -70,6 +72,47 @@ def gcc_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
         line = int(match.group("line"))
         owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)
         if owner is not None:
+            widest[owner] = max(widest[owner], int(match.group("bytes")))
+    return widest
+
+
+def _stores_per_iteration(loop: c_ast.For) -> bool:
+    """Return whether a loop's body assigns to memory (an array element or through a pointer), not only to scalars."""
+    def found(node: c_ast.Node) -> bool:
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ArrayRef | c_ast.UnaryOp):
+            return True
+        return any(found(child) for _, child in node.children())
+
+    return loop.stmt is not None and found(loop.stmt)
+
+
+def gcc_item_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
+    """Return, per function, the widest vector (B) gcc gave one of its loops that stores an element per iteration.
+
+    Such a loop spreads work-items (one output each) over the vector's lanes, as PoCL's work-group loop does. A
+    vectorised loop that only accumulates into scalars (the naive SGEMM's dot product, SpMV's row) runs inside
+    one work-item: its work-items still go one at a time, which is what the traffic simulation's order needs.
+    """
+    here = Path(source.path).name
+    loops: list[tuple[int, int, c_ast.For]] = []  # (first line, last line, loop), outer loops before inner ones
+
+    def collect(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.For) and node.coord is not None and Path(node.coord.file).name == here:
+            loops.append((node.coord.line, max(_lines(node)), node))
+        for _, child in node.children():
+            collect(child)
+
+    collect(source.ast)
+    spans = c_function_lines(source)
+    widest = {name: 0 for name in spans}
+    for match in _GCC_LOOP.finditer(report):
+        if Path(match.group("file")).name != here:
+            continue
+        line = int(match.group("line"))
+        owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)
+        # gcc names a loop by its header's line or by its body's first statement's: the innermost loop there.
+        loop = next((found for first, last, found in reversed(loops) if first <= line <= last), None)
+        if owner is not None and loop is not None and _stores_per_iteration(loop):
             widest[owner] = max(widest[owner], int(match.group("bytes")))
     return widest
 
