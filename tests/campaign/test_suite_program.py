@@ -60,6 +60,9 @@ def test_full_sizes_unless_quick(tmp_path):
     (["--workers", "2"], "one device"),
     (["--kernel", "nope"], "not a kernel of the suite"),
     (["--", "./app"], "no program after --"),
+    (["--profile-cmd", "./app 1"], "leave out --profile-cmd"),
+    (["--scaling", "triad=2"], "leave out --profile-cmd, --scaling"),
+    (["--timer", "nsys"], "--timer"),
 ])
 def test_what_as_program_cannot_do_is_refused(tmp_path, arguments, message):
     result = runner.invoke(app, ["campaign", "run", "--as-program", "-o", str(tmp_path / "s.zip"), *arguments])

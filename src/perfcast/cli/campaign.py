@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -70,8 +71,13 @@ def run_command(
     if species and not program:
         raise fail("--species names a program's kernels (after --); the suite's kernels have their own species")
     if as_program:
-        _run_suite_as_program(output, program, backend, device, quick, kernels or [], repetitions, device_profile,
-                              fresh, workers > 1 or bool(ray_address))
+        if profile_cmd or scaling or timer != "opencl":
+            raise fail("--as-program chooses the profile commands, the scaling (work-items^1) and the timer "
+                       "(the launch log) itself; leave out --profile-cmd, --scaling and --timer")
+        suite = _suite_as_program(output, program, backend, device, quick, kernels or [], repetitions,
+                                  device_profile, fresh, workers > 1 or bool(ray_address))
+        _run_program_options(replace(suite, traffic=traffic, timeout=timeout, memory_limit=None if memory_limit is None
+                                     else int(memory_limit * 2**30)))
         return
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
@@ -143,10 +149,10 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
     _run_program_options(options)
 
 
-def _run_suite_as_program(output: Path, program: list[str] | None, backend: str, device: str | None, quick: bool,
-                          kernels: list[str], repetitions: int, device_profile: Path | None, fresh: bool,
-                          fanout: bool) -> None:
-    """`campaign run --as-program`: the suite's OpenCL kernels through the program path."""
+def _suite_as_program(output: Path, program: list[str] | None, backend: str, device: str | None, quick: bool,
+                      kernels: list[str], repetitions: int, device_profile: Path | None, fresh: bool,
+                      fanout: bool) -> ProgramOptions:
+    """Return the options of `campaign run --as-program`: the suite's OpenCL kernels through the program path."""
     from perfcast.campaign.suite_program import suite_as_program
 
     if program:
@@ -158,8 +164,7 @@ def _run_suite_as_program(output: Path, program: list[str] | None, backend: str,
     if device is not None:
         raise fail("--as-program runs on the first OpenCL device, as the suite's driver does; leave out --device "
                    "(PoCL's environment, e.g. POCL_DEVICES, chooses among devices)")
-    options = suite_as_program(output, quick, kernels, repetitions, device_profile, fresh, _reproducing_command())
-    _run_program_options(options)
+    return suite_as_program(output, quick, kernels, repetitions, device_profile, fresh, _reproducing_command())
 
 
 def _run_program_options(options: ProgramOptions) -> None:
