@@ -256,7 +256,11 @@ class _Machine:
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
 
     def stats(self) -> dict[str, np.ndarray]:
-        """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances."""
+        """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
+
+        Beside them, under "scattered", the scattered loads each level served so far (count, DRAM last) and the
+        lines scattered loads have brought from DRAM for the first time (count).
+        """
         found = {}
         for position, (level, copies) in enumerate(zip(self.hierarchy.levels, self.levels, strict=True)):
             total = np.zeros(4)
@@ -268,34 +272,32 @@ class _Machine:
             found[level.name] = total
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
+        found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
         return found
 
-    def count_scattered(self, core: int, addresses: Sequence[int], size: int) -> None:
-        """Load `addresses` one by one through `core`'s caches, adding each to the level that served it."""
+    def count_scattered(self, core: int, address: int, size: int) -> None:
+        """Load `address` through `core`'s caches alone, adding it to the level that served it."""
         chain = self.chains[core]
         first, last = chain[0], chain[-1]
         beyond = chain[1:]
-        served = self.scattered
-        depth = len(chain)
-        for address in addresses:
-            before = [backend.LOAD_count for backend in beyond]
-            missed = last.MISS_count
-            first.iterload((address,), size)
-            # Served by the first level that received the load and did not pass it on: the loads a level passes
-            # on are the next one's; the last passes on its misses, to DRAM.
-            level = 0
-            for backend, start in zip(beyond, before, strict=True):
-                if backend.LOAD_count == start:
-                    break
-                level += 1
-            else:
-                if last.MISS_count != missed:
-                    level = depth
-                    line = address // self.outer_line
-                    if line not in self.fetched:  # the line's first trip from DRAM in this simulation
-                        self.fetched.add(line)
-                        self.first_fetches.append(line)
-            served[level] += 1
+        before = [backend.LOAD_count for backend in beyond]
+        missed = last.MISS_count
+        first.iterload((address,), size)
+        # Served by the first level that received the load and did not pass it on: the loads a level passes on
+        # are the next one's; the last passes on its misses, to DRAM.
+        level = 0
+        for backend, start in zip(beyond, before, strict=True):
+            if backend.LOAD_count == start:
+                break
+            level += 1
+        else:
+            if last.MISS_count != missed:
+                level = len(chain)
+                line = address // self.outer_line
+                if line not in self.fetched:  # the line's first trip from DRAM in this simulation
+                    self.fetched.add(line)
+                    self.first_fetches.append(line)
+        self.scattered[level] += 1
 
     def write_back(self) -> None:
         """Write every dirty line to the level beyond (inner levels first)."""
@@ -329,8 +331,8 @@ class _Stream:
     sizes: np.ndarray
     local_load: int
     local_store: int
-    scattered: np.ndarray | None = None  # per access: a load no stream leads to (CPU only)
-    # The same as lists, where the stream has a scattered load: sent access by access, a few at a time.
+    # Where the stream has a scattered load (CPU only): addresses, flags, sizes and which accesses are scattered
+    # loads, as lists, sent access by access a few at a time.
     listed: tuple[list[int], list[int], list[int], list[bool]] | None = None
 
 
@@ -388,12 +390,12 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
         addresses = np.where(atomic, addresses, starts)[keep]
         sizes = np.where(atomic, sizes, span.astype(np.uint32))[keep]
         flags = flags[keep]
-    scattered = listed = None
+    listed = None
     if not hierarchy.coalesce and len(addresses):
         scattered = scattered_loads(addresses // np.uint64(machine.line), (flags & (FLAG_STORE | FLAG_ATOMIC)) == 0)
         if scattered.any():
             listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), scattered.tolist())
-    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, scattered, listed)
+    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
 
 
 def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -> None:
@@ -437,7 +439,7 @@ def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[i
     loaded = stored = 0
     for address, flag, size, alone in zip(addresses, flags, sizes, scattered, strict=True):
         if alone:
-            machine.count_scattered(core, (address,), size)
+            machine.count_scattered(core, address, size)
             loaded += size
         elif flag & FLAG_ATOMIC:
             atomic_level.iterload((address,), size)
@@ -487,7 +489,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     groups_total = total_groups or launch.groups_run or len(launch.groups)
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
-    counted_scattered = np.zeros(len(hierarchy.levels) + 1)
+    counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
     first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
     local_load = local_store = 0
@@ -501,15 +503,11 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         warm = min(cores, len(window) // 2) if sampled else 0
         starts = [0, *range(warm, len(window), cores)] if warm else list(range(0, len(window), cores))
         before = None
-        scattered_before = np.array(machine.scattered, dtype=float)
-        fetches_before = len(machine.first_fetches)
         for wave_start, wave_end in zip(starts, [*starts[1:], len(window)], strict=True):
             if wave_start >= warm and before is None:
                 if warm:
                     machine.write_back()
                 before = machine.stats()
-                scattered_before = np.array(machine.scattered, dtype=float)
-                fetches_before = len(machine.first_fetches)
             wave = window[wave_start:wave_end]
             counting = wave_start >= warm
             streams = [_prepare(launch.groups[index], core, machine, hierarchy) for core, index in enumerate(wave)]
@@ -528,14 +526,12 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                 counted_groups.extend(wave)
         if before is None:
             before = machine.stats()
-            scattered_before = np.array(machine.scattered, dtype=float)
-            fetches_before = len(machine.first_fetches)
         if not carried:
             machine.write_back()
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
-        counted_scattered += np.array(machine.scattered, dtype=float) - scattered_before
-        first_lines.extend(machine.first_fetches[fetches_before:])
+        counted_scattered += (after["scattered"] - before["scattered"])[:-1]
+        first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
                            f"({len(launch.groups)} recorded of {groups_total}); its bytes are unknown, not zero")
