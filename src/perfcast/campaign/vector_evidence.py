@@ -59,20 +59,26 @@ def c_function_lines(source: ParsedSource) -> dict[str, tuple[int, int]]:
             if isinstance(node, c_ast.FuncDef) and Path(node.decl.coord.file).name == here}
 
 
-def gcc_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
-    """Return, per function the parsed C file defines, the widest vector (B) gcc's report gives one of its loops (0: none).
+def _gcc_loops(report: str, source: ParsedSource) -> Iterator[tuple[str, int, int]]:
+    """Yield (function, line, vector bytes) of each loop gcc's report vectorised in the parsed file's functions.
 
     Only the report's lines about that file count (an included header's loops are not its functions').
     """
     spans = c_function_lines(source)
-    widest = {name: 0 for name in spans}
     for match in _GCC_LOOP.finditer(report):
         if Path(match.group("file")).name != Path(source.path).name:
             continue
         line = int(match.group("line"))
         owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)
         if owner is not None:
-            widest[owner] = max(widest[owner], int(match.group("bytes")))
+            yield owner, line, int(match.group("bytes"))
+
+
+def gcc_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
+    """Return, per function the parsed C file defines, the widest vector (B) gcc's report gives one of its loops (0: none)."""
+    widest = dict.fromkeys(c_function_lines(source), 0)
+    for owner, _, width in _gcc_loops(report, source):
+        widest[owner] = max(widest[owner], width)
     return widest
 
 
@@ -103,17 +109,12 @@ def gcc_item_vector_bytes(report: str, source: ParsedSource) -> dict[str, int]:
             collect(child)
 
     collect(source.ast)
-    spans = c_function_lines(source)
-    widest = {name: 0 for name in spans}
-    for match in _GCC_LOOP.finditer(report):
-        if Path(match.group("file")).name != here:
-            continue
-        line = int(match.group("line"))
-        owner = next((name for name, (first, last) in spans.items() if first <= line <= last), None)
+    widest = dict.fromkeys(c_function_lines(source), 0)
+    for owner, line, width in _gcc_loops(report, source):
         # gcc names a loop by its header's line or by its body's first statement's: the innermost loop there.
         loop = next((found for first, last, found in reversed(loops) if first <= line <= last), None)
-        if owner is not None and loop is not None and _stores_per_iteration(loop):
-            widest[owner] = max(widest[owner], int(match.group("bytes")))
+        if loop is not None and _stores_per_iteration(loop):
+            widest[owner] = max(widest[owner], width)
     return widest
 
 
