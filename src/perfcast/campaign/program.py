@@ -560,6 +560,9 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     """
     notes: list[str] = []
     unchecked: set[str] = set()  # kernels the two profiled commands ran at the same work-items
+    # Kernels whose scattered loads gathered from the same buffers at both profiled sizes: their buffers do not
+    # grow with the NDRange, so scaled to more work-items their first fetches from DRAM are capped at them.
+    same_buffers: set[str] = set()
     if len(runs) == 2:
         sizes = [_per_kernel(run) for run in runs]
         refused = []
@@ -568,6 +571,9 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             small, large = sorted((sizes[0][kernel], sizes[1][kernel]), key=lambda item: item[1])
             if small[1] == large[1]:
                 unchecked.add(kernel)
+            caps = [size[kernel][0].metrics.get("scattered_first_cap", 0.0) for size in sizes]
+            if caps[0] > 0 and abs(caps[0] - caps[1]) <= 0.01 * caps[0]:
+                same_buffers.add(kernel)
             broken = scaling_check(kernel, small, large, exponent)
             if broken:
                 metric, seen, expected, fitted = broken
@@ -580,13 +586,6 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         if refused:
             raise InputError("the profiled counts do not scale as declared, so they cannot be carried to the timed "
                              "size:\n" + "\n".join(f"  {line}" for line in refused))
-    # Kernels whose scattered loads gathered from the same buffers at both profiled sizes: their buffers do not
-    # grow with the NDRange, so scaled to more work-items their first fetches from DRAM are capped at them.
-    same_buffers: set[str] = set()
-    if len(runs) == 2:
-        caps = [{k: p.metrics.get("scattered_first_cap", 0.0) for k, (p, _) in _per_kernel(run).items()} for run in runs]
-        same_buffers = {k for k in set(caps[0]) & set(caps[1])
-                        if caps[0][k] > 0 and abs(caps[0][k] - caps[1][k]) <= 0.01 * caps[0][k]}
     last = runs[-1]
     exact: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[KernelProfile]] = defaultdict(list)
     for launch, profile in last.launches:
