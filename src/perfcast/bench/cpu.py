@@ -262,8 +262,8 @@ class NativeCpuBackend:
             "Working sets within the caches below the last level: the best of three placements of their arrays "
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10
-                             + len(random_working_sets(self._cache_reach())))
+        random_sets = random_working_sets(self._cache_reach())
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10 + len(random_sets))
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -307,7 +307,7 @@ class NativeCpuBackend:
         # gather finds its line in L2 or L3 (DRAM: the figure above, per load).
         dram = suite.bandwidth_ceilings["uncoalesced"]
         suite.random_loads["DRAM"] = replace(dram, value=dram.value / 8)
-        for level, working_set in random_working_sets(self._cache_reach()):
+        for level, working_set in random_sets:
             tick(f"random loads in {level} ({working_set / 2**20:.3g} MiB)")
             drawn = np.random.default_rng(1).integers(0, max(1, working_set // 8), gathered, dtype=np.int64)
             suite.random_loads[level] = calibrated_rate(
