@@ -61,6 +61,9 @@ def test_devices_show_gives_measured_rates_in_their_own_units():
     assert "fp32 exp/log/sin calls" in result.stdout and "call/s" in result.stdout
     data = json.loads(run("devices", "show", str(measured), "--json").stdout)
     assert set(data["random_loads"]) == {"L2", "L3", "DRAM"}
+    divided = measured.parents[1] / "xeon-avx512-divisions" / "device.yaml"
+    result = runner.invoke(app, ["devices", "show", str(divided)], terminal_width=200)
+    assert result.exit_code == 0 and "int32 divisions" in result.stdout and "Mdiv/s" in result.stdout
 
 
 def test_devices_show_unknown_device():

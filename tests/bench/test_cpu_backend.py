@@ -52,6 +52,10 @@ def test_quick_suite_is_physically_sensible(quick_suite):
     for precision in ("fp32", "fp64"):
         calls = quick_suite.elementary[precision].value
         assert 1e6 < calls < fp32 / 2 / 8
+    # An int32 division takes a divider several cycles and no vector unit has one: fewer per second than the
+    # scalar integer adds one core issues in a cycle (the vector add peak over its lanes), more than a million.
+    divisions = quick_suite.int_divisions.value
+    assert 1e6 < divisions < quick_suite.compute[("int32", "add_mul")].value / 2 / 4
 
 
 def test_random_loads_per_level_are_measured_and_slow_down_outward(host, quick_suite):
@@ -140,14 +144,15 @@ def test_placed_arrays_keeps_the_fastest_of_the_placements_tried(library):
 
 
 def test_bench_c_takes_the_elementary_chains_from_python(tmp_path):
-    """bench.c has no count of its own for the elementary kernels' values: without the -D it refuses to build."""
+    """bench.c has no count of its own for the elementary and division kernels' values: without the -D it refuses
+    to build."""
     import subprocess
 
-    from perfcast.bench.accelerator import ELEMENTARY_CALLS, ELEMENTARY_CHAINS, elementary_defines
+    from perfcast.bench.accelerator import DIVISION_CHAINS, ELEMENTARY_CALLS, ELEMENTARY_CHAINS, elementary_defines
     from perfcast.bench.cpu import SOURCE
     from perfcast.kernels.native import native_flags
 
-    assert elementary_defines() == (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}",)
+    assert elementary_defines() == (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}", f"-DDIVISION_CHAINS={DIVISION_CHAINS}")
     assert ELEMENTARY_CALLS == 3 * ELEMENTARY_CHAINS  # exp, log and sin on each value
     flags = [f for f in native_flags() if f not in ("-shared", "-fPIC")]
     bare = subprocess.run(["gcc", *flags, "-fsyntax-only", str(SOURCE)], capture_output=True, text=True)

@@ -151,6 +151,7 @@ def bench_cu_signatures() -> dict:
 
     source = Path(__file__).parents[2] / "src" / "perfcast" / "bench" / "kernels" / "bench.cu"
     expanded = subprocess.run(["gcc", "-E", "-P", "-x", "c", "-DPER_ITEM=4", "-DCHAINS=8", "-DELEMENTARY_CHAINS=4",
+                               "-DDIVISION_CHAINS=4",
                                str(source)], capture_output=True, text=True, check=True).stdout
     found = {}
     for match in re.finditer(r'extern\s+"C"\s+__global__\s+void\s+(\w+)\s*\(([^)]*)\)', expanded):

@@ -39,6 +39,8 @@ def test_quick_suite(quick_suite):
     assert "shared" in quick_suite.levels and quick_suite.host_link is not None
     assert {"strided", "uncoalesced"} <= set(quick_suite.bandwidth_ceilings)
     assert len(quick_suite.mix) == 4
+    # int32 divisions by a run-time divisor: slower than the int32 multiply-add peak on every device.
+    assert 1e6 < quick_suite.int_divisions.value < quick_suite.compute[("int32", "fma")].value / 2
 
 
 def test_random_loads_on_a_cpu_device(backend, quick_suite):

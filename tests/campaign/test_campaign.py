@@ -318,6 +318,28 @@ def test_the_quantitative_score_prices_elementary_calls_at_the_devices_rate():
     assert 3.5 < priced.time / fixed.time < 4
 
 
+def test_the_quantitative_score_has_a_division_cost_where_the_device_measured_divisions():
+    """A profile with 10^6 integer divisions: nothing added without the device's rate (said), 10 ms at 10^8 div/s."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel, v100 = kernel_named("stencil7"), get_device("v100")
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 10000 / 32, "fp32": 8000.0,
+               "fp64": 0.0, "int": 1e6, "dram_read": 1.0, "dram_write": 1.0, "div_int": 1e6}
+    profile = KernelProfile("stencil7", 1, metrics)
+    record = {"median_s": 1e-2, "spread": 0.0, "n": kernel.sizes[-1]}
+    plain = score_kernel(kernel, record, v100, profile).predictions["quantitative"]
+    assert plain.time < 1e-4 and "1e+06 integer divisions, no measured rate of them" in plain.detail
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["int_divisions"] = {"value": 1e8, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    floored = score_kernel(kernel, record, Device.from_mapping(data), profile).predictions["quantitative"]
+    assert floored.time == pytest.approx(plain.time + 1e-2) and floored.ape == pytest.approx(0.0, abs=0.01)
+    assert "division bound" in floored.detail and "1e+06 integer divisions / 1e+08 div/s" in floored.detail
+
+
 def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():
     """transcendental's f = 35 counts 3 calls at 8 ops; at a rate of P/400 calls/s each costs 400: f = 1211."""
     from perfcast.campaign.score import score_kernel

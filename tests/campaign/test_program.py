@@ -369,3 +369,38 @@ def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
         _time_program(options, folder, manifest, lambda label, done: None)
         assert set(manifest["kernels"]) >= expected[timer], timer
         assert manifest["timed_run"]["timer"] == timer
+
+
+def test_a_programs_device_is_measured_device_runs_times_and_each_figure_is_the_best(tmp_path, monkeypatch):
+    """--device-runs for a program: the bench runs after the program N times; device.yaml keeps each figure's best."""
+    import perfcast.campaign.run as campaign_run
+    from perfcast.campaign.program import ProgramOptions, _measure_device
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.devices.schema import Device
+
+    base = load_device_file(DEVICE_PROFILE)
+    dram = base.memory_level("DRAM").bandwidth
+    data = base.model_dump()
+    for level in data["memory"]:
+        if level["level"] == "DRAM":
+            level["bandwidth"]["value"] = dram.value / 2
+    slow = Device.model_validate(data)
+    runs = iter([slow, base, slow])
+    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: next(runs))
+    folder = WorkingFolder.for_archive(tmp_path / "p.zip")
+    folder.path.mkdir(parents=True)
+    manifest = {"timed_run": {"devices": ["pthread"]}, "environment": None}
+    seen = []
+    options = ProgramOptions(("./app",), tmp_path / "p.zip", device_runs=3)
+    _measure_device(options, folder, manifest, lambda label, done: seen.append(done))
+    assert manifest["device_runs"] == 3 and all((folder.path / f"device-run-{i}.yaml").exists() for i in (1, 2, 3))
+    kept = load_device_file(folder.path / "device.yaml").memory_level("DRAM").bandwidth
+    assert kept.value == pytest.approx(dram.value) and "best of 3 runs" in kept.provenance.note
+    assert seen == sorted(seen) and 0.1 <= min(seen) and max(seen) <= 0.4  # the device's share, never backwards
+    # With a given profile there is nothing to measure again.
+    given = WorkingFolder.for_archive(tmp_path / "q.zip")
+    given.path.mkdir(parents=True)
+    manifest = {"timed_run": {"devices": ["pthread"]}, "environment": None}
+    _measure_device(ProgramOptions(("./app",), tmp_path / "q.zip", device_profile=DEVICE_PROFILE, device_runs=3),
+                    given, manifest, lambda label, done: None)
+    assert manifest["device_runs"] == 1 and not (given.path / "device-run-2.yaml").exists()

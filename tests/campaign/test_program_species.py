@@ -25,10 +25,14 @@ HOTSPOT = ROOT / "docs" / "validation" / "programs" / "xeon-avx512" / "hotspot" 
 SUITE = ROOT / "docs" / "validation" / "campaign-pocl" / "xeon-avx512" / "campaign-pocl-xeon.zip"
 
 
-def test_declarations_are_parsed_with_and_without_f():
-    found = parse_program_species(["stencil=XxY|neighb(3x3) -> XxY|element; f=9", "axpy=N|element -> N|element"])
+def test_declarations_are_parsed_with_and_without_f_and_element_size():
+    found = parse_program_species(["stencil=XxY|neighb(3x3) -> XxY|element; f=9", "axpy=N|element -> N|element",
+                                   "histogram=N|element -> 256|shared; s=1; f=2", "bodies=N|element -> N|element; s=16"])
     assert found == {"stencil": KernelSpecies("XxY|neighb(3x3) -> XxY|element", 9.0),
-                     "axpy": KernelSpecies("N|element -> N|element", None)}
+                     "axpy": KernelSpecies("N|element -> N|element", None),
+                     "histogram": KernelSpecies("N|element -> 256|shared", 2.0, 1.0),
+                     "bodies": KernelSpecies("N|element -> N|element", None, 16.0)}
+    assert found["histogram"].text() == "N|element -> 256|shared; f=2.0; s=1.0"
     # What a manifest keeps reads back as the same declaration.
     assert parse_program_species({k: v.text() for k, v in found.items()}) == found
 
@@ -39,6 +43,8 @@ def test_declarations_are_parsed_with_and_without_f():
     ("k=N|element -> N|element; f=-1", "f=F"),
     ("k=N|element -> N|element; g=2", "f=F"),
     ("k=N|element -> N|element; f=nan", "f=F"),
+    ("k=N|element -> N|element; s=0", "s=B"),
+    ("k=N|element -> N|element; f=1; f=2", "at most once"),
     ("k=M|element -> M|element", "cannot be bound"),
     ("k=N|nonsense -> N|element", "species"),
 ])
@@ -75,6 +81,12 @@ def test_the_hull_of_a_profiled_kernel_by_hand():
     # A given f is used as given: four times the work is never faster.
     given = score_profiled("k", record, device, profile, KernelSpecies("N|element -> N|element", 16.0))
     assert given.predictions["boat hull"].upper >= hull.upper
+    # A given element size moves the bytes: 16-byte elements are four times the 4-byte ones' m0.
+    wide = score_profiled("k", record, device, profile, KernelSpecies("N|element -> N|element", None, 16.0))
+    expected = predict_primitive(f"{items}|element -> {items}|element", hull_inputs(device, "fp32", 16).figures, 4.0,
+                                 element_bytes=16).prediction
+    assert wide.predictions["boat hull"].lower == pytest.approx(float(expected.lower[0]))
+    assert "16 B elements (given)" in wide.predictions["boat hull"].detail and "4 B elements;" in hull.detail
     # Without a species the hull is left out and says how to give one.
     assert "--species" in score_profiled("k", record, device, profile).left_out["boat hull"]
 

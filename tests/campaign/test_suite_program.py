@@ -41,7 +41,8 @@ def test_the_suite_becomes_a_driver_command_and_two_profile_commands(tmp_path):
 
 def test_each_kernels_species_is_bound_to_the_run_and_reads_back_as_given():
     sgemm = kernel_named("sgemm_naive")
-    assert suite_species(sgemm, 64) == KernelSpecies("64x64|tile(1x64) ^ 64x64|tile(64x1) -> 64x64|element", 2.0)
+    assert suite_species(sgemm, 64) == KernelSpecies("64x64|tile(1x64) ^ 64x64|tile(64x1) -> 64x64|element", 2.0, 4.0)
+    assert suite_species(kernel_named("histogram256"), 1024).element_bytes == 1  # each kernel's own element size
     every = {k.name: suite_species(k, k.sizes[0]) for k in KERNELS}
     # No size symbol is left to bind per NDRange, and a manifest's text parses back to the same declaration.
     assert parse_program_species({name: s.text() for name, s in every.items()}) == every

@@ -119,3 +119,36 @@ def test_profile_with_sass_counts_runs_ncu_twice(tmp_path, monkeypatch):
     assert run("profile", "--tool", "oclgrind", "--sass-counts", "--", "./app").exit_code == 2
     assert run("profile", "--sass-counts", "--from", str(data / "profiles" / "ncu-raw-constructed.csv"),
                "-o", str(tmp_path / "b.yaml")).exit_code == 2
+
+
+def test_predict_applies_the_floors_where_profile_and_device_give_them(tmp_path):
+    """§3.1 and §3.2 in `perfcast predict`: the division cost wherever the device measured divisions, the latency
+    floor only on the device whose caches the scattered loads were simulated through."""
+    import yaml
+
+    from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
+
+    measured = Path(__file__).parents[2] / "docs" / "validation" / "programs" / "xeon-avx512-latency" / "device.yaml"
+    data = yaml.safe_load(measured.read_text())
+    data["int_divisions"] = {"value": 1e8, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    own = tmp_path / "own.yaml"
+    own.write_text(yaml.safe_dump(data))
+    other = tmp_path / "other.yaml"
+    other.write_text(yaml.safe_dump({**data, "name": "another-host"}))
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 10000 / 32, "fp32": 8000.0,
+               "fp64": 0.0, "int": 1e6, "dram_read": 1.0, "dram_write": 1.0, "div_int": 1e6,
+               "scattered_l1": 0.0, "scattered_dram": 1e3}
+    kernel = KernelProfile("index", 1, metrics, bytes_from=f"simulated for {data['name']}")
+    profile = tmp_path / "p.yaml"
+    profile.write_text(yaml.safe_dump(ProfileSet(ProfileSource("Oclgrind"), (kernel,)).to_mapping()))
+    result = run("predict", profile, "-d", own, "-d", other, "--json")
+    assert result.exit_code == 0, result.output
+    predictions = json.loads(result.stdout)["kernels"][0]["predictions"]
+    mine, theirs = predictions[data["name"]], predictions["another-host"]
+    assert mine["bound"] == theirs["bound"] == "division" and mine["time_s"] == pytest.approx(1e-2, rel=0.01)
+    assert mine["division_time_s"] == pytest.approx(1e-2)
+    rate = data["random_loads"]["DRAM"]["value"]
+    assert mine["latency_floor_s"] == pytest.approx(1e3 / rate) and theirs["latency_floor_s"] is None
+    assert "no latency floor: the scattered loads were simulated for " in theirs["explanation"]
+    text = run("predict", profile, "-d", own)
+    assert text.exit_code == 0 and "division bound" in text.stdout and "1e+06 integer divisions" in text.stdout

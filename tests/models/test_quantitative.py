@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from perfcast.models.quantitative import (
     DeviceRates,
     KernelCounts,
+    division_cost,
     kernel_parameters,
     latency_floor,
     predict,
@@ -208,4 +209,47 @@ class TestLatencyFloor:
         kernel = kernel_parameters(FP32)
         fewer = predict(kernel, RATES, latency_floor({"L3": loads}, {"L3": rate}))
         more = predict(kernel, RATES, latency_floor({"L3": 2 * loads + 1}, {"L3": rate}))
+        assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestDivisionCost:
+    """perfcast's addition (docs/models.md §3.2): integer divisions at the device's measured rate, added."""
+
+    def test_cost_by_hand(self):
+        cost = division_cost(3e6, 1e9)  # 3 M divisions at 1 G div/s: 3 ms
+        assert cost.time == pytest.approx(3e-3)
+        assert cost.explain() == "3e+06 integer divisions / 1e+09 div/s"
+
+    def test_bad_counts_and_rates_are_refused(self):
+        with pytest.raises(ValueError, match="integer divisions"):
+            division_cost(-1.0, 1e9)
+        with pytest.raises(ValueError, match="integer division rate"):
+            division_cost(1.0, 0.0)
+
+    def test_the_divisions_add_to_the_time_and_bind_where_they_are_the_larger_part(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        small = predict(kernel, RATES, divisions=division_cost(1.0, 1e9))  # 1 ns: added, the bound stands
+        assert small.time == pytest.approx(plain.time + 1e-9) and small.bound == plain.bound
+        assert "integer divisions add 1e-09 s" in small.reason and "division cost 1e-09 s" in small.explain()
+        large = predict(kernel, RATES, divisions=division_cost(1e4, 1e9))  # 10 us
+        assert large.time == pytest.approx(plain.time + 1e-5) and large.bound == "division"
+        assert large.performance == pytest.approx(kernel.w_comp / large.time)
+        assert f"added to the {plain.bound}-bound" in large.reason
+        assert predict(kernel, RATES, divisions=division_cost(0.0, 1e9)).time == plain.time
+
+    def test_the_divisions_add_to_the_latency_floor_where_it_decides(self):
+        kernel = kernel_parameters(FP32)
+        latency = latency_floor({"DRAM": 1e3}, TestLatencyFloor.RANDOM)  # 10 us, above §3's time
+        both = predict(kernel, RATES, latency, division_cost(2e4, 1e9))  # + 20 us
+        assert both.time == pytest.approx(3e-5) and both.bound == "division"
+        assert "added to the latency-bound" in both.reason
+        less = predict(kernel, RATES, latency, division_cost(5e3, 1e9))  # + 5 us: latency stays the bound
+        assert less.time == pytest.approx(1.5e-5) and less.bound == "latency"
+
+    @given(st.floats(0, 1e9), st.floats(1e3, 1e12))
+    def test_more_divisions_never_speed_a_kernel_up(self, divisions, rate):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, divisions=division_cost(divisions, rate))
+        more = predict(kernel, RATES, divisions=division_cost(2 * divisions + 1, rate))
         assert more.time >= fewer.time >= predict(kernel, RATES).time

@@ -387,3 +387,47 @@ def _cells(line: str) -> list[str]:
     if not line.startswith('"'):
         return []
     return [f'"{cell}"' for cell in next(csv.reader([line]))]
+
+
+class TestIntegerDivisions:
+    """div_int (docs/models.md §3.2): the integer divisions a divider executes, counted from Oclgrind's histogram."""
+
+    # The index arithmetic of a 3D stencil's work-item, as LLVM 15 leaves it (its DivRemPairs pass has already
+    # rewritten i % n as i - (i / n) * n), and a division by a constant, which becomes a multiply.
+    IR = """define spir_kernel void @index(i32 %n, i32 %nn) {
+  %z = sdiv i32 %i, %nn
+  %q = sdiv i32 %i.frozen, %n
+  %y = srem i32 %q, %n
+  %x = srem i32 %i, %n
+  %half = sdiv i32 %m, 2
+  %v = udiv <8 x i32> %a, %b
+  ret void
+}
+"""
+    HISTOGRAM = """Instructions executed for kernel 'index':
+             400 - sdiv
+             200 - srem
+              10 - udiv
+             100 - ret
+"""
+
+    def test_constant_divisors_and_paired_remainders_are_not_divisions(self):
+        profile = read_oclgrind(self.HISTOGRAM, ir=[self.IR]).kernel("index")
+        # sdiv: 2 of its 3 uses divide by a run-time value; srem: %x = i % n pairs with no division of i by n
+        # (the division of i by n is of %i.frozen), %y = q % n neither: both are divisions. udiv: 8 lanes.
+        assert profile.metrics["div_int"] == pytest.approx(400 * 2 / 3 + 200 + 10 * 8)
+        assert profile.metrics["int"] == pytest.approx(400 + 200 + 80)  # every one is still an integer instruction
+
+    def test_a_remainder_of_a_divisions_operands_comes_with_it(self):
+        ir = self.IR.replace("%x = srem i32 %i, %n", "%x = srem i32 %i.frozen, %n")
+        profile = read_oclgrind(self.HISTOGRAM, ir=[ir]).kernel("index")
+        assert profile.metrics["div_int"] == pytest.approx(400 * 2 / 3 + 200 / 2 + 80)
+
+    def test_without_the_ir_every_division_and_remainder_counts(self):
+        profile = read_oclgrind(self.HISTOGRAM).kernel("index")
+        assert profile.metrics["div_int"] == 610
+
+    def test_a_kernel_without_divisions_has_none(self):
+        text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
+        profile = read_oclgrind(text, ir=[(DATA / "oclgrind-opencl_program-256.ll").read_text()])
+        assert all(k.metrics["div_int"] == 0 for k in profile.kernels)

@@ -178,6 +178,11 @@ ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
 ELEMENTARY_CHAINS = 4  # enough to overlap a library call's latency on a CPU and a special-function unit's on a GPU
 ELEMENTARY_CALLS = 3 * ELEMENTARY_CHAINS
 ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time on a CPU, so a launch stays short
+# The integer-division kernels (int_division in bench.cl, bench.cu, bench.c): DIVISION_CHAINS independent quotients
+# per work-item or thread, DIVISION_ROUNDS rounds a launch, each a division by an argument (docs/models.md, §3.2).
+DIVISION_CHAINS = 4  # a divider's latency is a few of its issue intervals: four chains keep one busy
+DIVISION_ROUNDS = 64
+DIVISION_ARGUMENTS = (3, 1 << 30)  # the divisor and the value added back: quotients stay in (2^30, 2^31)
 
 
 @dataclass(frozen=True)
@@ -251,8 +256,8 @@ def choose_peak_shapes(
 
 
 def elementary_defines() -> tuple[str, ...]:
-    """Return the -D options that give every bench source its elementary kernels' independent values per thread."""
-    return (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}",)
+    """Return the -D options that give every bench source its elementary and division kernels' values per thread."""
+    return (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}", f"-DDIVISION_CHAINS={DIVISION_CHAINS}")
 
 
 LAUNCH_BOUND = 10.0  # a sweep point whose launch lasts under this many launch latencies times launches, not a cache
@@ -339,8 +344,10 @@ def run_accelerator_suite(
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0)
-                         + len(shape.random_levels))
+    # Steps: the sizes, reads and writes, strided and random reads, host copy, peaks, elementary calls (2),
+    # integer divisions, local memory, the sweep, the L2 points and the random loads per level.
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 1 + len(shape.mix_steps)
+                         + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
@@ -419,6 +426,10 @@ def run_accelerator_suite(
         tick(f"elementary functions {precision}")
         run = runtime.timed(name, shape.compute_items, np.int32(ELEMENTARY_ROUNDS), results)
         suite.elementary[precision] = measure(run, shape.compute_items * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS)
+    tick("integer divisions")
+    run = runtime.timed("int_division", shape.compute_items, np.int32(DIVISION_ROUNDS),
+                        *(np.int32(v) for v in DIVISION_ARGUMENTS), results)
+    suite.int_divisions = measure(run, shape.compute_items * DIVISION_ROUNDS * DIVISION_CHAINS)
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from perfcast.bench.accelerator import (
+    DIVISION_ARGUMENTS,
+    DIVISION_CHAINS,
     ELEMENTARY_CALLS,
     ELEMENTARY_KERNELS,
     ProgressSteps,
@@ -29,7 +31,7 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
 __all__ = [
-    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "bench_build", "bench_library", "compute_rate",
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "bench_build", "bench_library", "compute_rate", "division_rate",
     "elementary_rate", "placed_arrays", "register_blocks", "scalar_flags", "streaming_arrays", "triad_rate",
 ]
 
@@ -84,6 +86,7 @@ def scalar_flags() -> tuple[str, ...]:
 _ELEMENTARY = {precision: (name, {"fp32": ctypes.c_float, "fp64": ctypes.c_double}[precision])
                for precision, name in ELEMENTARY_KERNELS.items()}
 _ELEMENTARY_ROUNDS = 64  # rounds per pass and thread
+_DIVISION_ROUNDS = 256  # rounds per pass and thread of the division kernel: a division takes tens of cycles
 _COMPUTE = {  # (precision, kind) -> (C function, ctypes scalar, numpy dtype, ops per step)
     ("fp32", "fma"): ("peak_f32_fma", ctypes.c_float, np.float32, 2),
     ("fp32", "add_mul"): ("peak_f32_add", ctypes.c_float, np.float32, 1),
@@ -120,6 +123,14 @@ def elementary_rate(lib: ctypes.CDLL, precision: str, threads: int, repetitions:
     sink = (scalar * max(64, threads))()  # one result per thread
     return calibrated_rate(lambda passes: kernel(passes, _ELEMENTARY_ROUNDS, threads, sink),
                            threads * _ELEMENTARY_ROUNDS * ELEMENTARY_CALLS, repetitions, min_seconds)
+
+
+def division_rate(lib: ctypes.CDLL, threads: int, repetitions: int, min_seconds: float) -> Sample:
+    """Return int32 divisions per second by a run-time divisor on `threads` threads (div/s)."""
+    sink = (ctypes.c_int * max(64, threads))()  # one result per thread
+    divisor, big = DIVISION_ARGUMENTS
+    return calibrated_rate(lambda passes: lib.int_division(passes, _DIVISION_ROUNDS, threads, divisor, big, sink),
+                           threads * _DIVISION_ROUNDS * DIVISION_CHAINS, repetitions, min_seconds)
 
 
 def triad_rate(
@@ -178,6 +189,7 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
         "mem_strided": [_D, _L, _L, _L, _I, _D],
         "mem_random": [_D, _I64, _L, _L, _I, _D],
         "mix_f32": [_F, _L, _I, ctypes.c_float, ctypes.c_float, _L, _I],
+        "int_division": [_L, _L, _I, _I, _I, ctypes.POINTER(ctypes.c_int)],
     }
     for function, scalar, _, _ in _COMPUTE.values():
         signatures[function] = [_L, _I, _I, scalar, scalar, ctypes.POINTER(scalar)]
@@ -263,7 +275,8 @@ class NativeCpuBackend:
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
         random_sets = random_working_sets(self._cache_reach())
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 2 + 10 + len(random_sets))
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 1 + 2 + 10
+                             + len(random_sets))
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -326,6 +339,9 @@ class NativeCpuBackend:
         for precision in _ELEMENTARY:
             tick(f"elementary functions {precision}")
             suite.elementary[precision] = elementary_rate(lib, precision, threads, reps, min_seconds)
+        # 4c. Integer divisions by a run-time divisor on every core, divisions per second (§3.2).
+        tick("integer divisions")
+        suite.int_divisions = division_rate(lib, threads, reps, min_seconds)
         # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
         for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
             tick(f"fp32 FMA, {label}")

@@ -91,6 +91,7 @@ class SuiteResult:
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
     random_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3, DRAM -> random loads per second
+    int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -261,6 +262,8 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"{precision} elementary functions", s) for precision, s in suite.elementary.items()]
     named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
     named += [(f"random loads in {level}", s) for level, s in suite.random_loads.items()]
+    if suite.int_divisions is not None:
+        named.append(("int32 divisions", suite.int_divisions))
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
     return named
@@ -337,6 +340,9 @@ def measured_device(
     if suite.random_loads:
         data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
                                 for level, sample in suite.random_loads.items()}
+    if suite.int_divisions is not None:
+        data["int_divisions"] = _figure(suite.int_divisions, f"{suite.tool}, int32 divisions by a run-time divisor",
+                                        today)
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
@@ -374,6 +380,9 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         for level, sample in suite.random_loads.items():
             writer.writerow([f"random loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
+        if suite.int_divisions is not None:
+            s = suite.int_divisions
+            writer.writerow(["int32 divisions", "", "", s.value, "div/s", s.spread, s.repetitions])
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])

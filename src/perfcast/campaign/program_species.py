@@ -2,7 +2,7 @@
 
 A program's kernels are known by their profiles, which say what each launch counted but not which algorithmic
 species it is; `perfcast classify` reads C loop nests, not OpenCL kernels. The user names it:
-`--species 'KERNEL=SPECIES[; f=F]'`, e.g. `--species 'hotspot=YxX|neighb(3x3) -> YxX|element; f=15'`. KERNEL
+`--species 'KERNEL=SPECIES[; f=F][; s=B]'`, e.g. `--species 'hotspot=YxX|neighb(3x3) -> YxX|element; f=15'`. KERNEL
 may also name one group of a kernel as the report lists it (`sgemmNN[64x64/16x4]`), whose species then wins
 over the kernel's: a kernel whose problem size is not its NDRange needs one per size.
 
@@ -10,8 +10,9 @@ The species' size symbols are bound per group of launches (one kernel at one NDR
 `X`, `Y`, `Z` to its global size in dimensions 0, 1, 2. Dimension 0 varies fastest (a row-major array's
 columns) and a species lists sizes slowest first, so a row-major array of rows × columns launched one
 work-item per element is `YxX`. `f` (operations per application of the element operator) defaults to the
-profile's FLOP in its dominant precision over the species' w·m applications, and the element size to that
-precision's (4 B for fp32 or integer work, 8 B for fp64).
+profile's FLOP in its dominant precision over the species' w·m applications, and the element size `s` to that
+precision's (4 B for fp32 or integer work, 8 B for fp64): give it where the arrays hold other elements (1 B
+for a histogram's input bytes, 16 B for a `float4`).
 """
 
 from __future__ import annotations
@@ -31,37 +32,44 @@ SIZE_SYMBOLS = ("N", "X", "Y", "Z")  # bound per group: work-items, then the glo
 
 @dataclass(frozen=True)
 class KernelSpecies:
-    """A program kernel's species as the user gave it, and its f (ops per element; None: from the profile)."""
+    """A program kernel's species as the user gave it, its f (ops per element) and element size (B), None: profile's."""
 
     species: str
     f: float | None = None
+    element_bytes: float | None = None
 
     def text(self) -> str:
-        """Return the declaration as written on the command line, after 'KERNEL=' (f to its last digit)."""
-        return self.species if self.f is None else f"{self.species}; f={self.f!r}"
+        """Return the declaration as written on the command line, after 'KERNEL=' (numbers to their last digit)."""
+        options = [f"f={self.f!r}"] * (self.f is not None) + [f"s={self.element_bytes!r}"] * (
+            self.element_bytes is not None)
+        return "; ".join([self.species, *options])
 
     def same_as(self, other: KernelSpecies) -> bool:
         """Return whether two declarations say the same (spacing and chunk/tile spelling aside)."""
-        return self.f == other.f and str(parse_species(self.species)) == str(parse_species(other.species))
+        return (self.f, self.element_bytes) == (other.f, other.element_bytes) and \
+            str(parse_species(self.species)) == str(parse_species(other.species))
 
 
 def _parse_one(item: str, origin: str) -> tuple[str, KernelSpecies]:
-    """Return (kernel, species) from one 'KERNEL=SPECIES[; f=F]' declaration; errors name `origin`."""
+    """Return (kernel, species) from one 'KERNEL=SPECIES[; f=F][; s=B]' declaration; errors name `origin`."""
     name, sep, rest = item.partition("=")
     name = name.strip()
     if not sep or not name or not rest.strip():
         raise InputError(f"{origin} {item!r}: write KERNEL=SPECIES, e.g. 'hotspot=YxX|neighb(3x3) -> YxX|element; "
                          "f=15' (sizes N, X, Y, Z are bound per NDRange)")
-    text, _, options = rest.partition(";")
-    f = None
-    if options.strip():
-        key, sep, value = options.partition("=")
+    text, *options = rest.split(";")
+    given: dict[str, float] = {}
+    for option in (o for o in options if o.strip()):
+        key, sep, value = (part.strip() for part in option.partition("="))
         try:
-            f = float(value)
+            number = float(value)
         except ValueError:
-            f = math.nan
-        if key.strip() != "f" or not sep or not math.isfinite(f) or f < 0:
-            raise InputError(f"{origin} {item!r}: after ';' give f=F, the operations per element (a number >= 0)")
+            number = math.nan
+        if key not in ("f", "s") or not sep or key in given or not math.isfinite(number) or number < 0 \
+                or (key == "s" and number == 0):
+            raise InputError(f"{origin} {item!r}: after the species give f=F (operations per element, >= 0) and "
+                             "s=B (bytes per element, > 0), each at most once, separated by ';'")
+        given[key] = number
     try:
         species = parse_species(text.strip())
     except InputError as error:  # a malformed species: the grammar's own message, under where it came from
@@ -70,7 +78,7 @@ def _parse_one(item: str, origin: str) -> tuple[str, KernelSpecies]:
     if unknown:
         raise InputError(f"{origin} {item!r}: size symbol(s) {', '.join(unknown)} cannot be bound; a program's "
                          f"sizes are {', '.join(SIZE_SYMBOLS)} (work-items, global size per dimension)")
-    return name, KernelSpecies(text.strip(), f)
+    return name, KernelSpecies(text.strip(), given.get("f"), given.get("s"))
 
 
 def parse_program_species(items: Sequence[str] | Mapping[str, Any], origin: str = "--species"
@@ -83,7 +91,8 @@ def parse_program_species(items: Sequence[str] | Mapping[str, Any], origin: str 
         found = {}
         for name, text in items.items():
             if not isinstance(text, str):
-                raise InputError(f"{origin}: the species of {name!r} must be a text 'SPECIES[; f=F]', not {text!r}")
+                raise InputError(f"{origin}: the species of {name!r} must be a text 'SPECIES[; f=F][; s=B]', not "
+                                 f"{text!r}")
             found[name] = _parse_one(f"{name}={text}", origin)[1]
         return found
     declared: dict[str, KernelSpecies] = {}

@@ -255,9 +255,12 @@ def _bench(options: CampaignOptions, progress: Progress) -> Device:
     return measured_device(base, backend.run(options.quick, progress))
 
 
-def _measure_device_again(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
-                          progress: Progress) -> None:
-    """Measure the device until it has `device_runs` runs; device.yaml becomes the best of them, figure by figure."""
+def measure_device_again(options: CampaignOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                         progress: Progress, start: float = 0.55, share: float = 0.15) -> None:
+    """Measure the device until it has `device_runs` runs; device.yaml becomes the best of them, figure by figure.
+
+    The runs report their progress from `start` over `share` of the campaign's (fractions).
+    """
     from perfcast.bench.suite import best_of_runs
     from perfcast.devices.catalog import load_device_file, save_device
 
@@ -265,8 +268,8 @@ def _measure_device_again(options: CampaignOptions, folder: WorkingFolder, manif
         shutil.copyfile(folder.path / "device.yaml", folder.file("device-run-1.yaml"))
     while manifest.get("device_runs", 1) < options.device_runs:
         run = manifest.get("device_runs", 1) + 1
-        share = 0.15 / (options.device_runs - 1)  # of the run's progress, between the timings and the profiles
-        device = _bench(options, _within(progress, f"bench, run {run}", 0.55 + share * (run - 2), share))
+        each = share / (options.device_runs - 1)  # of the run's progress, between the timings and the profiles
+        device = _bench(options, _within(progress, f"bench, run {run}", start + each * (run - 2), each))
         save_device(device, folder.file(f"device-run-{run}.yaml"))
         runs = [load_device_file(folder.path / f"device-run-{i}.yaml") for i in range(1, run + 1)]
         save_device(best_of_runs(runs), folder.file("device.yaml"))
@@ -576,7 +579,7 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
     if options.device_profile is None:
         # Measured again after the kernels, because a ceiling is the best rate the device reaches and one run
         # of the suite on a shared host can fall in a slow spell the kernels were not timed in.
-        _measure_device_again(options, folder, manifest, progress)
+        measure_device_again(options, folder, manifest, progress)
     if not (folder.path / "profile.yaml").exists():
         _profile_kernels(options, folder, manifest, kernels, progress)
     progress("packing the archive", 0.98)

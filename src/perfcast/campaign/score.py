@@ -15,11 +15,19 @@ from typing import Any
 
 from perfcast.campaign.program_species import KernelSpecies, bind_group, work_groups
 from perfcast.devices.hull_view import elementary_ops, hull_inputs
-from perfcast.devices.quantitative_view import quantitative_inputs
+from perfcast.devices.quantitative_view import QuantitativeInputs, quantitative_inputs
 from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
 from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
-from perfcast.models.quantitative import kernel_parameters, latency_floor, predict
+from perfcast.models.quantitative import (
+    DivisionCost,
+    LatencyFloor,
+    QuantitativePrediction,
+    division_cost,
+    kernel_parameters,
+    latency_floor,
+    predict,
+)
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.profiles.traffic import scattered_by_level
@@ -170,15 +178,44 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
-def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
-    inputs = quantitative_inputs(device)
+def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs
+              ) -> tuple[LatencyFloor | None, DivisionCost | None, list[str]]:
+    """Return a kernel's latency floor (§3.1) and integer divisions' time (§3.2) on a device (s), and what is left out.
+
+    The latency floor needs scattered loads simulated through this device's caches (another device's caches
+    serve other levels) and the device's random-load rates; the divisions the profile's count of them and the
+    device's measured rate.
+    """
+    notes = []
+    floor = None
     scattered = scattered_by_level(profile.metrics)
-    floor = latency_floor(scattered, inputs.random_loads) if scattered and inputs.random_loads else None
-    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost)), inputs.rates, floor)
+    origin = profile.bytes_from or ""
+    elsewhere = origin.startswith("simulated for ") and origin.removeprefix("simulated for ") != inputs.device.name
+    if scattered and inputs.random_loads:
+        if elsewhere:
+            notes.append(f"no latency floor: the scattered loads were {origin}, not {inputs.device.name}")
+        else:
+            floor = latency_floor(scattered, inputs.random_loads)
+    divided = profile.metrics.get("div_int", 0.0)
+    divisions = division_cost(divided, inputs.int_divisions) if divided and inputs.int_divisions else None
+    if divided and inputs.int_divisions is None:
+        notes.append(f"{divided:.3g} integer divisions, no measured rate of them (not priced)")
+    return floor, divisions, notes
+
+
+def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[QuantitativePrediction, str]:
+    """Return the §3 prediction (s) of a profiled kernel on a device, with §3.1 and §3.2 where they apply, in words."""
+    floor, divisions, notes = cpu_terms(profile, inputs)
+    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions)
     detail = p.explain() + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
-        if profile.elementary_calls(precision))
+        if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in notes)
+    return p, detail
+
+
+def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
+    p, detail = predict_profiled(profile, quantitative_inputs(device))
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 
@@ -236,7 +273,7 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
         cost = elementary_ops(device, precision)
         f = priced_complexity(f, calls, cost.extra) if declared.f is not None else f + calls * cost.ops
         f_from += f"; {calls:.4g} elementary calls per application (profiled) at {cost.source}"
-    element_bytes = 8 if precision == "fp64" else 4
+    element_bytes = declared.element_bytes or (8 if precision == "fp64" else 4)
     figures = hull_inputs(device, precision, element_bytes).figures
     assume, lanes, evidence = compiler_floors(kernel, element_bytes, figures, vectorisation, work_groups(record))
     result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes,
@@ -244,8 +281,9 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
     geometric = upper > 2 * lower
     middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
+    given_size = " (given)" if declared.element_bytes else ""
     detail = (f"{result.species} (given; {', '.join(f'{k}={v}' for k, v in sizes.items())}), f = {f:.4g} ({f_from}), "
-              f"{element_bytes} B elements; lower bound by {result.prediction.lower_term[0]}, upper by "
+              f"{element_bytes:g} B elements{given_size}; lower bound by {result.prediction.lower_term[0]}, upper by "
               f"{result.prediction.upper_term[0]}{evidence}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
                       contains(lower, upper, measured, spread), detail=detail)

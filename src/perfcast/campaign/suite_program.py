@@ -39,8 +39,9 @@ def _chosen(names: Sequence[str]) -> list[CampaignKernel]:
 
 
 def suite_species(kernel: CampaignKernel, n: int) -> KernelSpecies:
-    """Return a suite kernel's species with its sizes bound for problem size `n`, and its f, as `--species` gives them."""
-    return KernelSpecies(str(parse_species(kernel.species).bind(kernel.bind(n))), float(kernel.f))
+    """Return a suite kernel's species bound for problem size `n`, its f and element size (B), as `--species` does."""
+    return KernelSpecies(str(parse_species(kernel.species).bind(kernel.bind(n))), float(kernel.f),
+                         float(kernel.element_bytes))
 
 
 def suite_as_program(output: Path, quick: bool = False, names: Sequence[str] = (), repetitions: int = 10,

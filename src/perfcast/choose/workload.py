@@ -105,21 +105,22 @@ class ProfileWorkload(Workload):
 
     def predict(self, device: Device) -> Prediction:
         """Return the sum (s) of the kernels' §3 times on `device`, and how many were memory bound."""
+        from perfcast.campaign.score import predict_profiled
         from perfcast.devices.quantitative_view import quantitative_inputs
-        from perfcast.models.quantitative import kernel_parameters, predict
 
         inputs = quantitative_inputs(device)
         total, memory = 0.0, 0
         for kernel in self.kernels:
             try:
-                parameters = kernel_parameters(kernel.counts(inputs.elementary_cost or None))
-                prediction = predict(parameters, inputs.rates)
+                # With the floors of §3.1 and §3.2 where the profile and the device give them.
+                prediction, _ = predict_profiled(kernel, inputs)
             except ValueError as error:  # e.g. an fp64 kernel on a device without double precision
                 raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
             total += prediction.time
             memory += prediction.bound == "memory"
+            bound = prediction.bound
         if len(self.kernels) == 1:
-            return Prediction(total, "memory bound" if memory else "compute bound")
+            return Prediction(total, f"{bound} bound")
         return Prediction(total, f"{memory} of {len(self.kernels)} kernels memory bound")
 
 

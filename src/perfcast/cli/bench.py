@@ -76,6 +76,9 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"random loads in {served_by}", figure.value,
                          old(lambda d, n=served_by: d.random_loads.get(n)), loads))
+    if after.int_divisions is not None and ours(after.int_divisions):
+        rows.append(("int32 divisions", after.int_divisions.value, old(lambda d: d.int_divisions),
+                     partial(format_quantity, dimension=Dimension.COMPUTE, unit="div/s")))
     if after.host_link is not None and ours(after.host_link.bandwidth):
         rows.append(("host link", after.host_link.bandwidth.value,
                      old(lambda d: d.host_link.bandwidth if d.host_link else None), bandwidth))

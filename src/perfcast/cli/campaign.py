@@ -16,10 +16,11 @@ from perfcast.output_files import check_writable
 if TYPE_CHECKING:
     from perfcast.campaign.program import ProgramOptions
 
-SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F], the kernel's (or one group's, kernel[NDRange]) algorithmic species "
+SPECIES_HELP = ("Program: KERNEL=SPECIES[; f=F][; s=B], the kernel's (or one group's, kernel[NDRange]) algorithmic species "
                 "for the boat hull. Sizes bound per NDRange: N its work-items, X, Y, Z its global size in dimensions "
                 "0, 1, 2 (0 the fastest: a row-major array is YxX). f: ops per application of the element operator "
-                "(default: the profile's FLOP over the species' w·m applications). Repeatable.")
+                "(default: the profile's FLOP over the species' w·m applications). s: bytes per element (default: 4, 8 for "
+                "fp64 work). Repeatable.")
 
 campaign_app = typer.Typer(help="Measure the kernel suite on a device, then score every model against it.",
                            no_args_is_help=True)
@@ -46,7 +47,7 @@ def run_command(
     repetitions: Annotated[int, typer.Option("--repetitions", "-r", min=10, help="Timed launches per kernel (at least 10).")] = 10,
     device_profile: Annotated[Path | None, typer.Option("--device-profile", help="Use this measured profile (perfcast bench -o) instead of measuring the device now.")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Discard what an interrupted run left and start again.")] = False,
-    device_runs: Annotated[int, typer.Option("--device-runs", min=1, max=5, help="Runs of perfcast bench: the first before the kernels are timed, the others after; each figure of the profile is the best run's.")] = 2,
+    device_runs: Annotated[int, typer.Option("--device-runs", min=1, max=5, help="Runs of perfcast bench: the suite's first before its kernels are timed, the others after (a program's all after its run); each figure of the profile is the best run's. None with --device-profile.")] = 2,
     program: Annotated[list[str] | None, typer.Argument(help="An OpenCL program to run instead of the suite, after --: every kernel launch timed, profiled and scored.")] = None,
     profile_cmd: Annotated[list[str] | None, typer.Option("--profile-cmd", help="Program: a smaller run to profile under Oclgrind (one shell-quoted command line; twice to check that the counts scale as declared).")] = None,
     scaling: Annotated[list[str] | None, typer.Option("--scaling", help="Program: KERNEL=p, the kernel's counts grow as work-items^p between sizes (default 1).")] = None,
@@ -77,11 +78,11 @@ def run_command(
         suite = _suite_as_program(output, program, backend, device, quick, kernels or [], repetitions,
                                   device_profile, fresh, workers > 1 or bool(ray_address))
         _run_program_options(replace(suite, traffic=traffic, timeout=timeout, memory_limit=None if memory_limit is None
-                                     else int(memory_limit * 2**30)))
+                                     else int(memory_limit * 2**30), device_runs=device_runs))
         return
     if program:
         _run_program(output, program, profile_cmd or [], scaling or [], device, device_profile, fresh, quick,
-                     memory_limit, timeout, traffic, timer, species or [])
+                     memory_limit, timeout, traffic, timer, species or [], device_runs)
         return
     command = _reproducing_command()
     options = CampaignOptions(backend, output, device, quick, tuple(kernels or ()), repetitions, device_profile,
@@ -126,7 +127,7 @@ def _run_fanout(options: Any, workers: int, address: str | None) -> None:
 
 def _run_program(output: Path, program: list[str], profile_cmd: list[str], scaling: list[str], device: str | None,
                  device_profile: Path | None, fresh: bool, quick: bool, memory_limit: float | None,
-                 timeout: float | None, traffic: bool, timer: str, species: list[str]) -> None:
+                 timeout: float | None, traffic: bool, timer: str, species: list[str], device_runs: int) -> None:
     """`campaign run -- CMD`: time, profile and pack an unmodified OpenCL program."""
     from perfcast.campaign.program import TIMERS, ProgramOptions, parse_scaling
     from perfcast.campaign.program_species import parse_program_species
@@ -145,7 +146,7 @@ def _run_program(output: Path, program: list[str], profile_cmd: list[str], scali
                              parse_scaling(scaling), None if memory_limit is None else int(memory_limit * 2**30),
                              timeout, traffic, quick, record or shlex.join(["perfcast", "campaign", "run", "-o",
                                                                             str(output), "--", *program]),
-                             timer, parse_program_species(species))
+                             timer, parse_program_species(species), device_runs)
     _run_program_options(options)
 
 

@@ -127,6 +127,9 @@ def _print_device(device: Device) -> None:
     for served_by, figure in device.random_loads.items():
         rows.append((f"random loads in {served_by}", figure, Dimension.COMPUTE))
         units[rows[-1][0]] = "load/s"
+    if device.int_divisions is not None:
+        rows.append(("int32 divisions", device.int_divisions, Dimension.COMPUTE))
+        units[rows[-1][0]] = "div/s"
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
     if device.tdp is not None:

@@ -161,6 +161,8 @@ def _prediction_row(prediction: QuantitativePrediction) -> dict[str, Any]:
         "d_other": p.kernel.d_other, "t_op": p.t_op, "t_op_adjusted": p.t_op_adjusted,
         "o_krn": None if p.o_krn == float("inf") else p.o_krn, "o_dev": p.o_dev,
         "w_op": p.w_op, "w_ldst": p.w_ldst, "w_other": p.w_other,
+        "latency_floor_s": None if p.floor is None else p.floor.time,
+        "division_time_s": None if p.divisions is None else p.divisions.time,
     }
 
 
@@ -175,8 +177,9 @@ def predict_command(
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per kernel and device, in base units.")] = None,
 ) -> None:
     """Time of each profiled kernel on each device, by the quantitative roofline (§3), with its bound and why."""
+    from perfcast.campaign.score import predict_profiled
     from perfcast.devices.quantitative_view import quantitative_inputs
-    from perfcast.models.quantitative import kernel_parameters, predict
+    from perfcast.models.quantitative import kernel_parameters
     from perfcast.profiles import read_profile
     from perfcast.profiles.profile import ProfileError
 
@@ -187,10 +190,11 @@ def predict_command(
     devices = [resolve_device(name) for name in device_names]
     inputs = [quantitative_inputs(device) for device in devices]
     results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
+    details: dict[tuple[str, str], str] = {}  # (kernel, device) -> the prediction in words, its floors included
     skipped: list[str] = []
     for kernel in chosen:
         try:
-            parameters = kernel_parameters(kernel.counts())
+            kernel_parameters(kernel.counts())  # a kernel without §3's metrics is skipped here, once
         except (ProfileError, ValueError) as error:
             if kernels:
                 raise ProfileError(str(error) if isinstance(error, ProfileError)
@@ -201,9 +205,10 @@ def predict_command(
         for info in inputs:
             try:
                 # A device with a measured rate of elementary-function calls prices them itself (Oclgrind
-                # profiles only: its counts give every call a fixed cost).
-                own = kernel_parameters(kernel.counts(info.elementary_cost)) if info.elementary_cost else parameters
-                rows.append((info.device.name, predict(own, info.rates)))
+                # profiles only: its counts give every call a fixed cost); its measured random loads and
+                # divisions give the floors of §3.1 and §3.2 where the profile has their counts.
+                prediction, details[(kernel.name, info.device.name)] = predict_profiled(kernel, info)
+                rows.append((info.device.name, prediction))
             except ValueError as error:
                 raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None
         results.append((kernel.name, rows))
@@ -214,12 +219,13 @@ def predict_command(
         print_json({
             "profile": str(profile_path), "source": vars(profile.source),
             "devices": {info.device.name: info.sources for info in inputs},
-            "kernels": [{"kernel": name, "predictions": {device: _prediction_row(p) for device, p in rows}}
-                        for name, rows in results],
+            "kernels": [{"kernel": name, "predictions": {
+                device: {**_prediction_row(p), "explanation": details[(name, device)]} for device, p in rows}}
+                for name, rows in results],
             "skipped": skipped,
         })
     else:
-        _print_predictions(profile, results, inputs, text_out(csv_to))
+        _print_predictions(profile, results, inputs, details, text_out(csv_to))
         for line in skipped:
             errors.print(f"skipped {printable(line)}", highlight=False)
         if csv_to is not None:
@@ -230,7 +236,7 @@ def predict_command(
 
 
 def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
-                       inputs: list[Any], out: Any = console) -> None:
+                       inputs: list[Any], details: dict[tuple[str, str], str], out: Any = console) -> None:
     """Print one table row per kernel and device, the explanation of each, and where the device figures come from."""
     table = Table(box=box.SIMPLE_HEAVY, title=f"quantitative roofline (§3), profile: {printable(profile.source.describe())}")
     for column in ("kernel", "device", "type", "time", "bound", "T_pred", "O_krn", "O_dev", "E_mix", "E_instr"):
@@ -243,8 +249,8 @@ def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[
                           f"{p.o_dev:.3g}", f"{p.kernel.e_mix:.2f}", f"{p.e_instr:.2f}")
     out.print(table)
     for name, rows in results:
-        for device, p in rows:
-            out.print(f"{printable(name)} on {printable(device)}: {printable(p.explain())}", soft_wrap=True)
+        for device, _ in rows:
+            out.print(f"{printable(name)} on {printable(device)}: {printable(details[(name, device)])}", soft_wrap=True)
     for info in inputs:
         out.print(f"[bold]{printable(info.device.name)}[/]: " + ", ".join(
             f"{symbol} {printable(text)}" for symbol, text in info.summaries.items()), soft_wrap=True)

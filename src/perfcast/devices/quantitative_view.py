@@ -38,6 +38,7 @@ class QuantitativeInputs:
     summaries: dict[str, str]  # the same in short: '15.67 TFLOP/s (spec)'
     elementary_cost: dict[str, float] = field(default_factory=dict)  # precision -> instructions per call, measured
     random_loads: dict[str, float] = field(default_factory=dict)  # L2, L3, DRAM -> random loads/s, measured
+    int_divisions: float | None = None  # int32 divisions/s, measured (§3.2's division cost)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -123,4 +124,10 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         key = f"random loads {level}"
         sources[key] = _describe(figure, Dimension.COMPUTE, "load/s")
         summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, 'load/s')} ({figure.provenance.source})"
-    return QuantitativeInputs(device, rates, sources, summaries, costs, random)
+    divisions = device.int_divisions
+    if divisions is not None:
+        sources["int32 divisions"] = _describe(divisions, Dimension.COMPUTE, "div/s")
+        summaries["int32 divisions"] = (f"{_value(divisions.value, Dimension.COMPUTE, 'div/s')} "
+                                        f"({divisions.provenance.source})")
+    return QuantitativeInputs(device, rates, sources, summaries, costs, random,
+                              divisions.value if divisions is not None else None)

@@ -324,6 +324,10 @@ class Device(BaseModel):
         default_factory=dict, description="independent loads per second, every core, each to a random line of a "
         "working set held by the level named (L2, L3) or by none (DRAM), written as op/s: what a load no "
         "prefetcher foresees costs where its line is found. The quantitative model's latency floor reads it")
+    int_divisions: ComputeFigure | None = Field(
+        default=None, description="int32 divisions per second, every core (or SM), by a divisor known only at run "
+        "time, written as op/s: what an index divided by a size costs. The quantitative model "
+        "prices integer divisions with it (§3.2)")
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "

@@ -19,6 +19,13 @@ each level served (the traffic simulation's count) and the device's measured
 rate of random loads found in that level, the time cannot be below
 Σ_l loads_l / rate_l; where that floor is above the §3 time, it is the
 prediction, bound "latency".
+
+Integer divisions (§3.2): §3 counts one as any integer instruction, while a
+CPU's divider takes several cycles for each and no vector unit has one. A
+division that finds a work-item's index holds back every load and operation
+that uses the index, so its time adds to the rest: given the kernel's
+divisions and the device's measured rate of them, the time is the other bounds'
+plus divisions / rate, bound "division" where that part is the larger.
 """
 
 from __future__ import annotations
@@ -33,10 +40,12 @@ __all__ = [
     "ELEMENTARY_COST",
     "SECTOR_BYTES",
     "DeviceRates",
+    "DivisionCost",
     "KernelCounts",
     "KernelParameters",
     "LatencyFloor",
     "QuantitativePrediction",
+    "division_cost",
     "kernel_parameters",
     "latency_floor",
     "predict",
@@ -48,7 +57,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency"]
+Bound = Literal["compute", "memory", "latency", "division"]
 
 
 @dataclass(frozen=True)
@@ -198,6 +207,30 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
 
 
 @dataclass(frozen=True)
+class DivisionCost:
+    """A kernel's integer divisions and remainders (count), the device's rate of them (div/s), and their time (s)."""
+
+    divisions: float
+    rate: float
+
+    @property
+    def time(self) -> float:
+        """Return the divisions' time (s): every one through the device's dividers at their measured rate."""
+        return self.divisions / self.rate
+
+    def explain(self) -> str:
+        """Return the cost in words: the divisions and the rate."""
+        return f"{self.divisions:.3g} integer divisions / {self.rate:.3g} div/s"
+
+
+def division_cost(divisions: float, rate: float) -> DivisionCost:
+    """Return the time (s) of `divisions` integer divisions and remainders at `rate` div/s (§3.2)."""
+    non_negative("integer divisions", divisions)
+    positive("integer division rate", rate)
+    return DivisionCost(divisions, rate)
+
+
+@dataclass(frozen=True)
 class QuantitativePrediction:
     """A §3 prediction with every intermediate: weights, E_instr, T'_op (op/s), O_krn, O_dev (op/B), bound, time (s)."""
 
@@ -219,6 +252,7 @@ class QuantitativePrediction:
     time: float  # s
     reason: str
     floor: LatencyFloor | None = None  # the latency floor weighed against §3's bound, where one was given
+    divisions: DivisionCost | None = None  # the integer divisions' time (§3.2), added, where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -227,11 +261,14 @@ class QuantitativePrediction:
                 f"E_mix {self.kernel.e_mix:.2f}, E_instr {self.e_instr:.2f}")
         if self.floor is not None:
             text += f"; latency floor {self.floor.time:.3g} s ({self.floor.explain()})"
+        if self.divisions is not None:
+            text += f"; division cost {self.divisions.time:.3g} s ({self.divisions.explain()})"
         return text
 
 
-def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; `floor` may raise it."""
+def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
+            divisions: DivisionCost | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1 and §3.2 may raise it."""
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -268,8 +305,17 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         reason = f"the scattered loads' latency floor is above §3's {bound}-bound {time:.3g} s"
         bound, time = "latency", floor.time
         performance = kernel.w_comp / time
+    if divisions is not None and divisions.time > 0:
+        # Added, not weighed: the loads and operations that use a divided index wait for it (docs/models.md §3.2).
+        if divisions.time > time:
+            reason = f"integer divisions {divisions.time:.3g} s, added to the {bound}-bound {time:.3g} s"
+            bound = "division"
+        else:
+            reason = f"{reason}; integer divisions add {divisions.time:.3g} s"
+        time += divisions.time
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
-                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor)
+                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions)
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from perfcast.models.quantitative import ELEMENTARY_COST
@@ -74,6 +74,10 @@ _OP_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(FP_OPCODES[:-1] + INT_OPCODES[:-2
 _CMP_IN_IR = re.compile(rf"=\s*(?P<op>fcmp|icmp)\s+{_FLAGS}\w+\s+{_TYPE}")
 _DEFINE = re.compile(r"^define\b[^@]*@(?P<name>[\w.$]+)\(")
 _CALLS = re.compile(r"call\b[^@]*@(?P<name>[\w.$]+)\(")
+DIVISION_OPCODES = ("sdiv", "udiv", "srem", "urem")
+_DIVISION_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(DIVISION_OPCODES)})\s+{_FLAGS}(?:<\d{{1,4}} x )?i\d+>?\s+"
+                             r"(?P<a>[^,\s]+),\s*(?P<b>[^,\s]+)")
+_CONSTANT = re.compile(r"^(?:-?\d+|<.*|splat)$")  # an immediate (or a vector of them)
 
 
 @dataclass(frozen=True)
@@ -98,25 +102,53 @@ def _functions(ir_texts: Iterable[str]) -> dict[str, list[str]]:
     return functions
 
 
-def _variants(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, Counter[_Variant]] | None:
-    """Return, per opcode, how often each (precision, lanes) appears in a kernel's code and its callees."""
-    if kernel not in functions:
-        return None
+def _reachable(kernel: str, functions: Mapping[str, list[str]]) -> Iterator[str]:
+    """Yield the IR lines of a kernel and of every function it calls, each function once."""
     seen, todo = {kernel}, [kernel]
-    found: dict[str, Counter[_Variant]] = defaultdict(Counter)
     while todo:
         for line in functions[todo.pop()]:
-            for pattern in (_OP_IN_IR, _CMP_IN_IR):
-                match = pattern.search(line)
-                if match:
-                    kind = match["vtype"] or match["type"]
-                    precision = None if kind.startswith("i") else _PRECISION[kind]
-                    found[match["op"]][_Variant(precision, int(match["lanes"] or 1))] += 1
+            yield line
             for call in _CALLS.finditer(line):
                 if call["name"] in functions and call["name"] not in seen:
                     seen.add(call["name"])
                     todo.append(call["name"])
+
+
+def _variants(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, Counter[_Variant]] | None:
+    """Return, per opcode, how often each (precision, lanes) appears in a kernel's code and its callees."""
+    if kernel not in functions:
+        return None
+    found: dict[str, Counter[_Variant]] = defaultdict(Counter)
+    for line in _reachable(kernel, functions):
+        for pattern in (_OP_IN_IR, _CMP_IN_IR):
+            match = pattern.search(line)
+            if match:
+                kind = match["vtype"] or match["type"]
+                precision = None if kind.startswith("i") else _PRECISION[kind]
+                found[match["op"]][_Variant(precision, int(match["lanes"] or 1))] += 1
     return found
+
+
+def _division_shares(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, float] | None:
+    """Return, per division opcode, the share of its uses in the kernel's IR that a divider executes.
+
+    A constant divisor becomes a multiply and shifts in any backend, and a remainder of the same operands as a
+    division (same signedness) comes out of that division's instruction (x86's idiv gives both; LLVM pairs them):
+    neither is a division of its own.
+    """
+    if kernel not in functions:
+        return None
+    uses = [m for m in (_DIVISION_IN_IR.search(line) for line in _reachable(kernel, functions)) if m]
+    divided = {(m["op"][0], m["a"], m["b"]) for m in uses if m["op"] in ("sdiv", "udiv")}
+    shares = {}
+    for op in DIVISION_OPCODES:
+        mine = [m for m in uses if m["op"] == op]
+        if not mine:
+            continue
+        real = [m for m in mine if not _CONSTANT.match(m["b"])
+                and not (op in ("srem", "urem") and (op[0], m["a"], m["b"]) in divided)]
+        shares[op] = len(real) / len(mine)
+    return shares
 
 
 # ------------------------------------------------------------------ counts -> metrics
@@ -159,13 +191,17 @@ def _launches(text: str) -> list[_Launch]:
 
 
 def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Counter[_Variant]] | None,
-             notes: list[str]) -> dict[str, float]:
-    """Return the canonical metrics of one kernel's summed histogram."""
+             notes: list[str], division_shares: Mapping[str, float] | None = None) -> dict[str, float]:
+    """Return the canonical metrics of one kernel's summed histogram.
+
+    `division_shares`: per division opcode, the share of its uses a divider executes (`_division_shares`); without
+    the IR every integer division and remainder counts as one.
+    """
     fp = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
-    integer = ldst = total = 0.0
+    integer = ldst = total = divisions = 0.0
     builtin_precisions: set[str] = set()
     for what in launch:
         call = _CALL.match(what)
@@ -222,6 +258,9 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
             for variant, share in _shares(opcode, variants, None, "int"):
                 integer += count * share * variant.lanes
                 total += count * share * variant.lanes
+                if opcode in DIVISION_OPCODES:
+                    real = 1.0 if division_shares is None else division_shares.get(opcode, 1.0)
+                    divisions += count * share * variant.lanes * real
             continue
         total += count  # conversions, casts, selects, branches, returns: instructions of no class of §3
     if guessed and any(fp.values()):
@@ -233,6 +272,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     metrics = {
         "fp32": fp["fp32"] + fp["fp16"], "fp64": fp["fp64"], "fma_fp32": fma["fp32"] + fma["fp16"],
         "fma_fp64": fma["fp64"], "int": integer, "ldst": ldst, "inst_warp": total / 32,
+        # §3.2: the integer divisions and remainders a divider executes (they are in `int` too).
+        "div_int": divisions,
         "dram_read": nbytes["load global"] / 32, "dram_write": nbytes["store global"] / 32,
         "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
         "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),
@@ -264,12 +305,15 @@ def read_oclgrind_launches(text: str, *, ir: Iterable[str] = ()) -> list[KernelP
     launches = _launches(text)
     functions = _functions(ir)
     variants_of: dict[str, dict[str, Counter[_Variant]] | None] = {}
+    divisions_of: dict[str, dict[str, float] | None] = {}
     found = []
     for launch in launches:
         if launch.kernel not in variants_of:
             variants_of[launch.kernel] = _variants(launch.kernel, functions) if functions else None
+            divisions_of[launch.kernel] = _division_shares(launch.kernel, functions) if functions else None
         notes: list[str] = []
-        metrics = _metrics(launch.counts, launch.bytes, variants_of[launch.kernel], notes)
+        metrics = _metrics(launch.counts, launch.bytes, variants_of[launch.kernel], notes,
+                           divisions_of[launch.kernel])
         found.append(KernelProfile(launch.kernel, 1, metrics, notes=tuple(notes)))
     return found
 
@@ -303,7 +347,7 @@ def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = Non
                                                                if v.precision}) > 1]
         if splits:
             notes.append(f"{', '.join(splits)} used with several types: split in proportion to static uses")
-        metrics = _metrics(counts, nbytes, variants, notes)
+        metrics = _metrics(counts, nbytes, variants, notes, _division_shares(name, functions) if functions else None)
         kernels.append(KernelProfile(name, len(runs), metrics, work_items=(work_items or {}).get(name),
                                      notes=tuple(notes)))
     source = ProfileSource("Oclgrind", device=device or "Oclgrind simulator", command=command, raw=raw)

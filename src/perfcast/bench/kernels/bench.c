@@ -276,6 +276,32 @@ COMPUTE_KERNEL(peak_i32_add, uint32_t, (v[i] + b) ^ a) /* 2 ops: a plain add cha
 ELEMENTARY_KERNEL(elementary_f32, float, expf, logf, sinf)
 ELEMENTARY_KERNEL(elementary_f64, double, exp, log, sin)
 
+/* ---------------------------------------------------------------- integer divisions */
+
+/* DIVISION_CHAINS independent int32 quotients per thread (-D from perfcast.bench.accelerator, as bench.cl's
+ * int_division), `rounds` rounds a pass: each divides every value by `d` and adds `big` back. `d` comes in at
+ * run time, so gcc emits a divide (idiv), as for a loop dividing by a size; no vector unit divides integers. */
+#ifndef DIVISION_CHAINS
+#error "DIVISION_CHAINS (independent quotients per thread) comes from perfcast.bench.accelerator as -D"
+#endif
+double int_division(long passes, long rounds, int threads, int d, int big, int *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        int v[DIVISION_CHAINS], t = 0;
+        for (int i = 0; i < DIVISION_CHAINS; i++) v[i] = big + i + omp_get_thread_num();
+        for (long p = 0; p < passes; p++) {
+            for (long r = 0; r < rounds; r++)
+                for (int i = 0; i < DIVISION_CHAINS; i++) v[i] = v[i] / d + big;
+            __asm__ volatile("" : : "r"(v) : "memory");
+        }
+        for (int i = 0; i < DIVISION_CHAINS; i++) t ^= v[i];
+        sink[omp_get_thread_num()] = t;
+    }
+    return omp_get_wtime() - start;
+}
+
 /* ---------------------------------------------------------------- mixbench sweep */
 
 /* In place over x[0..n): each element takes k FMAs (2k ops) between its load and its store,

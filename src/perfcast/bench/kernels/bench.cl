@@ -191,6 +191,25 @@ ELEMENTARY(elementary_f32, float)
 ELEMENTARY(elementary_f64, double)
 #endif
 
+/* ---------------------------------------------------------------- integer divisions */
+
+/* DIVISION_CHAINS independent int32 quotients per work-item (-D from perfcast.bench.accelerator), `k` rounds:
+ * each round divides every value by `d` and adds `big` back (d = 3, big = 2^30 keep it below 2^31). `d` is an
+ * argument so that no compiler turns the division into a multiply, as a kernel dividing by its size gets it. */
+#ifndef DIVISION_CHAINS
+#error "DIVISION_CHAINS (independent quotients per work-item) comes from perfcast.bench.accelerator as -D"
+#endif
+__kernel void int_division(int k, int d, int big, __global int *sink)
+{
+    int v[DIVISION_CHAINS], t = 0;
+    _Pragma("unroll") for (int c = 0; c < DIVISION_CHAINS; c++) v[c] = big + (int)get_global_id(0) + c;
+    for (int q = 0; q < k; q++) {
+        _Pragma("unroll") for (int c = 0; c < DIVISION_CHAINS; c++) v[c] = v[c] / d + big;
+    }
+    _Pragma("unroll") for (int c = 0; c < DIVISION_CHAINS; c++) t ^= v[c];
+    sink[get_global_id(0)] = t;
+}
+
 /* ---------------------------------------------------------------- local memory (T_ldst) */
 
 /* Each work-item loads a neighbour's word and stores its own, `k` times: 2k local accesses of 4 B.

@@ -4,8 +4,8 @@
 // PER_ITEM (elements per thread of the reading kernels), CHAINS (independent values per thread of the compute
 // kernels) and ELEMENTARY_CHAINS (the same for the elementary-function kernels) come from
 // perfcast.bench.cuda.kernel_defines() as -D, the one place they are set.
-#if !defined(PER_ITEM) || !defined(CHAINS) || !defined(ELEMENTARY_CHAINS)
-#error "compile with perfcast.bench.cuda.kernel_defines(): -DPER_ITEM=... -DCHAINS=... -DELEMENTARY_CHAINS=..."
+#if !defined(PER_ITEM) || !defined(CHAINS) || !defined(ELEMENTARY_CHAINS) || !defined(DIVISION_CHAINS)
+#error "compile with perfcast.bench.cuda.kernel_defines(): -DPER_ITEM=... -DCHAINS=... -DELEMENTARY_CHAINS=... -DDIVISION_CHAINS=..."
 #endif
 
 // ------------------------------------------------------------------ global memory (one element per thread)
@@ -164,4 +164,24 @@ extern "C" __global__ void mix_f32(float *x, int k, float a, float b)
     float v = x[i];
     for (int q = 0; q < k; q++) v = fmaf(v, a, b);
     x[i] = v;
+}
+
+// ------------------------------------------------------------------ integer divisions
+
+// DIVISION_CHAINS independent int32 quotients per thread, k rounds: each divides every value by d (an argument:
+// no multiply in its place) and adds big back, as bench.cl's int_division. A GPU has no divider; the compiler's
+// sequence is what a kernel dividing by its size runs.
+extern "C" __global__ void int_division(int k, int d, int big, int *sink)
+{
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    int v[DIVISION_CHAINS], t = 0;
+#pragma unroll
+    for (int c = 0; c < DIVISION_CHAINS; c++) v[c] = big + (int)i + c;
+    for (int q = 0; q < k; q++) {
+#pragma unroll
+        for (int c = 0; c < DIVISION_CHAINS; c++) v[c] = v[c] / d + big;
+    }
+#pragma unroll
+    for (int c = 0; c < DIVISION_CHAINS; c++) t ^= v[c];
+    sink[i] = t;
 }

@@ -1,5 +1,6 @@
 /* The campaign's kernel suite in C with OpenMP, for `perfcast campaign run --backend cpu`: the algorithms of
- * suite.cl and suite.cu, with the same names, arguments and work per work-item. One call is one launch: it
+ * suite.cl and suite.cu, with the same names, arguments and work per work-item (a work-item's index arithmetic
+ * included: its Oclgrind counts are the OpenCL twin's). One call is one launch: it
  * does every work-item of the NDRange the OpenCL suite is launched with (perfcast/kernels/campaign/__init__.py)
  * on every OpenMP thread, and returns its wall time in seconds.
  *
@@ -31,39 +32,36 @@ double triad(float *restrict a, const float *restrict b, const float *restrict c
 double stencil7(float *restrict out, const float *restrict in, int n, float c0, float c1)
 {
     double start = omp_get_wtime();
-    long nn = (long)n * n;
-#pragma omp parallel for collapse(2) schedule(static)
-    for (int z = 0; z < n; z++)
-        for (int y = 0; y < n; y++) {
-            long row = z * nn + (long)y * n;
-            if (z == 0 || y == 0 || z == n - 1 || y == n - 1) {
-                for (int x = 0; x < n; x++) out[row + x] = in[row + x];
-                continue;
-            }
-            out[row] = in[row];
-            for (int x = 1; x < n - 1; x++) {
-                long i = row + x;
-                float s = in[i - 1] + in[i + 1] + in[i - n] + in[i + n] + in[i - nn] + in[i + nn];
-                out[i] = c0 * in[i] + c1 * s;
-            }
-            out[row + n - 1] = in[row + n - 1];
+    int nn = n * n;
+    /* One iteration per work-item, which finds its point by dividing its index as suite.cl's does: the
+     * divisions are part of the work the Oclgrind counts of the OpenCL twin price (docs/models.md, §3.2). */
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < nn * n; i++) {
+        int z = i / nn, y = (i / n) % n, x = i % n;
+        if (x == 0 || y == 0 || z == 0 || x == n - 1 || y == n - 1 || z == n - 1) {
+            out[i] = in[i];
+            continue;
         }
+        float s = in[i - 1] + in[i + 1] + in[i - n] + in[i + n] + in[i - nn] + in[i + nn];
+        out[i] = c0 * in[i] + c1 * s;
+    }
     return omp_get_wtime() - start;
 }
 
-/* One colour: its points only read the other colour's, so the update is free of races, as on a GPU. */
+/* One colour: its points only read the other colour's, so the update is free of races, as on a GPU. Work-item i
+ * updates the i-th interior point of the colour, its row and column found by a division as in suite.cl. */
 double sor_redblack(float *u, const float *restrict f, int n, int colour, float omega, float h2)
 {
     double start = omp_get_wtime();
     int per_row = (n - 2) / 2;
 #pragma omp parallel for schedule(static)
-    for (int row = 1; row < n - 1; row++)
-        for (int j = 0; j < per_row; j++) {
-            int col = 1 + 2 * j + ((row + colour) & 1);
-            long k = (long)row * n + col;
-            float gs = 0.25f * (u[k - 1] + u[k + 1] + u[k - n] + u[k + n] - h2 * f[k]);
-            u[k] = (1.0f - omega) * u[k] + omega * gs;
-        }
+    for (int i = 0; i < (n - 2) * per_row; i++) {
+        int row = 1 + i / per_row;
+        int col = 1 + 2 * (i % per_row) + ((row + colour) & 1);
+        long k = (long)row * n + col;
+        float gs = 0.25f * (u[k - 1] + u[k + 1] + u[k - n] + u[k + n] - h2 * f[k]);
+        u[k] = (1.0f - omega) * u[k] + omega * gs;
+    }
     return omp_get_wtime() - start;
 }
 
