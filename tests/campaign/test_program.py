@@ -373,8 +373,10 @@ def test_every_timer_reads_its_launches(multi_kernel, tmp_path, monkeypatch):
 
 def test_a_programs_device_is_measured_device_runs_times_and_each_figure_is_the_best(tmp_path, monkeypatch):
     """--device-runs for a program: the bench runs after the program N times; device.yaml keeps each figure's best."""
+    import itertools
+
     import perfcast.campaign.run as campaign_run
-    from perfcast.campaign.program import ProgramOptions, _measure_device
+    from perfcast.campaign.program import ProgramOptions, _measure_device, _measure_device_again
     from perfcast.devices.catalog import load_device_file
     from perfcast.devices.schema import Device
 
@@ -385,8 +387,14 @@ def test_a_programs_device_is_measured_device_runs_times_and_each_figure_is_the_
         if level["level"] == "DRAM":
             level["bandwidth"]["value"] = dram.value / 2
     slow = Device.model_validate(data)
-    runs = iter([slow, base, slow])
-    monkeypatch.setattr(campaign_run, "_bench", lambda options, progress: next(runs))
+    runs = itertools.cycle([slow, base, slow])
+
+    def bench(options, progress):
+        for done in (0.0, 0.5, 1.0):  # as perfcast bench reports its own progress
+            progress("step", done)
+        return next(runs)
+
+    monkeypatch.setattr(campaign_run, "_bench", bench)
     folder = WorkingFolder.for_archive(tmp_path / "p.zip")
     folder.path.mkdir(parents=True)
     manifest = {"timed_run": {"devices": ["pthread"]}, "environment": None}
@@ -396,7 +404,19 @@ def test_a_programs_device_is_measured_device_runs_times_and_each_figure_is_the_
     assert manifest["device_runs"] == 3 and all((folder.path / f"device-run-{i}.yaml").exists() for i in (1, 2, 3))
     kept = load_device_file(folder.path / "device.yaml").memory_level("DRAM").bandwidth
     assert kept.value == pytest.approx(dram.value) and "best of 3 runs" in kept.provenance.note
-    assert seen == sorted(seen) and 0.1 <= min(seen) and max(seen) <= 0.4  # the device's share, never backwards
+    assert seen == sorted(seen) and min(seen) == pytest.approx(0.1) and max(seen) == pytest.approx(0.4)
+    gaps = [b - a for a, b in zip(seen, seen[1:])]
+    assert max(gaps) <= 0.05 + 1e-9  # each run fills its own tenth: no jump between them
+    # Interrupted after two of three runs: the campaign resumes with the device measured, and runs the third.
+    again = WorkingFolder.for_archive(tmp_path / "r.zip")
+    again.path.mkdir(parents=True)
+    manifest = {"timed_run": {"devices": ["pthread"]}, "environment": None}
+    _measure_device(ProgramOptions(("./app",), tmp_path / "r.zip", device_runs=2), again, manifest,
+                    lambda label, done: None)
+    assert manifest["device_runs"] == 2 and not (again.path / "device-run-3.yaml").exists()
+    _measure_device_again(ProgramOptions(("./app",), tmp_path / "r.zip", device_runs=3), again, manifest,
+                          lambda label, done: None)
+    assert manifest["device_runs"] == 3 and (again.path / "device-run-3.yaml").exists()
     # With a given profile there is nothing to measure again.
     given = WorkingFolder.for_archive(tmp_path / "q.zip")
     given.path.mkdir(parents=True)

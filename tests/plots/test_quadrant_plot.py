@@ -30,6 +30,17 @@ def test_estimates_lie_on_the_kernel_line():
     assert _estimate(compute)[1] == pytest.approx(compute.t_op_adjusted / 1e9)  # left of it: same throughput
 
 
+def test_a_kernel_slowed_by_its_divisions_lies_on_its_line_below_both_roofs():
+    from perfcast.models.quantitative import division_cost, kernel_parameters, predict
+
+    plain = predict(kernel_parameters(KERNEL), FAST_MEMORY)
+    divided = predict(kernel_parameters(KERNEL), FAST_MEMORY, divisions=division_cost(1e3, 1e9))  # 1 us
+    assert divided.bound == "division"
+    x, y = _estimate(divided)
+    assert y == pytest.approx(divided.performance / 1e9) and y == pytest.approx(divided.o_krn * x)
+    assert y < plain.t_op_adjusted / 1e9 and x < FAST_MEMORY.b_mem / 1e9
+
+
 @pytest.mark.parametrize("log", [False, True])
 def test_png(tmp_path, log):
     figure = quadrant_figure("k", predictions(), log=log)

@@ -431,3 +431,25 @@ class TestIntegerDivisions:
         text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
         profile = read_oclgrind(text, ir=[(DATA / "oclgrind-opencl_program-256.ll").read_text()])
         assert all(k.metrics["div_int"] == 0 for k in profile.kernels)
+
+    def test_shares_are_per_vector_width_and_remainders_pair_only_within_a_function(self):
+        ir = """define spir_kernel void @k(i32 %n) {
+  %a = sdiv i32 %i, %n
+  %v = sdiv <8 x i32> %w, splat (i32 3)
+  %0 = sdiv i32 %x, %n
+  call void @helper(i32 %n)
+  ret void
+}
+define void @helper(i32 %n) {
+  %1 = srem i32 %x, %n
+  ret void
+}
+"""
+        text = "Instructions executed for kernel 'k':\n  100 - sdiv\n  10 - srem\n"
+        profile = read_oclgrind(text, ir=[ir]).kernel("k")
+        # sdiv: 2 scalar uses (both divide), 1 of 8 lanes (a constant): 100 executions split 2:1 over the widths,
+        # 2/3 x 100 x 1 lane divide; the helper's remainder is no pair of the kernel's %0 = x / n (another function).
+        assert profile.metrics["div_int"] == pytest.approx(100 * 2 / 3 + 10)
+        assert not any("some uses divide by a constant" in note for note in profile.notes)
+        without = read_oclgrind(text).kernel("k")
+        assert any("no IR" in note for note in without.notes)

@@ -296,28 +296,57 @@ def _keep_interrupted(folder: WorkingFolder, prefix: Path) -> None:
 # ------------------------------------------------------------------ the device
 
 
-def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
-                    progress: Progress) -> None:
-    """Measure the device the program's queues used (perfcast bench on OpenCL), or copy the given profile."""
-    from perfcast.campaign.run import CampaignOptions, measure_device, measure_device_again
+def _bench_options(options: ProgramOptions, manifest: dict[str, Any]) -> Any:
+    """Return the bench's options for the device the program's queues used (a GPU index for a CUDA program)."""
+    from perfcast.campaign.run import CampaignOptions
 
     devices = manifest["timed_run"]["devices"]
     selector = options.device or manifest["timed_run"].get("device") or (devices[0] if devices else None)
-    progress(f"measuring {selector or 'the device'} (perfcast bench)", 0.1)
     backend = "cuda" if options.timer == "nsys" else "opencl"
     if backend == "cuda":
         selector = options.device  # a GPU index; the trace names the GPU, CuPy counts them
-    bench = CampaignOptions(backend, options.output, selector, options.quick, device_profile=options.device_profile,
-                            device_runs=options.device_runs)
-    runs = 1 if options.device_profile is not None else options.device_runs
-    first = 0.3 / runs  # of the campaign's progress, the device's 0.1-0.4 shared by its runs
-    manifest["device"] = measure_device(bench, folder, lambda label, done: progress(label, 0.1 + first * done))
+    return CampaignOptions(backend, options.output, selector, options.quick, device_profile=options.device_profile,
+                           device_runs=_device_runs(options))
+
+
+_DEVICE_SHARE = 0.3  # of a program campaign's progress, from 0.1: every run of the bench
+
+
+def _device_runs(options: ProgramOptions) -> int:
+    """Return the runs of perfcast bench the device gets: none beyond the first with a given profile."""
+    return 1 if options.device_profile is not None else options.device_runs
+
+
+def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                    progress: Progress) -> None:
+    """Measure the device the program's queues used (perfcast bench on OpenCL), or copy the given profile."""
+    from perfcast.campaign.run import measure_device
+
+    bench = _bench_options(options, manifest)
+    progress(f"measuring {bench.device or 'the device'} (perfcast bench)", 0.1)
+    first = _DEVICE_SHARE / bench.device_runs
+    # measure_device reports its bench over 0-0.3 of the suite's run: rescaled to this run's first share.
+    manifest["device"] = measure_device(bench, folder, lambda label, done: progress(label, 0.1 + first * done / 0.3))
     manifest["device_runs"] = 1
-    if runs > 1:  # each figure the best of the runs, as the suite's campaign takes it (a noisy host's slow spell)
-        measure_device_again(bench, folder, manifest, progress, 0.1 + first, 0.3 - first)
     if manifest["environment"] is None:
-        manifest["environment"] = {"device": selector or "?", "platform": "the program's own"}
+        manifest["environment"] = {"device": bench.device or "?", "platform": "the program's own"}
     folder.save_manifest(manifest)
+    _measure_device_again(options, folder, manifest, progress)
+
+
+def _measure_device_again(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                          progress: Progress) -> None:
+    """Run the bench until the device has its runs (also on resuming), each figure the best of them.
+
+    The best of several, as the suite's campaign takes it: a noisy host has slow spells.
+    """
+    from perfcast.campaign.run import measure_device_again
+
+    bench = _bench_options(options, manifest)
+    if manifest.get("device_runs", 1) >= bench.device_runs:
+        return
+    first = _DEVICE_SHARE / bench.device_runs
+    measure_device_again(bench, folder, manifest, progress, 0.1 + first, _DEVICE_SHARE - first)
 
 
 def _record_vectorisation(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
@@ -753,6 +782,8 @@ def run_program_campaign(options: ProgramOptions, progress: Progress = lambda la
         _time_program(options, folder, manifest, progress)
     if manifest["device"] is None or not (folder.path / "device.yaml").exists():
         _measure_device(options, folder, manifest, progress)
+    else:  # interrupted between two runs of the bench: the others still run
+        _measure_device_again(options, folder, manifest, progress)
     if "vectorisation" not in manifest:
         _record_vectorisation(options, folder, manifest, progress)
     if not (folder.path / "profile.yaml").exists() and manifest.get("profiling") is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,11 +106,13 @@ class ProfileWorkload(Workload):
 
     def predict(self, device: Device) -> Prediction:
         """Return the sum (s) of the kernels' §3 times on `device`, and how many were memory bound."""
-        from perfcast.campaign.score import predict_profiled
+        from perfcast.campaign.score import cpu_terms, predict_profiled
         from perfcast.devices.quantitative_view import quantitative_inputs
 
         inputs = quantitative_inputs(device)
-        total, memory = 0.0, 0
+        total = 0.0
+        bounds: Counter[str] = Counter()
+        unpriced: set[str] = set()
         for kernel in self.kernels:
             try:
                 # With the floors of §3.1 and §3.2 where the profile and the device give them.
@@ -117,11 +120,19 @@ class ProfileWorkload(Workload):
             except ValueError as error:  # e.g. an fp64 kernel on a device without double precision
                 raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
             total += prediction.time
-            memory += prediction.bound == "memory"
-            bound = prediction.bound
+            bounds[prediction.bound] += 1
+            # A device without the rates leaves the profile's divisions or scattered loads unpriced: said, so
+            # that a ranking of measured devices against catalog ones shows why it may favour the latter.
+            unpriced.update("integer divisions unpriced (no measured rate here)" if "divisions" in note
+                            else "no latency floor (traffic simulated for another device)"
+                            for note in cpu_terms(kernel, inputs)[2])
         if len(self.kernels) == 1:
-            return Prediction(total, f"{bound} bound")
-        return Prediction(total, f"{memory} of {len(self.kernels)} kernels memory bound")
+            detail = f"{next(iter(bounds))} bound"
+        else:
+            detail = ", ".join(f"{n} of {len(self.kernels)} kernels {bound} bound" for bound, n in bounds.most_common())
+        if unpriced:
+            detail += f" ({'; '.join(sorted(unpriced))})"
+        return Prediction(total, detail)
 
 
 class HullWorkload(Workload):

@@ -190,7 +190,7 @@ def predict_command(
     devices = [resolve_device(name) for name in device_names]
     inputs = [quantitative_inputs(device) for device in devices]
     results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
-    details: dict[tuple[str, str], str] = {}  # (kernel, device) -> the prediction in words, its floors included
+    details: dict[tuple[str, int], str] = {}  # (kernel, device's index) -> the prediction in words, floors included
     skipped: list[str] = []
     for kernel in chosen:
         try:
@@ -202,12 +202,12 @@ def predict_command(
             skipped.append(f"{kernel.name}: {error}")
             continue
         rows = []
-        for info in inputs:
+        for index, info in enumerate(inputs):
             try:
                 # A device with a measured rate of elementary-function calls prices them itself (Oclgrind
                 # profiles only: its counts give every call a fixed cost); its measured random loads and
                 # divisions give the floors of §3.1 and §3.2 where the profile has their counts.
-                prediction, details[(kernel.name, info.device.name)] = predict_profiled(kernel, info)
+                prediction, details[(kernel.name, index)] = predict_profiled(kernel, info)
                 rows.append((info.device.name, prediction))
             except ValueError as error:
                 raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None
@@ -220,8 +220,8 @@ def predict_command(
             "profile": str(profile_path), "source": vars(profile.source),
             "devices": {info.device.name: info.sources for info in inputs},
             "kernels": [{"kernel": name, "predictions": {
-                device: {**_prediction_row(p), "explanation": details[(name, device)]} for device, p in rows}}
-                for name, rows in results],
+                device: {**_prediction_row(p), "explanation": details[(name, index)]}
+                for index, (device, p) in enumerate(rows)}} for name, rows in results],
             "skipped": skipped,
         })
     else:
@@ -236,7 +236,7 @@ def predict_command(
 
 
 def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
-                       inputs: list[Any], details: dict[tuple[str, str], str], out: Any = console) -> None:
+                       inputs: list[Any], details: dict[tuple[str, int], str], out: Any = console) -> None:
     """Print one table row per kernel and device, the explanation of each, and where the device figures come from."""
     table = Table(box=box.SIMPLE_HEAVY, title=f"quantitative roofline (§3), profile: {printable(profile.source.describe())}")
     for column in ("kernel", "device", "type", "time", "bound", "T_pred", "O_krn", "O_dev", "E_mix", "E_instr"):
@@ -249,8 +249,8 @@ def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[
                           f"{p.o_dev:.3g}", f"{p.kernel.e_mix:.2f}", f"{p.e_instr:.2f}")
     out.print(table)
     for name, rows in results:
-        for device, _ in rows:
-            out.print(f"{printable(name)} on {printable(device)}: {printable(details[(name, device)])}", soft_wrap=True)
+        for index, (device, _) in enumerate(rows):
+            out.print(f"{printable(name)} on {printable(device)}: {printable(details[(name, index)])}", soft_wrap=True)
     for info in inputs:
         out.print(f"[bold]{printable(info.device.name)}[/]: " + ", ".join(
             f"{symbol} {printable(text)}" for symbol, text in info.summaries.items()), soft_wrap=True)

@@ -27,7 +27,10 @@ def _estimate(prediction: QuantitativePrediction) -> tuple[float, float]:
     if prediction.bound == "memory":
         return b_mem, prediction.performance / GIGA
     if math.isinf(prediction.o_krn):
-        return 0.0, t_adj
+        return 0.0, t_adj if prediction.bound == "compute" else prediction.performance / GIGA
+    if prediction.bound != "compute":  # a floor or the divisions (§3.1, §3.2): below the roofs, on the kernel line
+        performance = prediction.performance / GIGA
+        return performance / prediction.o_krn, performance
     return t_adj / (prediction.o_krn), t_adj
 
 

@@ -75,9 +75,10 @@ _CMP_IN_IR = re.compile(rf"=\s*(?P<op>fcmp|icmp)\s+{_FLAGS}\w+\s+{_TYPE}")
 _DEFINE = re.compile(r"^define\b[^@]*@(?P<name>[\w.$]+)\(")
 _CALLS = re.compile(r"call\b[^@]*@(?P<name>[\w.$]+)\(")
 DIVISION_OPCODES = ("sdiv", "udiv", "srem", "urem")
-_DIVISION_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(DIVISION_OPCODES)})\s+{_FLAGS}(?:<\d{{1,4}} x )?i\d+>?\s+"
-                             r"(?P<a>[^,\s]+),\s*(?P<b>[^,\s]+)")
-_CONSTANT = re.compile(r"^(?:-?\d+|<.*|splat)$")  # an immediate (or a vector of them)
+_OPERAND = r"(?:splat \([^)]*\)|<[^>]*>|[^,\s]+)"  # a value, a constant vector or a splat of one
+_DIVISION_IN_IR = re.compile(rf"=\s*(?P<op>{'|'.join(DIVISION_OPCODES)})\s+{_FLAGS}(?:<(?P<lanes>\d{{1,4}}) x )?i\d+>?\s+"
+                             rf"(?P<a>{_OPERAND}),\s*(?P<b>{_OPERAND})")
+_CONSTANT = re.compile(r"^(?:-?\d+|<.*|splat.*|zeroinitializer)$")  # an immediate (or a vector of them)
 
 
 @dataclass(frozen=True)
@@ -102,16 +103,23 @@ def _functions(ir_texts: Iterable[str]) -> dict[str, list[str]]:
     return functions
 
 
-def _reachable(kernel: str, functions: Mapping[str, list[str]]) -> Iterator[str]:
-    """Yield the IR lines of a kernel and of every function it calls, each function once."""
+def _reachable_functions(kernel: str, functions: Mapping[str, list[str]]) -> Iterator[str]:
+    """Yield the name of a kernel and of every function it calls, each once."""
     seen, todo = {kernel}, [kernel]
     while todo:
-        for line in functions[todo.pop()]:
-            yield line
+        name = todo.pop()
+        yield name
+        for line in functions[name]:
             for call in _CALLS.finditer(line):
                 if call["name"] in functions and call["name"] not in seen:
                     seen.add(call["name"])
                     todo.append(call["name"])
+
+
+def _reachable(kernel: str, functions: Mapping[str, list[str]]) -> Iterator[str]:
+    """Yield the IR lines of a kernel and of every function it calls, each function once."""
+    for name in _reachable_functions(kernel, functions):
+        yield from functions[name]
 
 
 def _variants(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, Counter[_Variant]] | None:
@@ -129,26 +137,26 @@ def _variants(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, Coun
     return found
 
 
-def _division_shares(kernel: str, functions: Mapping[str, list[str]]) -> dict[str, float] | None:
-    """Return, per division opcode, the share of its uses in the kernel's IR that a divider executes.
+def _division_shares(kernel: str, functions: Mapping[str, list[str]]) -> dict[tuple[str, int], float] | None:
+    """Return, per division opcode and vector width, the share of its uses in the kernel's IR a divider executes.
 
     A constant divisor becomes a multiply and shifts in any backend, and a remainder of the same operands as a
-    division (same signedness) comes out of that division's instruction (x86's idiv gives both; LLVM pairs them):
-    neither is a division of its own.
+    division (same signedness, in the same function: SSA names are a function's own) comes out of that
+    division's instruction (x86's idiv gives both; LLVM pairs them): neither is a division of its own.
     """
     if kernel not in functions:
         return None
-    uses = [m for m in (_DIVISION_IN_IR.search(line) for line in _reachable(kernel, functions)) if m]
-    divided = {(m["op"][0], m["a"], m["b"]) for m in uses if m["op"] in ("sdiv", "udiv")}
-    shares = {}
-    for op in DIVISION_OPCODES:
-        mine = [m for m in uses if m["op"] == op]
-        if not mine:
-            continue
-        real = [m for m in mine if not _CONSTANT.match(m["b"])
-                and not (op in ("srem", "urem") and (op[0], m["a"], m["b"]) in divided)]
-        shares[op] = len(real) / len(mine)
-    return shares
+    real: Counter[tuple[str, int]] = Counter()
+    uses: Counter[tuple[str, int]] = Counter()
+    for name in _reachable_functions(kernel, functions):
+        found = [m for m in (_DIVISION_IN_IR.search(line) for line in functions[name]) if m]
+        divided = {(m["op"][0], m["a"], m["b"]) for m in found if m["op"] in ("sdiv", "udiv")}
+        for m in found:
+            key = (m["op"], int(m["lanes"] or 1))
+            uses[key] += 1
+            paired = m["op"] in ("srem", "urem") and (m["op"][0], m["a"], m["b"]) in divided
+            real[key] += not _CONSTANT.match(m["b"]) and not paired
+    return {key: real[key] / count for key, count in uses.items()}
 
 
 # ------------------------------------------------------------------ counts -> metrics
@@ -191,17 +199,18 @@ def _launches(text: str) -> list[_Launch]:
 
 
 def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Counter[_Variant]] | None,
-             notes: list[str], division_shares: Mapping[str, float] | None = None) -> dict[str, float]:
+             notes: list[str], division_shares: Mapping[tuple[str, int], float] | None = None) -> dict[str, float]:
     """Return the canonical metrics of one kernel's summed histogram.
 
-    `division_shares`: per division opcode, the share of its uses a divider executes (`_division_shares`); without
-    the IR every integer division and remainder counts as one.
+    `division_shares`: per division opcode and width, the share of its uses a divider executes
+    (`_division_shares`); without the IR every integer division and remainder counts as one.
     """
     fp = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
     integer = ldst = total = divisions = 0.0
+    divided_opcodes: set[str] = set()
     builtin_precisions: set[str] = set()
     for what in launch:
         call = _CALL.match(what)
@@ -259,8 +268,9 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                 integer += count * share * variant.lanes
                 total += count * share * variant.lanes
                 if opcode in DIVISION_OPCODES:
-                    real = 1.0 if division_shares is None else division_shares.get(opcode, 1.0)
+                    real = 1.0 if division_shares is None else division_shares.get((opcode, variant.lanes), 1.0)
                     divisions += count * share * variant.lanes * real
+                    divided_opcodes.add(opcode)
             continue
         total += count  # conversions, casts, selects, branches, returns: instructions of no class of §3
     if guessed and any(fp.values()):
@@ -269,6 +279,13 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                      f"profile with `perfcast profile --tool oclgrind`, which dumps the IR)")
     if fp["fp16"]:
         notes.append(f"{fp['fp16']:.0f} fp16 instructions counted as fp32 (§3 has no fp16 class)")
+    if divided_opcodes and division_shares is None:
+        notes.append(f"every {', '.join(sorted(divided_opcodes))} counted as a division (no IR to leave out constant "
+                     "divisors and paired remainders)")
+    mixed = sorted({op for (op, _), share in (division_shares or {}).items() if 0 < share < 1 and op in divided_opcodes})
+    if mixed:
+        notes.append(f"{', '.join(mixed)}: some uses divide by a constant or pair with a division; the divisions "
+                     "counted are the executed ones times the share of the others among the static uses")
     metrics = {
         "fp32": fp["fp32"] + fp["fp16"], "fp64": fp["fp64"], "fma_fp32": fma["fp32"] + fma["fp16"],
         "fma_fp64": fma["fp64"], "int": integer, "ldst": ldst, "inst_warp": total / 32,
@@ -305,7 +322,7 @@ def read_oclgrind_launches(text: str, *, ir: Iterable[str] = ()) -> list[KernelP
     launches = _launches(text)
     functions = _functions(ir)
     variants_of: dict[str, dict[str, Counter[_Variant]] | None] = {}
-    divisions_of: dict[str, dict[str, float] | None] = {}
+    divisions_of: dict[str, dict[tuple[str, int], float] | None] = {}
     found = []
     for launch in launches:
         if launch.kernel not in variants_of:
