@@ -148,16 +148,16 @@ def test_bench_c_takes_the_elementary_chains_from_python(tmp_path):
     to build."""
     import subprocess
 
-    from perfcast.bench.accelerator import DIVISION_CHAINS, ELEMENTARY_CALLS, ELEMENTARY_CHAINS, elementary_defines
+    from perfcast.bench.accelerator import DIVISION_CHAINS, ELEMENTARY_CALLS, ELEMENTARY_CHAINS, chain_defines
     from perfcast.bench.cpu import SOURCE
     from perfcast.kernels.native import native_flags
 
-    assert elementary_defines() == (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}", f"-DDIVISION_CHAINS={DIVISION_CHAINS}")
+    assert chain_defines() == (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}", f"-DDIVISION_CHAINS={DIVISION_CHAINS}")
     assert ELEMENTARY_CALLS == 3 * ELEMENTARY_CHAINS  # exp, log and sin on each value
     flags = [f for f in native_flags() if f not in ("-shared", "-fPIC")]
     bare = subprocess.run(["gcc", *flags, "-fsyntax-only", str(SOURCE)], capture_output=True, text=True)
     assert bare.returncode != 0 and "ELEMENTARY_CHAINS" in bare.stderr
-    built = subprocess.run(["gcc", *flags, *elementary_defines(), "-fsyntax-only", str(SOURCE)],
+    built = subprocess.run(["gcc", *flags, *chain_defines(), "-fsyntax-only", str(SOURCE)],
                            capture_output=True, text=True)
     assert built.returncode == 0, built.stderr
 
@@ -170,12 +170,12 @@ def test_register_blocks_come_from_python_and_the_vector_build_keeps_them_in_reg
     import re
     import subprocess
 
-    from perfcast.bench.accelerator import elementary_defines
+    from perfcast.bench.accelerator import chain_defines
     from perfcast.bench.cpu import SOURCE
 
     if shutil.which("gcc") is None:
         pytest.skip("gcc is not installed")
-    base = ["gcc", "-O3", "-fopenmp", *elementary_defines(), "-S", "-o", str(tmp_path / "bench.s"), str(SOURCE)]
+    base = ["gcc", "-O3", "-fopenmp", *chain_defines(), "-S", "-o", str(tmp_path / "bench.s"), str(SOURCE)]
     bare = subprocess.run(base, capture_output=True, text=True)
     assert bare.returncode != 0 and "CHAINS" in bare.stderr
     # x86-64 targets whatever this machine is: the assembly is read, not run.

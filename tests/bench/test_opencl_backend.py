@@ -116,14 +116,14 @@ def test_a_gpu_description_says_which_figures_are_estimates(monkeypatch):
 
 def test_bench_cl_takes_the_elementary_chains_from_python(backend):
     """bench.cl refuses to build without the -D that sets its elementary kernels' independent values."""
-    from perfcast.bench.accelerator import elementary_defines
+    from perfcast.bench.accelerator import chain_defines
     from perfcast.bench.opencl import PER_ITEM, SOURCE
     from perfcast.kernels.opencl import build_program
 
     context = pyopencl.Context([backend.device])
     with pytest.raises(pyopencl.RuntimeError, match="ELEMENTARY_CHAINS"):
         build_program(pyopencl, context, SOURCE.read_text(), [f"-DPER_ITEM={PER_ITEM}"])
-    assert build_program(pyopencl, context, SOURCE.read_text(), [f"-DPER_ITEM={PER_ITEM}", *elementary_defines()])
+    assert build_program(pyopencl, context, SOURCE.read_text(), [f"-DPER_ITEM={PER_ITEM}", *chain_defines()])
 
 
 def test_the_latency_launch_is_clpeak_s_one_largest_group_per_compute_unit(backend):

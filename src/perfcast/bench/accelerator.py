@@ -173,7 +173,7 @@ PEAK_KERNELS: dict[tuple[str, str], tuple[str, Any, int]] = {
 
 # The elementary-function kernels (bench.cl, bench.cu, bench.c): precision -> kernel; each work-item or thread
 # makes ELEMENTARY_CALLS calls a round: exp, log and sin on ELEMENTARY_CHAINS independent values, a number every
-# source takes from here as -D (`elementary_defines`).
+# source takes from here as -D (`chain_defines`).
 ELEMENTARY_KERNELS = {"fp32": "elementary_f32", "fp64": "elementary_f64"}
 ELEMENTARY_CHAINS = 4  # enough to overlap a library call's latency on a CPU and a special-function unit's on a GPU
 ELEMENTARY_CALLS = 3 * ELEMENTARY_CHAINS
@@ -255,7 +255,7 @@ def choose_peak_shapes(
     return replace(shape, peak_lanes=lanes), notes
 
 
-def elementary_defines() -> tuple[str, ...]:
+def chain_defines() -> tuple[str, ...]:
     """Return the -D options that give every bench source its elementary and division kernels' values per thread."""
     return (f"-DELEMENTARY_CHAINS={ELEMENTARY_CHAINS}", f"-DDIVISION_CHAINS={DIVISION_CHAINS}")
 

@@ -14,7 +14,7 @@ from perfcast.bench.accelerator import (
     ELEMENTARY_CALLS,
     ELEMENTARY_KERNELS,
     ProgressSteps,
-    elementary_defines,
+    chain_defines,
     random_working_sets,
 )
 from perfcast.bench.suite import (
@@ -170,7 +170,7 @@ def placed_arrays(
 
 def bench_build(scalar: bool = False) -> NativeLibrary:
     """Return bench.c compiled for this CPU (vectorised, or the scalar build), with every -D it takes from Python."""
-    return build_library(SOURCE, (*(scalar_flags() if scalar else native_flags()), *elementary_defines()))
+    return build_library(SOURCE, (*(scalar_flags() if scalar else native_flags()), *chain_defines()))
 
 
 def bench_library() -> ctypes.CDLL:

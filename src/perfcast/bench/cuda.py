@@ -19,8 +19,8 @@ from perfcast.bench.accelerator import (
     PER_ITEM,
     PeakShape,
     SuiteShape,
+    chain_defines,
     choose_peak_shapes,
-    elementary_defines,
     host_link_bytes,
     run_accelerator_suite,
 )
@@ -42,7 +42,7 @@ WARPS_PER_BLOCK = 8  # blocks of 8 warps: several blocks per SM, and a power of 
 
 def kernel_defines(chains: int = CHAIN_CANDIDATES[1]) -> tuple[str, ...]:
     """Return the -D options bench.cu is compiled with (NVRTC at run time, nvcc in the tests) for `chains`."""
-    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={chains}", *elementary_defines())
+    return (f"-DPER_ITEM={PER_ITEM}", f"-DCHAINS={chains}", *chain_defines())
 
 
 def thread_block(warp_size: int, max_block: int, max_per_sm: int) -> int:

@@ -19,8 +19,8 @@ from perfcast.bench.accelerator import (
     PER_ITEM,
     PeakShape,
     SuiteShape,
+    chain_defines,
     choose_peak_shapes,
-    elementary_defines,
     host_link_bytes,
     launch_latency,
     peak_run,
@@ -150,7 +150,7 @@ class OpenClBackend:
 
     def _build(self, cl: Any, context: Any, *defines: str) -> Any:
         """Return bench.cl built for this device with `defines` (-D options)."""
-        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *elementary_defines(), *defines]
+        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *chain_defines(), *defines]
         options += ["-DUSE_FP64"] if self.has_fp64 else []
         try:
             return build_program(cl, context, SOURCE.read_text(), options)

@@ -325,8 +325,7 @@ def _measure_device(options: ProgramOptions, folder: WorkingFolder, manifest: di
     bench = _bench_options(options, manifest)
     progress(f"measuring {bench.device or 'the device'} (perfcast bench)", 0.1)
     first = _DEVICE_SHARE / bench.device_runs
-    # measure_device reports its bench over 0-0.3 of the suite's run: rescaled to this run's first share.
-    manifest["device"] = measure_device(bench, folder, lambda label, done: progress(label, 0.1 + first * done / 0.3))
+    manifest["device"] = measure_device(bench, folder, progress, 0.1, first)
     manifest["device_runs"] = 1
     if manifest["environment"] is None:
         manifest["environment"] = {"device": bench.device or "?", "platform": "the program's own"}

@@ -226,8 +226,12 @@ def _resume_differences(manifest: dict[str, Any], options: CampaignOptions) -> l
             if name in recorded and recorded[name] != now[name]]
 
 
-def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress) -> str:
-    """Save the device's measured profile into the folder; return its name."""
+def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Progress, start: float = 0.0,
+                   share: float = 0.3) -> str:
+    """Save the device's measured profile into the folder; return its name.
+
+    The bench reports its progress from `start` over `share` of the campaign's (fractions).
+    """
     from perfcast.devices.catalog import load_device_file, save_device
 
     target = folder.file("device.yaml")
@@ -235,7 +239,7 @@ def measure_device(options: CampaignOptions, folder: WorkingFolder, progress: Pr
         device = load_device_file(options.device_profile)
         shutil.copyfile(options.device_profile, target)
         return device.name
-    device = _bench(options, _within(progress, "bench", 0.0, 0.3))
+    device = _bench(options, _within(progress, "bench", start, share))
     save_device(device, target)
     shutil.copyfile(target, folder.file("device-run-1.yaml"))
     return device.name

@@ -179,43 +179,44 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
 
 
 def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs
-              ) -> tuple[LatencyFloor | None, DivisionCost | None, list[str]]:
+              ) -> tuple[LatencyFloor | None, DivisionCost | None, dict[str, str]]:
     """Return a kernel's latency floor (§3.1) and integer divisions' time (§3.2) on a device (s), and what is left out.
 
     The latency floor needs scattered loads simulated through this device's caches (another device's caches
     serve other levels) and the device's random-load rates; the divisions the profile's count of them and the
-    device's measured rate.
+    device's measured rate. What is left out comes keyed by the term ("latency floor", "integer divisions").
     """
-    notes = []
+    left_out = {}
     floor = None
     scattered = scattered_by_level(profile.metrics)
     origin = profile.bytes_from or ""
     elsewhere = origin.startswith("simulated for ") and origin.removeprefix("simulated for ") != inputs.device.name
     if scattered and inputs.random_loads:
         if elsewhere:
-            notes.append(f"no latency floor: the scattered loads were {origin}, not {inputs.device.name}")
+            left_out["latency floor"] = f"no latency floor: the scattered loads were {origin}, not {inputs.device.name}"
         else:
             floor = latency_floor(scattered, inputs.random_loads)
     divided = profile.metrics.get("div_int", 0.0)
     divisions = division_cost(divided, inputs.int_divisions) if divided and inputs.int_divisions else None
     if divided and inputs.int_divisions is None:
-        notes.append(f"{divided:.3g} integer divisions, no measured rate of them (not priced)")
-    return floor, divisions, notes
+        left_out["integer divisions"] = f"{divided:.3g} integer divisions, no measured rate of them (not priced)"
+    return floor, divisions, left_out
 
 
-def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[QuantitativePrediction, str]:
-    """Return the §3 prediction (s) of a profiled kernel on a device, with §3.1 and §3.2 where they apply, in words."""
-    floor, divisions, notes = cpu_terms(profile, inputs)
+def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs
+                     ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1 and §3.2, in words, and what is left out."""
+    floor, divisions, left_out = cpu_terms(profile, inputs)
     p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions)
     detail = p.explain() + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
-        if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in notes)
-    return p, detail
+        if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in left_out.values())
+    return p, detail, left_out
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
-    p, detail = predict_profiled(profile, quantitative_inputs(device))
+    p, detail, _ = predict_profiled(profile, quantitative_inputs(device))
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 

@@ -106,7 +106,7 @@ class ProfileWorkload(Workload):
 
     def predict(self, device: Device) -> Prediction:
         """Return the sum (s) of the kernels' §3 times on `device`, and how many were memory bound."""
-        from perfcast.campaign.score import cpu_terms, predict_profiled
+        from perfcast.campaign.score import predict_profiled
         from perfcast.devices.quantitative_view import quantitative_inputs
 
         inputs = quantitative_inputs(device)
@@ -116,16 +116,14 @@ class ProfileWorkload(Workload):
         for kernel in self.kernels:
             try:
                 # With the floors of §3.1 and §3.2 where the profile and the device give them.
-                prediction, _ = predict_profiled(kernel, inputs)
+                prediction, _, left_out = predict_profiled(kernel, inputs)
             except ValueError as error:  # e.g. an fp64 kernel on a device without double precision
                 raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
             total += prediction.time
             bounds[prediction.bound] += 1
             # A device without the rates leaves the profile's divisions or scattered loads unpriced: said, so
             # that a ranking of measured devices against catalog ones shows why it may favour the latter.
-            unpriced.update("integer divisions unpriced (no measured rate here)" if "divisions" in note
-                            else "no latency floor (traffic simulated for another device)"
-                            for note in cpu_terms(kernel, inputs)[2])
+            unpriced.update(_LEFT_OUT[term] for term in left_out)
         if len(self.kernels) == 1:
             detail = f"{next(iter(bounds))} bound"
         else:
@@ -133,6 +131,11 @@ class ProfileWorkload(Workload):
         if unpriced:
             detail += f" ({'; '.join(sorted(unpriced))})"
         return Prediction(total, detail)
+
+
+# What a device leaves out of a profile's §3.1 and §3.2 terms (campaign.score.cpu_terms' keys), in a ranking's words.
+_LEFT_OUT = {"integer divisions": "integer divisions unpriced (no measured rate here)",
+             "latency floor": "no latency floor (traffic simulated for another device)"}
 
 
 class HullWorkload(Workload):

@@ -207,7 +207,7 @@ def predict_command(
                 # A device with a measured rate of elementary-function calls prices them itself (Oclgrind
                 # profiles only: its counts give every call a fixed cost); its measured random loads and
                 # divisions give the floors of §3.1 and §3.2 where the profile has their counts.
-                prediction, details[(kernel.name, index)] = predict_profiled(kernel, info)
+                prediction, details[(kernel.name, index)], _ = predict_profiled(kernel, info)
                 rows.append((info.device.name, prediction))
             except ValueError as error:
                 raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None
