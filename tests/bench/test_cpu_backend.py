@@ -56,6 +56,11 @@ def test_quick_suite_is_physically_sensible(quick_suite):
     # scalar integer adds one core issues in a cycle (the vector add peak over its lanes), more than a million.
     divisions = quick_suite.int_divisions.value
     assert 1e6 < divisions < quick_suite.compute[("int32", "add_mul")].value / 2 / 4
+    # Scalar instructions: fewer than the vector unit's integer adds (they fill a lane each), more than divisions.
+    # An atomic increment is a locked add: fewer per second than a core's scalar instructions.
+    scalar = quick_suite.scalar_instructions.value
+    assert divisions < scalar < quick_suite.compute[("int32", "add_mul")].value / 2
+    assert 1e6 < quick_suite.atomics.value < scalar / 4
 
 
 def test_random_loads_per_level_are_measured_and_slow_down_outward(host, quick_suite):

@@ -43,6 +43,15 @@ def test_quick_suite(quick_suite):
     assert 1e6 < quick_suite.int_divisions.value < quick_suite.compute[("int32", "fma")].value / 2
 
 
+def test_scalar_instructions_and_atomics_on_a_cpu_device(backend, quick_suite):
+    if not backend.is_cpu:
+        assert quick_suite.scalar_instructions is None and quick_suite.atomics is None
+        return
+    scalar = quick_suite.scalar_instructions.value
+    assert quick_suite.int_divisions.value < scalar < quick_suite.compute[("int32", "add_mul")].value
+    assert 1e6 < quick_suite.atomics.value < scalar / 4
+
+
 def test_random_loads_on_a_cpu_device(backend, quick_suite):
     from perfcast.bench.opencl import host_random_levels
 

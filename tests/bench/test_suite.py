@@ -222,6 +222,20 @@ def test_best_of_runs_keeps_each_measured_figure_s_highest_and_nothing_else():
     assert mixed.memory_level("DRAM").bandwidth.value == pytest.approx(2 * profile.memory_level("DRAM").bandwidth.value)
 
 
+def test_best_of_runs_takes_a_figure_from_the_runs_that_have_it():
+    """A run written before the bench measured a figure (None there) leaves it to the runs that have it."""
+    from perfcast.bench.suite import best_of_runs
+    from perfcast.devices.catalog import load_device_file
+    from perfcast.devices.schema import Figure
+
+    profile = load_device_file(Path(__file__).parents[2] / "docs" / "validation" / "bench-opencl-pocl-profile.yaml")
+    older = profile.model_copy(update={"atomics": None})
+    newer = profile.model_copy(update={"atomics": Figure.measured(2.5e8, "t", "2026-11-26")})
+    assert best_of_runs([older, newer]).atomics.value == pytest.approx(2.5e8)
+    assert best_of_runs([newer, older]).atomics.value == pytest.approx(2.5e8)
+    assert best_of_runs([older, older]).atomics is None
+
+
 def test_best_of_runs_lists_each_run_s_self_checks_under_that_run():
     from perfcast.bench.suite import best_of_runs, profile_warnings
     from perfcast.devices.catalog import load_device_file

@@ -340,6 +340,55 @@ def test_the_quantitative_score_has_a_division_cost_where_the_device_measured_di
     assert "division bound" in floored.detail and "1e+06 integer divisions / 1e+08 div/s" in floored.detail
 
 
+def test_the_issue_floor_applies_where_the_compilers_report_says_scalar():
+    """10^6 instructions at 10^9 inst/s: a 1 ms floor for a kernel left scalar, none for a vectorised one or without a rate."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel, v100 = kernel_named("hash_int"), get_device("v100")
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e6 / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": 9e5, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 0.0, "elementary_fp64": 0.0}
+    profile = KernelProfile("hash_int", 1, metrics)
+    record = {"median_s": 1e-3, "spread": 0.0, "n": kernel.sizes[-1]}
+    scalar = {"lanes": {"hash_int": 1}, "tool": "test"}
+    plain = score_kernel(kernel, record, v100, profile, scalar).predictions["quantitative"]
+    assert plain.time < 1e-4 and "issue floor" not in plain.detail  # no rate: nothing to floor at
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["scalar_instructions"] = {"value": 1e9, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    device = Device.from_mapping(data)
+    floored = score_kernel(kernel, record, device, profile, scalar).predictions["quantitative"]
+    assert floored.time == pytest.approx(1e-3) and "issue bound" in floored.detail
+    assert "1e+06 instructions left scalar / 1e+09 inst/s" in floored.detail
+    vectorised = {"lanes": {"hash_int": 16}, "tool": "test"}
+    assert score_kernel(kernel, record, device, profile, vectorised).predictions["quantitative"].time == plain.time
+    unknown = score_kernel(kernel, record, device, profile).predictions["quantitative"]
+    assert unknown.time == plain.time and "no compiler's report says whether the kernel ran scalar" in unknown.detail
+
+
+def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
+    """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
+    from perfcast.campaign.score import score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel, v100 = kernel_named("histogram256"), get_device("v100")
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e7 / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": 9e6, "dram_read": 1.0, "dram_write": 1.0, "atomics": 1e6}
+    profile = KernelProfile("histogram256", 1, metrics)
+    record = {"median_s": 4e-3, "spread": 0.0, "n": kernel.sizes[-1]}
+    plain = score_kernel(kernel, record, v100, profile).predictions["quantitative"]
+    assert "1e+06 atomics, no measured rate of them" in plain.detail
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["atomics"] = {"value": 2.5e8, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    priced = score_kernel(kernel, record, Device.from_mapping(data), profile).predictions["quantitative"]
+    assert priced.time == pytest.approx(plain.time + 4e-3) and "atomic bound" in priced.detail
+
+
 def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():
     """transcendental's f = 35 counts 3 calls at 8 ops; at a rate of P/400 calls/s each costs 400: f = 1211."""
     from perfcast.campaign.score import score_kernel

@@ -152,3 +152,29 @@ def test_predict_applies_the_floors_where_profile_and_device_give_them(tmp_path)
     assert "no latency floor: the scattered loads were simulated for " in theirs["explanation"]
     text = run("predict", profile, "-d", own)
     assert text.exit_code == 0 and "division bound" in text.stdout and "1e+06 integer divisions" in text.stdout
+
+
+def test_predict_floors_a_kernel_named_scalar_and_says_so_for_the_others(tmp_path):
+    """§3.3 in `perfcast predict`: --scalar KERNEL floors it at the device's scalar instructions; an unknown name fails."""
+    import yaml
+
+    from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
+
+    measured = Path(__file__).parents[2] / "docs" / "validation" / "programs" / "xeon-avx512-latency" / "device.yaml"
+    data = yaml.safe_load(measured.read_text())
+    data["scalar_instructions"] = {"value": 1e9, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    device = tmp_path / "own.yaml"
+    device.write_text(yaml.safe_dump(data))
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e6 / 32, "fp32": 8000.0,
+               "fp64": 0.0, "int": 9e5, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 0.0,
+               "elementary_fp64": 0.0}
+    kernels = (KernelProfile("chain", 1, metrics), KernelProfile("wide", 1, metrics))
+    profile = tmp_path / "p.yaml"
+    profile.write_text(yaml.safe_dump(ProfileSet(ProfileSource("Oclgrind"), kernels).to_mapping()))
+    result = run("predict", profile, "-d", device, "--scalar", "chain", "--json")
+    assert result.exit_code == 0, result.output
+    chain, wide = (k["predictions"][data["name"]] for k in json.loads(result.stdout)["kernels"])
+    assert chain["bound"] == "issue" and chain["issue_floor_s"] == pytest.approx(1e-3)
+    assert chain["time_s"] == pytest.approx(1e-3)
+    assert wide["issue_floor_s"] is None and "no compiler's report says whether" in wide["explanation"]
+    assert run("predict", profile, "-d", device, "--scalar", "nope").exit_code != 0

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from perfcast.models.quantitative import (
     DeviceRates,
     KernelCounts,
+    atomic_cost,
     division_cost,
+    issue_floor,
     kernel_parameters,
     latency_floor,
     predict,
@@ -252,4 +254,78 @@ class TestDivisionCost:
         kernel = kernel_parameters(FP32)
         fewer = predict(kernel, RATES, divisions=division_cost(divisions, rate))
         more = predict(kernel, RATES, divisions=division_cost(2 * divisions + 1, rate))
+        assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestIssueFloor:
+    """perfcast's addition (docs/models.md §3.3): a scalar kernel's instructions at the device's scalar rate."""
+
+    def test_floor_by_hand(self):
+        floor = issue_floor(4e6, 2e10)  # 4 M instructions at 20 G inst/s: 0.2 ms
+        assert floor.time == pytest.approx(2e-4)
+        assert floor.explain() == "4e+06 instructions left scalar / 2e+10 inst/s"
+
+    def test_bad_counts_and_rates_are_refused(self):
+        with pytest.raises(ValueError, match="scalar instructions"):
+            issue_floor(-1.0, 1e10)
+        with pytest.raises(ValueError, match="scalar instruction rate"):
+            issue_floor(1.0, 0.0)
+
+    def test_the_floor_decides_only_above_the_rest(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        low = predict(kernel, RATES, issue=issue_floor(1.0, 1e10))  # 0.1 ns: §3 stands, the floor said
+        assert (low.time, low.bound) == (plain.time, plain.bound)
+        assert "issue floor 1e-10 s" in low.explain()
+        high = predict(kernel, RATES, issue=issue_floor(1e5, 1e10))  # 10 us
+        assert high.time == pytest.approx(1e-5) and high.bound == "issue"
+        assert high.performance == pytest.approx(kernel.w_comp / 1e-5)
+        assert f"above the {plain.bound}-bound" in high.reason
+
+    def test_weighed_against_the_divisions_sum_not_added_to_it(self):
+        # A scalar core issues the other instructions while its divider works: max(rest + divisions, floor).
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        divided = predict(kernel, RATES, divisions=division_cost(2e4, 1e9), issue=issue_floor(1e5, 1e10))
+        assert divided.time == pytest.approx(plain.time + 2e-5) and divided.bound == "division"
+        floored = predict(kernel, RATES, divisions=division_cost(5e3, 1e9), issue=issue_floor(1e5, 1e10))
+        assert floored.time == pytest.approx(1e-5) and floored.bound == "issue"
+
+    @given(st.floats(0, 1e9), st.floats(1e6, 1e12))
+    def test_more_instructions_never_speed_a_kernel_up(self, instructions, rate):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, issue=issue_floor(instructions, rate))
+        more = predict(kernel, RATES, issue=issue_floor(2 * instructions + 1, rate))
+        assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestAtomicCost:
+    """perfcast's addition (docs/models.md §3.4): atomic read-modify-writes at the device's measured rate, added."""
+
+    def test_cost_by_hand(self):
+        cost = atomic_cost(5e6, 2.5e8)  # 5 M atomics at 250 M atomic/s: 20 ms
+        assert cost.time == pytest.approx(2e-2)
+        assert cost.explain() == "5e+06 atomics / 2.5e+08 atomic/s"
+
+    def test_bad_counts_and_rates_are_refused(self):
+        with pytest.raises(ValueError, match="atomics"):
+            atomic_cost(-1.0, 1e8)
+        with pytest.raises(ValueError, match="atomic rate"):
+            atomic_cost(1.0, 0.0)
+
+    def test_the_atomics_add_after_the_divisions_and_bind_where_they_are_the_larger_part(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        small = predict(kernel, RATES, atomics=atomic_cost(1.0, 1e9))  # 1 ns
+        assert small.time == pytest.approx(plain.time + 1e-9) and small.bound == plain.bound
+        assert "atomics add 1e-09 s" in small.reason and "atomic cost 1e-09 s" in small.explain()
+        both = predict(kernel, RATES, divisions=division_cost(1e4, 1e9), atomics=atomic_cost(3e4, 1e9))
+        assert both.time == pytest.approx(plain.time + 1e-5 + 3e-5) and both.bound == "atomic"
+        assert "added to the division-bound" in both.reason
+
+    @given(st.floats(0, 1e9), st.floats(1e3, 1e12))
+    def test_more_atomics_never_speed_a_kernel_up(self, atomics, rate):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, atomics=atomic_cost(atomics, rate))
+        more = predict(kernel, RATES, atomics=atomic_cost(2 * atomics + 1, rate))
         assert more.time >= fewer.time >= predict(kernel, RATES).time

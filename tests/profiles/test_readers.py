@@ -389,6 +389,33 @@ def _cells(line: str) -> list[str]:
     return [f'"{cell}"' for cell in next(csv.reader([line]))]
 
 
+class TestAtomics:
+    """atomics (docs/models.md §3.4): the read-modify-writes of OpenCL's atomic builtins and LLVM's atomic opcodes."""
+
+    # suite.cl's histogram as Oclgrind counts 256 work-items: one local atomic_inc each, 160 global merges.
+    HISTOGRAM = """Instructions executed for kernel 'histogram256':
+             512 - call _Z7barrierj()
+             256 - call _Z10atomic_incPU3AS3Vj()
+             160 - call _Z10atomic_addPU3AS1Vjj()
+              40 - call _Z25atomic_fetch_add_explicitPU3AS4VU7_Atomicij12memory_order()
+              30 - call _Z11atomic_loadPU3AS4VU7_Atomici()
+               7 - call _Z8atom_xorPU3AS1Vjj()
+               5 - atomicrmw
+               3 - cmpxchg
+             256 - load global (256 bytes)
+             256 - ret
+"""
+
+    def test_every_read_modify_write_counts_once_and_stays_an_instruction(self):
+        profile = read_oclgrind(self.HISTOGRAM).kernel("histogram256")
+        assert profile.metrics["atomics"] == 256 + 160 + 40 + 7 + 5 + 3  # atomic_load reads only: left out
+        assert profile.metrics["inst_warp"] * 32 == pytest.approx(512 + 256 + 160 + 40 + 30 + 7 + 5 + 3 + 256 + 256)
+
+    def test_a_kernel_without_atomics_has_none(self):
+        text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
+        assert all(k.metrics["atomics"] == 0 for k in read_oclgrind(text).kernels)
+
+
 class TestIntegerDivisions:
     """div_int (docs/models.md §3.2): the integer divisions a divider executes, counted from Oclgrind's histogram."""
 

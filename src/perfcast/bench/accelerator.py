@@ -83,6 +83,7 @@ class SuiteShape:
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
     random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
+    cpu_rates: bool = False  # measure what only a CPU device needs: scalar instructions (§3.3), atomics (§3.4)
 
 
 def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -183,6 +184,11 @@ ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time
 DIVISION_CHAINS = 4  # a divider's latency is a few of its issue intervals: four chains keep one busy
 DIVISION_ROUNDS = 64
 DIVISION_ARGUMENTS = (3, 1 << 30)  # the divisor and the value added back: quotients stay in (2^30, 2^31)
+# The scalar-issue kernel (scalar_issue in bench.cl and bench.c; CPU devices): eight independent chains of two
+# integer operations a round, SCALAR_ROUNDS rounds a launch (docs/models.md, §3.3).
+SCALAR_ROUNDS = 1024
+ATOMIC_ROUNDS = 1024  # atomic increments per work-item or thread and launch (atomic_increments; CPU devices, §3.4)
+SCALAR_INSTRUCTIONS = 20  # a round's instructions as Oclgrind counts them: 16 operations, the add, compare and two branches
 
 
 @dataclass(frozen=True)
@@ -345,8 +351,9 @@ def run_accelerator_suite(
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
     # Steps: the sizes, reads and writes, strided and random reads, host copy, peaks, elementary calls (2),
-    # integer divisions, local memory, the sweep, the L2 points and the random loads per level.
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 1 + len(shape.mix_steps)
+    # integer divisions, scalar instructions and atomics (a CPU device), local memory, the sweep, the L2 points and the random
+    # loads per level.
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 2 * int(shape.cpu_rates) + 1 + len(shape.mix_steps)
                          + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
 
     def measure(run: Timed, work: float) -> Sample:
@@ -430,6 +437,13 @@ def run_accelerator_suite(
     run = runtime.timed("int_division", shape.compute_items, np.int32(DIVISION_ROUNDS),
                         *(np.int32(v) for v in DIVISION_ARGUMENTS), results)
     suite.int_divisions = measure(run, shape.compute_items * DIVISION_ROUNDS * DIVISION_CHAINS)
+    if shape.cpu_rates:
+        tick("scalar instructions")
+        run = runtime.timed("scalar_issue", shape.compute_items, np.int32(SCALAR_ROUNDS), results)
+        suite.scalar_instructions = measure(run, shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS)
+        tick("atomic increments")
+        run = runtime.timed("atomic_increments", shape.compute_items, np.int32(ATOMIC_ROUNDS), results)
+        suite.atomics = measure(run, shape.compute_items * ATOMIC_ROUNDS)
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -9,10 +9,13 @@ from pathlib import Path
 import numpy as np
 
 from perfcast.bench.accelerator import (
+    ATOMIC_ROUNDS,
     DIVISION_ARGUMENTS,
     DIVISION_CHAINS,
     ELEMENTARY_CALLS,
     ELEMENTARY_KERNELS,
+    SCALAR_INSTRUCTIONS,
+    SCALAR_ROUNDS,
     ProgressSteps,
     chain_defines,
     random_working_sets,
@@ -31,8 +34,9 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
 __all__ = [
-    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "bench_build", "bench_library", "compute_rate", "division_rate",
-    "elementary_rate", "placed_arrays", "register_blocks", "scalar_flags", "streaming_arrays", "triad_rate",
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "atomic_rate", "bench_build", "bench_library", "compute_rate",
+    "division_rate", "elementary_rate", "placed_arrays", "register_blocks", "scalar_flags", "scalar_issue_rate",
+    "streaming_arrays", "triad_rate",
 ]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
@@ -133,6 +137,24 @@ def division_rate(lib: ctypes.CDLL, threads: int, repetitions: int, min_seconds:
                            threads * _DIVISION_ROUNDS * DIVISION_CHAINS, repetitions, min_seconds)
 
 
+def scalar_issue_rate(lib_scalar: ctypes.CDLL, threads: int, repetitions: int, min_seconds: float) -> Sample:
+    """Return the instructions per second (inst/s) code left scalar issues on `threads` threads, as Oclgrind counts.
+
+    `lib_scalar` is the scalar build (-fno-tree-vectorize); its scalar_issue kernel runs bench.cl's, whose round
+    Oclgrind counts as SCALAR_INSTRUCTIONS instructions.
+    """
+    sink = (ctypes.c_uint32 * max(64, threads))()  # one result per thread
+    return calibrated_rate(lambda passes: lib_scalar.scalar_issue(passes, SCALAR_ROUNDS, threads, sink),
+                           threads * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS, repetitions, min_seconds)
+
+
+def atomic_rate(lib: ctypes.CDLL, threads: int, repetitions: int, min_seconds: float) -> Sample:
+    """Return the atomic increments per second (atomic/s) into each thread's own 256-bin histogram on `threads` threads."""
+    sink = (ctypes.c_uint32 * 256)()  # the bins every thread adds its own to
+    return calibrated_rate(lambda passes: lib.atomic_increments(passes, ATOMIC_ROUNDS, threads, sink),
+                           threads * ATOMIC_ROUNDS, repetitions, min_seconds)
+
+
 def triad_rate(
     lib: ctypes.CDLL, arrays: tuple[np.ndarray, np.ndarray, np.ndarray], n: int, threads: int, repetitions: int,
     min_seconds: float, write_allocate: bool = False,
@@ -190,6 +212,8 @@ def _declare(library: NativeLibrary) -> ctypes.CDLL:
         "mem_random": [_D, _I64, _L, _L, _I, _D],
         "mix_f32": [_F, _L, _I, ctypes.c_float, ctypes.c_float, _L, _I],
         "int_division": [_L, _L, _I, _I, _I, ctypes.POINTER(ctypes.c_int)],
+        "scalar_issue": [_L, _L, _I, ctypes.POINTER(ctypes.c_uint32)],
+        "atomic_increments": [_L, _L, _I, ctypes.POINTER(ctypes.c_uint32)],
     }
     for function, scalar, _, _ in _COMPUTE.values():
         signatures[function] = [_L, _I, _I, scalar, scalar, ctypes.POINTER(scalar)]
@@ -275,7 +299,7 @@ class NativeCpuBackend:
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
         random_sets = random_working_sets(self._cache_reach())
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 1 + 2 + 10
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 3 + 2 + 10
                              + len(random_sets))
 
         for size in sizes:
@@ -342,6 +366,12 @@ class NativeCpuBackend:
         # 4c. Integer divisions by a run-time divisor on every core, divisions per second (§3.2).
         tick("integer divisions")
         suite.int_divisions = division_rate(lib, threads, reps, min_seconds)
+        # 4d. Instructions of code left scalar, every core, as Oclgrind counts them (§3.3's issue floor).
+        tick("scalar instructions")
+        suite.scalar_instructions = scalar_issue_rate(lib_scalar, threads, reps, min_seconds)
+        # 4e. Atomic increments into a histogram of each core's own, every core (§3.4's atomic cost).
+        tick("atomic increments")
+        suite.atomics = atomic_rate(lib, threads, reps, min_seconds)
         # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
         for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
             tick(f"fp32 FMA, {label}")

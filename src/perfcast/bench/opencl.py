@@ -208,6 +208,7 @@ class OpenClBackend:
             item_read_widths=ITEM_READ_WIDTHS,
             upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
             random_levels=host_random_levels() if self.is_cpu else (),
+            cpu_rates=self.is_cpu,
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
         return runtime, shape, notes

@@ -92,6 +92,8 @@ class SuiteResult:
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
     random_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3, DRAM -> random loads per second
     int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
+    scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
+    atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -264,6 +266,10 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"random loads in {level}", s) for level, s in suite.random_loads.items()]
     if suite.int_divisions is not None:
         named.append(("int32 divisions", suite.int_divisions))
+    if suite.scalar_instructions is not None:
+        named.append(("scalar instructions", suite.scalar_instructions))
+    if suite.atomics is not None:
+        named.append(("atomic increments", suite.atomics))
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
     return named
@@ -343,6 +349,11 @@ def measured_device(
     if suite.int_divisions is not None:
         data["int_divisions"] = _figure(suite.int_divisions, f"{suite.tool}, int32 divisions by a run-time divisor",
                                         today)
+    if suite.scalar_instructions is not None:
+        data["scalar_instructions"] = _figure(
+            suite.scalar_instructions, f"{suite.tool}, independent integer operations left scalar", today)
+    if suite.atomics is not None:
+        data["atomics"] = _figure(suite.atomics, f"{suite.tool}, atomic increments into a 256-bin histogram", today)
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
@@ -383,6 +394,12 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         if suite.int_divisions is not None:
             s = suite.int_divisions
             writer.writerow(["int32 divisions", "", "", s.value, "div/s", s.spread, s.repetitions])
+        if suite.scalar_instructions is not None:
+            s = suite.scalar_instructions
+            writer.writerow(["scalar instructions", "", "", s.value, "inst/s", s.spread, s.repetitions])
+        if suite.atomics is not None:
+            s = suite.atomics
+            writer.writerow(["atomic increments", "", "", s.value, "atomic/s", s.spread, s.repetitions])
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])
@@ -406,7 +423,12 @@ def _is_measured_figure(node: Any) -> bool:
 
 
 def _best_node(nodes: list[Any]) -> Any:
-    """Return the first node with every measured figure in it replaced by the highest of the nodes' (see best_of_runs)."""
+    """Return the first node with every measured figure in it replaced by the highest of the nodes' (see best_of_runs).
+
+    A run that lacks a figure (None: a profile written before the bench measured it) leaves the choice to those
+    that have it.
+    """
+    nodes = [n for n in nodes if n is not None] or nodes
     first = nodes[0]
     if all(_is_measured_figure(n) for n in nodes):
         if all(n["value"] == first["value"] for n in nodes):

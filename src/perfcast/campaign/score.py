@@ -20,10 +20,15 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.campaign import CampaignKernel
 from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
 from perfcast.models.quantitative import (
+    ELEMENTARY_COST,
+    AtomicCost,
     DivisionCost,
+    IssueFloor,
     LatencyFloor,
     QuantitativePrediction,
+    atomic_cost,
     division_cost,
+    issue_floor,
     kernel_parameters,
     latency_floor,
     predict,
@@ -178,13 +183,29 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
-def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs
-              ) -> tuple[LatencyFloor | None, DivisionCost | None, dict[str, str]]:
-    """Return a kernel's latency floor (§3.1) and integer divisions' time (§3.2) on a device (s), and what is left out.
+def scalar_instructions(profile: KernelProfile) -> float | None:
+    """Return the instructions (count) a profile's kernel issues where its compiler left it scalar, or None.
+
+    A counting profiler's instructions (Oclgrind: every lane of every instruction, phis aside) without its
+    elementary-function calls, which §3 prices at their own measured rate. A profile that counts warps (ncu,
+    nvprof: a GPU's) has no elementary calls recorded and is not a scalar CPU's: its count is not one.
+    """
+    if "elementary_fp32" not in profile.metrics or "inst_warp" not in profile.metrics:
+        return None
+    calls = profile.elementary_calls("fp32") + profile.elementary_calls("fp64")
+    return max(0.0, 32 * profile.metrics["inst_warp"] - ELEMENTARY_COST * calls)
+
+
+def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None
+              ) -> tuple[LatencyFloor | None, DivisionCost | None, IssueFloor | None, AtomicCost | None, dict[str, str]]:
+    """Return a kernel's latency floor (§3.1), divisions' time (§3.2), issue floor (§3.3) and atomics' time (§3.4) (s).
 
     The latency floor needs scattered loads simulated through this device's caches (another device's caches
     serve other levels) and the device's random-load rates; the divisions the profile's count of them and the
-    device's measured rate. What is left out comes keyed by the term ("latency floor", "integer divisions").
+    device's measured rate; the issue floor the compiler's report that the kernel ran scalar (`lanes` 1: the
+    widest vector its compiler gave a loop of it) and the device's measured rate of scalar instructions; the
+    atomics the profile's count and the device's rate. What is left out comes keyed by the term ("latency
+    floor", "integer divisions", "issue floor", "atomics").
     """
     left_out = {}
     floor = None
@@ -200,14 +221,31 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs
     divisions = division_cost(divided, inputs.int_divisions) if divided and inputs.int_divisions else None
     if divided and inputs.int_divisions is None:
         left_out["integer divisions"] = f"{divided:.3g} integer divisions, no measured rate of them (not priced)"
-    return floor, divisions, left_out
+    issue = None
+    instructions = scalar_instructions(profile)
+    if inputs.scalar_instructions is not None and instructions is not None:
+        if lanes is None:
+            left_out["issue floor"] = ("no issue floor: no compiler's report says whether the kernel ran scalar "
+                                       "(a campaign reads one)")
+        elif lanes == 1:
+            issue = issue_floor(instructions, inputs.scalar_instructions)
+    counted = profile.metrics.get("atomics", 0.0)
+    atomics = atomic_cost(counted, inputs.atomics) if counted and inputs.atomics else None
+    if counted and inputs.atomics is None:
+        left_out["atomics"] = f"{counted:.3g} atomics, no measured rate of them (not priced)"
+    return floor, divisions, issue, atomics, left_out
 
 
-def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs
+def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1 and §3.2, in words, and what is left out."""
-    floor, divisions, left_out = cpu_terms(profile, inputs)
-    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions)
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.3, in words, and what is left out.
+
+    `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
+    None where no report was read.
+    """
+    floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
+    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions,
+                issue, atomics)
     detail = p.explain() + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
@@ -215,8 +253,14 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs
     return p, detail, left_out
 
 
-def _quantitative(profile: KernelProfile, device: Device, measured: float) -> Prediction:
-    p, detail, _ = predict_profiled(profile, quantitative_inputs(device))
+def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None) -> int | None:
+    """Return the lanes the compiler's report (a campaign's `vectorisation`) gives kernel `name`, or None."""
+    lanes = (vectorisation or {}).get("lanes", {}).get(name)
+    return int(lanes) if lanes is not None else None
+
+
+def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None) -> Prediction:
+    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 
@@ -310,7 +354,9 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
             score.left_out[model] = "no profile of this kernel in the archive"
     else:
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
-                            ("quantitative", lambda: _quantitative(profile, device, measured))):
+                            ("quantitative", lambda: _quantitative(
+                                profile, device, measured,
+                                kernel_lanes(record.get("kernel") or name.partition("[")[0], vectorisation)))):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
@@ -341,7 +387,8 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
-        "quantitative": lambda: _quantitative(profile, device, measured) if profile is not None else None,
+        "quantitative": lambda: (_quantitative(profile, device, measured, kernel_lanes(kernel.name, vectorisation))
+                                 if profile is not None else None),
     }
     for model, step in steps.items():
         try:

@@ -130,6 +130,12 @@ def _print_device(device: Device) -> None:
     if device.int_divisions is not None:
         rows.append(("int32 divisions", device.int_divisions, Dimension.COMPUTE))
         units[rows[-1][0]] = "div/s"
+    if device.scalar_instructions is not None:
+        rows.append(("scalar instructions", device.scalar_instructions, Dimension.COMPUTE))
+        units[rows[-1][0]] = "inst/s"
+    if device.atomics is not None:
+        rows.append(("atomic increments", device.atomics, Dimension.COMPUTE))
+        units[rows[-1][0]] = "atomic/s"
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
     if device.tdp is not None:

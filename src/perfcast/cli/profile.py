@@ -163,6 +163,8 @@ def _prediction_row(prediction: QuantitativePrediction) -> dict[str, Any]:
         "w_op": p.w_op, "w_ldst": p.w_ldst, "w_other": p.w_other,
         "latency_floor_s": None if p.floor is None else p.floor.time,
         "division_time_s": None if p.divisions is None else p.divisions.time,
+        "issue_floor_s": None if p.issue is None else p.issue.time,
+        "atomic_time_s": None if p.atomics is None else p.atomics.time,
     }
 
 
@@ -175,6 +177,7 @@ def predict_command(
     log: Annotated[bool, typer.Option("--log", help="Log axes on the chart.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per kernel and device, in base units.")] = None,
+    scalar: Annotated[list[str] | None, typer.Option("--scalar", help="A kernel its compiler left scalar (its report: gcc -fopt-info-vec, PoCL's POCL_VECTORIZER_REMARKS): a CPU with a measured rate of scalar instructions floors its time at them (§3.3). Repeatable.")] = None,
 ) -> None:
     """Time of each profiled kernel on each device, by the quantitative roofline (§3), with its bound and why."""
     from perfcast.campaign.score import predict_profiled
@@ -187,6 +190,7 @@ def predict_command(
     check_csv(csv_to)
     profile = read_profile(profile_path)
     chosen = profile.select(kernels or [])
+    profile.select(scalar or [])  # a --scalar kernel the profile lacks is an error, as a --kernel one is
     devices = [resolve_device(name) for name in device_names]
     inputs = [quantitative_inputs(device) for device in devices]
     results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
@@ -206,8 +210,10 @@ def predict_command(
             try:
                 # A device with a measured rate of elementary-function calls prices them itself (Oclgrind
                 # profiles only: its counts give every call a fixed cost); its measured random loads and
-                # divisions give the floors of §3.1 and §3.2 where the profile has their counts.
-                prediction, details[(kernel.name, index)], _ = predict_profiled(kernel, info)
+                # divisions give the floors of §3.1 and §3.2 where the profile has their counts; its scalar
+                # instructions §3.3's for the kernels named --scalar.
+                lanes = 1 if kernel.name in (scalar or []) else None
+                prediction, details[(kernel.name, index)], _ = predict_profiled(kernel, info, lanes)
                 rows.append((info.device.name, prediction))
             except ValueError as error:
                 raise ProfileError(f"kernel {kernel.name!r} on {info.device.name}: {error}") from None

@@ -11,7 +11,8 @@ an FMA is 2 ops, one instruction). A counting profiler (Oclgrind) gives every ca
 instructions, which is near a GPU's and far below a CPU's, where a call runs a library routine.
 
 And the rate of random loads found in each level (L2, L3, DRAM) where the device has one measured: the latency
-floor of §3.1 prices a kernel's scattered loads at it.
+floor of §3.1 prices a kernel's scattered loads at it. The rate of integer divisions (§3.2) and of instructions in
+code left scalar (§3.3's issue floor) and of atomics (§3.4), where measured.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ class QuantitativeInputs:
     elementary_cost: dict[str, float] = field(default_factory=dict)  # precision -> instructions per call, measured
     random_loads: dict[str, float] = field(default_factory=dict)  # L2, L3, DRAM -> random loads/s, measured
     int_divisions: float | None = None  # int32 divisions/s, measured (§3.2's division cost)
+    scalar_instructions: float | None = None  # inst/s of code left scalar, measured (§3.3's issue floor)
+    atomics: float | None = None  # atomic read-modify-writes/s, measured (§3.4's atomic cost)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -129,5 +132,16 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         sources["int32 divisions"] = _describe(divisions, Dimension.COMPUTE, "div/s")
         summaries["int32 divisions"] = (f"{_value(divisions.value, Dimension.COMPUTE, 'div/s')} "
                                         f"({divisions.provenance.source})")
+    scalar = device.scalar_instructions
+    if scalar is not None:
+        sources["scalar instructions"] = _describe(scalar, Dimension.COMPUTE, "inst/s")
+        summaries["scalar instructions"] = (f"{_value(scalar.value, Dimension.COMPUTE, 'inst/s')} "
+                                            f"({scalar.provenance.source})")
+    atomics = device.atomics
+    if atomics is not None:
+        sources["atomics"] = _describe(atomics, Dimension.COMPUTE, "atomic/s")
+        summaries["atomics"] = f"{_value(atomics.value, Dimension.COMPUTE, 'atomic/s')} ({atomics.provenance.source})"
     return QuantitativeInputs(device, rates, sources, summaries, costs, random,
-                              divisions.value if divisions is not None else None)
+                              divisions.value if divisions is not None else None,
+                              scalar.value if scalar is not None else None,
+                              atomics.value if atomics is not None else None)

@@ -328,6 +328,14 @@ class Device(BaseModel):
         default=None, description="int32 divisions per second, every core (or SM), by a divisor known only at run "
         "time, written as op/s: what an index divided by a size costs. The quantitative model "
         "prices integer divisions with it (§3.2)")
+    scalar_instructions: ComputeFigure | None = Field(
+        default=None, description="CPU: instructions per second, every core, of code its compiler left scalar "
+        "(independent integer operations, counted as Oclgrind counts them), written as op/s. The quantitative "
+        "model's issue floor prices a scalar kernel's instructions with it (§3.3)")
+    atomics: ComputeFigure | None = Field(
+        default=None, description="CPU: atomic read-modify-writes per second, every core, each into a 256-bin "
+        "histogram of the core's own (a locked add on x86), written as op/s. The quantitative model prices a "
+        "kernel's atomics with it (§3.4)")
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "

@@ -26,6 +26,18 @@ division that finds a work-item's index holds back every load and operation
 that uses the index, so its time adds to the rest: given the kernel's
 divisions and the device's measured rate of them, the time is the other bounds'
 plus divisions / rate, bound "division" where that part is the larger.
+
+An issue floor for code left scalar (§3.3): §3's rates are SIMD peaks, reached
+only by code whose compiler spread work-items (or a loop) over vector lanes.
+Where the compiler's own report says a kernel's loops stayed scalar, every one
+of its instructions passes through the core's issue ports one lane at a time:
+the time cannot be below instructions / the device's measured rate of scalar
+instructions, bound "issue" where that floor decides.
+
+Atomics (§3.4): a CPU runs an atomic read-modify-write as a locked
+instruction, which waits for the core's earlier stores and holds back its later
+loads: like a division, its time adds, atomics / the device's measured rate of
+them, bound "atomic" where that part is the larger.
 """
 
 from __future__ import annotations
@@ -40,12 +52,16 @@ __all__ = [
     "ELEMENTARY_COST",
     "SECTOR_BYTES",
     "DeviceRates",
+    "AtomicCost",
     "DivisionCost",
+    "IssueFloor",
     "KernelCounts",
     "KernelParameters",
     "LatencyFloor",
     "QuantitativePrediction",
+    "atomic_cost",
     "division_cost",
+    "issue_floor",
     "kernel_parameters",
     "latency_floor",
     "predict",
@@ -57,7 +73,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "division"]
+Bound = Literal["compute", "memory", "latency", "issue", "division", "atomic"]
 
 
 @dataclass(frozen=True)
@@ -231,6 +247,54 @@ def division_cost(divisions: float, rate: float) -> DivisionCost:
 
 
 @dataclass(frozen=True)
+class AtomicCost:
+    """A kernel's atomic read-modify-writes (count), the device's rate of them (atomic/s), and their time (s)."""
+
+    atomics: float
+    rate: float
+
+    @property
+    def time(self) -> float:
+        """Return the atomics' time (s): each one a locked instruction at the device's measured rate."""
+        return self.atomics / self.rate
+
+    def explain(self) -> str:
+        """Return the cost in words: the atomics and the rate."""
+        return f"{self.atomics:.3g} atomics / {self.rate:.3g} atomic/s"
+
+
+def atomic_cost(atomics: float, rate: float) -> AtomicCost:
+    """Return the time (s) of `atomics` atomic read-modify-writes at `rate` atomic/s (§3.4)."""
+    non_negative("atomics", atomics)
+    positive("atomic rate", rate)
+    return AtomicCost(atomics, rate)
+
+
+@dataclass(frozen=True)
+class IssueFloor:
+    """A scalar kernel's instructions (count), the device's rate of scalar instructions (inst/s), and their time (s)."""
+
+    instructions: float
+    rate: float
+
+    @property
+    def time(self) -> float:
+        """Return the floor (s): every instruction through the cores' issue ports, one lane at a time."""
+        return self.instructions / self.rate
+
+    def explain(self) -> str:
+        """Return the floor in words: the instructions and the rate."""
+        return f"{self.instructions:.3g} instructions left scalar / {self.rate:.3g} inst/s"
+
+
+def issue_floor(instructions: float, rate: float) -> IssueFloor:
+    """Return the issue floor (s) of `instructions` executed scalar at `rate` scalar instructions/s (§3.3)."""
+    non_negative("scalar instructions", instructions)
+    positive("scalar instruction rate", rate)
+    return IssueFloor(instructions, rate)
+
+
+@dataclass(frozen=True)
 class QuantitativePrediction:
     """A §3 prediction with every intermediate: weights, E_instr, T'_op (op/s), O_krn, O_dev (op/B), bound, time (s)."""
 
@@ -253,6 +317,8 @@ class QuantitativePrediction:
     reason: str
     floor: LatencyFloor | None = None  # the latency floor weighed against §3's bound, where one was given
     divisions: DivisionCost | None = None  # the integer divisions' time (§3.2), added, where one was given
+    issue: IssueFloor | None = None  # the issue floor of code left scalar (§3.3), where one was given
+    atomics: AtomicCost | None = None  # the atomics' time (§3.4), added, where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -261,14 +327,19 @@ class QuantitativePrediction:
                 f"E_mix {self.kernel.e_mix:.2f}, E_instr {self.e_instr:.2f}")
         if self.floor is not None:
             text += f"; latency floor {self.floor.time:.3g} s ({self.floor.explain()})"
+        if self.issue is not None:
+            text += f"; issue floor {self.issue.time:.3g} s ({self.issue.explain()})"
         if self.divisions is not None:
             text += f"; division cost {self.divisions.time:.3g} s ({self.divisions.explain()})"
+        if self.atomics is not None:
+            text += f"; atomic cost {self.atomics.time:.3g} s ({self.atomics.explain()})"
         return text
 
 
 def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
-            divisions: DivisionCost | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1 and §3.2 may raise it."""
+            divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
+            atomics: AtomicCost | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.4 may raise it."""
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -314,8 +385,24 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             reason = f"{reason}; integer divisions add {divisions.time:.3g} s"
         time += divisions.time
         performance = kernel.w_comp / time
+    if atomics is not None and atomics.time > 0:
+        # Added, as the divisions are: a locked instruction holds back the loads after it (docs/models.md §3.4).
+        if atomics.time > time:
+            reason = f"atomics {atomics.time:.3g} s, added to the {bound}-bound {time:.3g} s"
+            bound = "atomic"
+        else:
+            reason = f"{reason}; atomics add {atomics.time:.3g} s"
+        time += atomics.time
+        performance = kernel.w_comp / time
+    if issue is not None and issue.time > time:
+        # Weighed last, against the divisions' sum too: the floor counts every instruction, a division as one,
+        # and a scalar core issues the others while its divider works (docs/models.md §3.3).
+        reason = f"the scalar instructions' issue floor is above the {bound}-bound {time:.3g} s"
+        bound, time = "issue", issue.time
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
-                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions)
+                                  t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
+                                  issue, atomics)
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

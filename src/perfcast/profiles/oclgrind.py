@@ -33,6 +33,8 @@ FP_OPCODES = ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "fcmp")
 INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor", "icmp",
                "getelementptr")
 NOT_INSTRUCTIONS = ("phi",)  # SSA bookkeeping, no machine instruction
+_ATOMIC_BUILTINS = ("atomic_", "atom_")  # OpenCL 1.x atomic_inc/atomic_add..., cl_khr's atom_*, OpenCL 2 atomic_fetch_*
+_NOT_RMW = ("atomic_load", "atomic_store", "atomic_init", "atomic_work_item_fence")  # no read-modify-write
 _ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
                "atan", "atan2", "sinh", "cosh", "tanh", "pow", "pown", "powr", "rootn", "cbrt", "erf", "erfc",
                "hypot", "tgamma", "lgamma", "sincos", "sinpi", "cospi", "tanpi", "asinh", "acosh", "atanh")
@@ -209,7 +211,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
-    integer = ldst = total = divisions = 0.0
+    integer = ldst = total = divisions = atomics = 0.0
     divided_opcodes: set[str] = set()
     builtin_precisions: set[str] = set()
     for what in launch:
@@ -246,6 +248,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                     elementary[precision] += count * lanes
                 total += count * lanes * cost
                 continue
+            if demangled and demangled[0].startswith(_ATOMIC_BUILTINS) and not demangled[0].startswith(_NOT_RMW):
+                atomics += count  # §3.4: a read-modify-write of memory, one instruction here and priced apart
             total += count  # work-item queries, barriers, other builtins: one instruction each
             continue
         if what.startswith(("load ", "store ")):
@@ -272,6 +276,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                     divisions += count * share * variant.lanes * real
                     divided_opcodes.add(opcode)
             continue
+        if opcode in ("atomicrmw", "cmpxchg"):
+            atomics += count
         total += count  # conversions, casts, selects, branches, returns: instructions of no class of §3
     if guessed and any(fp.values()):
         source = "no LLVM IR of the kernel" if variants is None else "the opcode is not in the kernel's IR"
@@ -291,6 +297,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
         "fma_fp64": fma["fp64"], "int": integer, "ldst": ldst, "inst_warp": total / 32,
         # §3.2: the integer divisions and remainders a divider executes (they are in `int` too).
         "div_int": divisions,
+        # §3.4: atomic read-modify-writes (OpenCL's atomic_* and atom_* builtins, LLVM's atomicrmw and cmpxchg).
+        "atomics": atomics,
         "dram_read": nbytes["load global"] / 32, "dram_write": nbytes["store global"] / 32,
         "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
         "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),

@@ -302,6 +302,59 @@ double int_division(long passes, long rounds, int threads, int d, int big, int *
     return omp_get_wtime() - start;
 }
 
+/* ---------------------------------------------------------------- scalar instruction issue */
+
+/* bench.cl's scalar_issue on every thread: eight independent uint32 chains, each with its own pair of integer
+ * operations, `rounds` rounds a pass (20 instructions a round as Oclgrind counts the OpenCL twin). Run from the
+ * scalar build (-fno-tree-vectorize): the rate a core issues code its compiler left scalar (§3.3). */
+double scalar_issue(long passes, long rounds, int threads, uint32_t *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        uint32_t g = (uint32_t)omp_get_thread_num();
+        uint32_t a = g, b = g + 1u, c = g + 2u, d = g + 3u, e = g + 4u, f = g + 5u, h = g + 6u, i = g + 7u;
+        for (long p = 0; p < passes; p++) {
+            for (long q = 0; q < rounds; q++) {
+                a = (a + 0x9e3779b9u) ^ 0x85ebca6bu;
+                b = (b ^ 0xc2b2ae35u) + 0x27d4eb2fu;
+                c = (0x165667b1u - c) ^ 0xd3a2646cu;
+                d = (d ^ 0xfd7046c5u) - c;
+                e = (e + 0x7feb352du) | 0x846ca68bu;
+                f = (f | 0x2c1b3c6du) + 0x297a2d39u;
+                h = (0x632be59bu - h) | 0x1b873593u;
+                i = (i & 0xe6546b64u) + 0x5bd1e995u;
+            }
+            __asm__ volatile("" : : "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+        }
+        sink[omp_get_thread_num()] = a ^ b ^ c ^ d ^ e ^ f ^ h ^ i;
+    }
+    return omp_get_wtime() - start;
+}
+
+/* ---------------------------------------------------------------- atomic increments */
+
+/* bench.cl's atomic_increments on every thread: `rounds` atomic increments a pass into the thread's own 256-bin
+ * histogram, each bin drawn by a linear congruential generator (a locked add on x86, as suite.c's histogram and
+ * PoCL's atomic_inc emit), then the bins added to `sink` with atomics. */
+double atomic_increments(long passes, long rounds, int threads, uint32_t *sink)
+{
+    double start = omp_get_wtime();
+#pragma omp parallel num_threads(threads)
+    {
+        uint32_t bins[256] = {0};
+        uint32_t x = (uint32_t)omp_get_thread_num() * 2654435761u + 1u;
+        for (long p = 0; p < passes; p++)
+            for (long q = 0; q < rounds; q++) {
+                x = x * 1664525u + 1013904223u;
+                __atomic_fetch_add(&bins[x >> 24], 1u, __ATOMIC_RELAXED);
+            }
+        for (int b = 0; b < 256; b++)
+            if (bins[b]) __atomic_fetch_add(&sink[b], bins[b], __ATOMIC_RELAXED);
+    }
+    return omp_get_wtime() - start;
+}
+
 /* ---------------------------------------------------------------- mixbench sweep */
 
 /* In place over x[0..n): each element takes k FMAs (2k ops) between its load and its store,

@@ -210,6 +210,51 @@ __kernel void int_division(int k, int d, int big, __global int *sink)
     sink[get_global_id(0)] = t;
 }
 
+/* ---------------------------------------------------------------- scalar instruction issue (CPU devices) */
+
+/* Eight independent uint chains, two integer operations each a round, `k` rounds: 16 operations and the loop's
+ * add, compare and two branches, 20 instructions a round as Oclgrind counts them (phis aside; docs/models.md,
+ * §3.3; tests/bench/test_scalar_issue.py counts them).
+ * Each chain's pair of operations is its own (add-xor, xor-add, sub-xor, ...): no two rounds' chains are alike,
+ * so no compiler packs them into a vector, and the inner loop's recurrences keep PoCL's work-group loop scalar.
+ * That is the code a CPU runs when its compiler left a kernel scalar. */
+__kernel void scalar_issue(int k, __global uint *sink)
+{
+    uint g = (uint)get_global_id(0);
+    uint a = g, b = g + 1u, c = g + 2u, d = g + 3u, e = g + 4u, f = g + 5u, h = g + 6u, i = g + 7u;
+    for (int q = 0; q < k; q++) {
+        a = (a + 0x9e3779b9u) ^ 0x85ebca6bu;
+        b = (b ^ 0xc2b2ae35u) + 0x27d4eb2fu;
+        c = (0x165667b1u - c) ^ 0xd3a2646cu;
+        d = (d ^ 0xfd7046c5u) - c;
+        e = (e + 0x7feb352du) | 0x846ca68bu;
+        f = (f | 0x2c1b3c6du) + 0x297a2d39u;
+        h = (0x632be59bu - h) | 0x1b873593u;
+        i = (i & 0xe6546b64u) + 0x5bd1e995u;
+    }
+    sink[g] = a ^ b ^ c ^ d ^ e ^ f ^ h ^ i;
+}
+
+/* ---------------------------------------------------------------- atomic increments (CPU devices) */
+
+/* `k` atomic increments per work-item into a 256-bin local histogram, each bin drawn by a linear congruential
+ * generator (one multiply-add a draw), then the group's bins added to `sink` (256 atomics a group, few beside
+ * the k per work-item). The read-modify-write a histogram kernel makes, priced by docs/models.md §3.4. */
+__kernel void atomic_increments(int k, __global uint *sink)
+{
+    __local uint bins[256];
+    for (int b = get_local_id(0); b < 256; b += get_local_size(0)) bins[b] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    uint x = (uint)get_global_id(0) * 2654435761u + 1u;
+    for (int q = 0; q < k; q++) {
+        x = x * 1664525u + 1013904223u;
+        atomic_inc(&bins[x >> 24]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int b = get_local_id(0); b < 256; b += get_local_size(0))
+        if (bins[b]) atomic_add(&sink[b], bins[b]);
+}
+
 /* ---------------------------------------------------------------- local memory (T_ldst) */
 
 /* Each work-item loads a neighbour's word and stores its own, `k` times: 2k local accesses of 4 B.

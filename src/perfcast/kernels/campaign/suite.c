@@ -5,7 +5,7 @@
  * on every OpenMP thread, and returns its wall time in seconds.
  *
  * Where the OpenCL kernel works per work-group (the tiled SGEMM, the histogram, the reduction), the C one works
- * per block of the same size: TILE x TILE tiles, GROUP-element partial sums, a private histogram per thread
+ * per block of the same size: TILE x TILE tiles, GROUP-element partial sums, a GROUP-element local histogram
  * merged with atomics. Built with gcc -O3 -march=native -fopenmp -DTILE=... (kernels/native.py). */
 
 #include <math.h>
@@ -99,20 +99,25 @@ double sgemm_tiled(float *restrict C, const float *restrict A, const float *rest
     return omp_get_wtime() - start;
 }
 
-/* Adds the histogram of `data` to `bins`, as each OpenCL launch does. */
+/* Adds the histogram of `data` to `bins`, as each OpenCL launch does: per block of GROUP elements (a work-group),
+ * a local histogram zeroed, each element counted into it with an atomic increment (suite.cl's atomic_inc on local
+ * memory: PoCL emits the same locked add, not knowing that one thread runs the group), and its non-zero bins added
+ * to the global ones with atomics. GROUP is 256, one bin per work-item to zero and to merge, as in suite.cl. */
+#if GROUP != 256
+#error "histogram256 zeroes and merges one bin per work-item: GROUP must be 256"
+#endif
 double histogram256(uint32_t *bins, const uint8_t *restrict data, int n)
 {
     double start = omp_get_wtime();
-#pragma omp parallel
-    {
-        uint32_t local_bins[256] = {0};
-#pragma omp for schedule(static) nowait
-        for (int i = 0; i < n; i++) local_bins[data[i]]++;
+    int groups = (n + GROUP - 1) / GROUP;
+#pragma omp parallel for schedule(static)
+    for (int g = 0; g < groups; g++) {
+        uint32_t local_bins[256];
+        for (int b = 0; b < 256; b++) local_bins[b] = 0;
+        int end = (g + 1) * GROUP < n ? (g + 1) * GROUP : n;
+        for (int i = g * GROUP; i < end; i++) __atomic_fetch_add(&local_bins[data[i]], 1u, __ATOMIC_RELAXED);
         for (int b = 0; b < 256; b++)
-            if (local_bins[b]) {
-#pragma omp atomic
-                bins[b] += local_bins[b];
-            }
+            if (local_bins[b]) __atomic_fetch_add(&bins[b], local_bins[b], __ATOMIC_RELAXED);
     }
     return omp_get_wtime() - start;
 }
