@@ -64,6 +64,10 @@ def test_devices_show_gives_measured_rates_in_their_own_units():
     divided = measured.parents[1] / "xeon-avx512-divisions" / "device.yaml"
     result = runner.invoke(app, ["devices", "show", str(divided)], terminal_width=200)
     assert result.exit_code == 0 and "int32 divisions" in result.stdout and "Mdiv/s" in result.stdout
+    issue = measured.parents[1] / "xeon-avx512-issue" / "device.yaml"
+    result = runner.invoke(app, ["devices", "show", str(issue)], terminal_width=200)
+    assert result.exit_code == 0 and "scalar instructions" in result.stdout and "Ginst/s" in result.stdout
+    assert "atomic increments" in result.stdout and "Matomic/s" in result.stdout
 
 
 def test_devices_show_unknown_device():

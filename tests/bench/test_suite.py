@@ -148,6 +148,23 @@ def test_self_checks_flag_what_looks_wrong():
     assert "spread above 20%" in found and "DRAM triad 50%" in found
 
 
+def test_self_checks_flag_rates_the_peaks_rule_out():
+    from dataclasses import replace
+
+    from perfcast.bench.suite import self_checks
+
+    peaks = {("int32", "fma"): Sample(80e9, 0.01, 3), ("int32", "add_mul"): Sample(150e9, 0.01, 3)}
+    sane = replace(suite(compute=peaks), int_divisions=Sample(0.9e9, 0.01, 3),
+                   scalar_instructions=Sample(30e9, 0.01, 3), atomics=Sample(0.3e9, 0.01, 3))
+    assert not [w for w in self_checks(sane) if "divisions" in w or "scalar" in w or "atomic" in w]
+    wrong = replace(sane, int_divisions=Sample(20e9, 0.01, 3), scalar_instructions=Sample(200e9, 0.01, 3),
+                    atomics=Sample(250e9, 0.01, 3))
+    found = " | ".join(self_checks(wrong))
+    assert "int32 divisions: 20 G div/s, within 8x of the int32 multiply-add peak 80 GOP/s" in found
+    assert "scalar instructions: 200 G inst/s, above the int32 add peak 150 GOP/s" in found
+    assert "atomic increments: 250 G/s, above the scalar instructions' 200 G inst/s" in found
+
+
 def test_self_checks_go_into_the_profile_notes():
     wrong = suite(levels={"L1": Sample(50e9, 0.01, 3), "L2": Sample(80e9, 0.01, 3)})
     device = measured_device(catalog()["core-i7-930"], wrong, today="2026-11-22")

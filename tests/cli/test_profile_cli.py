@@ -178,3 +178,6 @@ def test_predict_floors_a_kernel_named_scalar_and_says_so_for_the_others(tmp_pat
     assert chain["time_s"] == pytest.approx(1e-3)
     assert wide["issue_floor_s"] is None and "no compiler's report says whether" in wide["explanation"]
     assert run("predict", profile, "-d", device, "--scalar", "nope").exit_code != 0
+    # A unique part of a name names the kernel, as for --kernel; the floor then applies to it.
+    partial = json.loads(run("predict", profile, "-d", device, "--scalar", "cha", "--json").stdout)
+    assert partial["kernels"][0]["predictions"][data["name"]]["bound"] == "issue"

@@ -291,6 +291,20 @@ class TestIssueFloor:
         floored = predict(kernel, RATES, divisions=division_cost(5e3, 1e9), issue=issue_floor(1e5, 1e10))
         assert floored.time == pytest.approx(1e-5) and floored.bound == "issue"
 
+    def test_library_calls_take_their_own_time_beside_the_instructions(self):
+        floor = issue_floor(4e6, 2e10, calls=1e3, calls_time=1e-4)  # 0.2 ms + 0.1 ms
+        assert floor.time == pytest.approx(3e-4)
+        assert floor.explain().endswith("+ 1e+03 elementary calls, 0.0001 s at the device's rate")
+        with pytest.raises(ValueError, match="elementary calls"):
+            issue_floor(1.0, 1e10, calls=-1.0)
+
+    def test_atomics_add_to_the_floor_where_it_decides(self):
+        # A locked instruction is a fence: nothing overlaps it, the issue floor's instructions neither.
+        kernel = kernel_parameters(FP32)
+        both = predict(kernel, RATES, issue=issue_floor(1e5, 1e10), atomics=atomic_cost(5e3, 1e9))  # 10 + 5 us
+        assert both.time == pytest.approx(1.5e-5) and both.bound == "issue"
+        assert "atomics add 5e-06 s" in both.reason
+
     @given(st.floats(0, 1e9), st.floats(1e6, 1e12))
     def test_more_instructions_never_speed_a_kernel_up(self, instructions, rate):
         kernel = kernel_parameters(FP32)

@@ -411,6 +411,17 @@ class TestAtomics:
         assert profile.metrics["atomics"] == 256 + 160 + 40 + 7 + 5 + 3  # atomic_load reads only: left out
         assert profile.metrics["inst_warp"] * 32 == pytest.approx(512 + 256 + 160 + 40 + 30 + 7 + 5 + 3 + 256 + 256)
 
+    def test_a_real_profile_of_the_suites_histogram_counts_its_atomics(self):
+        # Oclgrind 21.10's own names, through a campaign (PoCL, Xeon VM): one local atomic_inc per work-item, and
+        # the merges of each group's non-zero bins (256 random bytes fill about 162 of 256 bins: 0.63 each).
+        from perfcast.campaign.archive import Archive
+        from perfcast.campaign.projection import ArchiveRun
+
+        archive = (Path(__file__).parents[2] / "docs" / "validation" / "campaign-pocl" / "xeon-avx512-issue"
+                   / "campaign-pocl-xeon-issue.zip")
+        histogram = ArchiveRun.of(Archive.read(archive)).profiles.kernel("histogram256")
+        assert histogram.metrics["atomics"] / histogram.work_items == pytest.approx(1 + 162 / 256, rel=0.02)
+
     def test_a_kernel_without_atomics_has_none(self):
         text = (DATA / "oclgrind-opencl_program-256.txt").read_text()
         assert all(k.metrics["atomics"] == 0 for k in read_oclgrind(text).kernels)

@@ -109,6 +109,15 @@ class OpenClBackend:
         return bool(self.device.type & cl.device_type.CPU)
 
     @property
+    def cpu_rates(self) -> bool:
+        """Return True on PoCL's CPU device: its scalar-issue and atomics kernels (§3.3, §3.4) measure what they say.
+
+        PoCL leaves a kernel whose inner loop carries values scalar; another CPU platform (Intel's) vectorises
+        across work-items whatever the kernel's loops, and its "scalar" rate would be a vector one.
+        """
+        return self.is_cpu and "portable computing language" in self.device.platform.name.lower()
+
+    @property
     def has_fp64(self) -> bool:
         """Return True when the device computes in double precision."""
         return bool(self.device.double_fp_config)
@@ -150,7 +159,8 @@ class OpenClBackend:
 
     def _build(self, cl: Any, context: Any, *defines: str) -> Any:
         """Return bench.cl built for this device with `defines` (-D options)."""
-        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *chain_defines(), *defines]
+        options = ["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *chain_defines(), *defines,
+                   *(["-DCPU_RATES"] if self.cpu_rates else [])]
         options += ["-DUSE_FP64"] if self.has_fp64 else []
         try:
             return build_program(cl, context, SOURCE.read_text(), options)
@@ -208,7 +218,7 @@ class OpenClBackend:
             item_read_widths=ITEM_READ_WIDTHS,
             upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
             random_levels=host_random_levels() if self.is_cpu else (),
-            cpu_rates=self.is_cpu,
+            cpu_rates=self.cpu_rates,
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
         return runtime, shape, notes

@@ -218,8 +218,8 @@ ROOF_TOLERANCE = 1.10
 def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
     """Return what looks wrong in `suite`, one warning each, for the output and the profile's notes.
 
-    Peaks below half their estimate, intensity-sweep points above their roof, L1 below L2, and spreads above
-    SPREAD_LIMIT.
+    Peaks below half their estimate, intensity-sweep points above their roof, L1 below L2, rates of divisions,
+    scalar instructions and atomics higher than the peaks allow, and spreads above SPREAD_LIMIT.
     """
     warnings: list[str] = []
     for (precision, kind), sample in suite.compute.items():
@@ -247,11 +247,36 @@ def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
             f"L1 bandwidth {suite.levels['L1'].value / 1e9:.4g} GB/s is below L2's "
             f"{suite.levels['L2'].value / 1e9:.4g} GB/s (the L1 plateau is not measured well here)"
         )
+    warnings += _rate_checks(suite)
     spread = [(name, sample) for name, sample in _named_samples(suite) if sample.spread > SPREAD_LIMIT]
     if spread:
         listed = ", ".join(f"{name} {sample.spread:.0%}" for name, sample in spread[:8])
         more = f" and {len(spread) - 8} more" if len(spread) > 8 else ""
         warnings.append(f"spread above {SPREAD_LIMIT:.0%} (a noisy machine; rerun when it is quiet): {listed}{more}")
+    return warnings
+
+
+# A divider is never within this factor of the integer multiply-add peak (0.9 G div/s against 79 G op/s on PoCL on
+# the Xeon VM; a GPU's division is a sequence of tens of instructions): a rate above it is a kernel whose
+# compiler divided by a constant it saw.
+DIVIDER_MARGIN = 8
+
+
+def _rate_checks(suite: SuiteResult) -> list[str]:
+    """Return the warnings of rates that cannot be so high: divisions, scalar instructions and atomics (§3.2–§3.4)."""
+    warnings = []
+    fma, adds = suite.compute.get(("int32", "fma")), suite.compute.get(("int32", "add_mul"))
+    if suite.int_divisions is not None and fma is not None and suite.int_divisions.value > fma.value / DIVIDER_MARGIN:
+        warnings.append(f"int32 divisions: {suite.int_divisions.value / 1e9:.4g} G div/s, within {DIVIDER_MARGIN}x of "
+                        f"the int32 multiply-add peak {fma.value / 1e9:.4g} GOP/s (a divisor the compiler knew?)")
+    scalar = suite.scalar_instructions
+    if scalar is not None and adds is not None and scalar.value > adds.value:
+        warnings.append(f"scalar instructions: {scalar.value / 1e9:.4g} G inst/s, above the int32 add peak "
+                        f"{adds.value / 1e9:.4g} GOP/s of every vector lane (a vectorised kernel, or a peak measured "
+                        "too low)")
+    if suite.atomics is not None and scalar is not None and suite.atomics.value > scalar.value:
+        warnings.append(f"atomic increments: {suite.atomics.value / 1e9:.4g} G/s, above the scalar instructions' "
+                        f"{scalar.value / 1e9:.4g} G inst/s (a compiler that dropped the atomics?)")
     return warnings
 
 

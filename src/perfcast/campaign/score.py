@@ -183,17 +183,21 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
-def scalar_instructions(profile: KernelProfile) -> float | None:
-    """Return the instructions (count) a profile's kernel issues where its compiler left it scalar, or None.
+def scalar_issue(profile: KernelProfile, inputs: QuantitativeInputs) -> IssueFloor | None:
+    """Return the issue floor (§3.3, s) of a profile's kernel run scalar on a device with a scalar rate, or None.
 
-    A counting profiler's instructions (Oclgrind: every lane of every instruction, phis aside) without its
-    elementary-function calls, which §3 prices at their own measured rate. A profile that counts warps (ncu,
-    nvprof: a GPU's) has no elementary calls recorded and is not a scalar CPU's: its count is not one.
+    The instructions are a counting profiler's (Oclgrind: every lane of every instruction, phis aside), less its
+    elementary-function calls where the device measured its rate of them: those take calls / rate beside. A
+    profile that counts warps (ncu, nvprof: a GPU's) records no calls and is not a scalar CPU's: None.
     """
-    if "elementary_fp32" not in profile.metrics or "inst_warp" not in profile.metrics:
+    if inputs.scalar_instructions is None or "elementary_fp32" not in profile.metrics or "inst_warp" not in profile.metrics:
         return None
-    calls = profile.elementary_calls("fp32") + profile.elementary_calls("fp64")
-    return max(0.0, 32 * profile.metrics["inst_warp"] - ELEMENTARY_COST * calls)
+    instructions, calls, calls_time = 32 * profile.metrics["inst_warp"], 0.0, 0.0
+    for precision, rate in inputs.elementary_rates.items():
+        counted = profile.elementary_calls(precision)
+        instructions -= ELEMENTARY_COST * counted
+        calls, calls_time = calls + counted, calls_time + counted / rate
+    return issue_floor(max(0.0, instructions), inputs.scalar_instructions, calls, calls_time)
 
 
 def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None
@@ -222,13 +226,13 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
     if divided and inputs.int_divisions is None:
         left_out["integer divisions"] = f"{divided:.3g} integer divisions, no measured rate of them (not priced)"
     issue = None
-    instructions = scalar_instructions(profile)
-    if inputs.scalar_instructions is not None and instructions is not None:
+    floor_if_scalar = scalar_issue(profile, inputs)
+    if floor_if_scalar is not None:
         if lanes is None:
             left_out["issue floor"] = ("no issue floor: no compiler's report says whether the kernel ran scalar "
                                        "(a campaign reads one)")
         elif lanes == 1:
-            issue = issue_floor(instructions, inputs.scalar_instructions)
+            issue = floor_if_scalar
     counted = profile.metrics.get("atomics", 0.0)
     atomics = atomic_cost(counted, inputs.atomics) if counted and inputs.atomics else None
     if counted and inputs.atomics is None:
@@ -238,7 +242,7 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.3, in words, and what is left out.
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.4, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read.

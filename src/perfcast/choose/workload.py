@@ -115,7 +115,7 @@ class ProfileWorkload(Workload):
         unpriced: set[str] = set()
         for kernel in self.kernels:
             try:
-                # With §3.1 and §3.2 where the profile and the device give them (§3.3 needs a compiler's report).
+                # With §3.1, §3.2 and §3.4 where the profile and the device give them (§3.3 needs a compiler's report).
                 prediction, _, left_out = predict_profiled(kernel, inputs)
             except ValueError as error:  # e.g. an fp64 kernel on a device without double precision
                 raise WorkloadError(f"kernel {kernel.name!r}: {error}") from None
@@ -133,7 +133,7 @@ class ProfileWorkload(Workload):
         return Prediction(total, detail)
 
 
-# What a device leaves out of a profile's §3.1–§3.3 terms (campaign.score.cpu_terms' keys), in a ranking's words.
+# What a device leaves out of a profile's §3.1–§3.4 terms (campaign.score.cpu_terms' keys), in a ranking's words.
 _LEFT_OUT = {"integer divisions": "integer divisions unpriced (no measured rate here)",
              "latency floor": "no latency floor (traffic simulated for another device)",
              "issue floor": "no issue floor for scalar code (no compiler's report)",

@@ -190,7 +190,8 @@ def predict_command(
     check_csv(csv_to)
     profile = read_profile(profile_path)
     chosen = profile.select(kernels or [])
-    profile.select(scalar or [])  # a --scalar kernel the profile lacks is an error, as a --kernel one is
+    # Resolved as --kernel is (a unique part of a name will do), and an error where the profile has no such kernel.
+    scalar_names = {k.name for k in profile.select(scalar)} if scalar else set()
     devices = [resolve_device(name) for name in device_names]
     inputs = [quantitative_inputs(device) for device in devices]
     results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
@@ -212,7 +213,7 @@ def predict_command(
                 # profiles only: its counts give every call a fixed cost); its measured random loads and
                 # divisions give the floors of §3.1 and §3.2 where the profile has their counts; its scalar
                 # instructions §3.3's for the kernels named --scalar.
-                lanes = 1 if kernel.name in (scalar or []) else None
+                lanes = 1 if kernel.name in scalar_names else None
                 prediction, details[(kernel.name, index)], _ = predict_profiled(kernel, info, lanes)
                 rows.append((info.device.name, prediction))
             except ValueError as error:

@@ -42,6 +42,7 @@ class QuantitativeInputs:
     int_divisions: float | None = None  # int32 divisions/s, measured (§3.2's division cost)
     scalar_instructions: float | None = None  # inst/s of code left scalar, measured (§3.3's issue floor)
     atomics: float | None = None  # atomic read-modify-writes/s, measured (§3.4's atomic cost)
+    elementary_rates: dict[str, float] = field(default_factory=dict)  # precision -> calls/s, measured (§3.3)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -144,4 +145,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     return QuantitativeInputs(device, rates, sources, summaries, costs, random,
                               divisions.value if divisions is not None else None,
                               scalar.value if scalar is not None else None,
-                              atomics.value if atomics is not None else None)
+                              atomics.value if atomics is not None else None,
+                              {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs})

@@ -36,8 +36,8 @@ instructions, bound "issue" where that floor decides.
 
 Atomics (§3.4): a CPU runs an atomic read-modify-write as a locked
 instruction, which waits for the core's earlier stores and holds back its later
-loads: like a division, its time adds, atomics / the device's measured rate of
-them, bound "atomic" where that part is the larger.
+loads: its time adds, last (to the issue floor too), atomics / the device's
+measured rate of them, bound "atomic" where that part is the larger.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ __all__ = [
     "SECTOR_BYTES",
     "DeviceRates",
     "AtomicCost",
+    "CountedCost",
     "DivisionCost",
     "IssueFloor",
     "KernelCounts",
@@ -223,75 +224,79 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
 
 
 @dataclass(frozen=True)
-class DivisionCost:
-    """A kernel's integer divisions and remainders (count), the device's rate of them (div/s), and their time (s)."""
+class CountedCost:
+    """Operations a kernel makes that one unit serialises (count), the device's rate of them (per s), their time (s).
 
-    divisions: float
+    §3.2's integer divisions (a divider's) and §3.4's atomics (a locked instruction): `noun` and `unit` name them
+    ('integer divisions', 'div/s').
+    """
+
+    count: float
     rate: float
+    noun: str
+    unit: str
 
     @property
     def time(self) -> float:
-        """Return the divisions' time (s): every one through the device's dividers at their measured rate."""
-        return self.divisions / self.rate
+        """Return the operations' time (s): every one at the device's measured rate of them."""
+        return self.count / self.rate
 
     def explain(self) -> str:
-        """Return the cost in words: the divisions and the rate."""
-        return f"{self.divisions:.3g} integer divisions / {self.rate:.3g} div/s"
+        """Return the cost in words: the count and the rate."""
+        return f"{self.count:.3g} {self.noun} / {self.rate:.3g} {self.unit}"
 
 
-def division_cost(divisions: float, rate: float) -> DivisionCost:
+DivisionCost = CountedCost  # §3.2's, by the name predict's signature reads best with
+AtomicCost = CountedCost  # §3.4's
+
+
+def division_cost(divisions: float, rate: float) -> CountedCost:
     """Return the time (s) of `divisions` integer divisions and remainders at `rate` div/s (§3.2)."""
     non_negative("integer divisions", divisions)
     positive("integer division rate", rate)
-    return DivisionCost(divisions, rate)
+    return CountedCost(divisions, rate, "integer divisions", "div/s")
 
 
-@dataclass(frozen=True)
-class AtomicCost:
-    """A kernel's atomic read-modify-writes (count), the device's rate of them (atomic/s), and their time (s)."""
-
-    atomics: float
-    rate: float
-
-    @property
-    def time(self) -> float:
-        """Return the atomics' time (s): each one a locked instruction at the device's measured rate."""
-        return self.atomics / self.rate
-
-    def explain(self) -> str:
-        """Return the cost in words: the atomics and the rate."""
-        return f"{self.atomics:.3g} atomics / {self.rate:.3g} atomic/s"
-
-
-def atomic_cost(atomics: float, rate: float) -> AtomicCost:
+def atomic_cost(atomics: float, rate: float) -> CountedCost:
     """Return the time (s) of `atomics` atomic read-modify-writes at `rate` atomic/s (§3.4)."""
     non_negative("atomics", atomics)
     positive("atomic rate", rate)
-    return AtomicCost(atomics, rate)
+    return CountedCost(atomics, rate, "atomics", "atomic/s")
 
 
 @dataclass(frozen=True)
 class IssueFloor:
-    """A scalar kernel's instructions (count), the device's rate of scalar instructions (inst/s), and their time (s)."""
+    """A scalar kernel's instructions (count) at the device's scalar rate (inst/s), its library calls' time (s), the sum (s).
+
+    `calls` elementary-function calls (exp, log, sin) take `calls_time` at the device's measured rate of them;
+    they are not in `instructions`.
+    """
 
     instructions: float
     rate: float
+    calls: float = 0.0
+    calls_time: float = 0.0
 
     @property
     def time(self) -> float:
-        """Return the floor (s): every instruction through the cores' issue ports, one lane at a time."""
-        return self.instructions / self.rate
+        """Return the floor (s): every instruction through the cores' issue ports one lane at a time, and the calls."""
+        return self.instructions / self.rate + self.calls_time
 
     def explain(self) -> str:
-        """Return the floor in words: the instructions and the rate."""
-        return f"{self.instructions:.3g} instructions left scalar / {self.rate:.3g} inst/s"
+        """Return the floor in words: the instructions and the rate, and the calls' time."""
+        text = f"{self.instructions:.3g} instructions left scalar / {self.rate:.3g} inst/s"
+        if self.calls:
+            text += f" + {self.calls:.3g} elementary calls, {self.calls_time:.3g} s at the device's rate"
+        return text
 
 
-def issue_floor(instructions: float, rate: float) -> IssueFloor:
-    """Return the issue floor (s) of `instructions` executed scalar at `rate` scalar instructions/s (§3.3)."""
+def issue_floor(instructions: float, rate: float, calls: float = 0.0, calls_time: float = 0.0) -> IssueFloor:
+    """Return the issue floor (s): `instructions` executed scalar at `rate` inst/s, plus `calls` taking `calls_time` s (§3.3)."""
     non_negative("scalar instructions", instructions)
     positive("scalar instruction rate", rate)
-    return IssueFloor(instructions, rate)
+    non_negative("elementary calls", calls)
+    non_negative("elementary calls' time", calls_time)
+    return IssueFloor(instructions, rate, calls, calls_time)
 
 
 @dataclass(frozen=True)
@@ -336,6 +341,13 @@ class QuantitativePrediction:
         return text
 
 
+def _added(cost: CountedCost, named: Bound, bound: Bound, time: float, reason: str) -> tuple[Bound, float, str]:
+    """Return the bound, time (s) and reason once `cost` is added: bound `named` where it is the larger part."""
+    if cost.time > time:
+        return named, time + cost.time, f"{cost.noun} {cost.time:.3g} s, added to the {bound}-bound {time:.3g} s"
+    return bound, time + cost.time, f"{reason}; {cost.noun} add {cost.time:.3g} s"
+
+
 def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
             atomics: AtomicCost | None = None) -> QuantitativePrediction:
@@ -378,27 +390,18 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         performance = kernel.w_comp / time
     if divisions is not None and divisions.time > 0:
         # Added, not weighed: the loads and operations that use a divided index wait for it (docs/models.md §3.2).
-        if divisions.time > time:
-            reason = f"integer divisions {divisions.time:.3g} s, added to the {bound}-bound {time:.3g} s"
-            bound = "division"
-        else:
-            reason = f"{reason}; integer divisions add {divisions.time:.3g} s"
-        time += divisions.time
-        performance = kernel.w_comp / time
-    if atomics is not None and atomics.time > 0:
-        # Added, as the divisions are: a locked instruction holds back the loads after it (docs/models.md §3.4).
-        if atomics.time > time:
-            reason = f"atomics {atomics.time:.3g} s, added to the {bound}-bound {time:.3g} s"
-            bound = "atomic"
-        else:
-            reason = f"{reason}; atomics add {atomics.time:.3g} s"
-        time += atomics.time
+        bound, time, reason = _added(divisions, "division", bound, time, reason)
         performance = kernel.w_comp / time
     if issue is not None and issue.time > time:
-        # Weighed last, against the divisions' sum too: the floor counts every instruction, a division as one,
-        # and a scalar core issues the others while its divider works (docs/models.md §3.3).
+        # Weighed against the divisions' sum too: the floor counts every instruction, a division as one, and a
+        # scalar core issues the others while its divider works (docs/models.md §3.3).
         reason = f"the scalar instructions' issue floor is above the {bound}-bound {time:.3g} s"
         bound, time = "issue", issue.time
+        performance = kernel.w_comp / time
+    if atomics is not None and atomics.time > 0:
+        # Added last, to the issue floor too: a locked instruction is a fence, and nothing after it overlaps it
+        # (docs/models.md §3.4).
+        bound, time, reason = _added(atomics, "atomic", bound, time, reason)
         performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,

@@ -28,7 +28,7 @@ def _estimate(prediction: QuantitativePrediction) -> tuple[float, float]:
         return b_mem, prediction.performance / GIGA
     if math.isinf(prediction.o_krn):
         return 0.0, t_adj if prediction.bound == "compute" else prediction.performance / GIGA
-    if prediction.bound != "compute":  # a floor or the divisions (§3.1, §3.2): below the roofs, on the kernel line
+    if prediction.bound != "compute":  # a floor, the divisions or the atomics (§3.1–§3.4): on the kernel line
         performance = prediction.performance / GIGA
         return performance / prediction.o_krn, performance
     return t_adj / (prediction.o_krn), t_adj

@@ -34,7 +34,7 @@ INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr
                "getelementptr")
 NOT_INSTRUCTIONS = ("phi",)  # SSA bookkeeping, no machine instruction
 _ATOMIC_BUILTINS = ("atomic_", "atom_")  # OpenCL 1.x atomic_inc/atomic_add..., cl_khr's atom_*, OpenCL 2 atomic_fetch_*
-_NOT_RMW = ("atomic_load", "atomic_store", "atomic_init", "atomic_work_item_fence")  # no read-modify-write
+_NOT_RMW = ("atomic_load", "atomic_store", "atomic_init", "atomic_work_item_fence", "atomic_flag_clear")  # no RMW
 _ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
                "atan", "atan2", "sinh", "cosh", "tanh", "pow", "pown", "powr", "rootn", "cbrt", "erf", "erfc",
                "hypot", "tgamma", "lgamma", "sincos", "sinpi", "cospi", "tanpi", "asinh", "acosh", "atanh")

@@ -304,7 +304,7 @@ double int_division(long passes, long rounds, int threads, int d, int big, int *
 
 /* ---------------------------------------------------------------- scalar instruction issue */
 
-/* bench.cl's scalar_issue on every thread: eight independent uint32 chains, each with its own pair of integer
+/* bench.cl's scalar_issue on every thread: eight uint32 chains (d reads c), each with its own pair of integer
  * operations, `rounds` rounds a pass (20 instructions a round as Oclgrind counts the OpenCL twin). Run from the
  * scalar build (-fno-tree-vectorize): the rate a core issues code its compiler left scalar (§3.3). */
 double scalar_issue(long passes, long rounds, int threads, uint32_t *sink)

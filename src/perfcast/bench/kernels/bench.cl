@@ -212,7 +212,9 @@ __kernel void int_division(int k, int d, int big, __global int *sink)
 
 /* ---------------------------------------------------------------- scalar instruction issue (CPU devices) */
 
-/* Eight independent uint chains, two integer operations each a round, `k` rounds: 16 operations and the loop's
+#ifdef CPU_RATES /* PoCL's CPU device only (perfcast.bench.opencl: cpu_rates) */
+
+/* Eight uint chains (d reads c's value, no more), two integer operations each a round, `k` rounds: 16 operations and the loop's
  * add, compare and two branches, 20 instructions a round as Oclgrind counts them (phis aside; docs/models.md,
  * §3.3; tests/bench/test_scalar_issue.py counts them).
  * Each chain's pair of operations is its own (add-xor, xor-add, sub-xor, ...): no two rounds' chains are alike,
@@ -235,7 +237,7 @@ __kernel void scalar_issue(int k, __global uint *sink)
     sink[g] = a ^ b ^ c ^ d ^ e ^ f ^ h ^ i;
 }
 
-/* ---------------------------------------------------------------- atomic increments (CPU devices) */
+/* ---------------------------------------------------------------- atomic increments (PoCL's CPU device) */
 
 /* `k` atomic increments per work-item into a 256-bin local histogram, each bin drawn by a linear congruential
  * generator (one multiply-add a draw), then the group's bins added to `sink` (256 atomics a group, few beside
@@ -254,6 +256,8 @@ __kernel void atomic_increments(int k, __global uint *sink)
     for (int b = get_local_id(0); b < 256; b += get_local_size(0))
         if (bins[b]) atomic_add(&sink[b], bins[b]);
 }
+
+#endif /* CPU_RATES */
 
 /* ---------------------------------------------------------------- local memory (T_ldst) */
 
