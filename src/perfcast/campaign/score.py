@@ -183,7 +183,7 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
 
 
-def scalar_issue(profile: KernelProfile, inputs: QuantitativeInputs) -> IssueFloor | None:
+def scalar_issue_floor(profile: KernelProfile, inputs: QuantitativeInputs) -> IssueFloor | None:
     """Return the issue floor (§3.3, s) of a profile's kernel run scalar on a device with a scalar rate, or None.
 
     The instructions are a counting profiler's (Oclgrind: every lane of every instruction, phis aside), less its
@@ -226,7 +226,7 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
     if divided and inputs.int_divisions is None:
         left_out["integer divisions"] = f"{divided:.3g} integer divisions, no measured rate of them (not priced)"
     issue = None
-    floor_if_scalar = scalar_issue(profile, inputs)
+    floor_if_scalar = scalar_issue_floor(profile, inputs)
     if floor_if_scalar is not None:
         if lanes is None:
             left_out["issue floor"] = ("no issue floor: no compiler's report says whether the kernel ran scalar "
