@@ -2,7 +2,8 @@
  * faster than the latency floor prices it (docs/validation/programs/README.md). One core, scalar, no perfcast.
  *
  *   gcc -O2 -fno-tree-vectorize scripts/strided_walk.c -o /tmp/strided_walk
- *   /tmp/strided_walk walk STRIDE_FLOATS HUGE      work-items in order, each summing x[i + k*STRIDE], k < 64
+ *   /tmp/strided_walk walk STRIDE_FLOATS HUGE [DEPTH]   work-items in order, each summing x[i + k*STRIDE],
+ *                                                       k < DEPTH (64)
  *   /tmp/strided_walk gather MIB HUGE              independent loads to random lines of MIB MiB (as the bench's)
  *
  * HUGE 1 asks for transparent huge pages (madvise; the line "AnonHugePages" says what the kernel gave). */
@@ -41,12 +42,15 @@ static void huge_pages(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) { fprintf(stderr, "usage: %s walk STRIDE_FLOATS HUGE | gather MIB HUGE\n", argv[0]); return 2; }
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s walk STRIDE_FLOATS HUGE [DEPTH] | gather MIB HUGE\n", argv[0]);
+        return 2;
+    }
     int huge = atoi(argv[3]);
     double best = 1e9, loads;
     volatile float sink;
     if (!strcmp(argv[1], "walk")) {
-        long stride = atol(argv[2]), depth = 64;  /* stride x depth floats, each read once a pass */
+        long stride = atol(argv[2]), depth = argc == 5 ? atol(argv[4]) : 64;  /* stride x depth floats, each once */
         float *x = pages((size_t)stride * depth * sizeof(float), huge);
         loads = (double)stride * depth;
         for (int r = 0; r < 5; r++) {
@@ -61,8 +65,8 @@ int main(int argc, char **argv)
             sink = total;
             if (t < best) best = t;
         }
-        printf("walk: stride %ld floats (%.6g KiB), %s pages: %.3g G loads/s\n", stride, stride * 4 / 1024.0,
-               huge ? "huge" : "4 KiB", loads / best / 1e9);
+        printf("walk: stride %ld floats (%.6g KiB), depth %ld, %s pages: %.3g G loads/s\n", stride,
+               stride * 4 / 1024.0, depth, huge ? "huge" : "4 KiB", loads / best / 1e9);
     } else {
         size_t n = ((size_t)atol(argv[2]) << 20) / sizeof(float), count = 1 << 24;
         float *x = pages(n * sizeof(float), huge);
