@@ -184,8 +184,8 @@ ELEMENTARY_ROUNDS = 16  # rounds per launch: a call takes hundreds of FMAs' time
 DIVISION_CHAINS = 4  # a divider's latency is a few of its issue intervals: four chains keep one busy
 DIVISION_ROUNDS = 64
 DIVISION_ARGUMENTS = (3, 1 << 30)  # the divisor and the value added back: quotients stay in (2^30, 2^31)
-# The scalar-issue kernel (scalar_issue in bench.cl and bench.c; CPU devices): eight independent chains of two
-# integer operations a round, SCALAR_ROUNDS rounds a launch (docs/models.md, §3.3).
+# The scalar-issue kernel (scalar_issue in bench.cl and bench.c; PoCL's CPU device and the C backend): eight chains
+# (one reads another's value) of two integer operations a round, SCALAR_ROUNDS rounds a launch (docs/models.md §3.3).
 SCALAR_ROUNDS = 1024
 ATOMIC_ROUNDS = 1024  # atomic increments per work-item or thread and launch (atomic_increments; CPU devices, §3.4)
 SCALAR_INSTRUCTIONS = 20  # a round's instructions as Oclgrind counts them: 16 operations, the add, compare and two branches
