@@ -21,7 +21,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from perfcast.bench.timing import median_and_spread
-from perfcast.devices.schema import Device, Figure, InstructionKind, Precision, Provenance
+from perfcast.devices.schema import COUNTED_RATES, CountedRate, Device, Figure, InstructionKind, Precision, Provenance
 from perfcast.errors import BackendUnavailable
 from perfcast.output_files import replaced
 
@@ -280,6 +280,11 @@ def _rate_checks(suite: SuiteResult) -> list[str]:
     return warnings
 
 
+def _counted_rates(suite: SuiteResult) -> list[tuple[CountedRate, Sample]]:
+    """Return each of COUNTED_RATES the suite measured, with its sample (op/s)."""
+    return [(rate, sample) for rate in COUNTED_RATES if (sample := getattr(suite, rate.name)) is not None]
+
+
 def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     """Return every summary figure of a suite with a name (the raw sweep points are left out)."""
     named: list[tuple[str, Sample]] = [(f"DRAM {k}", s) for k, s in suite.dram.items()]
@@ -289,12 +294,7 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"{precision} elementary functions", s) for precision, s in suite.elementary.items()]
     named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
     named += [(f"random loads in {level}", s) for level, s in suite.random_loads.items()]
-    if suite.int_divisions is not None:
-        named.append(("int32 divisions", suite.int_divisions))
-    if suite.scalar_instructions is not None:
-        named.append(("scalar instructions", suite.scalar_instructions))
-    if suite.atomics is not None:
-        named.append(("atomic increments", suite.atomics))
+    named += [(rate.label, sample) for rate, sample in _counted_rates(suite)]
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
     return named
@@ -371,14 +371,8 @@ def measured_device(
     if suite.random_loads:
         data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
                                 for level, sample in suite.random_loads.items()}
-    if suite.int_divisions is not None:
-        data["int_divisions"] = _figure(suite.int_divisions, f"{suite.tool}, int32 divisions by a run-time divisor",
-                                        today)
-    if suite.scalar_instructions is not None:
-        data["scalar_instructions"] = _figure(
-            suite.scalar_instructions, f"{suite.tool}, independent integer operations left scalar", today)
-    if suite.atomics is not None:
-        data["atomics"] = _figure(suite.atomics, f"{suite.tool}, atomic increments into a 256-bin histogram", today)
+    for rate, sample in _counted_rates(suite):
+        data[rate.name] = _figure(sample, f"{suite.tool}, {rate.method}", today)
     if suite.host_link is not None and data.get("host_link"):
         data["host_link"]["bandwidth"] = _figure(suite.host_link, suite.tool, today)
     elif suite.host_link is not None and data["kind"] == "gpu":
@@ -416,15 +410,8 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         for level, sample in suite.random_loads.items():
             writer.writerow([f"random loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
-        if suite.int_divisions is not None:
-            s = suite.int_divisions
-            writer.writerow(["int32 divisions", "", "", s.value, "div/s", s.spread, s.repetitions])
-        if suite.scalar_instructions is not None:
-            s = suite.scalar_instructions
-            writer.writerow(["scalar instructions", "", "", s.value, "inst/s", s.spread, s.repetitions])
-        if suite.atomics is not None:
-            s = suite.atomics
-            writer.writerow(["atomic increments", "", "", s.value, "atomic/s", s.spread, s.repetitions])
+        for rate, s in _counted_rates(suite):
+            writer.writerow([rate.label, "", "", s.value, rate.unit, s.spread, s.repetitions])
         if suite.host_link is not None:
             s = suite.host_link
             writer.writerow(["host link", "", "", s.value, "B/s", s.spread, s.repetitions])

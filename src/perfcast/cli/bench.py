@@ -76,15 +76,13 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"random loads in {served_by}", figure.value,
                          old(lambda d, n=served_by: d.random_loads.get(n)), loads))
-    if after.int_divisions is not None and ours(after.int_divisions):
-        rows.append(("int32 divisions", after.int_divisions.value, old(lambda d: d.int_divisions),
-                     partial(format_quantity, dimension=Dimension.COMPUTE, unit="div/s")))
-    if after.scalar_instructions is not None and ours(after.scalar_instructions):
-        rows.append(("scalar instructions", after.scalar_instructions.value, old(lambda d: d.scalar_instructions),
-                     partial(format_quantity, dimension=Dimension.COMPUTE, unit="inst/s")))
-    if after.atomics is not None and ours(after.atomics):
-        rows.append(("atomic increments", after.atomics.value, old(lambda d: d.atomics),
-                     partial(format_quantity, dimension=Dimension.COMPUTE, unit="atomic/s")))
+    from perfcast.devices.schema import COUNTED_RATES  # here: the CLI starts without pydantic
+
+    for rate in COUNTED_RATES:
+        figure = getattr(after, rate.name)
+        if figure is not None and ours(figure):
+            rows.append((rate.label, figure.value, old(lambda d, n=rate.name: getattr(d, n)),
+                         partial(format_quantity, dimension=Dimension.COMPUTE, unit=rate.unit)))
     if after.host_link is not None and ours(after.host_link.bandwidth):
         rows.append(("host link", after.host_link.bandwidth.value,
                      old(lambda d: d.host_link.bandwidth if d.host_link else None), bandwidth))

@@ -127,15 +127,12 @@ def _print_device(device: Device) -> None:
     for served_by, figure in device.random_loads.items():
         rows.append((f"random loads in {served_by}", figure, Dimension.COMPUTE))
         units[rows[-1][0]] = "load/s"
-    if device.int_divisions is not None:
-        rows.append(("int32 divisions", device.int_divisions, Dimension.COMPUTE))
-        units[rows[-1][0]] = "div/s"
-    if device.scalar_instructions is not None:
-        rows.append(("scalar instructions", device.scalar_instructions, Dimension.COMPUTE))
-        units[rows[-1][0]] = "inst/s"
-    if device.atomics is not None:
-        rows.append(("atomic increments", device.atomics, Dimension.COMPUTE))
-        units[rows[-1][0]] = "atomic/s"
+    from perfcast.devices.schema import COUNTED_RATES  # here: the CLI starts without pydantic
+
+    for rate in COUNTED_RATES:
+        if (figure := getattr(device, rate.name)) is not None:
+            rows.append((rate.label, figure, Dimension.COMPUTE))
+            units[rate.label] = rate.unit
     if device.host_link is not None:
         rows.append((f"host link ({device.host_link.name})", device.host_link.bandwidth, Dimension.BANDWIDTH))
     if device.tdp is not None:

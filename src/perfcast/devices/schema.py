@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import (
     BaseModel,
@@ -27,7 +27,9 @@ from perfcast.errors import NotFound
 from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 
 __all__ = [
+    "COUNTED_RATES",
     "Clock",
+    "CountedRate",
     "Device",
     "Figure",
     "HostLink",
@@ -336,6 +338,7 @@ class Device(BaseModel):
         default=None, description="CPU: atomic read-modify-writes per second, every core, each into a 256-bin "
         "histogram of the core's own (a locked add on x86), written as op/s. The quantitative model prices a "
         "kernel's atomics with it (§3.4)")
+    # COUNTED_RATES (after the class) lists the three above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
@@ -461,3 +464,20 @@ class Device(BaseModel):
             return self.warp_size
         assert self.simd_width_bits is not None
         return max(1, self.simd_width_bits // (8 * Precision(precision).element_bytes))
+
+
+class CountedRate(NamedTuple):
+    """An optional rate of one kind of operation a device runs (op/s), as perfcast bench measures and names it."""
+
+    name: str  # the Device's field, and perfcast bench's SuiteResult's
+    label: str  # 'int32 divisions'
+    unit: str  # what op/s means here: 'div/s'
+    method: str  # how the bench measures it, for the figure's tool
+
+
+# The rates §3.2–§3.4 read, in the order the bench, its CSV and `devices show` list them.
+COUNTED_RATES = (
+    CountedRate("int_divisions", "int32 divisions", "div/s", "int32 divisions by a run-time divisor"),
+    CountedRate("scalar_instructions", "scalar instructions", "inst/s", "independent integer operations left scalar"),
+    CountedRate("atomics", "atomic increments", "atomic/s", "atomic increments into a 256-bin histogram"),
+)
