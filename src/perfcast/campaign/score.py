@@ -348,6 +348,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     report the run recorded (lanes per kernel name), which rules out CPU floors of the hull (`compiler_floors`).
     """
     measured, spread = record["median_s"], record["spread"]
+    # A group is named KERNEL[global/local]; the compiler's report names the kernel.
+    kernel = record.get("kernel") or name.partition("[")[0]
     score = KernelScore(name, measured, spread)
     if measured <= 0:  # a coarse timer's zero: no time to set a prediction against
         for model in MODELS:
@@ -358,9 +360,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
             score.left_out[model] = "no profile of this kernel in the archive"
     else:
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
-                            ("quantitative", lambda: _quantitative(
-                                profile, device, measured,
-                                kernel_lanes(record.get("kernel") or name.partition("[")[0], vectorisation)))):
+                            ("quantitative", lambda: _quantitative(profile, device, measured,
+                                                                   kernel_lanes(kernel, vectorisation)))):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
@@ -370,8 +371,6 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                                        "--species KERNEL=SPECIES)")
         return score
     try:
-        # A group is named KERNEL[global/local]; the compiler's report names the kernel.
-        kernel = record.get("kernel") or name.partition("[")[0]
         score.predictions["boat hull"] = _profiled_hull(species, record, profile, device, measured, spread, kernel,
                                                         vectorisation)
     except (ValueError, LookupError) as error:
