@@ -1,4 +1,4 @@
-"""The suite's shared procedure for kernel runtimes: choosing the compute kernels' shape by measuring each; the host copy."""
+"""The suite's shared procedure for kernel runtimes: the compute kernels' shape, the host copy, the whole suite faked."""
 
 from dataclasses import replace
 
@@ -6,15 +6,20 @@ import numpy as np
 import pytest
 
 from perfcast.bench.accelerator import (
+    ATOMIC_ROUNDS,
     PEAK_KERNELS,
+    SCALAR_INSTRUCTIONS,
+    SCALAR_ROUNDS,
     UPLOAD_BYTES,
     PeakShape,
     SuiteShape,
     choose_peak_shapes,
     host_link_bytes,
     peak_run,
+    run_accelerator_suite,
     upload_run,
 )
+from perfcast.bench.suite import SuiteResult
 from perfcast.errors import BackendUnavailable
 
 SHAPE = SuiteShape(dram_bytes=1 << 20, smallest_sweep=1 << 10, sweep_points=2, compute_items=1024, lanes_per_item=8,
@@ -147,3 +152,60 @@ def test_random_working_sets_sit_between_each_level_and_the_one_before():
     # A level under four times the one before it cannot be isolated: left out.
     assert random_working_sets([("L1", 32 * 2**10), ("L2", 96 * 2**10)]) == []
     assert random_working_sets([]) == []
+
+
+class WholeSuiteRuntime:
+    """Every kernel the suite launches, timed as `NS_PER_ITEM` ns per work-item and pass; the launches recorded."""
+
+    group = 64
+    NS_PER_ITEM = 2.0
+
+    def __init__(self) -> None:
+        self.kernels: dict[str, object] = {}
+        self.launched: list[tuple[str, int]] = []
+
+    def buffer(self, host):
+        return host
+
+    def _run(self, name: str, items: int):
+        def run(passes):
+            self.launched.append((name, items))
+            return passes * items * self.NS_PER_ITEM * 1e-9
+
+        return run
+
+    def timed(self, name, items, *args):
+        return self._run(name, items)
+
+    def timed_local(self, items, k, sink):
+        return self._run("local_ldst", items)
+
+    def timed_upload(self, target, host):
+        return self._run("upload", host.size)
+
+    def launch_latencies(self, sink, launches):
+        return [5e-6] * launches
+
+
+@pytest.mark.parametrize("cpu_rates", [True, False])
+def test_the_whole_suite_measures_the_cpu_rates_only_when_asked_and_counts_its_steps(cpu_rates):
+    runtime, labels = WholeSuiteRuntime(), []
+    shape = replace(SHAPE, cpu_rates=cpu_rates)
+    suite = SuiteResult("opencl", "fake", repetitions=1)
+    run_accelerator_suite(runtime, shape, suite, lambda label, fraction: labels.append((label, fraction)), 1e-6)
+    launched = {name for name, _ in runtime.launched}
+    seconds_per_pass = shape.compute_items * WholeSuiteRuntime.NS_PER_ITEM * 1e-9
+    if cpu_rates:
+        assert {"scalar_issue", "atomic_increments"} <= launched
+        # The work each launch is said to do: every work-item's rounds, in Oclgrind's instructions for the issue rate.
+        assert suite.scalar_instructions.value == pytest.approx(
+            shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS / seconds_per_pass)
+        assert suite.atomics.value == pytest.approx(shape.compute_items * ATOMIC_ROUNDS / seconds_per_pass)
+    else:
+        assert not {"scalar_issue", "atomic_increments"} & launched
+        assert suite.scalar_instructions is None and suite.atomics is None
+    # The declared step count matches the steps taken: k steps report 0, 1/k, ..., (k-1)/k, then done at 1.
+    steps = [fraction for label, fraction in labels if label != "done"]
+    assert labels[-1] == ("done", 1.0)
+    assert steps == pytest.approx([i / len(steps) for i in range(len(steps))])
+    assert suite.int_divisions is not None and "shared" in suite.levels
