@@ -1,0 +1,119 @@
+"""Rescore committed campaign archives with a variant of the quantitative model on CPUs, side by side.
+
+    python scripts/rescore_quantitative_variants.py VARIANT ARCHIVE.zip ...
+
+VARIANT is one of:
+  committed      the model as it is
+  ldst-l1        T_ldst of a CPU device from its L1 bandwidth / 4 B, never the bench's local-memory kernel
+  ldst-lanes     the same, times the kernel's lanes / the SIMD lanes for 4-byte words (where the report gives lanes)
+  instr-max      E_instr = c_op / max(c_op, c_ldst, c_other): the instruction classes issued in parallel
+  barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
+
+Each archive is scored by `perfcast campaign report` in a child process with the variant applied; the script
+prints each archive's quantitative MAPE, then the mean over the archives and, over every kernel group of every
+archive, how many the model predicts within a factor 2 and the median predicted / measured. The experiments of
+docs/validation/campaign-pocl/README.md ("What PoCL's compiled code says about the misses") ran this way.
+Nothing here changes perfcast: the variants exist only in the child process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+VARIANTS = ("committed", "ldst-l1", "ldst-lanes", "instr-max", "barrier-issue")
+_SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _apply(variant: str) -> None:
+    """Patch perfcast, in this process only, so that `campaign report` scores with `variant`."""
+    import perfcast.campaign.score as score
+    import perfcast.models.quantitative as quantitative
+
+    if variant == "instr-max":
+        source = inspect.getsource(quantitative.predict)
+        changed = source.replace("e_instr = c_op / (c_op + c_ldst + c_other)",
+                                 "e_instr = c_op / max(c_op, c_ldst, c_other)")
+        if changed == source:
+            sys.exit("instr-max: the line it changes is no longer in perfcast.models.quantitative.predict")
+        exec(compile(changed, quantitative.__file__, "exec"), quantitative.__dict__)  # noqa: S102 - an experiment
+        score.predict = quantitative.predict
+        return
+    original = score.predict_profiled
+
+    def predict_profiled(profile, inputs, lanes=None):  # type: ignore[no-untyped-def]
+        device = inputs.device
+        if variant in ("ldst-l1", "ldst-lanes") and device.kind == "cpu":
+            rate = device.memory_level("L1").bandwidth.value / 4
+            width = (device.simd_width_bits or 512) // 32
+            if variant == "ldst-lanes":
+                rate *= (lanes or width) / width
+            inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
+        if variant == "barrier-issue" and lanes is not None and profile.metrics.get("local_ldst", 0) > 0:
+            lanes = 1
+        return original(profile, inputs, lanes)
+
+    score.predict_profiled = predict_profiled
+
+
+def _seconds(text: str) -> float:
+    value, unit = text.split()
+    return float(value) * _SECONDS[unit]
+
+
+def _score(variant: str, archive: Path) -> tuple[float | None, list[float]]:
+    """Return an archive's quantitative MAPE (%) and each kernel group's predicted / measured under `variant`."""
+    with tempfile.TemporaryDirectory() as folder:
+        run = subprocess.run([sys.executable, __file__, "--child", variant, "campaign", "report", str(archive), "-o",
+                              folder], capture_output=True, text=True)
+        if run.returncode != 0:
+            print(f"{archive}: report failed: {run.stderr.strip()[-300:]}")
+            return None, []
+        report = (Path(folder) / "report.md").read_text()
+    found = re.search(r"^\| quantitative \| \d+ \| ([\d.]+)% \|", report, re.M)
+    ratios = []
+    for line in report.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 9 and cells[0] not in ("kernel", "---"):
+            try:
+                ratios.append(_seconds(cells[7]) / _seconds(cells[1]))
+            except (KeyError, ValueError):
+                continue
+    return (float(found[1]) if found else None), ratios
+
+
+def main() -> None:
+    """Score every archive named with the variant named, or (as a child) run perfcast with the variant applied."""
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        _apply(sys.argv[2])
+        from perfcast.cli import main as perfcast_main
+
+        sys.argv = ["perfcast", *sys.argv[3:]]
+        perfcast_main()
+        return
+    if len(sys.argv) < 3 or sys.argv[1] not in VARIANTS:
+        sys.exit(__doc__)
+    variant, mapes, ratios = sys.argv[1], [], []
+    for archive in map(Path, sys.argv[2:]):
+        mape, group_ratios = _score(variant, archive)
+        ratios += group_ratios
+        if mape is not None:
+            mapes.append(mape)
+            print(f"{archive.stem:32s} quantitative MAPE {mape:6.1f} %")
+    if mapes:
+        print(f"{variant}: mean MAPE {statistics.mean(mapes):.1f} % over {len(mapes)} archives")
+    if ratios:
+        within = sum(1 for r in ratios if abs(math.log(r)) < math.log(2))
+        print(f"{variant}: {within} of {len(ratios)} kernel groups within 2x; median predicted / measured "
+              f"{statistics.median(ratios):.3f}")
+
+
+if __name__ == "__main__":
+    main()
