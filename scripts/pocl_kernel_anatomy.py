@@ -3,6 +3,7 @@
     python scripts/pocl_kernel_anatomy.py code      # per kernel: gathers, scatters, vector registers in PoCL's code
     python scripts/pocl_kernel_anatomy.py stages    # reduce_sum at 16, 64 and 256 work-items a group, alternated
     python scripts/pocl_kernel_anatomy.py mca [--cpu skylake-avx512]   # llvm-mca on each kernel's innermost loops
+    python scripts/pocl_kernel_anatomy.py blocks [--listing K=N,...]    # Oclgrind: executions of each basic block
 
 `code` builds suite.cl on the first OpenCL device with a fresh PoCL kernel cache (POCL_CACHE_DIR in a temporary
 folder), launches each kernel once so that PoCL compiles its work-group function, and counts instructions in the
@@ -13,8 +14,13 @@ instruction in a loop counts once.
 `stages` times reduce_sum (log2 of the group size barrier stages a group) with event timestamps, the three group
 sizes alternated, 7 rounds, the first dropped; medians and (max - min) / median.
 
-Needs pyopencl, PoCL (its kernel cache) and objdump. Nothing here is perfcast's API: it is the experiment behind
-the README's section, kept so that anyone can rerun it on another machine.
+`blocks` runs the campaign's Oclgrind driver (one work-group of each kernel, the work per work-item of the timed
+size) under the plugin `scripts/oclgrind_block_counts.cpp` (built here as perfcast builds its trace plugin) and
+prints each kernel's basic blocks with their executions and source lines: the iterations of each loop.
+
+Needs pyopencl, PoCL (its kernel cache), objdump, llvm-mca, and for `blocks` Oclgrind's plugin headers. Nothing
+here is perfcast's API: it is the experiment behind the README's section, kept so that anyone can rerun it on
+another machine.
 """
 
 from __future__ import annotations
@@ -170,14 +176,43 @@ def stages() -> None:
               f"{middle / n / stage_count * 1e9:.3f} ns a work-item and stage, spread {(max(kept) - min(kept)) / middle:.2f}")
 
 
+# The committed PoCL archive's profile listing (docs/validation/campaign-pocl/xeon-avx512-issue): kernel=size.
+LISTING = ("triad=1048576,stencil7=128,sor_redblack=1024,sgemm_naive=1024,sgemm_tiled=1024,histogram256=1048576,"
+           "reduce_sum=1048576,transcendental=1048576,nbody=32768,spmv_csr=262144,hash_int=1048576,horner_fp64=1048576")
+
+
+def blocks(listing: str) -> None:
+    """Print each kernel's basic blocks, most executed first, with their executions and source lines."""
+    from perfcast.kernels.native import build_shared_object
+    from perfcast.profiles.trace_plugin import _llvm_include, _oclgrind_prefix
+
+    prefix = _oclgrind_prefix()
+    flags = ("-O2", "-std=c++17", "-fno-rtti", "-shared", "-fPIC", "-DCL_TARGET_OPENCL_VERSION=300",
+             f"-I{prefix / 'include'}", f"-I{_llvm_include(prefix)}", f"-L{prefix / 'lib'}", "-loclgrind")
+    plugin, _, _ = build_shared_object(Path(__file__).with_name("oclgrind_block_counts.cpp"), flags, "g++")
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "blocks.tsv"
+        subprocess.run(["oclgrind", "--plugins", str(plugin), sys.executable, "-m", "perfcast.campaign.oclgrind_driver",
+                        "1", listing], env={**os.environ, "PERFCAST_LINES_FILE": str(out)}, check=True,
+                       stdout=subprocess.DEVNULL)
+        rows = [line.split("\t") for line in out.read_text().splitlines()]
+    for kernel in dict.fromkeys(row[0] for row in rows):
+        print(kernel)
+        for _, _, block, executions, lines in sorted((r for r in rows if r[0] == kernel), key=lambda r: -int(r[3])):
+            print(f"    {block:28s} {int(executions):12d}  lines {lines}")
+
+
 def main() -> None:
     """Run the experiment named on the command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("experiment", choices=("code", "stages", "mca"))
+    parser.add_argument("experiment", choices=("code", "stages", "mca", "blocks"))
+    parser.add_argument("--listing", default=LISTING, help="blocks: the kernels and sizes, as the driver takes them")
     parser.add_argument("--cpu", default="skylake-avx512", help="llvm-mca's -mcpu (PoCL names its own in the device)")
     arguments = parser.parse_args()
     if arguments.experiment == "mca":
         mca(arguments.cpu)
+    elif arguments.experiment == "blocks":
+        blocks(arguments.listing)
     else:
         {"code": code, "stages": stages}[arguments.experiment]()
 
