@@ -12,11 +12,12 @@ venv: $(STAMP)
 
 # System packages: a C compiler with OpenMP (native kernels), PoCL (OpenCL on the CPU), Oclgrind (the OpenCL
 # profiler `perfcast profile --tool oclgrind` runs) with what its plugin API needs to build perfcast's memory
-# tracer (g++, its headers, the OpenCL and LLVM headers), and likwid and clpeak (the peers
+# tracer and block counter (g++, its headers, the OpenCL and LLVM headers), llvm-mca and objdump (the in-core
+# reading of PoCL's compiled loops, docs/models.md §3.5), and likwid and clpeak (the peers
 # `perfcast validate bench --against likwid` runs beside).
 # Installed with apt-get where we may; elsewhere the tests that need them are skipped, and say so.
 SYSTEM_PACKAGES := gcc g++ make libgomp1 pocl-opencl-icd ocl-icd-libopencl1 ocl-icd-opencl-dev likwid clpeak oclgrind liboclgrind-dev \
-                   opencl-c-headers llvm-dev
+                   opencl-c-headers llvm-dev llvm binutils
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo -n)
 system:
 	@if command -v apt-get >/dev/null 2>&1; then \

@@ -15,8 +15,9 @@ instruction in a loop counts once.
 sizes alternated, 7 rounds, the first dropped; medians and (max - min) / median.
 
 `blocks` runs the campaign's Oclgrind driver (one work-group of each kernel, the work per work-item of the timed
-size) under the plugin `scripts/oclgrind_block_counts.cpp` (built here as perfcast builds its trace plugin) and
-prints each kernel's basic blocks with their executions and source lines: the iterations of each loop.
+size) under perfcast's block-count plugin (`src/perfcast/profiles/oclgrind_blocks.cpp`) and prints each kernel's
+basic blocks with their executions and source lines: the iterations of each loop. A campaign on PoCL now records
+the same (docs/models.md §3.5); this prints it.
 
 Needs pyopencl, PoCL (its kernel cache), objdump, llvm-mca, and for `blocks` Oclgrind's plugin headers. Nothing
 here is perfcast's API: it is the experiment behind the README's section, kept so that anyone can rerun it on
@@ -183,23 +184,20 @@ LISTING = ("triad=1048576,stencil7=128,sor_redblack=1024,sgemm_naive=1024,sgemm_
 
 def blocks(listing: str) -> None:
     """Print each kernel's basic blocks, most executed first, with their executions and source lines."""
-    from perfcast.kernels.native import build_shared_object
-    from perfcast.profiles.trace_plugin import _llvm_include, _oclgrind_prefix
+    from perfcast.profiles.incore import BLOCKS_PLUGIN_SOURCE, read_blocks
+    from perfcast.profiles.trace_plugin import build_oclgrind_plugin
 
-    prefix = _oclgrind_prefix()
-    flags = ("-O2", "-std=c++17", "-fno-rtti", "-shared", "-fPIC", "-DCL_TARGET_OPENCL_VERSION=300",
-             f"-I{prefix / 'include'}", f"-I{_llvm_include(prefix)}", f"-L{prefix / 'lib'}", "-loclgrind")
-    plugin, _, _ = build_shared_object(Path(__file__).with_name("oclgrind_block_counts.cpp"), flags, "g++")
+    plugin = build_oclgrind_plugin(BLOCKS_PLUGIN_SOURCE)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "blocks.tsv"
         subprocess.run(["oclgrind", "--plugins", str(plugin), sys.executable, "-m", "perfcast.campaign.oclgrind_driver",
-                        "1", listing], env={**os.environ, "PERFCAST_LINES_FILE": str(out)}, check=True,
+                        "1", listing], env={**os.environ, "PERFCAST_BLOCKS_FILE": str(out)}, check=True,
                        stdout=subprocess.DEVNULL)
-        rows = [line.split("\t") for line in out.read_text().splitlines()]
-    for kernel in dict.fromkeys(row[0] for row in rows):
+        found = read_blocks(out.read_text())
+    for kernel, kernel_blocks in found.items():
         print(kernel)
-        for _, _, block, executions, lines in sorted((r for r in rows if r[0] == kernel), key=lambda r: -int(r[3])):
-            print(f"    {block:28s} {int(executions):12d}  lines {lines}")
+        for block in sorted(kernel_blocks, key=lambda b: -b.executions):
+            print(f"    {block.name:28s} {block.executions:12d}  lines {','.join(map(str, sorted(block.lines)))}")
 
 
 def main() -> None:

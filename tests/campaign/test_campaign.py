@@ -368,6 +368,33 @@ def test_the_issue_floor_applies_where_the_compilers_report_says_scalar():
     assert unknown.time == plain.time and "no compiler's report says whether the kernel ran scalar" in unknown.detail
 
 
+def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
+    """80 cycles a work-item x 2^20 work-items on the device's cores at its clock; none vectorised or unrecorded."""
+    from perfcast.campaign.score import kernel_incore_cycles, score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel = kernel_named("hash_int")
+    cpu = get_device("epyc-9654")
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e6 / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": 9e5, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 0.0, "elementary_fp64": 0.0}
+    profile = KernelProfile("hash_int", 1, metrics)
+    items = 1 << 20
+    record = {"median_s": 1e-3, "spread": 0.0, "n": kernel.sizes[-1], "work_items": items}
+    incore = {"cpu": "znver4", "kernels": {"hash_int": {"cycles_per_item": 80.0, "loops": []}}}
+    assert kernel_incore_cycles("hash_int", incore, items) == 80.0 * items
+    assert kernel_incore_cycles("triad", incore, items) is None and kernel_incore_cycles("hash_int", None, items) is None
+    scalar = {"lanes": {"hash_int": 1}, "tool": "test"}
+    floored = score_kernel(kernel, record, cpu, profile, scalar, incore).predictions["quantitative"]
+    expected = 80.0 * items / (cpu.compute_units * cpu.clock.peak.value)
+    assert floored.time == pytest.approx(expected) and "in-core bound" in floored.detail
+    plain = score_kernel(kernel, record, cpu, profile, scalar).predictions["quantitative"]
+    assert plain.time < expected
+    vectorised = {"lanes": {"hash_int": 16}, "tool": "test"}
+    assert score_kernel(kernel, record, cpu, profile, vectorised, incore).predictions["quantitative"].time < expected
+
+
 def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
     """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
     from perfcast.campaign.score import score_kernel

@@ -11,6 +11,7 @@ from perfcast.models.quantitative import (
     KernelCounts,
     atomic_cost,
     division_cost,
+    incore_floor,
     issue_floor,
     kernel_parameters,
     latency_floor,
@@ -311,6 +312,43 @@ class TestIssueFloor:
         fewer = predict(kernel, RATES, issue=issue_floor(instructions, rate))
         more = predict(kernel, RATES, issue=issue_floor(2 * instructions + 1, rate))
         assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestInCoreFloor:
+    """perfcast's addition (docs/models.md §3.5): a scalar kernel's inner loops, their cycles over the cores' clock."""
+
+    def test_floor_by_hand(self):
+        floor = incore_floor(6e9, 2, 3e9)  # 6 G cycles on 2 cores at 3 GHz: 1 s
+        assert floor.time == pytest.approx(1.0)
+        assert floor.explain() == "6e+09 cycles of inner loops / (2 cores x 3 GHz)"
+
+    def test_bad_figures_are_refused(self):
+        for cycles, cores, clock, word in ((-1.0, 2, 3e9, "in-core cycles"), (1.0, 0, 3e9, "cores"),
+                                           (1.0, 2, 0.0, "clock")):
+            with pytest.raises(ValueError, match=word):
+                incore_floor(cycles, cores, clock)
+
+    def test_it_decides_above_the_issue_floor_and_the_atomics_come_after(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        below = predict(kernel, RATES, issue=issue_floor(1e5, 1e10), incore=incore_floor(10.0, 1, 1e9))  # 10 ns
+        assert below.time == pytest.approx(1e-5) and below.bound == "issue"
+        assert "in-core floor 1e-08 s" in below.explain()
+        above = predict(kernel, RATES, issue=issue_floor(1e5, 1e10), incore=incore_floor(4e4, 2, 1e9))  # 20 us
+        assert above.time == pytest.approx(2e-5) and above.bound == "in-core"
+        assert "above the issue-bound" in above.reason
+        assert above.performance == pytest.approx(kernel.w_comp / 2e-5)
+        locked = predict(kernel, RATES, incore=incore_floor(4e4, 2, 1e9), atomics=atomic_cost(5e3, 1e9))
+        assert locked.time == pytest.approx(2.5e-5) and locked.bound == "in-core"
+        assert plain.time < 1e-5
+
+    @given(st.floats(0, 1e12), st.integers(1, 256), st.floats(1e8, 1e10))
+    def test_more_cycles_never_speed_a_kernel_up_and_more_cores_never_slow_it(self, cycles, cores, clock):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, incore=incore_floor(cycles, cores, clock))
+        more = predict(kernel, RATES, incore=incore_floor(2 * cycles + 1, cores, clock))
+        wider = predict(kernel, RATES, incore=incore_floor(cycles, 2 * cores, clock))
+        assert more.time >= fewer.time >= wider.time >= predict(kernel, RATES).time
 
 
 class TestAtomicCost:

@@ -97,7 +97,7 @@ def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpe
                                          archive.manifest.get("vectorisation")))
         else:
             scores.append(score_kernel(kernel_named(name), record, device, profile,
-                                       archive.manifest.get("vectorisation")))
+                                       archive.manifest.get("vectorisation"), archive.manifest.get("incore")))
     summaries = {model: summarise(scores, model) for model in MODELS}
     return CampaignScores(archive, device, scores, summaries, not_scored)
 
@@ -209,7 +209,7 @@ def _bytes_section(result: CampaignScores, run: ArchiveRun) -> list[str]:
         if name in scored and run.profiles is not None and "quantitative" in scored[name].predictions:
             profile = footprint_profile(run.profiles.kernel(name), read, written, result.device)
             alternative = score_kernel(kernel_named(name), record, result.device, profile,
-                                       run.archive.manifest.get("vectorisation"))
+                                       run.archive.manifest.get("vectorisation"), run.archive.manifest.get("incore"))
             before = alternative.predictions.get("quantitative")
             after = scored[name].predictions["quantitative"]
             if before is not None and before.ape is not None and after.ape is not None:

@@ -7,7 +7,9 @@ Steps, each saved as soon as it is done (an interrupted run resumes at the first
 3. each kernel profiled: OpenCL kernels under Oclgrind at two reduced NDRanges (1 and 2 work-groups), the
    counts checked to agree per work-item and scaled to the run's NDRange; then traced at the run's size (a
    sample of its work-groups) and its bytes per level simulated through the measured device's caches
-   (docs/traffic.md), or, where that cannot be done, its compulsory footprint (Oclgrind has no cache).
+   (docs/traffic.md), or, where that cannot be done, its compulsory footprint (Oclgrind has no cache);
+4. the compiler's report of what it vectorised (gcc's, PoCL's), and on PoCL's CPU device the inner loops of the
+   code it compiled, with their cycles (llvm-mca) and iterations (Oclgrind's block counts): docs/models.md §3.5.
 """
 
 from __future__ import annotations
@@ -139,6 +141,20 @@ class _OpenClTimer:
         return {"tool": pocl_tool(cl_platform.version),
                 "lanes": pocl_vector_lanes(remarks, [k.name for k in kernels]),
                 "threads": int(self.device.max_compute_units), "raw": remarks}
+
+    def incore(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
+        """Return the in-core record of the code PoCL compiled for each kernel (§3.5), or None off PoCL's CPU device."""
+        from perfcast.campaign.incore_evidence import run_pocl_incore
+
+        cl_platform = self.device.platform
+        if ("portable computing language" not in cl_platform.name.lower()
+                or not self.device.type & self.cl.device_type.CPU):
+            return None
+        where = next(((p, d) for p, found in enumerate(self.cl.get_platforms())
+                      for d, device in enumerate(found.get_devices()) if device == self.device), None)
+        if where is None:
+            return None
+        return run_pocl_incore({k.name: sizes[k.name] for k in kernels}, *where, self.device.name)
 
     def environment(self) -> dict[str, Any]:
         """Return the platform, device and driver the times were taken with."""
@@ -328,6 +344,26 @@ def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer
             folder.file("raw/vectorisation.txt").write_text(found.pop("raw", ""))
             found["raw"] = "raw/vectorisation.txt"
     manifest["vectorisation"] = found
+    folder.save_manifest(manifest)
+
+
+def _record_incore(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, kernels: list[CampaignKernel],
+                   progress: Progress) -> None:
+    """Record each timed kernel's in-core cycles a work-item, from the code the device ran (docs/models.md §3.5).
+
+    Only PoCL's CPU device says what it compiled (`_OpenClTimer.incore`); other backends record None. A tool that
+    is missing or fails is a note, not a stop: the quantitative model then goes without the in-core floor.
+    """
+    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
+    found = None
+    if timed and hasattr(timer, "incore"):
+        progress("reading the compiled code's inner loops (llvm-mca, Oclgrind block counts)", 0.9)
+        sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
+        try:
+            found = timer.incore(timed, sizes)
+        except ToolError as error:
+            manifest["notes"].append(f"no in-core floor: {error}")
+    manifest["incore"] = found
     folder.save_manifest(manifest)
 
 
@@ -586,6 +622,8 @@ def run_campaign(options: CampaignOptions, progress: Progress = lambda label, do
         measure_device_again(options, folder, manifest, progress)
     if not (folder.path / "profile.yaml").exists():
         _profile_kernels(options, folder, manifest, kernels, progress)
+    if "incore" not in manifest:
+        _record_incore(folder, manifest, timer, kernels, progress)
     progress("packing the archive", 0.98)
     archive = folder.pack(options.output)
     progress("done", 1.0)

@@ -28,6 +28,7 @@ from perfcast.models.quantitative import (
     QuantitativePrediction,
     atomic_cost,
     division_cost,
+    incore_floor,
     issue_floor,
     kernel_parameters,
     latency_floor,
@@ -240,16 +241,21 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
     return floor, divisions, issue, atomics, left_out
 
 
-def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None
-                     ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.4, in words, and what is left out.
+def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
+                     incore_cycles: float | None = None) -> tuple[QuantitativePrediction, str, dict[str, str]]:
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.5, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
-    None where no report was read.
+    None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
+    the code the device runs (a campaign's `incore`); the in-core floor (§3.5) applies, as the issue floor, to a
+    kernel left scalar on a CPU.
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
+    incore = None
+    if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu":
+        incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
     p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions,
-                issue, atomics)
+                issue, atomics, incore)
     detail = p.explain() + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
@@ -263,8 +269,20 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None) -> int | No
     return int(lanes) if lanes is not None else None
 
 
-def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None) -> Prediction:
-    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes)
+def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items: float | None) -> float | None:
+    """Return kernel `name`'s in-core cycles at its timed size (cycles a work-item x work-items), or None.
+
+    `incore`: a campaign's record of the code the device ran (`perfcast.campaign.incore_evidence`).
+    """
+    entry = ((incore or {}).get("kernels") or {}).get(name)
+    if entry is None or not work_items:
+        return None
+    return float(entry["cycles_per_item"]) * float(work_items)
+
+
+def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
+                  incore_cycles: float | None = None) -> Prediction:
+    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 
@@ -379,18 +397,21 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
-                 profile: KernelProfile | None, vectorisation: Mapping[str, Any] | None = None) -> KernelScore:
+                 profile: KernelProfile | None, vectorisation: Mapping[str, Any] | None = None,
+                 incore: Mapping[str, Any] | None = None) -> KernelScore:
     """Return every model's prediction of one timed kernel, scored against its measurement.
 
     `vectorisation`: the compiler's report the run recorded (lanes per kernel, threads), which rules out CPU
-    floors of the boat hull (`compiler_floors`).
+    floors of the boat hull (`compiler_floors`). `incore`: the run's in-core record of the code the device ran,
+    the in-core floor of a kernel left scalar (§3.5).
     """
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
-        "quantitative": lambda: (_quantitative(profile, device, measured, kernel_lanes(kernel.name, vectorisation))
+        "quantitative": lambda: (_quantitative(profile, device, measured, kernel_lanes(kernel.name, vectorisation),
+                                               kernel_incore_cycles(kernel.name, incore, record.get("work_items")))
                                  if profile is not None else None),
     }
     for model, step in steps.items():

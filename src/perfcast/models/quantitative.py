@@ -55,6 +55,7 @@ __all__ = [
     "AtomicCost",
     "CountedCost",
     "DivisionCost",
+    "InCoreFloor",
     "IssueFloor",
     "KernelCounts",
     "KernelParameters",
@@ -62,6 +63,7 @@ __all__ = [
     "QuantitativePrediction",
     "atomic_cost",
     "division_cost",
+    "incore_floor",
     "issue_floor",
     "kernel_parameters",
     "latency_floor",
@@ -74,7 +76,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "issue", "division", "atomic"]
+Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic"]
 
 
 @dataclass(frozen=True)
@@ -300,6 +302,36 @@ def issue_floor(instructions: float, rate: float, calls: float = 0.0, calls_time
 
 
 @dataclass(frozen=True)
+class InCoreFloor:
+    """A scalar kernel's inner loops: their cycles (every work-item's, summed) on `cores` cores at `clock` Hz (§3.5).
+
+    The cycles are llvm-mca's for each inner loop of the compiled code times the loop's iterations (Oclgrind's),
+    with the work-items whose chains the compiler put in flight together overlapped (perfcast.profiles.incore).
+    """
+
+    cycles: float
+    cores: int
+    clock: float
+
+    @property
+    def time(self) -> float:
+        """Return the floor (s): the cycles spread over the cores at their clock."""
+        return self.cycles / (self.cores * self.clock)
+
+    def explain(self) -> str:
+        """Return the floor in words: cycles, cores and clock."""
+        return f"{self.cycles:.3g} cycles of inner loops / ({self.cores} cores x {self.clock / 1e9:.3g} GHz)"
+
+
+def incore_floor(cycles: float, cores: int, clock: float) -> InCoreFloor:
+    """Return the in-core floor (s): `cycles` of a kernel's inner loops on `cores` cores at `clock` Hz (§3.5)."""
+    non_negative("in-core cycles", cycles)
+    positive("cores", cores)
+    positive("clock", clock)
+    return InCoreFloor(cycles, cores, clock)
+
+
+@dataclass(frozen=True)
 class QuantitativePrediction:
     """A §3 prediction with every intermediate: weights, E_instr, T'_op (op/s), O_krn, O_dev (op/B), bound, time (s)."""
 
@@ -324,6 +356,7 @@ class QuantitativePrediction:
     divisions: DivisionCost | None = None  # the integer divisions' time (§3.2), added, where one was given
     issue: IssueFloor | None = None  # the issue floor of code left scalar (§3.3), where one was given
     atomics: AtomicCost | None = None  # the atomics' time (§3.4), added, where one was given
+    incore: InCoreFloor | None = None  # the in-core floor of a scalar kernel's inner loops (§3.5), where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -334,6 +367,8 @@ class QuantitativePrediction:
             text += f"; latency floor {self.floor.time:.3g} s ({self.floor.explain()})"
         if self.issue is not None:
             text += f"; issue floor {self.issue.time:.3g} s ({self.issue.explain()})"
+        if self.incore is not None:
+            text += f"; in-core floor {self.incore.time:.3g} s ({self.incore.explain()})"
         if self.divisions is not None:
             text += f"; division cost {self.divisions.time:.3g} s ({self.divisions.explain()})"
         if self.atomics is not None:
@@ -350,8 +385,8 @@ def _added(cost: CountedCost, named: Bound, bound: Bound, time: float, reason: s
 
 def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
-            atomics: AtomicCost | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.4 may raise it."""
+            atomics: AtomicCost | None = None, incore: InCoreFloor | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.5 may raise it."""
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -398,6 +433,12 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         reason = f"the scalar instructions' issue floor is above the {bound}-bound {time:.3g} s"
         bound, time = "issue", issue.time
         performance = kernel.w_comp / time
+    if incore is not None and incore.time > time:
+        # The same kind of floor as the issue floor, from the loops' dependencies and ports rather than their
+        # instruction count (docs/models.md §3.5); the atomics come after both.
+        reason = f"the inner loops' in-core floor is above the {bound}-bound {time:.3g} s"
+        bound, time = "in-core", incore.time
+        performance = kernel.w_comp / time
     if atomics is not None and atomics.time > 0:
         # Added last, to the issue floor too: a locked instruction is a fence, and nothing after it overlaps it
         # (docs/models.md §3.4).
@@ -405,7 +446,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics)
+                                  issue, atomics, incore)
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -17,7 +17,7 @@ from pathlib import Path
 from perfcast.errors import ToolError
 from perfcast.kernels.native import build_shared_object
 
-__all__ = ["PLUGIN_SOURCE", "TraceSampling", "build_trace_plugin", "trace_environment"]
+__all__ = ["PLUGIN_SOURCE", "TraceSampling", "build_oclgrind_plugin", "build_trace_plugin", "trace_environment"]
 
 PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_trace.cpp")
 _INSTALL = "apt-get install liboclgrind-dev opencl-c-headers llvm-dev"
@@ -77,7 +77,12 @@ def _llvm_include(prefix: Path) -> Path:
 
 
 def build_trace_plugin() -> Path:
-    """Return the compiled plugin (built on first use, then cached); ToolError naming what is missing."""
+    """Return the compiled trace plugin (built on first use, then cached); ToolError naming what is missing."""
+    return build_oclgrind_plugin(PLUGIN_SOURCE)
+
+
+def build_oclgrind_plugin(source: Path) -> Path:
+    """Return the Oclgrind plugin compiled from C++ `source` (built on first use, then cached); ToolError if not."""
     prefix = _oclgrind_prefix()
     include = prefix / "include"
     if not (include / "oclgrind" / "Plugin.h").is_file():
@@ -88,7 +93,7 @@ def build_trace_plugin() -> Path:
              f"-I{include}", f"-I{_llvm_include(prefix)}", f"-L{prefix / 'lib'}", "-loclgrind")
     if shutil.which("g++") is None:
         raise ToolError("no C++ compiler (g++) on PATH: the Oclgrind plugin needs one (apt-get install g++)")
-    path, _command, _version = build_shared_object(PLUGIN_SOURCE, flags, "g++")
+    path, _command, _version = build_shared_object(source, flags, "g++")
     return path
 
 

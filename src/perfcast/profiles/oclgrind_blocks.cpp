@@ -1,8 +1,9 @@
-// An Oclgrind plugin for an experiment (scripts/pocl_kernel_anatomy.py blocks): how many times each basic block of
-// each kernel ran, with the source lines of its instructions, so that a loop of the code a CPU runs (PoCL's, mapped
-// to source lines by its debug line table) can be given its iterations.
+// perfcast's Oclgrind plugin of block counts: how many times each basic block of each kernel ran, with the source
+// lines of its instructions. perfcast/profiles/incore.py gives each loop of the code a CPU runs (PoCL's, mapped to
+// source lines by its debug line table) its iterations from them.
 //
-// PERFCAST_LINES_FILE names the output, one line per (launch, function, block):
+// Loaded by `oclgrind --plugins THIS.so`. PERFCAST_BLOCKS_FILE names the output (nothing is recorded without it),
+// one line per (launch, block):
 //   kernel \t function \t block \t executions \t lines (comma-separated, from the instructions' debug locations)
 // A block's executions are those of its first instruction after the phis. Oclgrind runs work-groups on several
 // threads: each keeps its own counts, summed when the launch ends.
@@ -29,11 +30,11 @@ namespace
 {
 thread_local std::unordered_map<const llvm::BasicBlock*, unsigned long long>* counts = nullptr;
 
-class LinePlugin : public oclgrind::Plugin
+class BlockPlugin : public oclgrind::Plugin
 {
 public:
-  LinePlugin(oclgrind::Context* context, FILE* out) : oclgrind::Plugin(context), m_out(out) {}
-  ~LinePlugin() override
+  BlockPlugin(oclgrind::Context* context, FILE* out) : oclgrind::Plugin(context), m_out(out) {}
+  ~BlockPlugin() override
   {
     std::fclose(m_out);
     for (auto* map : m_all)
@@ -93,16 +94,16 @@ private:
   std::string m_kernel;
   std::set<std::unordered_map<const llvm::BasicBlock*, unsigned long long>*> m_all;
 };
-LinePlugin* plugin = nullptr;
+BlockPlugin* plugin = nullptr;
 } // namespace
 
 extern "C" bool initializePlugins(oclgrind::Context* context)
 {
-  const char* path = std::getenv("PERFCAST_LINES_FILE");
+  const char* path = std::getenv("PERFCAST_BLOCKS_FILE");
   FILE* out = path && *path ? std::fopen(path, "w") : nullptr;
   if (out == nullptr)
     return true;
-  plugin = new LinePlugin(context, out);
+  plugin = new BlockPlugin(context, out);
   context->registerPlugin(plugin);
   return true;
 }

@@ -1,0 +1,72 @@
+"""The code a CPU ran for each suite kernel, and its inner loops' cycles: a campaign's `incore` record (§3.5).
+
+Two runs of the suite's driver, one work-group of each kernel at the timed work per work-item:
+
+* on PoCL, with a fresh kernel cache and `-g` added to every build (POCL_EXTRA_BUILD_FLAGS), so that PoCL
+  compiles every kernel with a line table and keeps it in the cache;
+* under Oclgrind with perfcast's block-count plugin, for how many times each basic block ran.
+
+`perfcast.profiles.incore` then gives each kernel its cycles a work-item; the CPU llvm-mca models is the one PoCL
+names in its device name (`pthread-skylake-avx512-...`). A platform other than PoCL records nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from perfcast.errors import ToolError
+from perfcast.profiles.incore import (
+    BLOCKS_PLUGIN_SOURCE,
+    analyse_pocl_kernels,
+    llvm_cpus,
+    mca_tool,
+    pocl_llvm_cpu,
+    read_blocks,
+)
+from perfcast.profiles.trace_plugin import build_oclgrind_plugin
+
+__all__ = ["run_pocl_incore"]
+
+INCORE_TIMEOUT = 900  # s, one run of the suite's driver under Oclgrind (the campaign's profile runs take as long)
+
+
+def _run(command: list[str], env: Mapping[str, str], what: str) -> None:
+    """Run a command to completion; ToolError with the tail of its stderr if it fails."""
+    try:
+        done = subprocess.run(command, env=dict(env), capture_output=True, text=True, timeout=INCORE_TIMEOUT,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"{what}: {error}") from None
+    if done.returncode != 0:
+        raise ToolError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+
+
+def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device_name: str) -> dict[str, Any]:
+    """Return the campaign's `incore` record: the CPU, the tools, and each kernel's cycles a work-item and loops.
+
+    `sizes`: each kernel's problem size; `platform`, `device`: the OpenCL indices of the PoCL device; ToolError
+    where a tool is missing or fails, or PoCL's device names no CPU llvm-mca knows.
+    """
+    tool = mca_tool()
+    cpu = pocl_llvm_cpu(device_name, llvm_cpus(tool))
+    if cpu is None:
+        raise ToolError(f"PoCL's device {device_name!r} names no CPU that {Path(tool).name} models")
+    listing = ",".join(f"{name}={n}" for name, n in sizes.items())
+    driver = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
+    with tempfile.TemporaryDirectory(prefix="perfcast-incore-") as folder:
+        cache = Path(folder) / "pocl-cache"
+        _run(driver, {**os.environ, "POCL_CACHE_DIR": str(cache), "POCL_KERNEL_CACHE": "1",
+                      "POCL_EXTRA_BUILD_FLAGS": "-g", "PYOPENCL_CTX": f"{platform}:{device}"},
+             "the suite on PoCL with -g")
+        counts = Path(folder) / "blocks.tsv"
+        _run(["oclgrind", "--plugins", str(build_oclgrind_plugin(BLOCKS_PLUGIN_SOURCE)), *driver],
+             {**os.environ, "PERFCAST_BLOCKS_FILE": str(counts)}, "the suite under Oclgrind's block counts")
+        found = analyse_pocl_kernels(cache, read_blocks(counts.read_text()), cpu)
+    return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, Oclgrind block counts, PoCL -g",
+            "kernels": {name: estimate.as_record() for name, estimate in found.items() if name in sizes}}

@@ -1,0 +1,49 @@
+"""The in-core record of a campaign on PoCL's CPU device, run for real: PoCL with -g, Oclgrind's block counts, llvm-mca."""
+
+import shutil
+
+import pytest
+
+from perfcast.errors import ToolError
+from perfcast.kernels.campaign import HASH_ROUNDS
+
+
+def _pocl_cpu_or_skip():
+    """Return (platform, device, name) of PoCL's CPU device, or skip where a tool the record needs is missing."""
+    for tool in ("oclgrind", "objdump", "g++"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    from perfcast.profiles.incore import BLOCKS_PLUGIN_SOURCE, mca_tool
+    from perfcast.profiles.trace_plugin import build_oclgrind_plugin
+
+    try:
+        mca_tool()
+        build_oclgrind_plugin(BLOCKS_PLUGIN_SOURCE)
+    except ToolError as error:
+        pytest.skip(str(error))
+    cl = pytest.importorskip("pyopencl")
+    for p, platform in enumerate(cl.get_platforms()):
+        if "portable computing language" in platform.name.lower():
+            for d, device in enumerate(platform.get_devices()):
+                if device.type & cl.device_type.CPU:
+                    return p, d, device.name
+    pytest.skip("no PoCL CPU device")
+
+
+def test_the_hash_s_rounds_are_its_inner_loop_and_a_work_item_loop_costs_nothing():
+    from perfcast.campaign.incore_evidence import run_pocl_incore
+
+    platform, device, name = _pocl_cpu_or_skip()
+    record = run_pocl_incore({"hash_int": 4096, "triad": 4096}, platform, device, name)
+    assert record["cpu"] in name and set(record["kernels"]) == {"hash_int", "triad"}
+    hash_loops = [loop for loop in record["kernels"]["hash_int"]["loops"] if loop["inner"]]
+    assert len(hash_loops) == 1
+    rounds = hash_loops[0]
+    # Oclgrind ran the round's block HASH_ROUNDS times a work-item; llvm-mca's steady state is at least the
+    # ports' bound; the kernel's cycles are the formula's.
+    assert rounds["executions_per_item"] == HASH_ROUNDS
+    assert rounds["cycles"] >= rounds["ports"] > 0
+    assert record["kernels"]["hash_int"]["cycles_per_item"] == pytest.approx(
+        HASH_ROUNDS / rounds["unroll"] * rounds["cycles"] / rounds["copies"])
+    # The triad has no loop of its own: whatever loops PoCL made run over the work-items.
+    assert record["kernels"]["triad"]["cycles_per_item"] == 0.0
