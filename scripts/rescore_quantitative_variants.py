@@ -48,7 +48,7 @@ def _apply(variant: str) -> None:
         return
     original = score.predict_profiled
 
-    def predict_profiled(profile, inputs, lanes=None):  # type: ignore[no-untyped-def]
+    def predict_profiled(profile, inputs, lanes=None, incore_cycles=None):  # type: ignore[no-untyped-def]
         device = inputs.device
         if variant in ("ldst-l1", "ldst-lanes") and device.kind == "cpu":
             rate = device.memory_level("L1").bandwidth.value / 4
@@ -58,7 +58,7 @@ def _apply(variant: str) -> None:
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
         if variant == "barrier-issue" and lanes is not None and profile.metrics.get("local_ldst", 0) > 0:
             lanes = 1
-        return original(profile, inputs, lanes)
+        return original(profile, inputs, lanes, incore_cycles)
 
     score.predict_profiled = predict_profiled
 

@@ -73,6 +73,11 @@ def test_quick_campaign_end_to_end(tmp_path):
     if vectorisation is not None:
         assert vectorisation["tool"].startswith("PoCL") and set(vectorisation["lanes"]) == set(kernels)
         assert all(lanes >= 1 for lanes in vectorisation["lanes"].values()) and vectorisation["threads"] >= 1
+    incore = read.manifest["incore"]  # on PoCL's CPU device with llvm-mca: the inner loops of the code it ran
+    if incore is not None:
+        assert set(incore["kernels"]) <= set(kernels) and "nbody" in incore["kernels"]
+        # n-body's inner loop runs once a work-item and body; the triad has no loop of its own.
+        assert incore["kernels"]["nbody"]["cycles_per_item"] > 0 and incore["kernels"]["triad"]["cycles_per_item"] == 0
     scores = score_archive(read)
     assert {s.kernel for s in scores.scores} == set(kernels)
     assert scores.summaries["quantitative"].n == len(KERNELS)
@@ -203,6 +208,13 @@ HEAD = '"format": "perfcast-campaign", "version": 1'
     ('{' + HEAD + ', "kernels": {}, "vectorisation": {"lanes": {"triad": 8}, "threads": true}}',
      "'vectorisation' needs lanes"),
     ('{' + HEAD + ', "kernels": {}, "vectorisation": []}', "'vectorisation' must be a mapping"),
+    ('{' + HEAD + ', "kernels": {}, "incore": {"cpu": "znver4", "kernels": {"hash_int": {"cycles_per_item": 80}}}}',
+     None),
+    ('{' + HEAD + ', "kernels": {}, "incore": null}', None),  # not PoCL's CPU device, or the step failed
+    ('{' + HEAD + ', "kernels": {}, "incore": {"kernels": {"hash_int": {"cycles_per_item": -1}}}}',
+     "'incore' needs kernels"),
+    ('{' + HEAD + ', "kernels": {}, "incore": {"kernels": {"hash_int": 80}}}', "'incore' needs kernels"),
+    ('{' + HEAD + ', "kernels": {}, "incore": [1]}', "'incore' must be a mapping"),
     ('[' * 100_000 + ']' * 100_000, "nested too deeply|not a perfcast campaign archive"),
     ('{' + HEAD + ', "kernels": {"triad": {"median_s": 1e-3}}', "not valid JSON"),
 ])
@@ -393,6 +405,8 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     assert plain.time < expected
     vectorised = {"lanes": {"hash_int": 16}, "tool": "test"}
     assert score_kernel(kernel, record, cpu, profile, vectorised, incore).predictions["quantitative"].time < expected
+    gpu = get_device("v100")  # a record on a GPU's archive (it never has one) floors nothing there
+    assert "in-core" not in score_kernel(kernel, record, gpu, profile, scalar, incore).predictions["quantitative"].detail
 
 
 def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():

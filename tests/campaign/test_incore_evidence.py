@@ -47,3 +47,40 @@ def test_the_hash_s_rounds_are_its_inner_loop_and_a_work_item_loop_costs_nothing
         HASH_ROUNDS / rounds["unroll"] * rounds["cycles"] / rounds["copies"])
     # The triad has no loop of its own: whatever loops PoCL made run over the work-items.
     assert record["kernels"]["triad"]["cycles_per_item"] == 0.0
+
+
+class _Timer:
+    """A timer whose in-core reading returns `found` or raises it."""
+
+    def __init__(self, found):
+        self.found, self.asked = found, []
+
+    def incore(self, kernels, sizes):
+        self.asked.append(sorted(sizes))
+        if isinstance(self.found, Exception):
+            raise self.found
+        return self.found
+
+
+def test_the_campaign_records_the_reading_or_a_note_and_asks_only_for_timed_kernels(tmp_path):
+    from perfcast.campaign.archive import WorkingFolder
+    from perfcast.campaign.run import _record_incore
+    from perfcast.kernels.campaign import kernel_named
+
+    kernels = [kernel_named("hash_int"), kernel_named("triad")]
+    record = {"cpu": "znver4", "tool": "test", "kernels": {"hash_int": {"cycles_per_item": 80.0, "loops": []}}}
+    for found, expected, note in ((record, record, None), (ToolError("llvm-mca is not on PATH"), None,
+                                                            "no in-core floor: llvm-mca is not on PATH")):
+        folder = WorkingFolder(tmp_path / f"run-{note is None}")
+        manifest = {"format": "perfcast-campaign", "version": 1, "notes": [],
+                    "kernels": {"hash_int": {"n": 1024, "median_s": 1e-3, "spread": 0.0, "precision": "int32"},
+                                "triad": {"n": 1024}}}
+        timer = _Timer(found)
+        _record_incore(folder, manifest, timer, kernels, lambda label, done: None)
+        assert manifest["incore"] == expected and timer.asked == [["hash_int"]]  # the triad was not timed
+        assert (note in manifest["notes"]) if note else manifest["notes"] == []
+        assert folder.manifest()["incore"] == expected  # saved: a resumed run does not ask again
+    plain = {"format": "perfcast-campaign", "version": 1, "notes": [],
+             "kernels": {"hash_int": {"n": 1024, "median_s": 1e-3, "spread": 0.0, "precision": "int32"}}}
+    _record_incore(WorkingFolder(tmp_path / "cuda"), plain, object(), kernels, lambda label, done: None)
+    assert plain["incore"] is None  # a backend with no reading of its code

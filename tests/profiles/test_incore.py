@@ -1,5 +1,7 @@
 """The in-core reading of compiled code (docs/models.md §3.5): block counts, innermost loops, cycles a work-item."""
 
+from pathlib import Path
+
 import pytest
 
 from perfcast.profiles.incore import (
@@ -10,6 +12,7 @@ from perfcast.profiles.incore import (
     kernel_incore,
     pocl_llvm_cpu,
     read_blocks,
+    unroll_factor,
     with_lines,
 )
 from perfcast.profiles.profile import ProfileError
@@ -41,7 +44,7 @@ def _listing(rows):
 def test_innermost_loops_leave_out_outer_loops_padding_and_overlapping_ranges():
     code = _listing([
         (0x10, "mov    %edi,%eax", 157),
-        (0x14, "shr    $0x10,%eax", 161),   # inner loop: 0x14..0x20, unrolled twice (161, 162 recur)
+        (0x14, "shr    $0x10,%eax", 161),   # inner loop: 0x14..0x20, its body unrolled twice (161, 162 recur)
         (0x17, "xor    %ebx,%eax", 162),
         (0x1a, "shr    $0x10,%eax", 161),
         (0x1c, "nop", 161),
@@ -59,8 +62,31 @@ def test_innermost_loops_leave_out_outer_loops_padding_and_overlapping_ranges():
     assert [(loop.start, loop.end) for loop in loops] == [(0x14, 0x20), (0x30, 0x34)]
     inner = loops[0]
     assert inner.body == ("shr    $0x10,%eax", "xor    %ebx,%eax", "shr    $0x10,%eax", "xor    %ebx,%eax")
-    assert inner.lines == frozenset({160, 161, 162}) and inner.unroll == 2
-    assert loops[1].unroll == 1
+    assert inner.lines == frozenset({160, 161, 162}) and inner.sequence == (161, 162, 161, 162)
+    assert unroll_factor(inner.sequence, {161, 162}) == 2
+    assert unroll_factor(loops[1].sequence, {170}) == 1
+
+
+def test_a_loop_closed_in_two_places_is_one_loop_to_its_last_jump():
+    # An if/else inside the loop: each arm jumps back to the head; the loop runs to the second jump.
+    code = _listing([
+        (0x10, "cmp    %eax,%ebx", 12),
+        (0x12, "jle    20", 12),
+        (0x14, "add    $0x1,%eax", 13),
+        (0x18, "jmp    10", 12),
+        (0x20, "sub    $0x1,%eax", 14),
+        (0x24, "jne    10", 12),
+    ])
+    (loop,) = innermost_loops(code)
+    assert (loop.start, loop.end) == (0x10, 0x24) and loop.lines == frozenset({12, 13, 14})
+
+
+def test_unroll_is_the_median_of_the_block_s_lines_runs():
+    # A header line at the top and the bottom, two interleaved statements: not an unrolled body.
+    assert unroll_factor((60, 61, 62, 61, 62, 60), {61, 62, 63}) == 2
+    assert unroll_factor((60, 61, 62, 63, 60), {60, 61, 62, 63}) == 1
+    assert unroll_factor((77, 78) * 16, {77, 78}) == 16
+    assert unroll_factor((), {77}) == 1
 
 
 def test_cycles_a_work_item_by_hand():
@@ -68,9 +94,9 @@ def test_cycles_a_work_item_by_hand():
     # 2 copies (the work-item loop unrolled by two) at 10 cycles an iteration: 16 / 2 x 10 / 2 = 40 cycles.
     blocks = [b if b.name != "for.body" else Block(b.function, b.name, 4096, b.lines)  # one launch's count
               for b in read_blocks(BLOCKS)["hash"]]
-    inner = Loop(0x14, 0x20, ("a",) * 4, frozenset({160, 161, 162}), 2)
-    copy = Loop(0x60, 0x6c, ("a",) * 4, frozenset({160, 161, 162}), 2)
-    items_loop = Loop(0x30, 0x34, ("b",), frozenset({157, 158}), 1)  # runs the entry block: a work-item loop
+    inner = Loop(0x14, 0x20, ("a",) * 4, frozenset({160, 161, 162}), (161, 162, 161, 162))
+    copy = Loop(0x60, 0x6c, ("a",) * 4, frozenset({160, 161, 162}), (161, 162, 161, 162))
+    items_loop = Loop(0x30, 0x34, ("b",), frozenset({157, 158}), (157,))  # runs the entry block: a work-item loop
     costs = {(0x14, 0x20): (10.0, 2.5), (0x60, 0x6c): (10.0, 2.5), (0x30, 0x34): (3.0, 1.0)}
     estimate = kernel_incore("skylake-avx512", blocks, [inner, copy, items_loop], 256, costs)
     assert estimate.cycles_per_item == pytest.approx(16 / 2 * 10 / 2)
@@ -78,14 +104,50 @@ def test_cycles_a_work_item_by_hand():
     assert (first.copies, first.unroll, first.executions_per_item, first.inner) == (2, 2, 16.0, True)
     assert (second.executions_per_item, second.inner, second.cycles_per_item) == (1.0, False, 0.0)
     assert estimate.as_record()["loops"][0]["lines"] == [160, 161, 162]
-    with pytest.raises(ValueError, match="0 work-items"):
+    with pytest.raises(ProfileError, match="0 work-items"):
         kernel_incore("skylake-avx512", blocks, [inner], 0, costs)
 
 
 def test_a_loop_no_block_fits_costs_nothing():
-    loop = Loop(0x14, 0x20, ("a",), frozenset({300}), 1)
+    loop = Loop(0x14, 0x20, ("a",), frozenset({300}), (300,))
     estimate = kernel_incore("znver4", read_blocks(BLOCKS)["hash"], [loop], 256, {(0x14, 0x20): (5.0, 1.0)})
     assert estimate.cycles_per_item == 0.0 and estimate.loops[0].executions_per_item is None
+
+
+def test_a_block_with_a_line_hoisted_out_of_the_loop_still_matches():
+    blocks = [Block("k", "entry", 256, frozenset({10})), Block("k", "for.body", 2560, frozenset({20, 21, 22}))]
+    loop = Loop(0x14, 0x20, ("a",) * 3, frozenset({20, 21}), (20, 21, 21))  # line 22's work was hoisted
+    estimate = kernel_incore("znver4", blocks, [loop], 256, {(0x14, 0x20): (4.0, 1.0)})
+    assert estimate.loops[0].executions_per_item == 10.0 and estimate.cycles_per_item == pytest.approx(40.0)
+
+
+def test_parsers_of_the_tools_output(monkeypatch):
+    import perfcast.profiles.incore as incore
+
+    listing = """
+0000000000001000 <_pocl_kernel_k>:
+    1000:	mov    %edi,%eax
+    1004:	jne    1000 <_pocl_kernel_k+0x0>
+0000000000001010 <_pocl_kernel_k_workgroup>:
+    1010:	ret
+"""
+    table = """tempfile_x.cl:
+File name                            Line number    Starting address    View    Stmt
+tempfile_x.cl                                 5              0x1000               x
+header.h                                     90              0x1002               x
+tempfile_x.cl                                 6              0x1004               x
+tempfile_x.cl                                 7              0x1004               x
+"""
+    monkeypatch.setattr(incore.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(incore, "_run", lambda command, what, stdin=None: table if "--dwarf=decodedline" in command
+                        else listing)
+    assert incore.objdump_function(Path("k.so"), "_pocl_kernel_k") == [(0x1000, "mov    %edi,%eax"),
+                                                                        (0x1004, "jne    1000")]
+    assert incore.objdump_function(Path("k.so"), "_pocl_kernel_other") == []
+    assert incore.debug_lines(Path("k.so")) == [(0x1000, 5), (0x1004, 6), (0x1004, 7)]  # the header's row left out
+    assert incore._assemblable("jne    1b20") == "jne    .Ltarget_1b20"
+    assert incore._assemblable("call   10a0") == "call   .Ltarget_10a0"
+    assert incore._assemblable("add    $0x10,%rax") == "add    $0x10,%rax"
 
 
 def test_the_cpu_pocl_compiles_for_is_read_off_its_device_name():
@@ -95,3 +157,5 @@ def test_the_cpu_pocl_compiles_for_is_read_off_its_device_name():
     assert pocl_llvm_cpu("pthread-znver4", known) == "znver4"
     assert pocl_llvm_cpu("pthread-haswell-Intel", known) is None  # a CPU llvm-mca does not know
     assert pocl_llvm_cpu("NVIDIA H100", known) is None
+    assert pocl_llvm_cpu("cpu-minimal-znver4-AMD", known) == "znver4"
+    assert pocl_llvm_cpu("cpu-tbb-skylake-avx512-Intel", known) == "skylake-avx512"

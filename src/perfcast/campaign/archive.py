@@ -129,7 +129,7 @@ def _json(text: str | bytes, origin: str) -> Any:
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
                  "total_s")
 _MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout", "species",
-             "vectorisation")
+             "vectorisation", "incore")
 _PRECISIONS = {precision.value for precision in Precision}
 
 
@@ -173,6 +173,14 @@ def _manifest(data: Any, origin: str) -> dict[str, Any]:
                 and (threads is None or _whole(threads))):
             raise ArchiveError(f"{origin}: 'vectorisation' needs lanes (kernel -> a positive whole number) and "
                                "threads (a positive whole number)")
+    incore = data.get("incore")
+    if incore is not None:
+        found = incore.get("kernels")
+        if not (isinstance(found, dict) and all(
+                isinstance(k, str) and isinstance(v, dict) and _number(v.get("cycles_per_item"))
+                and v["cycles_per_item"] >= 0 for k, v in found.items())):
+            raise ArchiveError(f"{origin}: 'incore' needs kernels (kernel -> a record with cycles_per_item, a number "
+                               "at least 0)")
     if not isinstance(data.get("notes", []), list):
         raise ArchiveError(f"{origin}: 'notes' must be a list")
     for kernel, record in kernels.items():

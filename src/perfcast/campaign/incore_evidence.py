@@ -51,7 +51,8 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
     """Return the campaign's `incore` record: the CPU, the tools, and each kernel's cycles a work-item and loops.
 
     `sizes`: each kernel's problem size; `platform`, `device`: the OpenCL indices of the PoCL device; ToolError
-    where a tool is missing or fails, or PoCL's device names no CPU llvm-mca knows.
+    where a tool is missing or fails, or PoCL's device names no CPU llvm-mca knows. `-g` is added to the build
+    flags PoCL is given (POCL_EXTRA_BUILD_FLAGS), not put in their place.
     """
     tool = mca_tool()
     cpu = pocl_llvm_cpu(device_name, llvm_cpus(tool))
@@ -61,12 +62,15 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
     driver = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
     with tempfile.TemporaryDirectory(prefix="perfcast-incore-") as folder:
         cache = Path(folder) / "pocl-cache"
+        flags = " ".join(part for part in (os.environ.get("POCL_EXTRA_BUILD_FLAGS", ""), "-g") if part)
         _run(driver, {**os.environ, "POCL_CACHE_DIR": str(cache), "POCL_KERNEL_CACHE": "1",
-                      "POCL_EXTRA_BUILD_FLAGS": "-g", "PYOPENCL_CTX": f"{platform}:{device}"},
+                      "POCL_EXTRA_BUILD_FLAGS": flags, "PYOPENCL_CTX": f"{platform}:{device}"},
              "the suite on PoCL with -g")
         counts = Path(folder) / "blocks.tsv"
         _run(["oclgrind", "--plugins", str(build_oclgrind_plugin(BLOCKS_PLUGIN_SOURCE)), *driver],
              {**os.environ, "PERFCAST_BLOCKS_FILE": str(counts)}, "the suite under Oclgrind's block counts")
+        if not counts.is_file():
+            raise ToolError("Oclgrind's block-count plugin wrote nothing (PERFCAST_BLOCKS_FILE)")
         found = analyse_pocl_kernels(cache, read_blocks(counts.read_text()), cpu)
     return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, Oclgrind block counts, PoCL -g",
             "kernels": {name: estimate.as_record() for name, estimate in found.items() if name in sizes}}

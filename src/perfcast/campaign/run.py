@@ -8,8 +8,10 @@ Steps, each saved as soon as it is done (an interrupted run resumes at the first
    counts checked to agree per work-item and scaled to the run's NDRange; then traced at the run's size (a
    sample of its work-groups) and its bytes per level simulated through the measured device's caches
    (docs/traffic.md), or, where that cannot be done, its compulsory footprint (Oclgrind has no cache);
-4. the compiler's report of what it vectorised (gcc's, PoCL's), and on PoCL's CPU device the inner loops of the
-   code it compiled, with their cycles (llvm-mca) and iterations (Oclgrind's block counts): docs/models.md §3.5.
+4. on PoCL's CPU device, the inner loops of the code it compiled, with their cycles (llvm-mca) and iterations
+   (Oclgrind's block counts): docs/models.md §3.5.
+Between 2 and 3 the compiler's report of what it vectorised (gcc's, PoCL's) is read, and the device measured
+again.
 """
 
 from __future__ import annotations
@@ -357,11 +359,11 @@ def _record_incore(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, 
     timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
     found = None
     if timed and hasattr(timer, "incore"):
-        progress("reading the compiled code's inner loops (llvm-mca, Oclgrind block counts)", 0.9)
+        progress("reading the compiled code's inner loops (llvm-mca, Oclgrind block counts)", 0.97)
         sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
         try:
             found = timer.incore(timed, sizes)
-        except ToolError as error:
+        except (ToolError, InputError, OSError) as error:  # a tool that fails, block counts it cannot read
             manifest["notes"].append(f"no in-core floor: {error}")
     manifest["incore"] = found
     folder.save_manifest(manifest)

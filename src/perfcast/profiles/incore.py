@@ -4,21 +4,23 @@ Three readings are combined:
 
 * Oclgrind's executions of each basic block, with the source lines of its instructions (the plugin
   `oclgrind_blocks.cpp`), over one work-group doing the timed work per work-item;
-* the kernel PoCL compiled, built with `-g`: its innermost loops (a backward jump whose range holds no other
-  backward jump and overlaps none without nesting) and the source lines of their instructions (its debug line
+* the kernel PoCL compiled, built with `-g`: its innermost loops (a loop head and its last backward jump, with no
+  other loop inside and none overlapping it without nesting) and the source lines of their instructions (its debug line
   table), read by objdump from the function `_pocl_kernel_NAME`, the one the line table covers;
 * llvm-mca's cycles per iteration of each loop's body on the CPU PoCL compiled for: its steady state, so the
   dependencies one iteration carries to the next are in it, beside the ports alone (its block throughput).
 
-A loop runs the IR block that shares most source lines with it (ties: the most executed). Where that block runs
-more than once a work-item, the loop is an inner loop of the source, and it costs
+A loop runs the IR block that shares most source lines with it (at least half of the block's). Where that
+block runs more than once a work-item, the loop is an inner loop of the source, and it costs
 
     cycles a work-item = executions a work-item / unroll x cycles an iteration / copies
 
-`unroll`: how many separate runs of one source line the body holds (the compiler unrolled the loop that many
-times); `copies`: how many loops of the function run the same lines (the compiler unrolled the loop over
-work-items around it, so that many work-items' chains are in flight at once). A loop over the work-items
-themselves (its block runs once a work-item or less) is left out: §3's throughput and the issue floor price it.
+`unroll`: the median, over the block's lines, of how many separate runs of the line the body holds (the
+compiler unrolled the loop that many times); `copies`: how many loops of the function run the same block (the
+compiler unrolled the loop over work-items around it, or left a remainder loop): they are taken to overlap, that
+many work-items' chains in flight at once, which holds for short chains and overstates the overlap of long loops
+(a heuristic). Each block is priced once, by its largest loop. A loop over the work-items themselves (its block
+runs once a work-item or less) is left out: §3's throughput and the issue floor price it.
 The readers are pure; `objdump_function`, `debug_lines`, `mca_cycles`, `llvm_cpus` and `analyse_pocl_kernels` call
 the tools.
 """
@@ -39,7 +41,7 @@ from perfcast.profiles.profile import ProfileError
 
 __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "InCore", "Loop", "LoopCost", "analyse_pocl_kernels", "debug_lines",
            "group_items", "innermost_loops", "kernel_incore", "llvm_cpus", "mca_cycles", "mca_tool",
-           "objdump_function", "pocl_llvm_cpu", "read_blocks", "with_lines"]
+           "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 MCA_ITERATIONS = 500  # iterations llvm-mca simulates: enough for a steady state of any loop body seen here
@@ -59,13 +61,13 @@ class Block:
 
 @dataclass(frozen=True)
 class Loop:
-    """One innermost loop of compiled code: its address range, body (closing jump left out), lines and unroll."""
+    """One innermost loop of compiled code: address range, body (closing jump left out), its lines, each body line."""
 
     start: int
     end: int
     body: tuple[str, ...]
     lines: frozenset[int]
-    unroll: int
+    sequence: tuple[int, ...] = ()  # the source line of each instruction of the body (0 left out), in order
 
 
 @dataclass(frozen=True)
@@ -139,53 +141,81 @@ def group_items(kernel: str, blocks: Sequence[Block]) -> int | None:
 def innermost_loops(instructions: Sequence[tuple[int, str, int]]) -> list[Loop]:
     """Return the innermost loops of a function given as (address, instruction, source line; 0: none) in order.
 
-    A loop is a backward jump and the range it closes; innermost: no other backward jump inside it. A range that
-    overlaps another without nesting is not a loop of the source (a jump table of unrolled remainders) and is
-    left out.
+    A loop is a loop head (the target of backward jumps) and the range up to its last backward jump to it (a loop
+    whose body branches may close in several places); innermost: no other loop's range lies inside it. A range
+    that overlaps another without nesting is not a loop of the source (a jump table of unrolled remainders) and
+    is left out.
     """
-    backward = []
+    last: dict[int, int] = {}
     for address, text, _ in instructions:
         jump = _JUMP.match(text)
         if jump and int(jump[1], 16) < address:
-            backward.append((int(jump[1], 16), address))
-    inner = [(s, e) for s, e in backward
-             if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in backward)]
+            last[int(jump[1], 16)] = address
+    ranges = sorted(last.items())
+    inner = [(s, e) for s, e in ranges if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in ranges)]
     inner = [(s, e) for s, e in inner if not any(s < s2 <= e < e2 or s2 < s <= e2 < e for s2, e2 in inner)]
     loops = []
     for start, end in inner:
         inside = [(text, line) for address, text, line in instructions if start <= address <= end]
         body = tuple(text for text, _ in inside[:-1] if not text.startswith(_SKIPPED))
-        sequence = [line for text, line in inside if line]
-        runs = Counter(line for i, line in enumerate(sequence) if i == 0 or sequence[i - 1] != line)
-        loops.append(Loop(start, end, body, frozenset(sequence), max(runs.values(), default=1)))
+        sequence = tuple(line for text, line in inside[:-1] if line and not text.startswith(_SKIPPED))
+        loops.append(Loop(start, end, body, frozenset(line for _, line in inside if line), sequence))
     return loops
 
 
+def unroll_factor(sequence: Sequence[int], lines: Iterable[int]) -> int:
+    """Return how many times the compiler unrolled a loop: the median of the separate runs its block's lines have.
+
+    `sequence`: the source line of each instruction of the loop's body, in order; `lines`: the lines of the IR
+    block the loop runs. A line whose instructions sit apart (a loop header at the top and the bottom, two
+    interleaved statements) adds a run or two; an unrolled body repeats every line. The median of the block's
+    lines is robust to the first and follows the second.
+    """
+    wanted = set(lines)
+    runs = Counter(line for i, line in enumerate(sequence)
+                   if line in wanted and (i == 0 or sequence[i - 1] != line))
+    counts = sorted(runs[line] for line in wanted if runs[line])
+    return max(1, counts[(len(counts) - 1) // 2]) if counts else 1
+
+
 def _matched(loop: Loop, blocks: Iterable[Block]) -> Block | None:
-    """Return the IR block the loop runs: its lines all in the loop's, sharing most of them, then most executed."""
-    fitting = [b for b in blocks if b.lines and b.lines <= loop.lines]
-    return max(fitting, key=lambda b: (len(b.lines), b.executions), default=None)
+    """Return the IR block the loop runs: at least half its lines in the loop's, most shared, then most executed.
+
+    At least half, not all: the compiler may hoist a line's instructions out of the loop (an address computed
+    once), and the block still runs in it.
+    """
+    def shared(block: Block) -> int:
+        return len(block.lines & loop.lines)
+
+    fitting = [b for b in blocks if b.lines and 2 * shared(b) >= len(b.lines)]
+    return max(fitting, key=lambda b: (shared(b), b.executions), default=None)
 
 
 def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], items: int,
                   costs: Mapping[tuple[int, int], tuple[float, float]]) -> InCore:
     """Return a kernel's in-core cycles a work-item from its blocks (`items` work-items) and its loops' costs.
 
-    `costs`: (start, end) of each loop -> llvm-mca's (cycles an iteration, ports alone). Loops running the same
-    source lines are one loop in `copies` copies.
+    `costs`: (start, end) of each loop -> llvm-mca's (cycles an iteration, ports alone). Each IR block is priced
+    once: the loops that run the same block are copies of one loop (the largest prices it; a smaller one is a
+    remainder or a copy the compiler made of the work-item loop around it), and their number divides its cycles,
+    as that many work-items' chains are taken to overlap. A loop no block fits is listed and costs nothing.
     """
     if items < 1:
-        raise ValueError(f"a launch of {items} work-items")
-    copies = Counter(loop.lines for loop in loops)
-    found, seen = [], set()
+        raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
+    by_block: dict[Block | None, list[Loop]] = {}
     for loop in loops:
-        if loop.lines in seen or not loop.lines:
-            continue
-        seen.add(loop.lines)
-        block = _matched(loop, blocks)
-        cycles, ports = costs[(loop.start, loop.end)]
-        found.append(LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports,
-                              None if block is None else block.executions / items, loop.unroll, copies[loop.lines]))
+        if loop.lines:
+            by_block.setdefault(_matched(loop, blocks), []).append(loop)
+    found = []
+    for block, group in by_block.items():
+        ordered = sorted(group, key=lambda loop: -len(loop.body))
+        pricing = ordered if block is None else ordered[:1]
+        for loop in pricing:
+            cycles, ports = costs[(loop.start, loop.end)]
+            unroll = unroll_factor(loop.sequence, block.lines) if block is not None else 1
+            found.append(LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports,
+                                  None if block is None else block.executions / items, unroll,
+                                  len(group) if block is not None else 1))
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found))
 
 
@@ -222,10 +252,17 @@ def objdump_function(shared: Path, function: str) -> list[tuple[int, str]]:
 
 
 def debug_lines(shared: Path) -> list[tuple[int, int]]:
-    """Return the (address, source line) rows of a shared object's debug line table, by address (0: no line)."""
+    """Return the (address, source line) rows of a shared object's line table for its main source, by address.
+
+    Rows of other files (a header's inline functions) are left out: the main source is the file most rows name.
+    Rows at one address keep the table's order (the last one holds from there).
+    """
     table = _run(["objdump", "--dwarf=decodedline", str(shared)], f"the line table of {shared.name}")
-    rows = [(int(m[2], 16), int(m[1])) for m in re.finditer(r"^\S+\s+(\d+)\s+0x([0-9a-f]+)", table, re.M)]
-    return sorted(rows)
+    rows = [(m[1], int(m[3], 16), int(m[2])) for m in re.finditer(r"^(\S+)\s+(\d+)\s+0x([0-9a-f]+)", table, re.M)]
+    if not rows:
+        return []
+    main = Counter(name for name, _, _ in rows).most_common(1)[0][0]
+    return sorted(((address, line) for name, address, line in rows if name == main), key=lambda row: row[0])
 
 
 def with_lines(instructions: Sequence[tuple[int, str]], table: Sequence[tuple[int, int]]) -> list[tuple[int, str, int]]:
@@ -247,26 +284,49 @@ def mca_tool() -> str:
     raise ToolError("llvm-mca is not on PATH (apt-get install llvm)")
 
 
+def _assemblable(instruction: str) -> str:
+    """Return an instruction llvm-mca can assemble: a jump or call's bare hex target becomes a label."""
+    return re.sub(r"^((?:j\w+|call\w*)\s+)([0-9a-f]+)$", r"\1.Ltarget_\2", instruction)
+
+
 def mca_cycles(body: Sequence[str], cpu: str, tool: str) -> tuple[float, float]:
-    """Return llvm-mca's cycles an iteration of a loop body on `cpu`: steady state, and the ports alone."""
-    report = _run([tool, f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}", "-"], "llvm-mca", "\n".join(body) + "\n")
+    """Return llvm-mca's cycles an iteration of a loop body on `cpu`: steady state, and the ports alone.
+
+    ToolError where llvm-mca did not take every instruction (it says "error:" and still exits 0, leaving the
+    line out of the cycles).
+    """
+    text = "\n".join(_assemblable(line) for line in body) + "\n"
+    try:
+        done = subprocess.run([tool, f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}", "-"], input=text,
+                              capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"llvm-mca: {error}") from None
+    report = done.stdout
     cycles = re.search(r"Total Cycles:\s+(\d+)", report)
     ports = re.search(r"Block RThroughput:\s+([\d.]+)", report)
-    if cycles is None or ports is None:
-        raise ToolError(f"llvm-mca gave no cycles for a loop of {len(body)} instructions")
+    taken = re.search(r"^Instructions:\s+(\d+)", report, re.M)
+    if done.returncode != 0 or "error:" in done.stderr or cycles is None or ports is None or taken is None:
+        said = done.stderr.strip().splitlines()
+        raise ToolError(f"llvm-mca could not read a loop of {len(body)} instructions"
+                        + (f": {said[0][:200]}" if said else ""))
+    if int(taken[1]) != MCA_ITERATIONS * len(body):
+        raise ToolError(f"llvm-mca took {int(taken[1]) // MCA_ITERATIONS} of a loop's {len(body)} instructions")
     return int(cycles[1]) / MCA_ITERATIONS, float(ports[1])
 
 
 def llvm_cpus(tool: str) -> set[str]:
     """Return the x86-64 CPU names llvm-mca knows (its -mcpu=help list)."""
-    done = subprocess.run([tool, "-mtriple=x86_64", "-mcpu=help"], input="", capture_output=True, text=True,
-                          check=False)
+    try:
+        done = subprocess.run([tool, "-mtriple=x86_64", "-mcpu=help"], input="", capture_output=True, text=True,
+                              timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ToolError(f"{tool} -mcpu=help: {error}") from None
     return set(re.findall(r"^\s{2}([a-z0-9][\w.-]*)\s+- Select", done.stdout + done.stderr, re.M))
 
 
 def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:
     """Return the LLVM CPU a PoCL CPU device compiles for, from its name ('pthread-skylake-avx512-Intel...')."""
-    found = re.match(r"^(?:pthread|cpu|basic|cpu-minimal|cpu-tbb)-(.*)$", device_name.strip())
+    found = re.match(r"^(?:cpu-minimal|cpu-tbb|pthread|basic|cpu)-(.*)$", device_name.strip())
     if not found:
         return None
     rest = found[1]
@@ -277,7 +337,8 @@ def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:
 def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> dict[str, InCore]:
     """Return the in-core estimate of every kernel PoCL compiled (with -g) into the kernel cache `cache`.
 
-    A kernel without block counts, or whose entry block is missing, is left out.
+    A kernel without block counts, whose entry block is missing, or whose code or line table objdump does not
+    find, is left out.
     """
     tool = mca_tool()
     found: dict[str, InCore] = {}
@@ -287,8 +348,11 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         items = group_items(kernel, counted) if counted else None
         if not counted or not items or kernel in found:
             continue
-        code = with_lines(objdump_function(shared, f"_pocl_kernel_{kernel}"), debug_lines(shared))
-        loops = innermost_loops(code)
+        instructions = objdump_function(shared, f"_pocl_kernel_{kernel}")
+        table = debug_lines(shared)
+        if not instructions or not table:  # no code or no line table: unknown, not "no inner loop"
+            continue
+        loops = innermost_loops(with_lines(instructions, table))
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
         found[kernel] = kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs)
     return found

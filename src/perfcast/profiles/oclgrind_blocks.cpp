@@ -82,8 +82,21 @@ public:
       std::string text;
       for (unsigned line : lines)
         text += (text.empty() ? "" : ",") + std::to_string(line);
+      // An unnamed block is named by its place in its function, so that two never share a name.
+      std::string name = block->getName().str();
+      if (name.empty())
+      {
+        unsigned index = 0;
+        for (const llvm::BasicBlock& other : *block->getParent())
+        {
+          if (&other == block)
+            break;
+          index++;
+        }
+        name = "#" + std::to_string(index);
+      }
       std::fprintf(m_out, "%s\t%s\t%s\t%llu\t%s\n", m_kernel.c_str(), block->getParent()->getName().str().c_str(),
-                   block->getName().str().c_str(), n, text.c_str());
+                   name.c_str(), n, text.c_str());
     }
     std::fflush(m_out);
   }
@@ -100,9 +113,14 @@ BlockPlugin* plugin = nullptr;
 extern "C" bool initializePlugins(oclgrind::Context* context)
 {
   const char* path = std::getenv("PERFCAST_BLOCKS_FILE");
-  FILE* out = path && *path ? std::fopen(path, "w") : nullptr;
-  if (out == nullptr)
-    return true;
+  if (!path || !*path)
+    return true; // loaded without a destination: record nothing
+  FILE* out = std::fopen(path, "w");
+  if (!out)
+  {
+    std::fprintf(stderr, "perfcast blocks: cannot write %s\n", path);
+    return false;
+  }
   plugin = new BlockPlugin(context, out);
   context->registerPlugin(plugin);
   return true;
