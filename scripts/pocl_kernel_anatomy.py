@@ -91,16 +91,9 @@ def _compiled_kernels() -> Path:
 
 def _work_group_function(shared: Path) -> list[tuple[int, str]]:
     """Return (address, instruction) of the `_workgroup_fast` function in a compiled kernel, AT&T syntax."""
-    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-M", "att", str(shared)], capture_output=True,
-                             text=True, check=True).stdout
-    instructions = []
-    for line in listing.split("_workgroup_fast>:", 1)[-1].splitlines():
-        if line.strip().endswith(">:"):  # the next function
-            break
-        found = re.match(r"\s*([0-9a-f]+):\t(.*)", line)
-        if found:
-            instructions.append((int(found[1], 16), re.sub(r"\s+<.*>$", "", found[2].strip())))
-    return instructions
+    from perfcast.profiles.incore import objdump_function
+
+    return objdump_function(shared, f"_pocl_kernel_{shared.stem}_workgroup_fast")
 
 
 def code() -> None:

@@ -325,6 +325,24 @@ def _time_kernels(options: CampaignOptions, folder: WorkingFolder, manifest: dic
         folder.save_manifest(manifest)
 
 
+def _ask_compiler(manifest: dict[str, Any], timer: Any, kernels: list[CampaignKernel], progress: Progress,
+                  method: str, label: str, share: float, errors: tuple[type[Exception], ...]) -> Any:
+    """Return what the timer's `method` says of the compiled timed kernels, or None (no such method, or it failed).
+
+    A failure is a note beginning "no " + `label`, not a stop: the models then go without what it would have said.
+    """
+    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
+    if not timed or not hasattr(timer, method):
+        return None
+    progress(f"reading {label}", share)
+    sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
+    try:
+        return getattr(timer, method)(timed, sizes)
+    except errors as error:
+        manifest["notes"].append(f"no {label}: {error}")
+        return None
+
+
 def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, kernels: list[CampaignKernel],
                           progress: Progress) -> None:
     """Record the SIMD lanes the compiler gave each timed kernel (gcc's or PoCL's report), where it says.
@@ -333,18 +351,12 @@ def _record_vectorisation(folder: WorkingFolder, manifest: dict[str, Any], timer
     raw/vectorisation.txt, so that a later reader can read it again. A backend whose compiler gives no report
     (CUDA, an OpenCL platform other than PoCL) records None; a report that fails is a note, not a stop.
     """
-    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
-    found = None
-    if timed and hasattr(timer, "vectorisation"):
-        progress("reading the compiler's vectorisation report", 0.56)
-        sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
-        try:
-            found = timer.vectorisation(timed, sizes)
-        except (ToolError, InputError) as error:  # a compiler that fails, or C the reader cannot parse
-            manifest["notes"].append(f"no vectorisation report: {error}")
-        if found is not None:
-            folder.file("raw/vectorisation.txt").write_text(found.pop("raw", ""))
-            found["raw"] = "raw/vectorisation.txt"
+    # ToolError: a compiler that fails; InputError: C the reader cannot parse.
+    found = _ask_compiler(manifest, timer, kernels, progress, "vectorisation", "vectorisation report", 0.56,
+                          (ToolError, InputError))
+    if found is not None:
+        folder.file("raw/vectorisation.txt").write_text(found.pop("raw", ""))
+        found["raw"] = "raw/vectorisation.txt"
     manifest["vectorisation"] = found
     folder.save_manifest(manifest)
 
@@ -356,16 +368,9 @@ def _record_incore(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, 
     Only PoCL's CPU device says what it compiled (`_OpenClTimer.incore`); other backends record None. A tool that
     is missing or fails is a note, not a stop: the quantitative model then goes without the in-core floor.
     """
-    timed = [k for k in kernels if "median_s" in manifest["kernels"].get(k.name, {})]
-    found = None
-    if timed and hasattr(timer, "incore"):
-        progress("reading the compiled code's inner loops (llvm-mca, Oclgrind block counts)", 0.97)
-        sizes = {k.name: k.profile_size(manifest["kernels"][k.name]["n"]) for k in timed}
-        try:
-            found = timer.incore(timed, sizes)
-        except (ToolError, InputError, OSError) as error:  # a tool that fails, block counts it cannot read
-            manifest["notes"].append(f"no in-core floor: {error}")
-    manifest["incore"] = found
+    # ToolError: a tool that fails; InputError: block counts the reader refuses; OSError: files that went missing.
+    manifest["incore"] = _ask_compiler(manifest, timer, kernels, progress, "incore", "in-core floor", 0.97,
+                                       (ToolError, InputError, OSError))
     folder.save_manifest(manifest)
 
 
