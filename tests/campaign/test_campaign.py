@@ -397,6 +397,10 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     incore = {"cpu": "znver4", "kernels": {"hash_int": {"cycles_per_item": 80.0, "loops": []}}}
     assert kernel_incore_cycles("hash_int", incore, items) == 80.0 * items
     assert kernel_incore_cycles("triad", incore, items) is None and kernel_incore_cycles("hash_int", None, items) is None
+    # A program's group, read at another size: its instructions at the read launch's cycles an instruction.
+    read = {"kernels": {"k": {"cycles_per_item": 80.0, "instructions_per_item": 160.0}}}
+    assert kernel_incore_cycles("k", read, items, instructions=1e6) == pytest.approx(0.5e6)
+    assert kernel_incore_cycles("hash_int", incore, items, instructions=1e6) is None  # no instruction count read
     scalar = {"lanes": {"hash_int": 1}, "tool": "test"}
     floored = score_kernel(kernel, record, cpu, profile, scalar, incore).predictions["quantitative"]
     expected = 80.0 * items / (cpu.compute_units * cpu.clock.peak.value)
@@ -405,6 +409,8 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     assert plain.time < expected
     vectorised = {"lanes": {"hash_int": 16}, "tool": "test"}
     assert score_kernel(kernel, record, cpu, profile, vectorised, incore).predictions["quantitative"].time < expected
+    local = KernelProfile("hash_int", 1, {**metrics, "local_ldst": 100.0})  # local memory: barriers, regions
+    assert score_kernel(kernel, record, cpu, local, scalar, incore).predictions["quantitative"].time < expected
     gpu = get_device("v100")  # a record on a GPU's archive (it never has one) floors nothing there
     assert "in-core" not in score_kernel(kernel, record, gpu, profile, scalar, incore).predictions["quantitative"].detail
 

@@ -386,6 +386,30 @@ def _record_vectorisation(options: ProgramOptions, folder: WorkingFolder, manife
     folder.save_manifest(manifest)
 
 
+def _record_incore(options: ProgramOptions, folder: WorkingFolder, manifest: dict[str, Any],
+                   progress: Progress) -> None:
+    """Record the in-core cycles of each kernel the program launched on PoCL's CPU device (docs/models.md §3.5).
+
+    Two more runs of its first profile command (else the timed one): on PoCL with -g and a fresh kernel cache,
+    and under Oclgrind with the block-count plugin. Another platform or a CUDA program records None; a run or a
+    tool that fails records None with a note.
+    """
+    from perfcast.campaign.incore_evidence import run_program_incore
+    from perfcast.campaign.vector_evidence import pocl_device
+
+    found = None
+    name = manifest["timed_run"].get("device") or ""
+    if options.timer == "opencl" and pocl_device(name) is not None and manifest["kernels"]:
+        command = list((options.profile_commands or (options.command,))[0])
+        progress("reading the compiled code's inner loops (two more runs of the program)", 0.9)
+        try:
+            found = run_program_incore(command, name)
+        except (ToolError, InputError, OSError) as error:
+            manifest["notes"].append(f"no in-core floor: {error}")
+    manifest["incore"] = found
+    folder.save_manifest(manifest)
+
+
 # ------------------------------------------------------------------ profiling under Oclgrind
 
 
@@ -787,6 +811,8 @@ def run_program_campaign(options: ProgramOptions, progress: Progress = lambda la
         _record_vectorisation(options, folder, manifest, progress)
     if not (folder.path / "profile.yaml").exists() and manifest.get("profiling") is None:
         _profile_program(options, folder, manifest, progress)
+    if "incore" not in manifest:
+        _record_incore(options, folder, manifest, progress)
     progress("packing the archive", 0.98)
     archive = folder.pack(options.output)
     progress("done", 1.0)

@@ -94,7 +94,7 @@ def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpe
         if program:
             scores.append(score_profiled(name, record, device, profile,
                                          declared.get(name) or declared.get(record.get("kernel", name)),
-                                         archive.manifest.get("vectorisation")))
+                                         archive.manifest.get("vectorisation"), archive.manifest.get("incore")))
         else:
             scores.append(score_kernel(kernel_named(name), record, device, profile,
                                        archive.manifest.get("vectorisation"), archive.manifest.get("incore")))

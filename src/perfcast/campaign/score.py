@@ -248,11 +248,14 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
     the code the device runs (a campaign's `incore`); the in-core floor (§3.5) applies, as the issue floor, to a
-    kernel left scalar on a CPU.
+    kernel left scalar on a CPU, without local memory.
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     incore = None
-    if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu":
+    # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
+    # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
+    barriers = profile.metrics.get("local_ldst", 0.0) > 0
+    if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
     p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions,
                 issue, atomics, incore)
@@ -269,15 +272,22 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None) -> int | No
     return int(lanes) if lanes is not None else None
 
 
-def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items: float | None) -> float | None:
-    """Return kernel `name`'s in-core cycles at its timed size (cycles a work-item x work-items), or None.
+def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items: float | None,
+                         instructions: float | None = None) -> float | None:
+    """Return kernel `name`'s in-core cycles at its timed size, or None.
 
-    `incore`: a campaign's record of the code the device ran (`perfcast.campaign.incore_evidence`).
+    `incore`: a campaign's record of the code the device ran (`perfcast.campaign.incore_evidence`). The suite's
+    work a work-item is the timed one's: cycles a work-item x `work_items`. A program's launch was read at
+    another size: given the timed group's `instructions` (its profile's, carried to the timed size as declared),
+    its cycles are that many instructions at the read launch's cycles an instruction.
     """
     entry = ((incore or {}).get("kernels") or {}).get(name)
     if entry is None or not work_items:
         return None
-    return float(entry["cycles_per_item"]) * float(work_items)
+    if instructions is None:
+        return float(entry["cycles_per_item"]) * float(work_items)
+    per_item = float(entry.get("instructions_per_item") or 0.0)
+    return float(entry["cycles_per_item"]) / per_item * instructions if per_item > 0 else None
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
@@ -357,13 +367,15 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
 
 
 def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
-                   species: KernelSpecies | None = None, vectorisation: Mapping[str, Any] | None = None
-                   ) -> KernelScore:
+                   species: KernelSpecies | None = None, vectorisation: Mapping[str, Any] | None = None,
+                   incore: Mapping[str, Any] | None = None) -> KernelScore:
     """Return the predictions of a kernel known only by its profile (a program's launches), scored.
 
     The roofline and the quantitative model read the profile; the boat hull needs the kernel's species, which a
     profile does not give: `species`, where the user named it (`--species`). `vectorisation`: the compiler's
     report the run recorded (lanes per kernel name), which rules out CPU floors of the hull (`compiler_floors`).
+    `incore`: the run's reading of the code the device ran (§3.5), carried to the group as its instructions are
+    (`kernel_incore_cycles`).
     """
     measured, spread = record["median_s"], record["spread"]
     # A group is named KERNEL[global/local]; the compiler's report names the kernel.
@@ -373,13 +385,15 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         for model in MODELS:
             score.left_out[model] = "timed at 0 s (below the timer's resolution): nothing to score against"
         return score
+    cycles = (kernel_incore_cycles(kernel, incore, record.get("work_items"), 32 * profile.metrics["inst_warp"])
+              if profile is not None and "inst_warp" in profile.metrics else None)
     if profile is None:
         for model in ("roofline", "quantitative"):
             score.left_out[model] = "no profile of this kernel in the archive"
     else:
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", lambda: _quantitative(profile, device, measured,
-                                                                   kernel_lanes(kernel, vectorisation)))):
+                                                                   kernel_lanes(kernel, vectorisation), cycles))):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:

@@ -16,11 +16,14 @@ block runs more than once a work-item, the loop is an inner loop of the source, 
     cycles a work-item = executions a work-item / unroll x cycles an iteration / copies
 
 `unroll`: the median, over the block's lines, of how many separate runs of the line the body holds (the
-compiler unrolled the loop that many times); `copies`: how many loops of the function run the same block (the
-compiler unrolled the loop over work-items around it, or left a remainder loop): they are taken to overlap, that
+compiler unrolled the loop that many times); `copies`: how many loops of the function run the same block with
+the same instructions (the compiler unrolled the loop over work-items around it): they are taken to overlap, that
 many work-items' chains in flight at once, which holds for short chains and overstates the overlap of long loops
-(a heuristic). Each block is priced once, by its largest loop. A loop over the work-items themselves (its block
-runs once a work-item or less) is left out: §3's throughput and the issue floor price it.
+(a heuristic). Each block is priced once, by the smallest loop that runs it (a larger one is an unrolled
+remainder), and `copies` counts the loops with that one's instructions. A loop over the work-items themselves (its
+block runs once a work-item or less) is left out: §3's throughput and the issue floor price it; so is a loop
+that runs vectors of work-items (256- or 512-bit registers, gathers, scatters: PoCL vectorised the work-item
+loop of a region of it), whose iterations the block counts do not give.
 The readers are pure; `objdump_function`, `debug_lines`, `mca_cycles`, `llvm_cpus` and `analyse_pocl_kernels` call
 the tools.
 """
@@ -51,12 +54,13 @@ _JUMP = re.compile(r"^j\w+\s+([0-9a-f]+)$")
 
 @dataclass(frozen=True)
 class Block:
-    """One basic block of a kernel: its function, name, executions (over the profiled launch) and source lines."""
+    """One basic block of a kernel: function, name, executions (over the profiled launch), instructions, lines."""
 
     function: str
     name: str
     executions: int
     lines: frozenset[int]
+    instructions: int = 0  # the block's own, as Oclgrind counts them (phis and debug intrinsics aside)
 
 
 @dataclass(frozen=True)
@@ -98,15 +102,21 @@ class LoopCost:
 
 @dataclass(frozen=True)
 class InCore:
-    """A kernel's in-core cycles a work-item on one CPU (llvm-mca's name for it), and the loops they come from."""
+    """A kernel's in-core cycles a work-item on one CPU (llvm-mca's name for it), and the loops they come from.
+
+    `instructions_per_item`: Oclgrind's instructions a work-item of the same launch, so that the cycles can be
+    carried to another size as the instruction counts are (a program's groups).
+    """
 
     cpu: str
     cycles_per_item: float
     loops: tuple[LoopCost, ...]
+    instructions_per_item: float = 0.0
 
     def as_record(self) -> dict[str, object]:
         """Return the estimate as a manifest keeps it (JSON types)."""
         return {"cpu": self.cpu, "cycles_per_item": self.cycles_per_item,
+                "instructions_per_item": self.instructions_per_item,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
                            "copies": c.copies, "inner": c.inner} for c in self.loops]}
@@ -115,20 +125,21 @@ class InCore:
 def read_blocks(text: str) -> dict[str, list[Block]]:
     """Return each kernel's blocks from the plugin's output (executions summed over the kernel's launches)."""
     summed: dict[tuple[str, str, str], int] = Counter()
-    lines: dict[tuple[str, str, str], frozenset[int]] = {}
+    shape: dict[tuple[str, str, str], tuple[int, frozenset[int]]] = {}
     for number, row in enumerate(text.splitlines(), 1):
         if not row.strip():
             continue
         fields = row.split("\t")
-        if len(fields) != 5 or not fields[3].isdigit():
-            raise ProfileError(f"block counts, line {number}: expected kernel, function, block, executions and "
-                               f"lines separated by tabs, not {row[:80]!r}")
+        if len(fields) != 6 or not fields[3].isdigit() or not fields[4].isdigit():
+            raise ProfileError(f"block counts, line {number}: expected kernel, function, block, executions, "
+                               f"instructions and lines separated by tabs, not {row[:80]!r}")
         key = (fields[0], fields[1], fields[2])
         summed[key] += int(fields[3])
-        lines[key] = frozenset(int(v) for v in fields[4].split(",") if v)
+        shape[key] = (int(fields[4]), frozenset(int(v) for v in fields[5].split(",") if v))
     found: dict[str, list[Block]] = {}
     for (kernel, function, name), executions in summed.items():
-        found.setdefault(kernel, []).append(Block(function, name, executions, lines[(kernel, function, name)]))
+        instructions, lines = shape[(kernel, function, name)]
+        found.setdefault(kernel, []).append(Block(function, name, executions, lines, instructions))
     return found
 
 
@@ -142,9 +153,10 @@ def innermost_loops(instructions: Sequence[tuple[int, str, int]]) -> list[Loop]:
     """Return the innermost loops of a function given as (address, instruction, source line; 0: none) in order.
 
     A loop is a loop head (the target of backward jumps) and the range up to its last backward jump to it (a loop
-    whose body branches may close in several places); innermost: no other loop's range lies inside it. A range
-    that overlaps another without nesting is not a loop of the source (a jump table of unrolled remainders) and
-    is left out.
+    whose body branches may close in several places); innermost: no other loop's range lies inside it. Ranges may
+    overlap without nesting: a rotated loop's latch can sit inside the next loop's range, and a chain of jumps
+    into an unrolled remainder looks like several overlapping loops (`kernel_incore` prices a block by its
+    smallest loop, so such a chain does not price one).
     """
     last: dict[int, int] = {}
     for address, text, _ in instructions:
@@ -153,7 +165,6 @@ def innermost_loops(instructions: Sequence[tuple[int, str, int]]) -> list[Loop]:
             last[int(jump[1], 16)] = address
     ranges = sorted(last.items())
     inner = [(s, e) for s, e in ranges if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in ranges)]
-    inner = [(s, e) for s, e in inner if not any(s < s2 <= e < e2 or s2 < s <= e2 < e for s2, e2 in inner)]
     loops = []
     for start, end in inner:
         inside = [(text, line) for address, text, line in instructions if start <= address <= end]
@@ -178,6 +189,22 @@ def unroll_factor(sequence: Sequence[int], lines: Iterable[int]) -> int:
     return max(1, counts[(len(counts) - 1) // 2]) if counts else 1
 
 
+_VECTOR = re.compile(r"%[yz]mm|\bv(?:p)?(?:gather|scatter)")
+
+
+def _vector(body: Sequence[str]) -> bool:
+    """Return whether a loop body runs vectors of work-items: 256- or 512-bit registers, or gathers and scatters.
+
+    128-bit registers are not enough to say so: scalar floating point and a kernel's own float4 use them.
+    """
+    return any(_VECTOR.search(line) for line in body)
+
+
+def _shape(body: Sequence[str]) -> tuple[str, ...]:
+    """Return a loop body without its jump targets: two copies of one loop differ only there."""
+    return tuple(re.sub(r"\s+[0-9a-f]+$", "", line) if _JUMP.match(line) else line for line in body)
+
+
 def _matched(loop: Loop, blocks: Iterable[Block]) -> Block | None:
     """Return the IR block the loop runs: at least half its lines in the loop's, most shared, then most executed.
 
@@ -196,9 +223,10 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
     """Return a kernel's in-core cycles a work-item from its blocks (`items` work-items) and its loops' costs.
 
     `costs`: (start, end) of each loop -> llvm-mca's (cycles an iteration, ports alone). Each IR block is priced
-    once: the loops that run the same block are copies of one loop (the largest prices it; a smaller one is a
-    remainder or a copy the compiler made of the work-item loop around it), and their number divides its cycles,
-    as that many work-items' chains are taken to overlap. A loop no block fits is listed and costs nothing.
+    once, by the smallest loop that runs it (a larger one is an unrolled remainder or a chain of jumps into one);
+    the loops with the same instructions as that one are copies the compiler made of the work-item loop around
+    it, and their number divides its cycles, as that many work-items' chains are taken to overlap. A loop no
+    block fits is listed and costs nothing.
     """
     if items < 1:
         raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
@@ -208,15 +236,20 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
             by_block.setdefault(_matched(loop, blocks), []).append(loop)
     found = []
     for block, group in by_block.items():
-        ordered = sorted(group, key=lambda loop: -len(loop.body))
+        if block is not None and all(_vector(loop.body) for loop in group):
+            # Run several work-items an iteration (PoCL's vectorised work-item loop): this reading has no count
+            # of them, so it prices none; the throughput terms of §3 do.
+            continue
+        ordered = sorted((loop for loop in group if not _vector(loop.body)), key=lambda loop: len(loop.body))
         pricing = ordered if block is None else ordered[:1]
         for loop in pricing:
             cycles, ports = costs[(loop.start, loop.end)]
             unroll = unroll_factor(loop.sequence, block.lines) if block is not None else 1
+            copies = sum(1 for other in group if _shape(other.body) == _shape(loop.body)) if block is not None else 1
             found.append(LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports,
-                                  None if block is None else block.executions / items, unroll,
-                                  len(group) if block is not None else 1))
-    return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found))
+                                  None if block is None else block.executions / items, unroll, copies))
+    instructions = sum(block.executions * block.instructions for block in blocks) / items
+    return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found), instructions)
 
 
 # ------------------------------------------------------------------ the tools
@@ -337,16 +370,16 @@ def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:
 def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> dict[str, InCore]:
     """Return the in-core estimate of every kernel PoCL compiled (with -g) into the kernel cache `cache`.
 
-    A kernel without block counts, whose entry block is missing, or whose code or line table objdump does not
-    find, is left out.
+    A kernel without block counts, whose entry block is missing, whose code or line table objdump does not find,
+    or whose builds (several local sizes, or two kernels of one name) disagree on its cycles, is left out.
     """
     tool = mca_tool()
-    found: dict[str, InCore] = {}
+    estimates: dict[str, list[InCore]] = {}
     for shared in sorted(cache.rglob("*.so")):
         kernel = shared.stem
         counted = blocks.get(kernel)
         items = group_items(kernel, counted) if counted else None
-        if not counted or not items or kernel in found:
+        if not counted or not items:
             continue
         instructions = objdump_function(shared, f"_pocl_kernel_{kernel}")
         table = debug_lines(shared)
@@ -354,5 +387,9 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
             continue
         loops = innermost_loops(with_lines(instructions, table))
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
-        found[kernel] = kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs)
-    return found
+        estimates.setdefault(kernel, []).append(
+            kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs))
+    # A kernel compiled more than once (another local size, or two programs' kernels of one name, as SHOC's md
+    # builds in single and double precision) is kept only where every build gives it the same cycles within 10 %.
+    return {kernel: found[0] for kernel, found in estimates.items()
+            if max(e.cycles_per_item for e in found) <= 1.1 * min(e.cycles_per_item for e in found)}

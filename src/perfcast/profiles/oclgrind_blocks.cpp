@@ -4,7 +4,8 @@
 //
 // Loaded by `oclgrind --plugins THIS.so`. PERFCAST_BLOCKS_FILE names the output (nothing is recorded without it),
 // one line per (launch, block):
-//   kernel \t function \t block \t executions \t lines (comma-separated, from the instructions' debug locations)
+//   kernel \t function \t block \t executions \t instructions (phis and debug intrinsics aside) \t lines
+//   (comma-separated, from the instructions' debug locations)
 // A block's executions are those of its first instruction after the phis. Oclgrind runs work-groups on several
 // threads: each keeps its own counts, summed when the launch ends.
 #include <oclgrind/Context.h>
@@ -17,6 +18,8 @@
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -75,10 +78,15 @@ public:
     for (auto& [block, n] : total)
     {
       std::set<unsigned> lines;
+      unsigned instructions = 0; // the block's instructions as Oclgrind counts them: phis and debug intrinsics aside
       for (const llvm::Instruction& instruction : *block)
+      {
         if (const llvm::DebugLoc& location = instruction.getDebugLoc())
           if (location.getLine())
             lines.insert(location.getLine());
+        if (!llvm::isa<llvm::PHINode>(instruction) && !llvm::isa<llvm::DbgInfoIntrinsic>(instruction))
+          instructions++;
+      }
       std::string text;
       for (unsigned line : lines)
         text += (text.empty() ? "" : ",") + std::to_string(line);
@@ -95,8 +103,8 @@ public:
         }
         name = "#" + std::to_string(index);
       }
-      std::fprintf(m_out, "%s\t%s\t%s\t%llu\t%s\n", m_kernel.c_str(), block->getParent()->getName().str().c_str(),
-                   name.c_str(), n, text.c_str());
+      std::fprintf(m_out, "%s\t%s\t%s\t%llu\t%u\t%s\n", m_kernel.c_str(),
+                   block->getParent()->getName().str().c_str(), name.c_str(), n, instructions, text.c_str());
     }
     std::fflush(m_out);
   }

@@ -1,0 +1,59 @@
+"""Add the in-core reading (docs/models.md §3.5) to committed program campaigns, by resuming them, and score them.
+
+    python scripts/program_incore.py PROGRAMS.json ARCHIVES_DIR DEVICE.yaml OUT_DIR [NAME ...]
+
+For each program of PROGRAMS.json (what scripts/third_party_programs.py writes; its builds must still be in
+their `cwd`) whose archive ARCHIVES_DIR/NAME/NAME.zip exists: the archive is unpacked as the working folder of
+OUT_DIR/NAME/NAME.zip, `perfcast campaign run` is run again with the program's own options, which finds every
+step done but the in-core reading (two more runs of the first profile command: on PoCL with -g, under Oclgrind
+with the block counts), and the new archive is reported beside it. Nothing is timed again. Prints each
+program's quantitative MAPE.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+
+def main() -> None:
+    """Resume and report each program named (every one in the list without names)."""
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    programs, archives, device, out = (Path(a) for a in sys.argv[1:5])
+    wanted = set(sys.argv[5:])
+    for entry in json.loads(programs.read_text()):
+        name = entry["name"]
+        source = archives / name / f"{name}.zip"
+        if (wanted and name not in wanted) or not source.is_file():
+            continue
+        archive = (out / name / f"{name}.zip").resolve()
+        partial = archive.with_name(archive.name + ".partial")
+        shutil.rmtree(archive.parent, ignore_errors=True)
+        partial.mkdir(parents=True)
+        with zipfile.ZipFile(source) as packed:
+            packed.extractall(partial)
+        command = [sys.executable, "-m", "perfcast", "campaign", "run", "-o", str(archive), "--device-profile",
+                   str(device.resolve())]
+        for profile in entry.get("profile_commands", []):
+            command += ["--profile-cmd", shlex.join(profile)]
+        for kernel, exponent in entry.get("scaling", {}).items():
+            command += ["--scaling", f"{kernel}={exponent}"]
+        done = subprocess.run([*command, "--", *entry["command"]], cwd=entry["cwd"], capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{name}: failed: {done.stderr.strip()[-400:]}")
+            continue
+        subprocess.run([sys.executable, "-m", "perfcast", "campaign", "report", str(archive), "-o",
+                        str(archive.parent)], check=True, capture_output=True)
+        found = re.search(r"^\| quantitative \| \d+ \| ([\d.]+)%", (archive.parent / "report.md").read_text(), re.M)
+        print(f"{name}: quantitative MAPE {found[1] if found else '?'} %")
+
+
+if __name__ == "__main__":
+    main()
