@@ -110,37 +110,30 @@ def code() -> None:
 def mca(cpu: str) -> None:
     """Print each innermost loop of each kernel's work-group function with llvm-mca's cycles per iteration on `cpu`.
 
-    An innermost loop: a backward jump whose range holds no other backward jump. llvm-mca runs the loop's body
-    (its closing jump left out) 500 times and reports the cycles of the steady state, dependencies carried from
-    one iteration to the next included, and the body's reciprocal throughput (ports alone).
+    The loops and the cycles are perfcast's own reading (`perfcast.profiles.incore`: a loop head to its last
+    backward jump, no loop inside it; llvm-mca runs the body, its closing jump left out, and reports the steady
+    state, dependencies carried from one iteration to the next included, and the ports alone).
     """
-    mca_tool = shutil.which("llvm-mca") or next(
-        (found for found in (shutil.which(f"llvm-mca-{v}") for v in range(20, 10, -1)) if found), None)
-    if mca_tool is None:
-        sys.exit("llvm-mca is not on PATH (apt-get install llvm)")
+    from perfcast.errors import ToolError
+    from perfcast.profiles.incore import innermost_loops, mca_cycles, mca_tool
+
+    try:
+        tool = mca_tool()
+    except ToolError as error:
+        sys.exit(str(error))
     cache = _compiled_kernels()
-    print(f"llvm-mca ({mca_tool}) -mcpu={cpu}")
+    print(f"llvm-mca ({tool}) -mcpu={cpu}")
     for shared in sorted(cache.rglob("*.so")):
-        instructions = _work_group_function(shared)
-        backward = []
-        for address, text in instructions:
-            jump = re.match(r"j\w+\s+([0-9a-f]+)$", text)
-            if jump and int(jump[1], 16) < address:
-                backward.append((int(jump[1], 16), address))
-        innermost = [(start, end) for start, end in backward
-                     if not any(start <= s and e <= end and (s, e) != (start, end) for s, e in backward)]
-        for start, end in innermost:
-            body = [text for address, text in instructions if start <= address < end
-                    and not text.startswith(("nop", "data16", "cs nop", "xchg   %ax,%ax"))]
-            report = subprocess.run([mca_tool, f"-mcpu={cpu}", "-iterations=500", "-"], input="\n".join(body) + "\n",
-                                    capture_output=True, text=True).stdout
-            cycles = re.search(r"Total Cycles:\s+(\d+)", report)
-            throughput = re.search(r"Block RThroughput:\s+([\d.]+)", report)
-            if cycles is None or throughput is None:
-                print(f"{shared.stem:15s} loop {start:x}-{end:x}: llvm-mca could not read it")
+        # No line table here (a plain build): every instruction's line is 0.
+        code = [(address, text, 0) for address, text in _work_group_function(shared)]
+        for loop in innermost_loops(code):
+            try:
+                cycles, ports = mca_cycles(loop.body, cpu, tool)
+            except ToolError as error:
+                print(f"{shared.stem:15s} loop {loop.start:x}-{loop.end:x}: {error}")
                 continue
-            print(f"{shared.stem:15s} loop {start:x}-{end:x}: {len(body) + 1:3d} instructions, "
-                  f"{int(cycles[1]) / 500:6.2f} cycles an iteration (ports alone: {throughput[1]})")
+            print(f"{shared.stem:15s} loop {loop.start:x}-{loop.end:x}: {len(loop.body) + 1:3d} instructions, "
+                  f"{cycles:6.2f} cycles an iteration (ports alone: {ports})")
     shutil.rmtree(cache, ignore_errors=True)
 
 

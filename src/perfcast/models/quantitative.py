@@ -427,18 +427,16 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         # Added, not weighed: the loads and operations that use a divided index wait for it (docs/models.md §3.2).
         bound, time, reason = _added(divisions, "division", bound, time, reason)
         performance = kernel.w_comp / time
-    if issue is not None and issue.time > time:
-        # Weighed against the divisions' sum too: the floor counts every instruction, a division as one, and a
-        # scalar core issues the others while its divider works (docs/models.md §3.3).
-        reason = f"the scalar instructions' issue floor is above the {bound}-bound {time:.3g} s"
-        bound, time = "issue", issue.time
-        performance = kernel.w_comp / time
-    if incore is not None and incore.time > time:
-        # The same kind of floor as the issue floor, from the loops' dependencies and ports rather than their
-        # instruction count (docs/models.md §3.5); the atomics come after both.
-        reason = f"the inner loops' in-core floor is above the {bound}-bound {time:.3g} s"
-        bound, time = "in-core", incore.time
-        performance = kernel.w_comp / time
+    # The issue floor is weighed against the divisions' sum too: it counts every instruction, a division as one,
+    # and a scalar core issues the others while its divider works (docs/models.md §3.3). The in-core floor is the
+    # same kind of floor, from the loops' dependencies and ports rather than their instruction count (§3.5).
+    floors: tuple[tuple[Bound, IssueFloor | InCoreFloor | None, str], ...] = (
+        ("issue", issue, "the scalar instructions' issue floor"), ("in-core", incore, "the inner loops' in-core floor"))
+    for named, raised, words in floors:
+        if raised is not None and raised.time > time:
+            reason = f"{words} is above the {bound}-bound {time:.3g} s"
+            bound, time = named, raised.time
+            performance = kernel.w_comp / time
     if atomics is not None and atomics.time > 0:
         # Added last, to the issue floor too: a locked instruction is a fence, and nothing after it overlaps it
         # (docs/models.md §3.4).
