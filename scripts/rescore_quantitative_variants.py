@@ -4,6 +4,7 @@
 
 VARIANT is one of:
   committed      the model as it is
+  ldst-local     before §3.6: T_ldst of a CPU always the bench's local-memory kernel, global accesses too
   ldst-l1        T_ldst of a CPU device from its L1 bandwidth / 4 B, never the bench's local-memory kernel
   ldst-lanes     the same, times the kernel's lanes / the SIMD lanes for 4-byte words (where the report gives lanes)
   instr-max      E_instr = c_op / max(c_op, c_ldst, c_other): the instruction classes issued in parallel
@@ -28,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-VARIANTS = ("committed", "ldst-l1", "ldst-lanes", "instr-max", "barrier-issue")
+VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "instr-max", "barrier-issue")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -50,6 +51,9 @@ def _apply(variant: str) -> None:
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None):  # type: ignore[no-untyped-def]
         device = inputs.device
+        if variant in ("ldst-local", "ldst-l1", "ldst-lanes") and device.kind == "cpu":
+            # Without the L1's words, predict_profiled keeps the T_ldst it is given (§3.6 does not apply).
+            inputs = dataclasses.replace(inputs, l1_words=None)
         if variant in ("ldst-l1", "ldst-lanes") and device.kind == "cpu":
             rate = device.memory_level("L1").bandwidth.value / 4
             width = (device.simd_width_bits or 512) // 32

@@ -326,9 +326,11 @@ def rodinia_recipes() -> list[Recipe]:
             ["main.cpp", "OpenCL.cpp", *util],
             "pathfinder.out",
             ["-c", "200000", "-r", "200", "-h", "20"],
-            [["-c", "2048", "-r", "20", "-h", "4"], ["-c", "4096", "-r", "20", "-h", "4"]],
+            # The same pyramid height as the timed run: each work-item loops -h times, so a smaller -h would
+            # count a fifth of the timed launches' work per work-item (the rows only change how many launches).
+            [["-c", "2048", "-r", "40", "-h", "20"], ["-c", "4096", "-r", "40", "-h", "20"]],
             "Dynamic programming on an internally generated grid; one kernel "
-            "launch per pyramid height rows. Per-work-item work grows with -h.",
+            "launch per pyramid height rows. Per-work-item work grows with -h, so it is profiled at the timed -h.",
         ),
         Recipe(
             "srad",

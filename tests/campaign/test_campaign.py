@@ -415,6 +415,32 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     assert "in-core" not in score_kernel(kernel, record, gpu, profile, scalar, incore).predictions["quantitative"].detail
 
 
+def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_local_ones_apart():
+    """§3.6: with the compiler's lanes, T_ldst is cpu_ldst_rate's mix; without them, or on a GPU, the local rate."""
+    from perfcast.campaign.score import predict_profiled
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.models.quantitative import cpu_ldst_rate
+    from perfcast.profiles.profile import KernelProfile
+
+    cpu = quantitative_inputs(get_device("epyc-9654"))
+    width = cpu.device.simd_width_bits // 32  # 256-bit on Zen 4 (its AVX-512 runs in two halves): 8 lanes
+    assert cpu.l1_words == cpu.device.memory_level("L1").bandwidth.value / 4 and cpu.simd_lanes == width
+    assert "T_ldst, global (CPU)" in cpu.sources
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 4e5, "inst_warp": 1e6 / 32, "fp32": 1e5, "fp64": 0.0,
+               "int": 1e5, "dram_read": 1.0, "dram_write": 1.0, "local_ldst": 1e5}
+    profile = KernelProfile("k", 1, metrics)
+    for lanes in (1, width // 2, width, 2 * width):
+        p, detail, _ = predict_profiled(profile, cpu, lanes)
+        assert p.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, lanes, width, cpu.l1_words, cpu.rates.t_ldst))
+        assert f"global accesses at L1 in {min(lanes, width)} of {width} lanes, 25% local" in detail
+    assert predict_profiled(profile, cpu, width)[0].time <= predict_profiled(profile, cpu, 1)[0].time
+    unknown, detail, _ = predict_profiled(profile, cpu)
+    assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
+    gpu = quantitative_inputs(get_device("v100"))
+    assert gpu.l1_words is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
+
+
 def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
     """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
     from perfcast.campaign.score import score_kernel

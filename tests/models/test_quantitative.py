@@ -10,6 +10,7 @@ from perfcast.models.quantitative import (
     DeviceRates,
     KernelCounts,
     atomic_cost,
+    cpu_ldst_rate,
     division_cost,
     incore_floor,
     issue_floor,
@@ -381,3 +382,35 @@ class TestAtomicCost:
         fewer = predict(kernel, RATES, atomics=atomic_cost(atomics, rate))
         more = predict(kernel, RATES, atomics=atomic_cost(2 * atomics + 1, rate))
         assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestCpuLdstRate:
+    """perfcast's addition (docs/models.md §3.6): a CPU's global accesses at L1 in the kernel's vectors, local apart."""
+
+    def test_by_hand(self):
+        # 200 G words/s at 16 lanes: a kernel vectorised 8 wide reaches 100 G accesses/s, a scalar one 12.5 G.
+        assert cpu_ldst_rate(1e6, 0.0, 8, 16, 200e9, 5e9) == pytest.approx(100e9)
+        assert cpu_ldst_rate(1e6, 0.0, 1, 16, 200e9, 5e9) == pytest.approx(12.5e9)
+        # Half the accesses local at 5 G/s, half global at 100 G/s: 1e6 / (5e5/1e11 + 5e5/5e9) = 9.52 G/s.
+        assert cpu_ldst_rate(1e6, 5e5, 8, 16, 200e9, 5e9) == pytest.approx(1e6 / (5e5 / 1e11 + 5e5 / 5e9))
+
+    def test_limits(self):
+        assert cpu_ldst_rate(1e6, 1e6, 16, 16, 200e9, 5e9) == pytest.approx(5e9)  # every access local
+        assert cpu_ldst_rate(1e6, 2e6, 16, 16, 200e9, 5e9) == pytest.approx(5e9)  # more local than all: capped
+        assert cpu_ldst_rate(1e6, 0.0, 64, 16, 200e9, 5e9) == pytest.approx(200e9)  # no wider than the SIMD unit
+        assert cpu_ldst_rate(0.0, 0.0, 4, 16, 200e9, 5e9) == pytest.approx(50e9)  # no accesses: the global rate
+
+    @given(st.floats(1, 1e9), st.floats(0, 1), st.integers(1, 15))
+    def test_wider_vectors_and_fewer_local_accesses_never_slow_the_accesses(self, ldst, local_share, lanes):
+        rate = cpu_ldst_rate(ldst, local_share * ldst, lanes, 16, 200e9, 5e9)
+        assert cpu_ldst_rate(ldst, local_share * ldst, lanes + 1, 16, 200e9, 5e9) >= rate * (1 - 1e-12)
+        assert cpu_ldst_rate(ldst, local_share * ldst / 2, lanes, 16, 200e9, 5e9) >= rate * (1 - 1e-12)
+        assert 5e9 * (1 - 1e-12) <= rate <= 200e9 * (1 + 1e-12)
+
+    def test_bad_inputs_are_refused(self):
+        with pytest.raises(ValueError, match="lanes"):
+            cpu_ldst_rate(1.0, 0.0, 0, 16, 200e9, 5e9)
+        with pytest.raises(ValueError, match="local-memory"):
+            cpu_ldst_rate(1.0, 0.0, 1, 16, 200e9, 0.0)
+        with pytest.raises(ValueError, match="load/store"):
+            cpu_ldst_rate(-1.0, 0.0, 1, 16, 200e9, 5e9)

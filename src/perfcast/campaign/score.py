@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from perfcast.campaign.program_species import KernelSpecies, bind_group, work_groups
@@ -27,6 +27,7 @@ from perfcast.models.quantitative import (
     LatencyFloor,
     QuantitativePrediction,
     atomic_cost,
+    cpu_ldst_rate,
     division_cost,
     incore_floor,
     issue_floor,
@@ -257,9 +258,17 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
     if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
-    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), inputs.rates, floor, divisions,
+    rates, ldst_words = inputs.rates, ""
+    if lanes is not None and inputs.l1_words is not None and inputs.simd_lanes is not None:
+        ldst, local = profile.metrics.get("ldst", 0.0), profile.metrics.get("local_ldst", 0.0)
+        t_ldst = cpu_ldst_rate(ldst, local, lanes, inputs.simd_lanes, inputs.l1_words, rates.t_ldst)
+        rates = replace(rates, t_ldst=t_ldst)
+        ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, inputs.simd_lanes)} "
+                      f"of {inputs.simd_lanes} lanes" + (f", {local / ldst:.0%} local at the local-memory rate"
+                                                           if ldst and local else "") + ")")
+    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), rates, floor, divisions,
                 issue, atomics, incore)
-    detail = p.explain() + "".join(
+    detail = p.explain() + ldst_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
         if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in left_out.values())

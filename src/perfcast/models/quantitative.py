@@ -38,6 +38,13 @@ Atomics (§3.4): a CPU runs an atomic read-modify-write as a locked
 instruction, which waits for the core's earlier stores and holds back its later
 loads: its time adds, last (to the issue floor too), atomics / the device's
 measured rate of them, bound "atomic" where that part is the larger.
+
+T_ldst on a CPU (§3.6): a GPU's load/store unit serves global and shared
+accesses alike, but a CPU's OpenCL runtime keeps local memory in ordinary
+memory, reached through the barrier regions it compiles lane by lane, while a
+global access rides the vector the compiler gave the kernel. `cpu_ldst_rate`
+prices each at its own rate and returns the one T_ldst that costs the kernel's
+accesses the same time.
 """
 
 from __future__ import annotations
@@ -62,6 +69,7 @@ __all__ = [
     "LatencyFloor",
     "QuantitativePrediction",
     "atomic_cost",
+    "cpu_ldst_rate",
     "division_cost",
     "incore_floor",
     "issue_floor",
@@ -329,6 +337,30 @@ def incore_floor(cycles: float, cores: int, clock: float) -> InCoreFloor:
     positive("cores", cores)
     positive("clock", clock)
     return InCoreFloor(cycles, cores, clock)
+
+
+def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l1_words: float,
+                  local_rate: float) -> float:
+    """Return a CPU kernel's T_ldst (instructions/s): global accesses at L1 in its vectors, local ones at `local_rate`.
+
+    `ldst`, `local_ldst`: the kernel's load/store instructions, all and those to local memory, counted per
+    work-item (a scalar profiler's count); `lanes`: the widest vector its compiler gave it (1: scalar), at most
+    `simd_lanes`, the 4-byte lanes of the device's SIMD width; `l1_words`: 4-byte words/s the L1 serves at that
+    width (its bandwidth / 4 B), so a work-item's global access runs at l1_words x lanes / simd_lanes;
+    `local_rate`: local-memory instructions/s as measured. The result is the harmonic mix, weighted by the
+    counts: ldst / T_ldst = global / T_global + local / T_local (docs/models.md §3.6).
+    """
+    non_negative("load/store instructions", ldst)
+    non_negative("local load/store instructions", local_ldst)
+    positive("lanes", lanes)
+    positive("SIMD lanes", simd_lanes)
+    positive("L1 words/s", l1_words)
+    positive("local-memory instructions/s", local_rate)
+    global_rate = l1_words * min(lanes, simd_lanes) / simd_lanes
+    if ldst == 0:
+        return global_rate
+    local = min(local_ldst, ldst)
+    return ldst / ((ldst - local) / global_rate + local / local_rate)
 
 
 @dataclass(frozen=True)
