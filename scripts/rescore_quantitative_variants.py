@@ -7,8 +7,11 @@ VARIANT is one of:
   ldst-local     before §3.6: T_ldst of a CPU always the bench's local-memory kernel, global accesses too
   ldst-l1        T_ldst of a CPU device from its L1 bandwidth / 4 B, never the bench's local-memory kernel
   ldst-lanes     the same, times the kernel's lanes / the SIMD lanes for 4-byte words (where the report gives lanes)
+  elem-scalar    before §3.6's calls: an elementary call costs the measured scalar call in a vectorised kernel too
   instr-max      E_instr = c_op / max(c_op, c_ldst, c_other): the instruction classes issued in parallel
   barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
+
+Variants join with "+": `ldst-local+elem-scalar` is the model before §3.6.
 
 Each archive is scored by `perfcast campaign report` in a child process with the variant applied; the script
 prints each archive's quantitative MAPE, then the mean over the archives and, over every kernel group of every
@@ -29,16 +32,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "instr-max", "barrier-issue")
+VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
 def _apply(variant: str) -> None:
-    """Patch perfcast, in this process only, so that `campaign report` scores with `variant`."""
+    """Patch perfcast, in this process only, so that `campaign report` scores with `variant` (parts joined by +)."""
     import perfcast.campaign.score as score
     import perfcast.models.quantitative as quantitative
 
-    if variant == "instr-max":
+    parts = set(variant.split("+"))
+    if "instr-max" in parts:
         source = inspect.getsource(quantitative.predict)
         changed = source.replace("e_instr = c_op / (c_op + c_ldst + c_other)",
                                  "e_instr = c_op / max(c_op, c_ldst, c_other)")
@@ -46,21 +50,23 @@ def _apply(variant: str) -> None:
             sys.exit("instr-max: the line it changes is no longer in perfcast.models.quantitative.predict")
         exec(compile(changed, quantitative.__file__, "exec"), quantitative.__dict__)  # noqa: S102 - an experiment
         score.predict = quantitative.predict
-        return
+    if "elem-scalar" in parts:
+        score.vector_call_cost = lambda cost, lanes, simd_lanes: cost
     original = score.predict_profiled
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None):  # type: ignore[no-untyped-def]
         device = inputs.device
-        if variant in ("ldst-local", "ldst-l1", "ldst-lanes") and device.kind == "cpu":
+        ldst = parts & {"ldst-local", "ldst-l1", "ldst-lanes"}
+        if ldst and device.kind == "cpu":
             # Without the L1's words, predict_profiled keeps the T_ldst it is given (§3.6 does not apply).
             inputs = dataclasses.replace(inputs, l1_words=None)
-        if variant in ("ldst-l1", "ldst-lanes") and device.kind == "cpu":
+        if ldst & {"ldst-l1", "ldst-lanes"} and device.kind == "cpu":
             rate = device.memory_level("L1").bandwidth.value / 4
             width = (device.simd_width_bits or 512) // 32
-            if variant == "ldst-lanes":
+            if "ldst-lanes" in ldst:
                 rate *= (lanes or width) / width
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
-        if variant == "barrier-issue" and lanes is not None and profile.metrics.get("local_ldst", 0) > 0:
+        if "barrier-issue" in parts and lanes is not None and profile.metrics.get("local_ldst", 0) > 0:
             lanes = 1
         return original(profile, inputs, lanes, incore_cycles)
 
@@ -102,7 +108,7 @@ def main() -> None:
         sys.argv = ["perfcast", *sys.argv[3:]]
         perfcast_main()
         return
-    if len(sys.argv) < 3 or sys.argv[1] not in VARIANTS:
+    if len(sys.argv) < 3 or not set(sys.argv[1].split("+")) <= set(VARIANTS):
         sys.exit(__doc__)
     variant, mapes, ratios = sys.argv[1], [], []
     for archive in map(Path, sys.argv[2:]):

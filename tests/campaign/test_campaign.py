@@ -441,6 +441,33 @@ def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_lo
     assert gpu.l1_words is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
 
 
+def test_a_vectorised_cpu_kernels_elementary_calls_share_the_measured_call_among_its_lanes():
+    """§3.6: 10^5 calls at a measured 400 instructions each; 8 lanes of 8 make each work-item's share 50."""
+    from perfcast.campaign.score import predict_profiled
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.devices.schema import Device
+    from perfcast.profiles.profile import KernelProfile
+
+    data = get_device("epyc-9654").model_dump(mode="json", exclude_none=True)
+    peak = quantitative_inputs(Device.from_mapping(data)).rates.t_sp
+    data["elementary"] = {"fp32": {"value": peak / 2 / 400, "source": "measured", "tool": "test", "date": "2026-11-27"}}
+    cpu = quantitative_inputs(Device.from_mapping(data))
+    assert cpu.elementary_cost["fp32"] == pytest.approx(400)
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 2e5, "inst_warp": 2e6 / 32, "fp32": 1e6, "fp64": 0.0,
+               "int": 1e5, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 1e5}
+    profile = KernelProfile("k", 1, metrics)
+    width = cpu.simd_lanes
+    vectorised, detail, _ = predict_profiled(profile, cpu, width)
+    scalar_cost, _, _ = predict_profiled(profile, cpu, 1)
+    expected = profile.counts({"fp32": 400 / width}).fp32
+    assert vectorised.kernel.i_ops == pytest.approx(expected)
+    assert scalar_cost.kernel.i_ops == pytest.approx(profile.counts({"fp32": 400}).fp32)
+    assert f"at {400 / width:.3g} instructions each (the device's measured rate, shared by {width} lanes" in detail
+    unknown = predict_profiled(profile, cpu)[0]
+    assert unknown.kernel.i_ops == pytest.approx(scalar_cost.kernel.i_ops)
+
+
 def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
     """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
     from perfcast.campaign.score import score_kernel

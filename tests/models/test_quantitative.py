@@ -18,6 +18,7 @@ from perfcast.models.quantitative import (
     latency_floor,
     predict,
     predict_counts,
+    vector_call_cost,
 )
 
 # T_SP 1 TFLOP/s, T_DP 0.5, T_int 0.4 TOP/s, T_add 0.5 Tinst/s, T_ldst 0.25 Tinst/s, B_mem 100 GB/s.
@@ -414,3 +415,22 @@ class TestCpuLdstRate:
             cpu_ldst_rate(1.0, 0.0, 1, 16, 200e9, 0.0)
         with pytest.raises(ValueError, match="load/store"):
             cpu_ldst_rate(-1.0, 0.0, 1, 16, 200e9, 5e9)
+
+
+class TestVectorCallCost:
+    """§3.6: a vectorised kernel's elementary calls run as vector routines, their instructions shared by the lanes."""
+
+    def test_by_hand_and_limits(self):
+        assert vector_call_cost(600.0, 8, 16) == pytest.approx(75.0)
+        assert vector_call_cost(600.0, 1, 16) == pytest.approx(600.0)  # scalar: the measured call
+        assert vector_call_cost(600.0, 64, 16) == pytest.approx(37.5)  # no wider than the SIMD unit
+
+    @given(st.floats(0, 1e4), st.integers(1, 15))
+    def test_wider_vectors_never_cost_more(self, cost, lanes):
+        assert vector_call_cost(cost, lanes + 1, 16) <= vector_call_cost(cost, lanes, 16)
+
+    def test_bad_inputs_are_refused(self):
+        with pytest.raises(ValueError, match="lanes"):
+            vector_call_cost(1.0, 0, 16)
+        with pytest.raises(ValueError, match="instructions per call"):
+            vector_call_cost(-1.0, 4, 16)

@@ -34,6 +34,7 @@ from perfcast.models.quantitative import (
     kernel_parameters,
     latency_floor,
     predict,
+    vector_call_cost,
 )
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
@@ -258,7 +259,11 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
     if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
-    rates, ldst_words = inputs.rates, ""
+    rates, ldst_words, costs, shared = inputs.rates, "", dict(inputs.elementary_cost), ""
+    if lanes is not None and lanes > 1 and inputs.device.kind == "cpu" and inputs.simd_lanes is not None:
+        # A vectorised kernel calls the vector routine: its instructions are shared by the lanes (§3.6).
+        costs = {p: vector_call_cost(c, lanes, inputs.simd_lanes) for p, c in costs.items()}
+        shared = f", shared by {min(lanes, inputs.simd_lanes)} lanes (§3.6)"
     if lanes is not None and inputs.l1_words is not None and inputs.simd_lanes is not None:
         ldst, local = profile.metrics.get("ldst", 0.0), profile.metrics.get("local_ldst", 0.0)
         t_ldst = cpu_ldst_rate(ldst, local, lanes, inputs.simd_lanes, inputs.l1_words, rates.t_ldst)
@@ -266,11 +271,10 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
         ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, inputs.simd_lanes)} "
                       f"of {inputs.simd_lanes} lanes" + (f", {local / ldst:.0%} local at the local-memory rate"
                                                            if ldst and local else "") + ")")
-    p = predict(kernel_parameters(profile.counts(inputs.elementary_cost or None)), rates, floor, divisions,
-                issue, atomics, incore)
+    p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore)
     detail = p.explain() + ldst_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
-        "(the device's measured rate)" for precision, cost in inputs.elementary_cost.items()
+        f"(the device's measured rate{shared})" for precision, cost in costs.items()
         if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in left_out.values())
     return p, detail, left_out
 

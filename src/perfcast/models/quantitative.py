@@ -44,7 +44,9 @@ accesses alike, but a CPU's OpenCL runtime keeps local memory in ordinary
 memory, reached through the barrier regions it compiles lane by lane, while a
 global access rides the vector the compiler gave the kernel. `cpu_ldst_rate`
 prices each at its own rate and returns the one T_ldst that costs the kernel's
-accesses the same time.
+accesses the same time. An elementary-function call in a kernel the compiler
+vectorised runs as a vector library routine for `lanes` work-items at once:
+`vector_call_cost` shares the measured scalar call's instructions among them.
 """
 
 from __future__ import annotations
@@ -77,6 +79,7 @@ __all__ = [
     "latency_floor",
     "predict",
     "predict_counts",
+    "vector_call_cost",
 ]
 
 SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
@@ -361,6 +364,18 @@ def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l
         return global_rate
     local = min(local_ldst, ldst)
     return ldst / ((ldst - local) / global_rate + local / local_rate)
+
+
+def vector_call_cost(cost: float, lanes: int, simd_lanes: int) -> float:
+    """Return a work-item's instructions for an elementary call (`cost` scalar) in a kernel vectorised `lanes` wide.
+
+    A vector routine (PoCL's SLEEF, a vector libm) serves min(lanes, simd_lanes) work-items a call with about the
+    scalar routine's instructions, so each work-item's share is cost / that (docs/models.md §3.6).
+    """
+    non_negative("instructions per call", cost)
+    positive("lanes", lanes)
+    positive("SIMD lanes", simd_lanes)
+    return cost / min(lanes, simd_lanes)
 
 
 @dataclass(frozen=True)
