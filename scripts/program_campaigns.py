@@ -174,7 +174,8 @@ def main() -> int:
                 if not options.only or row["name"] in options.only:
                     print(f"overhead of the launch log: {row['name']}", flush=True)
                     row["overhead"] = _overhead(entries[row["name"]], options.overhead)
-            (options.out / "summary.json").write_text(json.dumps(rows, indent=1, default=str))
+        # The rows were scored again from the archives: both files say the same.
+        (options.out / "summary.json").write_text(json.dumps(rows, indent=1, default=str))
         (options.out / "summary.md").write_text(_summary(rows, options.machine, options.device_profile))
         return 0
     entries = json.loads(options.programs.read_text())

@@ -11,7 +11,8 @@ VARIANT is one of:
   instr-max      E_instr = c_op / max(c_op, c_ldst, c_other): the instruction classes issued in parallel
   barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
 
-Variants join with "+": `ldst-local+elem-scalar` is the model before §3.6.
+Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
+before §3.6.
 
 Each archive is scored by `perfcast campaign report` in a child process with the variant applied; the script
 prints each archive's quantitative MAPE, then the mean over the archives and, over every kernel group of every
@@ -58,19 +59,26 @@ def _apply(variant: str) -> None:
         device = inputs.device
         ldst = parts & {"ldst-local", "ldst-l1", "ldst-lanes"}
         if ldst and device.kind == "cpu":
-            # Without the L1's words, predict_profiled keeps the T_ldst it is given (§3.6 does not apply).
-            inputs = dataclasses.replace(inputs, l1_words=None)
+            # Without the L1's bandwidth, predict_profiled keeps the T_ldst it is given (§3.6 does not apply).
+            inputs = dataclasses.replace(inputs, l1_bandwidth=None)
         if ldst & {"ldst-l1", "ldst-lanes"} and device.kind == "cpu":
             rate = device.memory_level("L1").bandwidth.value / 4
             width = (device.simd_width_bits or 512) // 32
             if "ldst-lanes" in ldst:
-                rate *= (lanes or width) / width
+                rate *= min(lanes or width, width) / width
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
-        if "barrier-issue" in parts and lanes is not None and profile.metrics.get("local_ldst", 0) > 0:
-            lanes = 1
         return original(profile, inputs, lanes, incore_cycles)
 
     score.predict_profiled = predict_profiled
+    if "barrier-issue" in parts:
+        # Only the issue floor sees the kernel as scalar: §3.6 keeps the lanes the compiler reported.
+        terms = score.cpu_terms
+
+        def cpu_terms(profile, inputs, lanes=None):  # type: ignore[no-untyped-def]
+            scalar = lanes is not None and profile.metrics.get("local_ldst", 0) > 0
+            return terms(profile, inputs, 1 if scalar else lanes)
+
+        score.cpu_terms = cpu_terms
 
 
 def _seconds(text: str) -> float:
@@ -108,7 +116,10 @@ def main() -> None:
         sys.argv = ["perfcast", *sys.argv[3:]]
         perfcast_main()
         return
-    if len(sys.argv) < 3 or not set(sys.argv[1].split("+")) <= set(VARIANTS):
+    parts = sys.argv[1].split("+") if len(sys.argv) >= 3 else []
+    ldst = [part for part in parts if part.startswith("ldst-")]
+    if (not parts or not set(parts) <= set(VARIANTS) or len(set(parts)) != len(parts) or len(ldst) > 1
+            or ("committed" in parts and len(parts) > 1)):
         sys.exit(__doc__)
     variant, mapes, ratios = sys.argv[1], [], []
     for archive in map(Path, sys.argv[2:]):

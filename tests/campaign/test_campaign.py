@@ -415,57 +415,81 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     assert "in-core" not in score_kernel(kernel, record, gpu, profile, scalar, incore).predictions["quantitative"].detail
 
 
+def _cpu_inputs(shared: float | None = None, elementary: float | None = None):  # type: ignore[no-untyped-def]
+    """Zen 4 (256-bit SIMD) from the catalog, with a measured local-memory bandwidth and call rate if given."""
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.devices.schema import Device
+
+    data = get_device("epyc-9654").model_dump(mode="json", exclude_none=True)
+    measured = {"source": "measured", "tool": "test", "date": "2026-11-27"}
+    if shared is not None:
+        data["memory"].append({"level": "shared", "scope": "device", "bandwidth": {"value": shared, **measured}})
+    if elementary is not None:
+        peak = quantitative_inputs(Device.from_mapping(data)).rates.t_sp
+        data["elementary"] = {"fp32": {"value": peak / 2 / elementary, **measured}}
+    return quantitative_inputs(Device.from_mapping(data))
+
+
 def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_local_ones_apart():
-    """§3.6: with the compiler's lanes, T_ldst is cpu_ldst_rate's mix; without them, or on a GPU, the local rate."""
+    """§3.6: with the compiler's lanes, T_ldst is cpu_ldst_rate's mix; without them, or on a GPU, §3's T_ldst."""
     from perfcast.campaign.score import predict_profiled
     from perfcast.devices.catalog import get_device
     from perfcast.devices.quantitative_view import quantitative_inputs
     from perfcast.models.quantitative import cpu_ldst_rate
     from perfcast.profiles.profile import KernelProfile
 
-    cpu = quantitative_inputs(get_device("epyc-9654"))
-    width = cpu.device.simd_width_bits // 32  # 256-bit on Zen 4 (its AVX-512 runs in two halves): 8 lanes
-    assert cpu.l1_words == cpu.device.memory_level("L1").bandwidth.value / 4 and cpu.simd_lanes == width
+    cpu = _cpu_inputs(shared=40e9)  # local memory measured at 10 G accesses/s
+    l1 = cpu.device.memory_level("L1").bandwidth.value
+    assert cpu.l1_bandwidth == l1 and cpu.simd_bits == 256 and cpu.local_rate == pytest.approx(10e9)
     assert "T_ldst, global (CPU)" in cpu.sources
     metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 4e5, "inst_warp": 1e6 / 32, "fp32": 1e5, "fp64": 0.0,
                "int": 1e5, "dram_read": 1.0, "dram_write": 1.0, "local_ldst": 1e5}
     profile = KernelProfile("k", 1, metrics)
-    for lanes in (1, width // 2, width, 2 * width):
+    for lanes in (1, 4, 8, 16):  # 8 fp32 lanes in 256 bits; 16 is clamped to them
         p, detail, _ = predict_profiled(profile, cpu, lanes)
-        assert p.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, lanes, width, cpu.l1_words, cpu.rates.t_ldst))
-        assert f"global accesses at L1 in {min(lanes, width)} of {width} lanes, 25% local" in detail
-    assert predict_profiled(profile, cpu, width)[0].time <= predict_profiled(profile, cpu, 1)[0].time
+        assert p.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, lanes, 8, l1 / 4, 10e9))
+        assert f"global accesses at L1 in {min(lanes, 8)} of 8 lanes, 25% local at the local-memory rate" in detail
+    assert predict_profiled(profile, cpu, 8)[0].time <= predict_profiled(profile, cpu, 1)[0].time
+    # Without a measured local memory (the C backend's profile) local accesses are global ones: all at L1.
+    stand_in = _cpu_inputs()
+    p, detail, _ = predict_profiled(profile, stand_in, 4)
+    assert stand_in.local_rate is None
+    assert p.rates.t_ldst == pytest.approx(l1 / 4 * 4 / 8) and "local" not in detail.split("§3.6")[1].split(")")[0]
+    # An fp64 kernel: 4 lanes of 8 B in 256 bits, the L1 serving 8-byte accesses.
+    fp64 = KernelProfile("k", 1, {**metrics, "fp32": 0.0, "fp64": 1e5})
+    assert predict_profiled(fp64, cpu, 8)[0].rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, 4, 4, l1 / 8, 10e9))
     unknown, detail, _ = predict_profiled(profile, cpu)
     assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
     gpu = quantitative_inputs(get_device("v100"))
-    assert gpu.l1_words is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
+    assert gpu.l1_bandwidth is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
 
 
 def test_a_vectorised_cpu_kernels_elementary_calls_share_the_measured_call_among_its_lanes():
-    """§3.6: 10^5 calls at a measured 400 instructions each; 8 lanes of 8 make each work-item's share 50."""
+    """§3.6: 10^5 calls at a measured 400 instructions each; a kernel 8 lanes wide gives each work-item 50."""
     from perfcast.campaign.score import predict_profiled
     from perfcast.devices.catalog import get_device
     from perfcast.devices.quantitative_view import quantitative_inputs
-    from perfcast.devices.schema import Device
     from perfcast.profiles.profile import KernelProfile
 
-    data = get_device("epyc-9654").model_dump(mode="json", exclude_none=True)
-    peak = quantitative_inputs(Device.from_mapping(data)).rates.t_sp
-    data["elementary"] = {"fp32": {"value": peak / 2 / 400, "source": "measured", "tool": "test", "date": "2026-11-27"}}
-    cpu = quantitative_inputs(Device.from_mapping(data))
+    cpu = _cpu_inputs(elementary=400)
     assert cpu.elementary_cost["fp32"] == pytest.approx(400)
     metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 2e5, "inst_warp": 2e6 / 32, "fp32": 1e6, "fp64": 0.0,
                "int": 1e5, "dram_read": 1.0, "dram_write": 1.0, "elementary_fp32": 1e5}
     profile = KernelProfile("k", 1, metrics)
-    width = cpu.simd_lanes
-    vectorised, detail, _ = predict_profiled(profile, cpu, width)
-    scalar_cost, _, _ = predict_profiled(profile, cpu, 1)
-    expected = profile.counts({"fp32": 400 / width}).fp32
-    assert vectorised.kernel.i_ops == pytest.approx(expected)
-    assert scalar_cost.kernel.i_ops == pytest.approx(profile.counts({"fp32": 400}).fp32)
-    assert f"at {400 / width:.3g} instructions each (the device's measured rate, shared by {width} lanes" in detail
-    unknown = predict_profiled(profile, cpu)[0]
-    assert unknown.kernel.i_ops == pytest.approx(scalar_cost.kernel.i_ops)
+    for lanes, share in ((8, 50.0), (16, 50.0), (2, 200.0)):  # 8 fp32 lanes in 256 bits: 16 is clamped to them
+        vectorised, detail, _ = predict_profiled(profile, cpu, lanes)
+        assert vectorised.kernel.i_ops == pytest.approx(profile.counts({"fp32": share}).fp32)
+        assert f"at {share:.3g} instructions each (the device's measured rate, shared by the lanes (§3.6))" in detail
+    for lanes in (1, None):  # scalar, or no report: the measured call as it is
+        scalar, detail, _ = predict_profiled(profile, cpu, lanes)
+        assert scalar.kernel.i_ops == pytest.approx(profile.counts({"fp32": 400}).fp32) and "shared by" not in detail
+    data = get_device("v100").model_dump(mode="json", exclude_none=True)  # a GPU's calls are never shared
+    data["elementary"] = {"fp32": {"value": 1e10, "source": "measured", "tool": "test", "date": "2026-11-27"}}
+    from perfcast.devices.schema import Device
+
+    gpu = quantitative_inputs(Device.from_mapping(data))
+    assert "shared by" not in predict_profiled(profile, gpu, 16)[1]
 
 
 def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():

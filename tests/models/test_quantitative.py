@@ -389,7 +389,7 @@ class TestCpuLdstRate:
     """perfcast's addition (docs/models.md §3.6): a CPU's global accesses at L1 in the kernel's vectors, local apart."""
 
     def test_by_hand(self):
-        # 200 G words/s at 16 lanes: a kernel vectorised 8 wide reaches 100 G accesses/s, a scalar one 12.5 G.
+        # 200 G accesses/s at 16 lanes: a kernel vectorised 8 wide reaches 100 G accesses/s, a scalar one 12.5 G.
         assert cpu_ldst_rate(1e6, 0.0, 8, 16, 200e9, 5e9) == pytest.approx(100e9)
         assert cpu_ldst_rate(1e6, 0.0, 1, 16, 200e9, 5e9) == pytest.approx(12.5e9)
         # Half the accesses local at 5 G/s, half global at 100 G/s: 1e6 / (5e5/1e11 + 5e5/5e9) = 9.52 G/s.

@@ -245,7 +245,7 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.5, in words, and what is left out.
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
@@ -259,22 +259,32 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
     if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
-    rates, ldst_words, costs, shared = inputs.rates, "", dict(inputs.elementary_cost), ""
-    if lanes is not None and lanes > 1 and inputs.device.kind == "cpu" and inputs.simd_lanes is not None:
-        # A vectorised kernel calls the vector routine: its instructions are shared by the lanes (§3.6).
-        costs = {p: vector_call_cost(c, lanes, inputs.simd_lanes) for p, c in costs.items()}
-        shared = f", shared by {min(lanes, inputs.simd_lanes)} lanes (§3.6)"
-    if lanes is not None and inputs.l1_words is not None and inputs.simd_lanes is not None:
-        ldst, local = profile.metrics.get("ldst", 0.0), profile.metrics.get("local_ldst", 0.0)
-        t_ldst = cpu_ldst_rate(ldst, local, lanes, inputs.simd_lanes, inputs.l1_words, rates.t_ldst)
-        rates = replace(rates, t_ldst=t_ldst)
-        ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, inputs.simd_lanes)} "
-                      f"of {inputs.simd_lanes} lanes" + (f", {local / ldst:.0%} local at the local-memory rate"
-                                                           if ldst and local else "") + ")")
+    rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
+    if lanes is not None and inputs.device.kind == "cpu" and inputs.simd_bits:
+        # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
+        element = 8 if profile.metrics.get("fp64", 0.0) > 0 else 4
+        simd = max(1, inputs.simd_bits // (8 * element))
+        if lanes > 1:  # the vector routine's instructions serve its lanes
+            costs = {p: vector_call_cost(c, lanes, simd) for p, c in costs.items()}
+        if inputs.l1_bandwidth:
+            accesses = inputs.l1_bandwidth / element
+            ldst = profile.metrics.get("ldst", 0.0)
+            local = min(profile.metrics.get("local_ldst", 0.0), ldst)
+            # Local memory at its measured rate; a device profile without one (the C backend's, whose code keeps
+            # the OpenCL twin's local tiles in its own arrays) takes local accesses as global ones.
+            measured = inputs.local_rate is not None and local > 0
+            local_rate = inputs.local_rate if inputs.local_rate is not None else accesses * min(lanes, simd) / simd
+            t_ldst = cpu_ldst_rate(ldst, local, lanes, simd, accesses, local_rate)
+            rates = replace(rates, t_ldst=t_ldst)
+            ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, simd)} of "
+                          f"{simd} lanes" + (f", {local / ldst:.0%} local at the local-memory rate" if measured
+                                             else "") + ")")
+    shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore)
     detail = p.explain() + ldst_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
-        f"(the device's measured rate{shared})" for precision, cost in costs.items()
+        f"(the device's measured rate{', shared by the lanes (§3.6)' if precision in shared else ''})"
+        for precision, cost in costs.items()
         if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in left_out.values())
     return p, detail, left_out
 

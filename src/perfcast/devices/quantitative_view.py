@@ -14,8 +14,9 @@ And the rate of random loads found in each level (L2, L3, DRAM) where the device
 floor of §3.1 prices a kernel's scattered loads at it. The rate of integer divisions (§3.2) and of instructions in
 code left scalar (§3.3's issue floor) and of atomics (§3.4), where measured.
 
-On a CPU, the words its L1 serves per second at the full SIMD width (bandwidth / 4 B): §3.6 prices a kernel's
-global loads and stores there, at the vector width its compiler gave it, and keeps T_ldst for its local ones.
+On a CPU, its L1 bandwidth and SIMD width: §3.6 prices a kernel's global loads and stores at the L1 in the vector
+width its compiler gave it, and its local ones at T_ldst where local memory was measured (`local_rate`), else as
+global ones.
 """
 
 from __future__ import annotations
@@ -46,8 +47,9 @@ class QuantitativeInputs:
     scalar_instructions: float | None = None  # inst/s of code left scalar, measured (§3.3's issue floor)
     atomics: float | None = None  # atomic read-modify-writes/s, measured (§3.4's atomic cost)
     elementary_rates: dict[str, float] = field(default_factory=dict)  # precision -> calls/s, measured (§3.3)
-    l1_words: float | None = None  # a CPU's L1 bandwidth / 4 B: 4-byte words/s at the full SIMD width (§3.6)
-    simd_lanes: int | None = None  # a CPU's 4-byte SIMD lanes (§3.6)
+    l1_bandwidth: float | None = None  # a CPU's L1 bandwidth, B/s (§3.6)
+    simd_bits: int | None = None  # a CPU's SIMD width, bits (§3.6)
+    local_rate: float | None = None  # local-memory accesses/s measured (a shared level), not stood in for by L1
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -147,18 +149,17 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     if atomics is not None:
         sources["atomics"] = _describe(atomics, Dimension.COMPUTE, "atomic/s")
         summaries["atomics"] = f"{_value(atomics.value, Dimension.COMPUTE, 'atomic/s')} ({atomics.provenance.source})"
-    l1_words = simd_lanes = None
+    l1_bandwidth = simd_bits = None
     l1 = next((level for level in device.memory if level.level == "L1" and level.bandwidth), None)
     if device.kind == "cpu" and l1 is not None and l1.bandwidth is not None and device.simd_width_bits:
-        l1_words, simd_lanes = l1.bandwidth.value / LDST_BYTES, max(1, device.simd_width_bits // (8 * LDST_BYTES))
-        words = _value(l1_words, Dimension.COMPUTE, "word/s")
-        sources["T_ldst, global (CPU)"] = (f"{words} at {simd_lanes} lanes, x lanes / {simd_lanes} for a kernel "
-                                           "vectorised narrower = L1 "
-                                           + _describe(l1.bandwidth, Dimension.BANDWIDTH, divided=f" / {LDST_BYTES} B"))
-        summaries["T_ldst, global (CPU)"] = f"{words} at {simd_lanes} lanes (from L1) ({l1.bandwidth.provenance.source})"
+        l1_bandwidth, simd_bits = l1.bandwidth.value, device.simd_width_bits
+        sources["T_ldst, global (CPU)"] = (f"L1 {_describe(l1.bandwidth, Dimension.BANDWIDTH)} at {simd_bits}-bit "
+                                           "vectors, x lanes / SIMD lanes for a kernel vectorised narrower (§3.6)")
+        summaries["T_ldst, global (CPU)"] = (f"L1 {_value(l1.bandwidth.value, Dimension.BANDWIDTH)} at {simd_bits}-bit "
+                                             f"vectors ({l1.bandwidth.provenance.source})")
     return QuantitativeInputs(device, rates, sources, summaries, costs, random,
                               divisions.value if divisions is not None else None,
                               scalar.value if scalar is not None else None,
                               atomics.value if atomics is not None else None,
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
-                              l1_words, simd_lanes)
+                              l1_bandwidth, simd_bits, None if stand_in else t_ldst)
