@@ -459,8 +459,9 @@ def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_lo
     # An fp64 kernel: 4 lanes of 8 B in 256 bits, the L1 serving 8-byte accesses.
     fp64 = KernelProfile("k", 1, {**metrics, "fp32": 0.0, "fp64": 1e5})
     assert predict_profiled(fp64, cpu, 8)[0].rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, 4, 4, l1 / 8, 10e9))
-    unknown, detail, _ = predict_profiled(profile, cpu)
-    assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
+    for unknown_lanes in (None, 0):  # no report, or a report that gives no width: §3's T_ldst
+        unknown, detail, _ = predict_profiled(profile, cpu, unknown_lanes)
+        assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
     gpu = quantitative_inputs(get_device("v100"))
     assert gpu.l1_bandwidth is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
 

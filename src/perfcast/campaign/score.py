@@ -260,7 +260,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
     rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
-    if lanes is not None and inputs.device.kind == "cpu" and inputs.simd_bits:
+    if lanes is not None and lanes >= 1 and inputs.device.kind == "cpu" and inputs.simd_bits:
         # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
         element = 8 if profile.metrics.get("fp64", 0.0) > 0 else 4
         simd = max(1, inputs.simd_bits // (8 * element))
