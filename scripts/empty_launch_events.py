@@ -12,6 +12,7 @@ runtime's fixed cost?
 from __future__ import annotations
 
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -41,7 +42,10 @@ def _event_us(queue: cl.CommandQueue, kernel: cl.Kernel, groups: int, local: int
 
 def main() -> None:
     """Print both tables for the first OpenCL device."""
-    context = cl.create_some_context(interactive=False)
+    try:
+        context = cl.create_some_context(interactive=False)
+    except cl.Error as error:
+        sys.exit(f"no OpenCL device to measure: {error}")
     queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
     program = cl.Program(context, SOURCE).build()
     sink = cl.Buffer(context, cl.mem_flags.READ_WRITE, size=np.dtype(np.float32).itemsize * 16384 * 256)

@@ -23,9 +23,21 @@ from perfcast.models.caches import CacheHierarchy
 _ORIGINAL = cache_view.cache_hierarchy
 
 
+def _factor() -> float:
+    """Return CACHE_FACTOR, in (0, 1]; exit with a message if it is missing or outside."""
+    text = os.environ.get("CACHE_FACTOR", "")
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = 0.0
+    if not 0 < factor <= 1:
+        sys.exit(f"CACHE_FACTOR={text!r}: give the caches' scale, a number in (0, 1], e.g. CACHE_FACTOR=0.00390625")
+    return factor
+
+
 def scaled_hierarchy(device: Device) -> CacheHierarchy:
     """Return the device's cache hierarchy with every level's capacity scaled by CACHE_FACTOR."""
-    factor = float(os.environ["CACHE_FACTOR"])
+    factor = _factor()
     hierarchy = _ORIGINAL(device)
     levels = []
     for level in hierarchy.levels:
@@ -39,6 +51,7 @@ def scaled_hierarchy(device: Device) -> CacheHierarchy:
 
 def main() -> None:
     """Run perfcast with the scaled caches in place of the device's."""
+    _factor()  # a bad factor is said before anything runs
     cache_view.cache_hierarchy = scaled_hierarchy  # the campaign imports it from the module when it profiles
     from perfcast.cli import main as perfcast_main
 

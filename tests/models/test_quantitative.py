@@ -400,6 +400,7 @@ class TestCpuLdstRate:
         assert cpu_ldst_rate(1e6, 2e6, 16, 16, 200e9, 5e9) == pytest.approx(5e9)  # more local than all: capped
         assert cpu_ldst_rate(1e6, 0.0, 64, 16, 200e9, 5e9) == pytest.approx(200e9)  # no wider than the SIMD unit
         assert cpu_ldst_rate(0.0, 0.0, 4, 16, 200e9, 5e9) == pytest.approx(50e9)  # no accesses: the global rate
+        assert cpu_ldst_rate(1e6, 5e5, 4, 16, 200e9, None) == pytest.approx(50e9)  # no local rate: all global
 
     @given(st.floats(1, 1e9), st.floats(0, 1), st.integers(1, 15))
     def test_wider_vectors_and_fewer_local_accesses_never_slow_the_accesses(self, ldst, local_share, lanes):

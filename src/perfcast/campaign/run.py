@@ -132,15 +132,11 @@ class _OpenClTimer:
         """
         from perfcast.campaign.vector_evidence import pocl_tool, pocl_vector_lanes, run_pocl_report
 
-        cl_platform = self.device.platform
-        if "portable computing language" not in cl_platform.name.lower():
-            return None
-        where = next(((p, d) for p, found in enumerate(self.cl.get_platforms())
-                      for d, device in enumerate(found.get_devices()) if device == self.device), None)
+        where = self._pocl_indices()
         if where is None:
             return None
         remarks = run_pocl_report({k.name: sizes[k.name] for k in kernels}, *where)
-        return {"tool": pocl_tool(cl_platform.version),
+        return {"tool": pocl_tool(self.device.platform.version),
                 "lanes": pocl_vector_lanes(remarks, [k.name for k in kernels]),
                 "threads": int(self.device.max_compute_units), "raw": remarks}
 
@@ -148,15 +144,20 @@ class _OpenClTimer:
         """Return the in-core record of the code PoCL compiled for each kernel (§3.5), or None off PoCL's CPU device."""
         from perfcast.campaign.incore_evidence import run_pocl_incore
 
-        cl_platform = self.device.platform
-        if ("portable computing language" not in cl_platform.name.lower()
-                or not self.device.type & self.cl.device_type.CPU):
-            return None
-        where = next(((p, d) for p, found in enumerate(self.cl.get_platforms())
-                      for d, device in enumerate(found.get_devices()) if device == self.device), None)
-        if where is None:
+        where = self._pocl_indices()
+        if where is None or not self.device.type & self.cl.device_type.CPU:
             return None
         return run_pocl_incore({k.name: sizes[k.name] for k in kernels}, *where, self.device.name)
+
+    def _pocl_indices(self) -> tuple[int, int] | None:
+        """Return the (platform, device) indices of the timed device where PoCL runs it, else None.
+
+        A child process given them (PYOPENCL_CTX) reaches the same device to read what PoCL compiled.
+        """
+        if "portable computing language" not in self.device.platform.name.lower():
+            return None
+        return next(((p, d) for p, found in enumerate(self.cl.get_platforms())
+                     for d, device in enumerate(found.get_devices()) if device == self.device), None)
 
     def environment(self) -> dict[str, Any]:
         """Return the platform, device and driver the times were taken with."""

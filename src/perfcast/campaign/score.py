@@ -270,15 +270,11 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
             accesses = inputs.l1_bandwidth / element
             ldst = profile.metrics.get("ldst", 0.0)
             local = min(profile.metrics.get("local_ldst", 0.0), ldst)
-            # Local memory at its measured rate; a device profile without one (the C backend's, whose code keeps
-            # the OpenCL twin's local tiles in its own arrays) takes local accesses as global ones.
-            measured = inputs.local_rate is not None and local > 0
-            local_rate = inputs.local_rate if inputs.local_rate is not None else accesses * min(lanes, simd) / simd
-            t_ldst = cpu_ldst_rate(ldst, local, lanes, simd, accesses, local_rate)
+            t_ldst = cpu_ldst_rate(ldst, local, lanes, simd, accesses, inputs.local_rate)
             rates = replace(rates, t_ldst=t_ldst)
             ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, simd)} of "
-                          f"{simd} lanes" + (f", {local / ldst:.0%} local at the local-memory rate" if measured
-                                             else "") + ")")
+                          f"{simd} lanes" + (f", {local / ldst:.0%} local at the local-memory rate"
+                                             if local and inputs.local_rate is not None else "") + ")")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore)
     detail = p.explain() + ldst_words + "".join(

@@ -343,24 +343,27 @@ def incore_floor(cycles: float, cores: int, clock: float) -> InCoreFloor:
 
 
 def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l1_accesses: float,
-                  local_rate: float) -> float:
+                  local_rate: float | None) -> float:
     """Return a CPU kernel's T_ldst (instructions/s): global accesses at L1 in its vectors, local ones at `local_rate`.
 
     `ldst`, `local_ldst`: the kernel's load/store instructions, all and those to local memory, counted per
     work-item (a scalar profiler's count); `lanes`: the widest vector its compiler gave it (1: scalar), at most
     `simd_lanes`, the lanes of the device's SIMD width for the kernel's element size; `l1_accesses`: element
     accesses/s the L1 serves at that width (its bandwidth / the element size), so a work-item's global access
-    runs at l1_accesses x lanes / simd_lanes; `local_rate`: local-memory instructions/s. The result is the
-    harmonic mix, weighted by the counts: ldst / T_ldst = global / T_global + local / T_local (docs/models.md §3.6).
+    runs at l1_accesses x lanes / simd_lanes; `local_rate`: local-memory instructions/s as measured, None where
+    none was (a C build keeps the OpenCL twin's local tiles in its own arrays: they are global accesses). The
+    result is the harmonic mix, weighted by the counts: ldst / T_ldst = global / T_global + local / T_local
+    (docs/models.md §3.6).
     """
     non_negative("load/store instructions", ldst)
     non_negative("local load/store instructions", local_ldst)
     positive("lanes", lanes)
     positive("SIMD lanes", simd_lanes)
     positive("L1 accesses/s", l1_accesses)
-    positive("local-memory instructions/s", local_rate)
+    if local_rate is not None:
+        positive("local-memory instructions/s", local_rate)
     global_rate = l1_accesses * min(lanes, simd_lanes) / simd_lanes
-    if ldst == 0:
+    if ldst == 0 or local_rate is None:
         return global_rate
     local = min(local_ldst, ldst)
     return ldst / ((ldst - local) / global_rate + local / local_rate)
