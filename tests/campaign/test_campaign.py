@@ -86,13 +86,13 @@ def test_quick_campaign_end_to_end(tmp_path):
     text = (tmp_path / "report" / "report.md").read_text()
     assert "perfcast campaign report" in text and "| quantitative |" in text
     assert (tmp_path / "report" / "predicted-vs-measured.png").stat().st_size > 10_000
-    # Projected onto its own device, each kernel returns its measurement (spec §4); the integer ones are left out.
+    # Projected onto its own device, each kernel returns its measurement (spec §4), the integer ones in int32.
     projected = runner.invoke(app, ["project", str(archive), "--to", str(archive), "--json"])
     assert projected.exit_code == 0, projected.output
     data = json.loads(projected.stdout)
-    floating = {k.name for k in KERNELS if k.precision.startswith("fp")}
-    assert {row["kernel"] for row in data["kernels"]} == floating
-    assert set(data["left_out"]) == set(kernels) - floating
+    assert {row["kernel"] for row in data["kernels"]} == set(kernels) and not data["left_out"]
+    assert {row["kernel"] for row in data["kernels"] if row["precision"] == "int32"} == {
+        k.name for k in KERNELS if k.precision == "int32"} != set()
     for row in data["kernels"]:
         assert row["ape"] == pytest.approx(0, abs=1e-9) and row["contained"], row["kernel"]
         # L2 (and L3) only where the traffic was simulated through this device's caches
@@ -100,7 +100,7 @@ def test_quick_campaign_end_to_end(tmp_path):
     both = runner.invoke(app, ["campaign", "report", str(archive), str(archive), "-o", str(tmp_path / "both")])
     assert both.exit_code == 0, both.output
     text = (tmp_path / "both" / "report.md").read_text()
-    assert text.count("## Projection (§4)") == 2 and f"| {len(floating)} | 0.0% | 0.0% |" in text
+    assert text.count("## Projection (§4)") == 2 and f"| {len(kernels)} | 0.0% | 0.0% |" in text
     assert (tmp_path / "both" / "projection-1-to-2.png").stat().st_size > 10_000
 
 

@@ -70,6 +70,27 @@ def test_names_and_precision():
     fp64 = KernelProfile("horner", 1, {"fma_fp64": 10.0, "fma_fp32": 1.0, "add_fp32": 5.0})
     assert dominant_precision(fp64).value == "fp64"
     assert dominant_precision(KernelProfile("none", 1, {})).value == "fp32"
+    # No FP arithmetic and integer instructions: an integer kernel; a few FLOP among them keep it an FP one.
+    assert dominant_precision(KernelProfile("hash", 1, {"int": 64.0, "fma_fp32": 0.0})).value == "int32"
+    assert dominant_precision(KernelProfile("mixed", 1, {"int": 64.0, "add_fp32": 1.0})).value == "fp32"
+
+
+def test_an_integer_kernel_projects_at_the_int32_rates(tmp_path):
+    path = tmp_path / "hash.yaml"
+    path.write_text(yaml.safe_dump({
+        "format": "perfcast-profile", "version": 1, "source": {"tool": "ncu", "device": "NVIDIA A100"},
+        "kernels": [{"name": "hash", "launches": 1, "duration_s": 1e-3, "metrics": {
+            "int": 4e10, "fma_fp32": 0.0, "add_fp32": 0.0, "mul_fp32": 0.0, "l1_bytes": 8e6, "l2_bytes": 8e6,
+            "dram_bytes": 8e6}}]}))
+    result = _project(str(path), "--from", "a100-40gb", "--to", "h100-pcie", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    (kernel,) = data["kernels"]
+    assert kernel["precision"] == "int32"
+    source, target = (data["capabilities"][f"{name}/int32"]["add_mul"]["value"] for name in ("a100-40gb", "h100-pcie"))
+    # 4e10 integer instructions on 8 MB: bound by the int32 ADD/MUL rate on both GPUs, so the time scales by it.
+    assert kernel["time_s"] == pytest.approx(1e-3 * source / target, rel=1e-6)
+    assert "int32 ADD/MUL" in " ".join(kernel["notes"])
 
 
 def _special_profile(tmp_path: Path) -> Path:

@@ -110,7 +110,7 @@ def test_target_maxima_keep_the_source_efficiency():
 
 
 @pytest.mark.parametrize(("change", "message"), [
-    ({"n_fma": 0, "n_add": 0, "n_mul": 0}, "needs floating point"),
+    ({"n_fma": 0, "n_add": 0, "n_mul": 0}, "scales arithmetic"),
     ({"active_threads": 33}, "active threads"),
     ({"shared_efficiency": 0}, "shared_efficiency"),
     ({"hits": {"L3": 5}}, "unknown memory level"),

@@ -491,3 +491,23 @@ define void @helper(i32 %n) {
         assert not any("some uses divide by a constant" in note for note in profile.notes)
         without = read_oclgrind(text).kernel("k")
         assert any("no IR" in note for note in without.notes)
+
+
+def test_an_integer_kernel_is_read_by_its_integer_instructions():
+    from perfcast.profiles.profile import KernelProfile
+    from perfcast.profiles.projection_input import projected_kernel
+
+    metrics = {"int": 900.0, "fma_fp32": 0.0, "inst_warp": 40.0, "l1_bytes": 4096.0, "dram_bytes": 1024.0}
+    kernel, notes = projected_kernel(KernelProfile("hash", 1, metrics, duration=1e-6), "int32")
+    # One count of integer instructions: ADD/MUL, one op each; no FP issue share (phi is of FP instructions).
+    assert (kernel.n_fma, kernel.n_add, kernel.n_mul, kernel.flop) == (0.0, 900.0, 0.0, 900.0)
+    assert kernel.fp_issue_share is None and any("int32 ADD/MUL" in n for n in notes)
+    assert not any("FP issue share" in n for n in notes)
+    split = {**metrics, "fma_int32": 100.0, "add_int32": 50.0, "mul_int32": 25.0}
+    kinds, notes = projected_kernel(KernelProfile("hash", 1, split, duration=1e-6), "int32")
+    assert (kinds.n_fma, kinds.n_add, kinds.n_mul, kinds.flop) == (100.0, 50.0, 25.0, 275.0)
+    assert not any("int32 ADD/MUL" in n for n in notes)
+    with pytest.raises(ProfileError, match="no integer instruction count"):
+        projected_kernel(KernelProfile("hash", 1, {"l1_bytes": 1.0}, duration=1e-6), "int32")
+    with pytest.raises(ProfileError, match="executes no integer instruction"):
+        projected_kernel(KernelProfile("hash", 1, {**metrics, "int": 0.0}, duration=1e-6), "int32")

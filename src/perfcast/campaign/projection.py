@@ -1,10 +1,10 @@
 """Cross-device projection (spec §4) of profiled kernels: from a profile and two devices, or from two campaign archives.
 
-A kernel is projected in its dominant precision (the one with more FLOP, or the campaign's), with the source's
-and the target's figures as `devices.projection_view` takes them, and its FLOP scaled on the target by the SASS
-comparison of its special functions when one is given. Projecting one campaign archive onto another scores the
-projection against the target's own measurement as §6 scores a range (contained within the spread) and its
-middle (APE).
+A kernel is projected in its dominant precision (the one with more FLOP, int32 for a kernel of integer
+instructions only, or the campaign's), with the source's and the target's figures as `devices.projection_view`
+takes them, and its FLOP scaled on the target by the SASS comparison of its special functions when one is given.
+Projecting one campaign archive onto another scores the projection against the target's own measurement as §6
+scores a range (contained within the spread) and its middle (APE).
 """
 
 from __future__ import annotations
@@ -28,6 +28,9 @@ __all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_targ
            "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
 
 
+_PROJECTED = (Precision.FP32, Precision.FP64, Precision.INT32)  # the precisions a profile counts arithmetic in
+
+
 @dataclass(frozen=True)
 class KernelProjection:
     """One kernel projected from a source device onto a target, with what the projection read and assumed."""
@@ -43,8 +46,13 @@ class KernelProjection:
 
     @property
     def precision(self) -> str:
-        """Return the precision projected in ('fp32', 'fp64')."""
+        """Return the precision projected in ('fp32', 'fp64', 'int32')."""
         return self.source.precision.value
+
+    @property
+    def work(self) -> str:
+        """Return what the kernel's operations are counted as: FLOP, or OP for an int32 kernel's instructions."""
+        return "OP" if self.source.precision is Precision.INT32 else "FLOP"
 
     def interval_row(self) -> IntervalRow:
         """Return the kernel's bar on the interval chart: projected times (s) and the target's measurement."""
@@ -57,10 +65,11 @@ class KernelProjection:
             return None
         fast, slow = self.projection.time_range
         contained = contains(fast, slow, self.measured, self.spread)
-        detail = (f"{self.precision}; levels " + ", ".join(f"{level} {value / 1e9:.4g} GFLOP/s" for level, value
-                                                          in self.projection.per_level.items())
+        levels = ", ".join(f"{level} {value / 1e9:.4g} G{self.work}/s"
+                           for level, value in self.projection.per_level.items())
+        detail = (f"{self.precision}; levels {levels}"
                   + "; middle = arithmetic mean of the levels' interval (at the FP issue share taken), "
-                  "time = FLOP_t / middle")
+                  f"time = {self.work}_t / middle")
         return Prediction("projection", "range", self.projection.time, fast, slow,
                           percentage_error(self.projection.time, self.measured), contained, detail=detail)
 
@@ -75,8 +84,15 @@ def kernel_base_name(name: str) -> str:
 
 
 def dominant_precision(profile: KernelProfile) -> Precision:
-    """Return the precision in which the kernel executes more FMA/ADD/MUL FLOP (fp32 on a tie)."""
-    return Precision(profile_flop(profile)[1])
+    """Return the precision in which the kernel executes more FMA/ADD/MUL FLOP (fp32 on a tie; int32 with no FLOP).
+
+    A kernel with no FP arithmetic and integer instructions is an integer kernel (a hash, a histogram, a graph
+    walk): §4 projects it by its integer instructions at the devices' int32 rates.
+    """
+    flop, precision = profile_flop(profile)
+    if flop == 0 and profile.metrics.get("int", 0.0) > 0:
+        return Precision.INT32
+    return Precision(precision)
 
 
 def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device], *,
@@ -97,9 +113,9 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
     left_out: dict[str, str] = {}
     for profile in kernels if kernels is not None else profiles.kernels:
         precision = precisions.get(profile.name) or dominant_precision(profile)
-        if not precision.value.startswith("fp"):
-            left_out[profile.name] = (f"a {precision.value} kernel: the projection (§4) scales floating-point work "
-                                      "(FMA, ADD, MUL) and has no integer ceilings")
+        if precision not in _PROJECTED:
+            left_out[profile.name] = (f"a {precision.value} kernel: the projection (§4) scales fp32, fp64 or int32 "
+                                      "arithmetic")
             continue
         try:
             kernel, notes = projected_kernel(profile, precision.value, time=times.get(profile.name))

@@ -240,7 +240,8 @@ def _print(results: list[KernelProjection], left_out: dict[str, str]) -> None:
     for p in results:
         levels = ", ".join(f"{level} {value / 1e9:.4g}" for level, value in p.projection.per_level.items())
         console.print(f"{printable(p.kernel)} -> {printable(p.target.device.name)} ({p.precision}): "
-                      f"{p.projection.measured_performance / 1e9:.4g} GFLOP/s measured; per level {levels} GFLOP/s",
+                      f"{p.projection.measured_performance / 1e9:.4g} G{p.work}/s measured; per level {levels} "
+                      f"G{p.work}/s",
                       soft_wrap=True, highlight=False)
     for target, t in _totals(results).items():
         measured = f", measured {format_time(t.measured)}" if t.measured else ""
@@ -275,5 +276,5 @@ def _charts(output: Path, results: list[KernelProjection]) -> None:
         slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", f"{p.kernel.split('(')[0]}-{p.target.device.name}").strip("-")[:80]
         path = output.with_name(f"{output.stem}-{slug}{output.suffix}")
         save_figure(projection_rooflines_figure(p.kernel, p.source.device.name, p.target.device.name, p.projection,
-                                                p.measured), path)
+                                                p.measured, p.work), path)
         console.print(f"wrote {printable(path)}")

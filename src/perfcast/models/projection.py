@@ -113,7 +113,8 @@ class ProjectedKernel:
         for level, value in self.hits.items():
             non_negative(f"bytes hitting {level}", value)
         if self.n_fma + self.n_add + self.n_mul == 0:
-            raise ValueError("the kernel has no FMA, ADD or MUL instruction: the projection needs floating point")
+            raise ValueError("the kernel has no FMA, ADD or MUL instruction (FP, or int32 for an integer kernel): "
+                             "the projection scales arithmetic")
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ _LEVEL_MARKERS = {"L1": "o", "L2": "s", "DRAM": "^"}
 
 
 def _panel(ax, ceilings: KernelCeilings, title: str, points: dict[str, float],  # noqa: ANN001 - matplotlib Axes
-           span: tuple[float, float]) -> None:
-    """Draw one device's kernel-specific rooflines and the kernel's points (op/s per level) on `ax`."""
+           span: tuple[float, float], work: str = "FLOP") -> None:
+    """Draw one device's kernel-specific rooflines and the kernel's points (op/s per level) on `ax`; `work`: FLOP or OP."""
     low, high = span
     intensities = np.geomspace(low, high, 200)
     for level, bandwidth in ceilings.bandwidth_ceilings.items():
@@ -36,42 +36,43 @@ def _panel(ax, ceilings: KernelCeilings, title: str, points: dict[str, float],  
         ax.plot(intensities, roof, color=_LEVEL_COLOURS[level], lw=1.5,
                 label=f"{level}: BW_ceil {bandwidth / GIGA:.4g} GB/s")
     ax.axhline(ceilings.perf_mix / GIGA, color="black", ls="--", lw=1,
-               label=f"Perf_mix {ceilings.perf_mix / GIGA:.4g} GFLOP/s")
+               label=f"Perf_mix {ceilings.perf_mix / GIGA:.4g} G{work}/s")
     if ceilings.perf_ceil < ceilings.perf_mix * (1 - 1e-9):
         ax.axhline(ceilings.perf_ceil / GIGA, color="black", ls=":", lw=1,
-                   label=f"Perf_ceil (warp efficiency) {ceilings.perf_ceil / GIGA:.4g} GFLOP/s")
+                   label=f"Perf_ceil (warp efficiency) {ceilings.perf_ceil / GIGA:.4g} G{work}/s")
     for level, performance in points.items():
         ax.scatter([ceilings.intensities[level]], [performance / GIGA], color=_LEVEL_COLOURS[level],
                    marker=_LEVEL_MARKERS[level], s=50, zorder=4, edgecolor="black", lw=0.5)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("operational intensity (FLOP/B traversing the level)")
-    ax.set_ylabel("performance (GFLOP/s)")
+    ax.set_xlabel(f"operational intensity ({work}/B traversing the level)")
+    ax.set_ylabel(f"performance (G{work}/s)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
 
 
 def projection_rooflines_figure(kernel: str, source: str, target: str, projection: Projection,
-                                measured_target: float | None = None) -> Figure:
+                                measured_target: float | None = None, work: str = "FLOP") -> Figure:
     """Return the source and target rooflines of one kernel, its measured point and its projected interval.
 
-    measured_target: the kernel's measured time on the target (s), drawn as a star when given.
+    measured_target: the kernel's measured time on the target (s), drawn as a star when given; work: what the
+    kernel's operations are, FLOP, or OP for an integer kernel's instructions.
     """
     figure = Figure(figsize=(12, 5.2), layout="constrained")
     left, right = figure.subplots(1, 2, sharey=True)
     all_intensities = [*projection.source.intensities.values(), *projection.target.intensities.values()]
     span = (min(all_intensities) / 20, max(all_intensities) * 20)
     measured_points = {level: projection.measured_performance for level in projection.per_level}
-    _panel(left, projection.source, f"{source}: {kernel} as measured", measured_points, span)
-    _panel(right, projection.target, f"{target}: {kernel} projected", projection.per_level, span)
+    _panel(left, projection.source, f"{source}: {kernel} as measured", measured_points, span, work)
+    _panel(right, projection.target, f"{target}: {kernel} projected", projection.per_level, span, work)
     right.axhspan(projection.lower / GIGA, projection.upper / GIGA, color="#e7298a", alpha=0.18,
-                  label=f"projected interval {projection.lower / GIGA:.4g}–{projection.upper / GIGA:.4g} GFLOP/s")
+                  label=f"projected interval {projection.lower / GIGA:.4g}–{projection.upper / GIGA:.4g} G{work}/s")
     right.axhline(projection.middle / GIGA, color="#e7298a", lw=1)
     if measured_target is not None:
         performance = projection.flop_target / measured_target
         right.scatter([max(projection.target.intensities.values())], [performance / GIGA], marker="*", s=160,
                       color="#e6ab02", edgecolor="black", lw=0.5, zorder=5,
-                      label=f"measured on {target}: {performance / GIGA:.4g} GFLOP/s")
+                      label=f"measured on {target}: {performance / GIGA:.4g} G{work}/s")
     for ax in (left, right):
         ax.legend(loc="upper left", fontsize=7)
     figure.suptitle(f"{kernel}: {source} -> {target}, kernel-specific rooflines (markers: L1 o, L2 s, DRAM ^)",

@@ -5,6 +5,7 @@ L2 bytes - DRAM bytes, hits in DRAM = DRAM bytes. Where a level below carries mo
 for (L2 also serves writes back and the texture path), the difference is set to 0 and said. Shared memory:
 useful bytes = (wavefronts - bank conflicts) x 128 B, efficiency = (wavefronts - conflicts) / wavefronts.
 FP issue share: the FP instructions over the thread instructions issued (warp instructions x active threads).
+An int32 kernel is read by its integer instructions and has no FP issue share (`_integer_counts`).
 """
 
 from __future__ import annotations
@@ -15,23 +16,47 @@ from perfcast.profiles.profile import KernelProfile, ProfileError
 __all__ = ["projected_kernel"]
 
 
+def _integer_counts(profile: KernelProfile, notes: list[str]) -> tuple[float, float, float]:
+    """Return an integer kernel's (multiply-adds, adds, multiplies) as §4 reads them: instructions, not ops.
+
+    Where the profile splits its int32 instructions by kind (`fma_int32`, `add_int32`, `mul_int32`) they are
+    taken as they are; Oclgrind and Nsight Compute give one count of integer instructions (`int`), which is
+    taken as ADD/MUL instructions, priced at the device's int32 ADD/MUL rate, and said in the notes.
+    """
+    m = profile.metrics
+    names = ("fma_int32", "add_int32", "mul_int32")
+    if all(name in m for name in names):
+        return m["fma_int32"], m["add_int32"], m["mul_int32"]
+    if "int" not in m:
+        raise ProfileError(f"kernel {profile.name!r} has no integer instruction count (int): nothing to project "
+                           "an int32 kernel by")
+    notes.append("integer instructions (the profile's `int`, not split by kind) taken as int32 ADD/MUL, at the "
+                 "device's int32 ADD/MUL rate")
+    return 0.0, m["int"], 0.0
+
+
 def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: float | None = None,
                      active_threads: float | None = None, warp_size: int = 32) -> tuple[ProjectedKernel, list[str]]:
-    """Return the §4 view of a profiled kernel (FLOP of `precision`) and notes on what was derived or assumed.
+    """Return the §4 view of a profiled kernel (FLOP of `precision`, or int32 ops) and notes on what was assumed.
 
     `time` (s, all launches) defaults to the profile's duration; `active_threads` to the profile's active
     threads per warp instruction, else a full warp (said in the notes).
     """
-    m, notes = profile.metrics, []
-    names = [f"fma_{precision}", f"add_{precision}", f"mul_{precision}"]
-    missing = [n for n in names if n not in m]
-    if missing:
-        raise ProfileError(f"kernel {profile.name!r} lacks {', '.join(missing)}: profile with `perfcast profile "
-                           "--tool ncu`, which asks for the FP instructions by kind")
-    n_fma, n_add, n_mul = (m[n] for n in names)
+    m = profile.metrics
+    notes: list[str] = []
+    if precision == "int32":
+        n_fma, n_add, n_mul = _integer_counts(profile, notes)
+    else:
+        names = [f"fma_{precision}", f"add_{precision}", f"mul_{precision}"]
+        missing = [n for n in names if n not in m]
+        if missing:
+            raise ProfileError(f"kernel {profile.name!r} lacks {', '.join(missing)}: profile with `perfcast profile "
+                               "--tool ncu`, which asks for the FP instructions by kind")
+        n_fma, n_add, n_mul = (m[n] for n in names)
     flop = 2 * n_fma + n_add + n_mul
     if flop == 0:
-        raise ProfileError(f"kernel {profile.name!r} executes no {precision} FMA, ADD or MUL: nothing to project")
+        what = "integer instruction" if precision == "int32" else f"{precision} FMA, ADD or MUL"
+        raise ProfileError(f"kernel {profile.name!r} executes no {what}: nothing to project")
     time = time if time is not None else profile.duration
     if time is None:
         raise ProfileError(f"kernel {profile.name!r} has no measured duration; give the time measured on the source")
@@ -65,7 +90,9 @@ def projected_kernel(profile: KernelProfile, precision: str = "fp32", *, time: f
         shared_bytes = useful * SHARED_BYTES_PER_CLOCK
         efficiency = useful / wavefronts
     share = None
-    if m.get("inst_warp", 0) > 0 and active_threads > 0:  # no active threads: ProjectedKernel refuses it below
+    if precision == "int32":
+        pass  # phi is the FP instructions' share; the GPUs' issue shares are of their FP32 peaks
+    elif m.get("inst_warp", 0) > 0 and active_threads > 0:  # no active threads: ProjectedKernel refuses it below
         # phi: FP instructions (thread level) over the thread instructions issued (warp instructions at the
         # active threads each), the share of the issues the FP ones took.
         share = (n_fma + n_add + n_mul) / (active_threads * m["inst_warp"])
