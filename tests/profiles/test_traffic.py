@@ -143,6 +143,58 @@ def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_f
     assert small.scattered_loads["DRAM"] > 4096
 
 
+def _paged(hierarchy: CacheHierarchy, page: int = 4096) -> CacheHierarchy:
+    from dataclasses import replace
+
+    return replace(hierarchy, page_bytes=page)
+
+
+def test_pages_at_scattered_frames_keep_their_offsets_and_part_a_power_of_two_stride():
+    from perfcast.profiles.traffic import _frames
+
+    pages = np.arange(1 << 16, dtype=np.uint64)
+    frames = _frames(pages)
+    assert np.array_equal(frames, _frames(pages))  # the same placement on every run
+    assert len(np.unique(frames)) == len(pages)  # no two of these pages share a frame
+    # A walk one page of 4 KiB at a time keeps every frame's low five bits apart from the page's: the set-index
+    # bits above the page offset of a 2048-set cache are spread over all 32 values, not one.
+    assert len(np.unique(frames[::32] & np.uint64(31))) == 32
+    with pytest.raises(ValueError, match="power of two"):
+        _paged(_cpu(), 3000)
+    with pytest.raises(ValueError, match="at least a line"):
+        _paged(_cpu(), 32)
+
+
+def test_a_power_of_two_stride_finds_the_whole_cache_once_pages_are_placed(tmp_path):
+    # 16 work-items left scalar, each walking 64 lines 32 KiB apart (SHOC's reduction walks its input this way:
+    # a grid-sized stride): by virtual address all 64 lines fall into one set of the 1 MiB L2 and thrash its 8
+    # ways, so each work-item brings them from DRAM again; at physical frames they spread over the sets the
+    # bits above the page offset choose, and the next work-items find them in L2.
+    rows, items, stride = 64, 16, 32768
+    lane = np.repeat(np.arange(items), rows)
+    ordinal = np.tile(np.arange(rows), items)
+    launch = _launch(tmp_path, {0: _records((1 << 24) + ordinal * stride + lane * 4, lanes=lane, ordinals=ordinal)})
+    virtual = simulate_launch(launch, _cpu(l2=2**20), lanes=1)
+    placed = simulate_launch(launch, _paged(_cpu(l2=2**20)), lanes=1)
+    assert virtual.dram_read_bytes == items * rows * LINE
+    assert virtual.scattered_loads["DRAM"] == items * rows
+    assert rows * LINE <= placed.dram_read_bytes <= 1.25 * rows * LINE  # about once each (a few sets overflow)
+    assert placed.scattered_loads["L2"] >= 0.75 * (items - 1) * rows
+    # L1's sets lie inside a page: its conflicts are the same either way.
+    assert placed.level("L1").hit_bytes == virtual.level("L1").hit_bytes
+
+
+def test_first_fetches_are_named_by_their_buffers_through_placed_pages():
+    rng = np.random.default_rng(0)
+    base = 1 << 20
+    groups = {g: _records(base + rng.integers(0, 65536, 512) * 4, lanes=np.arange(512) % 16,
+                          ordinals=np.arange(512) // 16) for g in range(8)}
+    launch = LaunchTrace("gather", (1024, 1, 1), (16, 1, 1), (0, 0, 0), groups, groups_run=64, complete=True,
+                         buffers={base: 262144})
+    traffic = simulate_launch(launch, _paged(_cpu(cores=2, l2=2**20)), total_groups=64, lanes=1)
+    assert traffic.scattered_loads["DRAM"] == pytest.approx(4096)  # each of the vector's lines once, as unpaged
+
+
 def test_a_kernel_left_scalar_walks_its_columns_one_work_item_at_a_time(tmp_path):
     # 16 work-items, each walking its own column (adjacent columns share a line) down 256 rows 4 KiB apart.
     rows, items = 256, 16

@@ -5,7 +5,11 @@ does not give is assumed from the kind of device, and each assumption is named i
 
 * CPUs: 64-byte lines, 8 ways in L1 and 16 beyond, write-back with allocation (the write-allocate read) at
   every level; work-items reach memory a SIMD vector at a time (fp32 lanes of the widest vector), one vector
-  through the kernel before the next; local memory is ordinary memory behind L1.
+  through the kernel before the next; local memory is ordinary memory behind L1; memory in pages of 4 KiB
+  placed at frames the simulation scatters, as an operating system does (x86-64's and AArch64's base page;
+  Linux gives ordinary buffers these unless transparent huge pages are set to `always`, which this does not
+  model): the caches index by physical address, so a buffer's power-of-two strides do not all fall into one
+  set of a cache whose sets span more than a page, as they would by the virtual addresses.
 * NVIDIA GPUs: a miss fetches 32-byte sectors, at L1 and L2 alike; L1 is write-through with 16 ways assumed,
   L2 write-back with 16 ways, neither fetching a line on a store miss (byte masks); a warp's accesses of
   one instruction reach L1 as the distinct sectors they touch, the warps of a work-group side by side; set
@@ -23,6 +27,7 @@ from perfcast.models.caches import CacheHierarchy, CacheLevel
 __all__ = ["cache_hierarchy"]
 
 _CACHE_LEVELS = ("L1", "L2", "L3")
+PAGE_BYTES = 4096  # a CPU's base page (x86-64, AArch64 Linux)
 
 
 def _default_line(device: Device, position: int) -> int:
@@ -95,5 +100,7 @@ def cache_hierarchy(device: Device) -> CacheHierarchy:
                               coalesce=True, hashed_sets=True, notes=tuple(notes))
     lanes = max(1, (device.simd_width_bits or 128) // 32)
     notes.append(f"work-items in vectors of {lanes} (fp32 lanes of {device.simd_width_bits or 128}-bit SIMD)")
+    notes.append(f"pages of {PAGE_BYTES // 1024} KiB at scattered physical frames (the caches index by physical "
+                 "address: a power-of-two stride does not pile into one set of a cache larger than a page's sets)")
     return CacheHierarchy(device.name, tuple(levels), lanes, interleave_warps=False, local_in_cache=True,
-                          notes=tuple(notes))
+                          page_bytes=PAGE_BYTES, notes=tuple(notes))

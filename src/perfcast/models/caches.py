@@ -65,7 +65,9 @@ class CacheHierarchy:
     scratchpad (GPU shared memory / LDS), whose bytes are counted apart. `coalesce`: a warp's accesses of one
     instruction reach L1 as the distinct lines they touch (GPU), rather than one by one (CPU).
     `hashed_sets`: set indices are a hash of the address (GPU caches spread strided accesses this way), not
-    its plain bits.
+    its plain bits. `page_bytes`: a CPU's caches index by physical address, and the operating system places
+    each virtual page of this many bytes at a frame of its own choosing: the index bits above the page offset
+    are then the frame's, not the buffer's (None: virtual addresses as they are).
     """
 
     device: str
@@ -75,6 +77,7 @@ class CacheHierarchy:
     local_in_cache: bool
     coalesce: bool = False
     hashed_sets: bool = False
+    page_bytes: int | None = None
     notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -82,6 +85,10 @@ class CacheHierarchy:
             raise ValueError(f"{self.device}: a cache hierarchy needs at least one level")
         if self.lanes < 1:
             raise ValueError(f"{self.device}: lanes must be at least 1, not {self.lanes}")
+        if self.page_bytes is not None and (self.page_bytes < max(level.line for level in self.levels)
+                                            or self.page_bytes & (self.page_bytes - 1)):
+            raise ValueError(f"{self.device}: a page of {self.page_bytes} B is not a power of two of at least a "
+                             "line")
         names = [level.name for level in self.levels]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.device}: cache level named twice in {names}")

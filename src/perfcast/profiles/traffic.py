@@ -254,6 +254,26 @@ class _Machine:
         self.chains = [[copies[core * len(copies) // cores].backend for copies in self.levels] for core in range(cores)]
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
+        # Pages placed at frames (CPU): each frame's page, to name a line by its buffer again (first fetches).
+        self.page_bits = (hierarchy.page_bytes or 1).bit_length() - 1
+        self.pages: dict[int, int] = {}
+
+    def placed(self, addresses: np.ndarray) -> np.ndarray:
+        """Return virtual addresses at the physical frames their pages are placed at, remembering each page's frame."""
+        bits = np.uint64(self.page_bits)
+        pages = addresses >> bits
+        unique, inverse = np.unique(pages, return_inverse=True)
+        frames = _frames(unique)
+        self.pages.update(zip(frames.tolist(), unique.tolist(), strict=True))
+        return (frames[inverse] << bits) | (addresses & np.uint64((1 << self.page_bits) - 1))
+
+    def virtual_line(self, line: int) -> int:
+        """Return the virtual line (of the outermost level's size) a placed line holds; itself without pages."""
+        if not self.pages:
+            return line
+        shift = self.page_bits - (self.outer_line.bit_length() - 1)
+        page = self.pages[line >> shift]
+        return (page << shift) | (line & ((1 << shift) - 1))
 
     def stats(self) -> dict[str, np.ndarray]:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
@@ -308,6 +328,23 @@ class _Machine:
 
 _TURN = 4  # warp instructions (or vectors) a compute unit issues before the next one's turn
 _HASH_BITS = 12  # the low bits of a line-unit number that the high bits are folded into
+
+
+_FRAME_BITS = 36  # frame numbers the simulation places pages at: 2**36 frames, far more than any trace touches
+
+
+def _frames(pages: np.ndarray) -> np.ndarray:
+    """Return the physical frame the simulation places each virtual page at: a fixed mix of its number.
+
+    An operating system hands out frames in no order a program can see; a mix of every bit of the page number
+    (splitmix64's finaliser) stands for that, the same on every run. Two pages share a frame only where their
+    mixes agree in the low _FRAME_BITS bits, about once in 2**36 pairs.
+    """
+    z = pages.astype(np.uint64)
+    with np.errstate(over="ignore"):
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return (z ^ (z >> np.uint64(31))) & np.uint64((1 << _FRAME_BITS) - 1)
 
 
 def _hashed(addresses: np.ndarray, unit_bits: int) -> np.ndarray:
@@ -377,6 +414,8 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             flags, sizes, addresses, slot = flags[keep], sizes[keep], addresses[keep], slot[keep]
     if hierarchy.hashed_sets:
         addresses = _hashed(addresses, machine.unit_bits)
+    if hierarchy.page_bytes and len(addresses):
+        addresses = machine.placed(addresses)
     if hierarchy.coalesce and len(addresses):
         # A warp instruction reaches L1 as the lines it touches: an access to the line the previous lane of
         # the same instruction touched is merged into it; every access becomes whole lines.
@@ -531,7 +570,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
-        first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
+        first_lines.extend(map(machine.virtual_line, machine.first_fetches[int(before["scattered"][-1]):]))
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
                            f"({len(launch.groups)} recorded of {groups_total}); its bytes are unknown, not zero")
