@@ -73,6 +73,11 @@ def test_names_and_precision():
     # No FP arithmetic and integer instructions: an integer kernel; a few FLOP among them keep it an FP one.
     assert dominant_precision(KernelProfile("hash", 1, {"int": 64.0, "fma_fp32": 0.0})).value == "int32"
     assert dominant_precision(KernelProfile("mixed", 1, {"int": 64.0, "add_fp32": 1.0})).value == "fp32"
+    # FP work that is no FMA/ADD/MUL (a division or compare in Oclgrind's fp32 count, fp16 from Nsight Compute)
+    # keeps it an FP kernel; integer instructions split by kind make an integer one.
+    assert dominant_precision(KernelProfile("divides", 1, {"int": 64.0, "fp32": 8.0})).value == "fp32"
+    assert dominant_precision(KernelProfile("half", 1, {"int": 64.0, "fma_fp16": 8.0})).value == "fp32"
+    assert dominant_precision(KernelProfile("kinds", 1, {"add_int32": 64.0, "fma_fp32": 0.0})).value == "int32"
 
 
 def test_an_integer_kernel_projects_at_the_int32_rates(tmp_path):
@@ -91,6 +96,10 @@ def test_an_integer_kernel_projects_at_the_int32_rates(tmp_path):
     # 4e10 integer instructions on 8 MB: bound by the int32 ADD/MUL rate on both GPUs, so the time scales by it.
     assert kernel["time_s"] == pytest.approx(1e-3 * source / target, rel=1e-6)
     assert "int32 ADD/MUL" in " ".join(kernel["notes"])
+    forced = _project(str(path), "--from", "a100-40gb", "--to", "h100-pcie", "--precision", "int32", "--json")
+    assert forced.exit_code == 0 and json.loads(forced.stdout)["kernels"][0]["time_s"] == kernel["time_s"]
+    refused = _project(str(path), "--from", "a100-40gb", "--to", "h100-pcie", "--precision", "int8")
+    assert refused.exit_code == 2 and "fp32, fp64 or int32" in " ".join(refused.output.split())
 
 
 def _special_profile(tmp_path: Path) -> Path:

@@ -122,15 +122,20 @@ def test_a_column_walk_is_scattered_and_a_stream_is_not(tmp_path):
     assert simulate_launch(stream, _gpu(1)).scattered_loads == {}
 
 
-def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_from_dram():
-    # 64 work-groups gather from a 256 KiB vector (4096 lines; it fits in a 1 MiB L2): 8 traced, 2 of them
-    # warm-up. Scaled by 64/6, the counted groups' first fetches would bring the vector from DRAM four times.
+def _gather_launch() -> LaunchTrace:
+    """64 work-groups of 16 gathering 512 floats each from a 256 KiB vector; 8 groups traced."""
     rng = np.random.default_rng(0)
     base = 1 << 20
     groups = {g: _records(base + rng.integers(0, 65536, 512) * 4, lanes=np.arange(512) % 16,
                           ordinals=np.arange(512) // 16) for g in range(8)}
-    launch = LaunchTrace("gather", (1024, 1, 1), (16, 1, 1), (0, 0, 0), groups, groups_run=64, complete=True,
-                         buffers={base: 262144})
+    return LaunchTrace("gather", (1024, 1, 1), (16, 1, 1), (0, 0, 0), groups, groups_run=64, complete=True,
+                       buffers={base: 262144})
+
+
+def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_from_dram():
+    # 64 work-groups gather from a 256 KiB vector (4096 lines; it fits in a 1 MiB L2): 8 traced, 2 of them
+    # warm-up. Scaled by 64/6, the counted groups' first fetches would bring the vector from DRAM four times.
+    launch = _gather_launch()
     cpu = _cpu(cores=2, l2=2**20)
     traffic = simulate_launch(launch, cpu, total_groups=64, lanes=1)
     assert traffic.scattered_loads["DRAM"] == pytest.approx(4096)  # each of its lines once
@@ -155,7 +160,9 @@ def test_pages_at_scattered_frames_keep_their_offsets_and_part_a_power_of_two_st
     pages = np.arange(1 << 16, dtype=np.uint64)
     frames = _frames(pages)
     assert np.array_equal(frames, _frames(pages))  # the same placement on every run
-    assert len(np.unique(frames)) == len(pages)  # no two of these pages share a frame
+    assert len(np.unique(frames)) == len(pages)  # a bijection: no two pages share a frame
+    small = _frames(np.arange(1 << 10, dtype=np.uint64), 10)  # the whole of a 10-bit space maps onto itself
+    assert sorted(small.tolist()) == list(range(1 << 10))
     # A walk one page of 4 KiB at a time keeps every frame's low five bits apart from the page's: the set-index
     # bits above the page offset of a 2048-set cache are spread over all 32 values, not one.
     assert len(np.unique(frames[::32] & np.uint64(31))) == 32
@@ -167,9 +174,9 @@ def test_pages_at_scattered_frames_keep_their_offsets_and_part_a_power_of_two_st
 
 def test_a_power_of_two_stride_finds_the_whole_cache_once_pages_are_placed(tmp_path):
     # 16 work-items left scalar, each walking 64 lines 32 KiB apart (SHOC's reduction walks its input this way:
-    # a grid-sized stride): by virtual address all 64 lines fall into one set of the 1 MiB L2 and thrash its 8
-    # ways, so each work-item brings them from DRAM again; at physical frames they spread over the sets the
-    # bits above the page offset choose, and the next work-items find them in L2.
+    # a grid-sized stride): by virtual address all 64 lines fall into 4 of the 2048 sets of the 1 MiB L2, room
+    # for 32, and thrash, so each work-item brings them from DRAM again; at physical frames they spread over the
+    # 32 sets the bits above the page offset choose, and the next work-items find them in L2.
     rows, items, stride = 64, 16, 32768
     lane = np.repeat(np.arange(items), rows)
     ordinal = np.tile(np.arange(rows), items)
@@ -184,14 +191,20 @@ def test_a_power_of_two_stride_finds_the_whole_cache_once_pages_are_placed(tmp_p
     assert placed.level("L1").hit_bytes == virtual.level("L1").hit_bytes
 
 
+def test_a_stream_that_crosses_pages_stays_a_stream_once_pages_are_placed(tmp_path):
+    # 64 KiB read in order by 16 work-items in vectors of 4 (as in the column-walk test above): 16 pages, each
+    # at a frame of its own. The prefetcher's view is the program's, by virtual lines: the same four loads are
+    # scattered (each vector's first), not one more per page crossed. (Which level serves them may change: the
+    # 64 KiB fill the L2 exactly, and placed pages leave some of its sets fuller than others.)
+    n = 16384
+    stream = _launch(tmp_path, {0: _records(np.arange(n) * 4, lanes=np.arange(n) % 16, ordinals=np.arange(n) // 16)})
+    placed = simulate_launch(stream, _paged(_cpu())).scattered_loads
+    assert sum(placed.values()) == sum(simulate_launch(stream, _cpu()).scattered_loads.values()) == 4
+
+
 def test_first_fetches_are_named_by_their_buffers_through_placed_pages():
-    rng = np.random.default_rng(0)
-    base = 1 << 20
-    groups = {g: _records(base + rng.integers(0, 65536, 512) * 4, lanes=np.arange(512) % 16,
-                          ordinals=np.arange(512) // 16) for g in range(8)}
-    launch = LaunchTrace("gather", (1024, 1, 1), (16, 1, 1), (0, 0, 0), groups, groups_run=64, complete=True,
-                         buffers={base: 262144})
-    traffic = simulate_launch(launch, _paged(_cpu(cores=2, l2=2**20)), total_groups=64, lanes=1)
+    # The gather above, its pages placed: the first fetches are named by the vector's (virtual) lines again.
+    traffic = simulate_launch(_gather_launch(), _paged(_cpu(cores=2, l2=2**20)), total_groups=64, lanes=1)
     assert traffic.scattered_loads["DRAM"] == pytest.approx(4096)  # each of the vector's lines once, as unpaged
 
 

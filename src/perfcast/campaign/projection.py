@@ -90,7 +90,12 @@ def dominant_precision(profile: KernelProfile) -> Precision:
     walk): §4 projects it by its integer instructions at the devices' int32 rates.
     """
     flop, precision = profile_flop(profile)
-    if flop == 0 and profile.metrics.get("int", 0.0) > 0:
+    m = profile.metrics
+    # Any FP work at all (a division, a compare, fp16) keeps a kernel an FP one: only integer work makes it int32.
+    floating = any(value for name, value in m.items()
+                   if name in ("fp16", "fp32", "fp64") or name.endswith(("_fp16", "_bf16", "_fp32", "_fp64")))
+    integer = m.get("int", 0.0) + sum(m.get(f"{kind}_int32", 0.0) for kind in ("fma", "add", "mul"))
+    if flop == 0 and not floating and integer > 0:
         return Precision.INT32
     return Precision(precision)
 

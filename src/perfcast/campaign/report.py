@@ -253,7 +253,8 @@ def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
         f"Every kernel profiled in `{result.source.archive.path.name}` and timed there, projected onto the device "
         f"of `{result.target.archive.path.name}` and compared with its time measured there. Interval: the per-level "
         "projections' extremes (over the FP issue shares the kernel may have, where its share is unknown between "
-        "GPUs of different shares); time: FLOP over the middle performance of the levels.", "",
+        "GPUs of different shares); time: FLOP (an integer kernel's: its integer operations) over the middle "
+        "performance of the levels.", "",
         "| n | MAPE | median APE | worst kernel | intervals containing the measurement |", "|---|---|---|---|---|",
         f"| {summary.n} | {_pct(summary.mape)} | {_pct(summary.median_ape)} | {worst} | {inside} |", "",
         f"![projected intervals against measured times]({chart})", "",
@@ -268,11 +269,11 @@ def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
                      f"{_pct(scored.ape if scored else None)} | "
                      f"{('yes' if scored.contained else '**no**') if scored else '—'} |")
     lines.append("")
-    figures = {c.device.name: c for p in result.projections for c in (p.source, p.target)
-               if c.precision.value == "fp32"}
+    figures = {(c.precision.value, c.device.name): c for p in result.projections for c in (p.source, p.target)}
     if figures:
-        lines += ["Device figures read (fp32; how each was obtained in brackets):", ""]
-        lines += [f"- `{name}`: {c.summary()}" for name, c in figures.items()]
+        lines += ["Device figures read, in each precision a kernel was projected in (how each was obtained in "
+                  "brackets):", ""]
+        lines += [f"- `{name}` ({precision}): {c.summary()}" for (precision, name), c in sorted(figures.items())]
         lines.append("")
     if result.left_out:
         lines += ["Left out, with the reason:", ""]

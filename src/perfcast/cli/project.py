@@ -114,7 +114,7 @@ def project_command(
     source_name: Annotated[str | None, typer.Option("--from", help="The device the profile was taken on (default: a campaign archive's own).")] = None,
     kernels: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Project this kernel only (repeatable).")] = None,
     times: Annotated[list[str] | None, typer.Option("--time", help="Measured time on the source, KERNEL=DURATION (e.g. triad=1.5ms), where the profile has none. Repeatable.")] = None,
-    precision: Annotated[str | None, typer.Option("--precision", help="fp32 or fp64 (default: per kernel, the one with more FLOP).")] = None,
+    precision: Annotated[str | None, typer.Option("--precision", help="fp32, fp64 or int32 (default: per kernel, the one with more FLOP; int32 for a kernel with integer instructions and no FP arithmetic).")] = None,
     sass: Annotated[Path | None, typer.Option("--sass", help="CUDA source of the kernels: compile it for both architectures and scale the target's FLOP by its special functions' SASS.")] = None,
     define: Annotated[list[str] | None, typer.Option("--define", "-D", help="A macro for nvcc with --sass (repeatable).")] = None,
     sass_counts: Annotated[Path | None, typer.Option("--sass-counts", help="With --sass: Nsight Compute's source page of the profiled run (ncu --page source --csv --print-source sass), to weigh each SASS block by the threads that executed it.")] = None,
@@ -135,8 +135,8 @@ def project_command(
     from perfcast.profiles.profile import ProfileError
 
     check_chart_path(output)
-    if precision not in (None, "fp32", "fp64"):
-        raise InputError(f"--precision {precision!r}: the projection takes fp32 or fp64")
+    if precision not in (None, "fp32", "fp64", "int32"):
+        raise InputError(f"--precision {precision!r}: the projection takes fp32, fp64 or int32")
     chosen_precision = Precision(precision) if precision else None
     given_times = _durations(times or [])
     run_precisions: dict[str, Precision] = {}

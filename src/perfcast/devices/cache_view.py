@@ -100,7 +100,11 @@ def cache_hierarchy(device: Device) -> CacheHierarchy:
                               coalesce=True, hashed_sets=True, notes=tuple(notes))
     lanes = max(1, (device.simd_width_bits or 128) // 32)
     notes.append(f"work-items in vectors of {lanes} (fp32 lanes of {device.simd_width_bits or 128}-bit SIMD)")
-    notes.append(f"pages of {PAGE_BYTES // 1024} KiB at scattered physical frames (the caches index by physical "
-                 "address: a power-of-two stride does not pile into one set of a cache larger than a page's sets)")
+    page = PAGE_BYTES if PAGE_BYTES >= max(level.line for level in levels) else None
+    if page:
+        notes.append(f"pages of {PAGE_BYTES // 1024} KiB at scattered physical frames (the caches index by physical "
+                     "address: a power-of-two stride does not pile into one set of a cache larger than a page's sets)")
+    else:
+        notes.append(f"lines longer than a {PAGE_BYTES // 1024} KiB page: addresses simulated as they are")
     return CacheHierarchy(device.name, tuple(levels), lanes, interleave_warps=False, local_in_cache=True,
-                          page_bytes=PAGE_BYTES, notes=tuple(notes))
+                          page_bytes=page, notes=tuple(notes))

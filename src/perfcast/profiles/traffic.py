@@ -254,26 +254,6 @@ class _Machine:
         self.chains = [[copies[core * len(copies) // cores].backend for copies in self.levels] for core in range(cores)]
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
-        # Pages placed at frames (CPU): each frame's page, to name a line by its buffer again (first fetches).
-        self.page_bits = (hierarchy.page_bytes or 1).bit_length() - 1
-        self.pages: dict[int, int] = {}
-
-    def placed(self, addresses: np.ndarray) -> np.ndarray:
-        """Return virtual addresses at the physical frames their pages are placed at, remembering each page's frame."""
-        bits = np.uint64(self.page_bits)
-        pages = addresses >> bits
-        unique, inverse = np.unique(pages, return_inverse=True)
-        frames = _frames(unique)
-        self.pages.update(zip(frames.tolist(), unique.tolist(), strict=True))
-        return (frames[inverse] << bits) | (addresses & np.uint64((1 << self.page_bits) - 1))
-
-    def virtual_line(self, line: int) -> int:
-        """Return the virtual line (of the outermost level's size) a placed line holds; itself without pages."""
-        if not self.pages:
-            return line
-        shift = self.page_bits - (self.outer_line.bit_length() - 1)
-        page = self.pages[line >> shift]
-        return (page << shift) | (line & ((1 << shift) - 1))
 
     def stats(self) -> dict[str, np.ndarray]:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
@@ -295,8 +275,12 @@ class _Machine:
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
         return found
 
-    def count_scattered(self, core: int, address: int, size: int) -> None:
-        """Load `address` through `core`'s caches alone, adding it to the level that served it."""
+    def count_scattered(self, core: int, address: int, size: int, virtual: int) -> None:
+        """Load `address` through `core`'s caches alone, adding it to the level that served it.
+
+        `virtual`: the address before its page was placed (the same without pages), which names the line a
+        first fetch from DRAM brought, so that it can be found in its buffer.
+        """
         chain = self.chains[core]
         first, last = chain[0], chain[-1]
         beyond = chain[1:]
@@ -313,7 +297,7 @@ class _Machine:
         else:
             if last.MISS_count != missed:
                 level = len(chain)
-                line = address // self.outer_line
+                line = virtual // self.outer_line
                 if line not in self.fetched:  # the line's first trip from DRAM in this simulation
                     self.fetched.add(line)
                     self.first_fetches.append(line)
@@ -330,21 +314,31 @@ _TURN = 4  # warp instructions (or vectors) a compute unit issues before the nex
 _HASH_BITS = 12  # the low bits of a line-unit number that the high bits are folded into
 
 
-_FRAME_BITS = 36  # frame numbers the simulation places pages at: 2**36 frames, far more than any trace touches
+_FRAME_BITS = 51  # page numbers of 4 KiB pages below 2**63 (pycachesim takes signed 64-bit addresses)
 
 
-def _frames(pages: np.ndarray) -> np.ndarray:
+def _frames(pages: np.ndarray, bits: int = _FRAME_BITS) -> np.ndarray:
     """Return the physical frame the simulation places each virtual page at: a fixed mix of its number.
 
     An operating system hands out frames in no order a program can see; a mix of every bit of the page number
-    (splitmix64's finaliser) stands for that, the same on every run. Two pages share a frame only where their
-    mixes agree in the low _FRAME_BITS bits, about once in 2**36 pairs.
+    stands for that, the same on every run. Each step (a right xor-shift, a multiplication by an odd number,
+    both modulo 2**bits) can be undone, so the mix is a bijection: no two pages share a frame.
     """
-    z = pages.astype(np.uint64)
+    mask = np.uint64((1 << bits) - 1)
+    z = pages.astype(np.uint64) & mask
     with np.errstate(over="ignore"):
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return (z ^ (z >> np.uint64(31))) & np.uint64((1 << _FRAME_BITS) - 1)
+        for shift, odd in ((bits // 2, 0xBF58476D1CE4E5B9), (bits // 2 - 3, 0x94D049BB133111EB)):
+            z ^= z >> np.uint64(shift)
+            z = (z * np.uint64(odd)) & mask
+    return z ^ (z >> np.uint64(bits // 2))
+
+
+def _placed(addresses: np.ndarray, page_bytes: int) -> np.ndarray:
+    """Return byte addresses with their pages of `page_bytes` placed at frames (`_frames`), offsets kept."""
+    bits = page_bytes.bit_length() - 1
+    shift = np.uint64(bits)
+    frames = _frames(addresses >> shift, 63 - bits)  # placed below 2**63, as every traced address is
+    return (frames << shift) | (addresses & np.uint64(page_bytes - 1))
 
 
 def _hashed(addresses: np.ndarray, unit_bits: int) -> np.ndarray:
@@ -368,9 +362,9 @@ class _Stream:
     sizes: np.ndarray
     local_load: int
     local_store: int
-    # Where the stream has a scattered load (CPU only): addresses, flags, sizes and which accesses are scattered
-    # loads, as lists, sent access by access a few at a time.
-    listed: tuple[list[int], list[int], list[int], list[bool]] | None = None
+    # Where the stream has a scattered load (CPU only): addresses, flags, sizes and, per access, the virtual
+    # address of a scattered load (-1 for the others), as lists, sent access by access a few at a time.
+    listed: tuple[list[int], list[int], list[int], list[int]] | None = None
 
 
 def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_WINDOW) -> np.ndarray:
@@ -414,8 +408,9 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             flags, sizes, addresses, slot = flags[keep], sizes[keep], addresses[keep], slot[keep]
     if hierarchy.hashed_sets:
         addresses = _hashed(addresses, machine.unit_bits)
+    virtual = addresses
     if hierarchy.page_bytes and len(addresses):
-        addresses = machine.placed(addresses)
+        addresses = _placed(addresses, hierarchy.page_bytes)
     if hierarchy.coalesce and len(addresses):
         # A warp instruction reaches L1 as the lines it touches: an access to the line the previous lane of
         # the same instruction touched is merged into it; every access becomes whole lines.
@@ -431,9 +426,12 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
         flags = flags[keep]
     listed = None
     if not hierarchy.coalesce and len(addresses):
-        scattered = scattered_loads(addresses // np.uint64(machine.line), (flags & (FLAG_STORE | FLAG_ATOMIC)) == 0)
+        # Streams are told by their virtual lines, as before pages are placed: a stream that crosses a page goes on.
+        scattered = scattered_loads(virtual // np.uint64(machine.line), (flags & (FLAG_STORE | FLAG_ATOMIC)) == 0)
         if scattered.any():
-            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), scattered.tolist())
+            # Each scattered load with its virtual address (which names its line), every other access with -1.
+            named = np.where(scattered, virtual.astype(np.int64), -1)
+            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist())
     return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
 
 
@@ -442,10 +440,10 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
     if stream.listed is not None:
         # Scattered loads go one at a time (the level serving each is counted), and so does the rest of a stream
         # that has them: its runs are too short to be worth cutting.
-        addresses, flag_list, size_list, alone = stream.listed
+        addresses, flag_list, size_list, named = stream.listed
         if start < len(addresses):
             _send_each(machine, core, addresses[start:end], flag_list[start:end], size_list[start:end],
-                       alone[start:end])
+                       named[start:end])
         return
     flags = stream.flags[start:end]
     sizes = stream.sizes[start:end]
@@ -472,13 +470,13 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
 
 
 def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[int], sizes: list[int],
-               scattered: list[bool]) -> None:
-    """Send accesses one by one, in order, counting the level that serves each scattered load."""
+               named: list[int]) -> None:
+    """Send accesses one by one, in order, counting the level that serves each scattered load (named >= 0)."""
     first, atomic_level = machine.first[core].backend, machine.atomic[core].backend
     loaded = stored = 0
-    for address, flag, size, alone in zip(addresses, flags, sizes, scattered, strict=True):
-        if alone:
-            machine.count_scattered(core, address, size)
+    for address, flag, size, virtual in zip(addresses, flags, sizes, named, strict=True):
+        if virtual >= 0:
+            machine.count_scattered(core, address, size, virtual)
             loaded += size
         elif flag & FLAG_ATOMIC:
             atomic_level.iterload((address,), size)
@@ -570,7 +568,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
-        first_lines.extend(map(machine.virtual_line, machine.first_fetches[int(before["scattered"][-1]):]))
+        first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
                            f"({len(launch.groups)} recorded of {groups_total}); its bytes are unknown, not zero")
