@@ -17,7 +17,10 @@ would issue it: work-groups dealt round-robin to the compute units in waves, one
 (shared levels shared), each unit's accesses in warp (GPU) or vector (CPU) order, the units advancing a warp
 instruction at a time in turn. Where only windows of work-groups were recorded, each window's first wave
 warms the caches (dirty lines written back, then the counts reset) and the counted groups are scaled to the
-launch's. Every figure it returns is in bytes, but one: on a CPU, the *scattered* loads apart (counts).
+launch's. Every figure it returns is in bytes, but one: on a CPU, the *scattered* loads apart (counts). On a
+CPU each page of the hierarchy's `page_bytes` is placed at a frame of its own (`_placed`), as an operating
+system places pages, since its caches index by physical address; streams and first fetches keep the virtual
+addresses.
 
 A CPU's prefetchers hide the latency of loads that continue a stream; a load that does not (a gather through an
 index array, a walk down a matrix column) waits for its line. Each load on a CPU is called scattered where its
