@@ -37,6 +37,9 @@ def main() -> None:
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     old_dir, new_dir = map(Path, sys.argv[1:])
+    missing = [str(folder) for folder in (old_dir, new_dir) if not folder.is_dir()]
+    if missing:
+        sys.exit(f"not a folder: {', '.join(missing)} (give two --out folders of scripts/program_campaigns.py)")
     rows = []
     for new_archive in sorted(new_dir.glob("*/*.zip")):
         old_archive = old_dir / new_archive.parent.name / new_archive.name
@@ -53,12 +56,13 @@ def main() -> None:
         old_ape = [abs(old[k][1] - new[k][0]) / new[k][0] for k in shared]
         new_ape = [abs(new[k][1] - new[k][0]) / new[k][0] for k in shared]
         rows.append((new_archive.parent.name, len(shared), statistics.mean(old_ape), statistics.mean(new_ape)))
+    if not rows:
+        sys.exit(f"no program of {new_dir} has an archive with kernel groups in {old_dir} (NAME/NAME.zip in both)")
     print(f"{'program':16s} {'groups':>6s} {'old MAPE':>9s} {'new MAPE':>9s}")
     for name, n, old_mape, new_mape in rows:
         print(f"{name:16s} {n:6d} {100 * old_mape:8.1f}% {100 * new_mape:8.1f}%")
-    if rows:
-        print(f"{'mean':16s} {'':6s} {100 * statistics.mean(r[2] for r in rows):8.1f}% "
-              f"{100 * statistics.mean(r[3] for r in rows):8.1f}%")
+    print(f"{'mean':16s} {'':6s} {100 * statistics.mean(r[2] for r in rows):8.1f}% "
+          f"{100 * statistics.mean(r[3] for r in rows):8.1f}%")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from perfcast.errors import InputError
 from perfcast.models.projection import Projection, project
 from perfcast.plots.projection import IntervalRow
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
-from perfcast.profiles.projection_input import projected_kernel
+from perfcast.profiles.projection_input import INT32_KINDS, projected_kernel
 from perfcast.safe_yaml import load_yaml_text
 
 __all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision", "issue_note",
@@ -94,7 +94,7 @@ def dominant_precision(profile: KernelProfile) -> Precision:
     # Any FP work at all (a division, a compare, fp16) keeps a kernel an FP one: only integer work makes it int32.
     floating = any(value for name, value in m.items()
                    if name in ("fp16", "fp32", "fp64") or name.endswith(("_fp16", "_bf16", "_fp32", "_fp64")))
-    integer = m.get("int", 0.0) + sum(m.get(f"{kind}_int32", 0.0) for kind in ("fma", "add", "mul"))
+    integer = m.get("int", 0.0) + sum(m.get(name, 0.0) for name in INT32_KINDS)
     if flop == 0 and not floating and integer > 0:
         return Precision.INT32
     return Precision(precision)

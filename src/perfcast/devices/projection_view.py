@@ -64,13 +64,17 @@ class ProjectionCapabilities:
 
     def summary(self) -> str:
         """Return one line: 'fma 9.5 TFLOP/s (measured), ..., DRAM 1.4 TB/s (measured)'."""
-        line = ", ".join(f"{name} {_quantity(name, c.value)} ({c.how})" for name, c in self.figures.items())
+        line = ", ".join(f"{name} {_quantity(name, c.value, self.precision)} ({c.how})"
+                         for name, c in self.figures.items())
         return line + (f", fp issue share {self.fp_issue_share:g}" if self.fp_issue_share is not None else "")
 
 
-def _quantity(name: str, value: float) -> str:
-    """Return a figure with its unit."""
-    return format_quantity(value, Dimension.COMPUTE if name in _COMPUTE else Dimension.BANDWIDTH)
+def _quantity(name: str, value: float, precision: Precision = Precision.FP32) -> str:
+    """Return a figure with its unit: op/s counted in FLOP/s, or in OP/s for an integer precision; B/s."""
+    if name not in _COMPUTE:
+        return format_quantity(value, Dimension.BANDWIDTH)
+    integer = precision.value.startswith("int")
+    return format_quantity(value, Dimension.COMPUTE, unit="OP/s" if integer else None)
 
 
 def _peak(device: Device, precision: Precision, name: str) -> Figure | None:
@@ -142,7 +146,8 @@ def _capability(device: Device, precision: Precision, name: str, source: Device 
             assert base is not None
             return Capability(base.value, base.how, f"no FMA: the ADD/MUL rate stands in ({base.detail})")
         return None
-    peak_text = f"peak {_quantity(name, peak.value)} ({peak.provenance.source}: {peak.provenance.describe()})"
+    peak_text = (f"peak {_quantity(name, peak.value, precision)} ({peak.provenance.source}: "
+                 f"{peak.provenance.describe()})")
     if source is not None and source.name != device.name:
         efficiency = _source_efficiency(source, precision, name)
         if efficiency is not None:

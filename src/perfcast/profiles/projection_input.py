@@ -13,7 +13,9 @@ from __future__ import annotations
 from perfcast.models.projection import SHARED_BYTES_PER_CLOCK, ProjectedKernel
 from perfcast.profiles.profile import KernelProfile, ProfileError
 
-__all__ = ["projected_kernel"]
+__all__ = ["INT32_KINDS", "projected_kernel"]
+
+INT32_KINDS = ("fma_int32", "add_int32", "mul_int32")  # a profile's int32 instructions split by kind, where it has them
 
 
 def _integer_counts(profile: KernelProfile, notes: list[str]) -> tuple[float, float, float]:
@@ -24,9 +26,9 @@ def _integer_counts(profile: KernelProfile, notes: list[str]) -> tuple[float, fl
     taken as ADD/MUL instructions, priced at the device's int32 ADD/MUL rate, and said in the notes.
     """
     m = profile.metrics
-    names = ("fma_int32", "add_int32", "mul_int32")
-    if all(name in m for name in names):
-        return m["fma_int32"], m["add_int32"], m["mul_int32"]
+    if all(name in m for name in INT32_KINDS):
+        n_fma, n_add, n_mul = (m[name] for name in INT32_KINDS)
+        return n_fma, n_add, n_mul
     if "int" not in m:
         raise ProfileError(f"kernel {profile.name!r} has no integer instruction count (int): nothing to project "
                            "an int32 kernel by")

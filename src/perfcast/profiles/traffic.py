@@ -317,11 +317,8 @@ _TURN = 4  # warp instructions (or vectors) a compute unit issues before the nex
 _HASH_BITS = 12  # the low bits of a line-unit number that the high bits are folded into
 
 
-_FRAME_BITS = 51  # page numbers of 4 KiB pages below 2**63 (pycachesim takes signed 64-bit addresses)
-
-
-def _frames(pages: np.ndarray, bits: int = _FRAME_BITS) -> np.ndarray:
-    """Return the physical frame the simulation places each virtual page at: a fixed mix of its number.
+def _frames(pages: np.ndarray, bits: int) -> np.ndarray:
+    """Return the physical frame the simulation places each virtual page (a number of `bits` bits) at: a fixed mix.
 
     An operating system hands out frames in no order a program can see; a mix of every bit of the page number
     stands for that, the same on every run. Each step (a right xor-shift, a multiplication by an odd number,
