@@ -10,6 +10,8 @@ VARIANT is one of:
   elem-scalar    before §3.6's calls: an elementary call costs the measured scalar call in a vectorised kernel too
   instr-max      E_instr = c_op / max(c_op, c_ldst, c_other): the instruction classes issued in parallel
   barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
+  incore-items   §3.5's in-core cycles also of the loops over the work-items (blocks run once a work-item or less)
+  incore-barriers  §3.5's in-core floor also for scalar kernels that use local memory (barriers: PoCL's regions)
 
 Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
 before §3.6.
@@ -33,7 +35,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue")
+VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue",
+            "incore-items", "incore-barriers")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -55,7 +58,8 @@ def _apply(variant: str) -> None:
         score.vector_call_cost = lambda cost, lanes, simd_lanes: cost
     original = score.predict_profiled
 
-    def predict_profiled(profile, inputs, lanes=None, incore_cycles=None):  # type: ignore[no-untyped-def]
+    def predict_profiled(profile, inputs, lanes=None, incore_cycles=None,  # type: ignore[no-untyped-def]
+                         incore_vectors=False):
         device = inputs.device
         ldst = parts & {"ldst-local", "ldst-l1", "ldst-lanes"}
         if ldst and device.kind == "cpu":
@@ -67,9 +71,24 @@ def _apply(variant: str) -> None:
             if "ldst-lanes" in ldst:
                 rate *= min(lanes or width, width) / width
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
-        return original(profile, inputs, lanes, incore_cycles)
+        if "incore-barriers" in parts and lanes == 1:
+            incore_vectors = True  # predict_profiled's gate then passes a kernel with barriers too
+        return original(profile, inputs, lanes, incore_cycles, incore_vectors)
 
     score.predict_profiled = predict_profiled
+    if "incore-items" in parts:
+        cycles_of = score.kernel_incore_cycles
+
+        def kernel_incore_cycles(name, incore, work_items, instructions=None):  # type: ignore[no-untyped-def]
+            entry = ((incore or {}).get("kernels") or {}).get(name)
+            if entry is not None and entry.get("loops"):
+                every = sum(loop["executions_per_item"] / (loop["unroll"] * loop.get("lanes", 1))
+                            * loop["cycles"] / loop["copies"]
+                            for loop in entry["loops"] if loop.get("executions_per_item"))
+                incore = {**incore, "kernels": {**incore["kernels"], name: {**entry, "cycles_per_item": every}}}
+            return cycles_of(name, incore, work_items, instructions)
+
+        score.kernel_incore_cycles = kernel_incore_cycles
     if "barrier-issue" in parts:
         # Only the issue floor sees the kernel as scalar: §3.6 keeps the lanes the compiler reported.
         terms = score.cpu_terms

@@ -413,6 +413,12 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     assert score_kernel(kernel, record, cpu, local, scalar, incore).predictions["quantitative"].time < expected
     gpu = get_device("v100")  # a record on a GPU's archive (it never has one) floors nothing there
     assert "in-core" not in score_kernel(kernel, record, gpu, profile, scalar, incore).predictions["quantitative"].detail
+    # gcc's code read with gcov's counts prices vector loops too, and the C build has no barriers: it floors
+    # a vectorised kernel and one whose OpenCL twin's profile counts local memory.
+    c_record = {**incore, "vector_loops": True}
+    for lanes, twin in ((vectorised, profile), (scalar, local)):
+        c_floored = score_kernel(kernel, record, cpu, twin, lanes, c_record).predictions["quantitative"]
+        assert c_floored.time == pytest.approx(expected) and "in-core bound" in c_floored.detail
 
 
 def _cpu_inputs(shared: float | None = None, elementary: float | None = None):  # type: ignore[no-untyped-def]

@@ -84,3 +84,35 @@ def test_the_campaign_records_the_reading_or_a_note_and_asks_only_for_timed_kern
              "kernels": {"hash_int": {"n": 1024, "median_s": 1e-3, "spread": 0.0, "precision": "int32"}}}
     _record_incore(WorkingFolder(tmp_path / "cuda"), plain, object(), kernels, lambda label, done: None)
     assert plain["incore"] is None  # a backend with no reading of its code
+
+
+def test_gcc_s_code_read_with_gcov_s_counts_prices_the_hash_s_rounds_and_n_body_s_vector_loop():
+    """The C suite's record, run for real: gcc -g and --coverage, gcov, objdump, llvm-mca on this CPU."""
+    for tool in ("gcc", "gcov", "objdump"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} is not installed")
+    from perfcast.campaign.native import NativeTimer
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.incore import llvm_cpus, llvm_host_cpu, mca_tool
+
+    try:
+        tool = mca_tool()
+    except ToolError as error:
+        pytest.skip(str(error))
+    if llvm_host_cpu(tool) not in llvm_cpus(tool):
+        pytest.skip("LLVM has no model of this CPU")
+    kernels = [kernel_named(name) for name in ("hash_int", "nbody", "triad")]
+    sizes = {"hash_int": 4096, "nbody": 512, "triad": 4096}
+    record = NativeTimer.open(None).incore(kernels, sizes)
+    assert record["vector_loops"] is True and set(record["kernels"]) == set(sizes)
+    (rounds,) = [loop for loop in record["kernels"]["hash_int"]["loops"] if loop["inner"]]
+    # gcov counted HASH_ROUNDS rounds a work-item: few enough to lay them into the loop over the work-items.
+    assert rounds["flattened"] == HASH_ROUNDS and rounds["executions_per_item"] == pytest.approx(1.0, abs=0.01)
+    assert rounds["cycles"] > 0
+    assert record["kernels"]["hash_int"]["cycles_per_item"] == pytest.approx(rounds["cycles"], rel=0.01)
+    # n-body's loop over the 512 bodies runs them all a work-item, laid out or at its own steady state.
+    (bodies,) = [loop for loop in record["kernels"]["nbody"]["loops"] if loop["inner"]]
+    runs = bodies["executions_per_item"] if not bodies["flattened"] else bodies["flattened"] * bodies["lanes"]
+    assert bodies["flattened"] or runs == 512
+    assert record["kernels"]["nbody"]["cycles_per_item"] > 0
+    assert record["kernels"]["triad"]["cycles_per_item"] == 0.0

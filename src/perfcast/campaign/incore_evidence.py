@@ -8,6 +8,10 @@ Two runs of the suite's driver, one work-group of each kernel at the timed work 
 
 `perfcast.profiles.incore` then gives each kernel its cycles a work-item; the CPU llvm-mca models is the one PoCL
 names in its device name (`pthread-skylake-avx512-...`). A platform other than PoCL records nothing.
+
+The C suite (`run_gcc_incore`) is read the same way with gcc's tools in PoCL's and Oclgrind's place: its code built
+again with `-g` (the timed build's flags otherwise), and a `--coverage` build without OpenMP called once at the
+timed sizes for gcov's line counts (`perfcast.profiles.incore_gcc`); the CPU is the host's, as LLVM names it.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,27 +29,34 @@ from perfcast.errors import ToolError
 from perfcast.profiles.incore import (
     BLOCKS_PLUGIN_SOURCE,
     analyse_pocl_kernels,
+    debug_lines,
     llvm_cpus,
+    llvm_host_cpu,
+    mca_cycles,
     mca_tool,
+    objdump_function,
     pocl_llvm_cpu,
     read_blocks,
+    with_lines,
 )
+from perfcast.profiles.incore_gcc import c_kernel_incore, read_gcov_lines
 from perfcast.profiles.trace_plugin import build_oclgrind_plugin
 
-__all__ = ["run_pocl_incore", "run_program_incore"]
+__all__ = ["run_gcc_incore", "run_pocl_incore", "run_program_incore"]
 
 INCORE_TIMEOUT = 900  # s, one run of the suite's driver under Oclgrind (the campaign's profile runs take as long)
 
 
-def _run(command: list[str], env: Mapping[str, str], what: str) -> None:
-    """Run a command to completion; ToolError with the tail of its stderr if it fails."""
+def _run(command: list[str], env: Mapping[str, str], what: str, cwd: Path | None = None) -> str:
+    """Run a command to completion and return its output; ToolError with the tail of its stderr if it fails."""
     try:
         done = subprocess.run(command, env=dict(env), capture_output=True, text=True, timeout=INCORE_TIMEOUT,
-                              check=False)
+                              check=False, cwd=cwd)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ToolError(f"{what}: {error}") from None
     if done.returncode != 0:
         raise ToolError(f"{what} failed ({done.returncode}): {done.stderr.strip()[-400:]}")
+    return done.stdout
 
 
 def _read_code(command: list[str], env: Mapping[str, str], device_name: str, what: str) -> dict[str, Any]:
@@ -93,3 +104,60 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
     record = _read_code(driver, {**os.environ, "PYOPENCL_CTX": f"{platform}:{device}"}, device_name, "the suite")
     record["kernels"] = {name: found for name, found in record["kernels"].items() if name in sizes}
     return record
+
+
+def _gcov_tool(compiler: str) -> str:
+    """Return the gcov that reads `compiler`'s counts: gcc-12's is gcov-12 (the formats change between versions)."""
+    name = Path(compiler).name
+    return str(Path(compiler).with_name(name.replace("gcc", "gcov"))) if "gcc" in name else "gcov"
+
+
+def run_gcc_incore(source: Path, flags: Sequence[str], compiler: str, sizes: Mapping[str, int],
+                   items: Mapping[str, int], widest_bytes: Mapping[str, int]) -> dict[str, Any]:
+    """Return the C suite's `incore` record: each kernel's cycles a work-item as gcc compiled it (§3.5, C kernels).
+
+    `flags`: the timed build's (compiler, source and output left out); `sizes`: each kernel's problem size;
+    `items`: its work-items there; `widest_bytes`: the widest vector gcc's report gives a loop of it (0: none).
+    ToolError where gcc, gcov, objdump or llvm-mca is missing or fails, or LLVM does not model this CPU.
+    """
+    tool = mca_tool()
+    cpu = llvm_host_cpu(tool)
+    if cpu not in llvm_cpus(tool):
+        raise ToolError(f"{Path(tool).name} names this CPU {cpu!r}, which it has no model of")
+    kept = [flag for flag in flags if not flag.startswith("-o")]
+    # gcov leaves out the functions OpenMP outlines a parallel loop into (artificial ones): the counted build
+    # compiles the pragmas away, which leaves each line's count as it was, and links libgomp for omp_get_wtime.
+    serial = [flag for flag in kept if flag not in ("-fopenmp", "-qopenmp")]
+    with tempfile.TemporaryDirectory(prefix="perfcast-incore-") as folder:
+        code, counted = Path(folder) / "code.so", Path(folder) / "counted.so"
+        _run([compiler, *kept, "-g", "-o", str(code), str(source)], os.environ, f"{compiler} -g of {source.name}")
+        _run([compiler, *serial, "--coverage", "-o", str(counted), str(source), "-lgomp"], os.environ,
+             f"{compiler} --coverage of {source.name}")
+        listing = ",".join(f"{name}={n}" for name, n in sizes.items())
+        _run([sys.executable, "-m", "perfcast.campaign.native_driver", str(counted), listing],
+             os.environ, "the C suite's --coverage build")
+        data = sorted(Path(folder).glob("*.gcda"))
+        if not data:
+            raise ToolError(f"the --coverage build of {source.name} wrote no counts (.gcda)")
+        counts = read_gcov_lines(_run([_gcov_tool(compiler), "--json-format", "--stdout", data[0].name], os.environ,
+                                      "gcov", cwd=Path(folder)), source.name)
+        table = debug_lines(code)
+        names = _function_names(code)
+        kernels = {}
+        for name in sizes:
+            functions = [with_lines(objdump_function(code, f), table) for f in names
+                         if f == name or f.startswith(f"{name}._omp_fn.")]
+            if not any(functions) or not items.get(name):
+                continue
+            found = c_kernel_incore(cpu, functions, counts, items[name], lambda body: mca_cycles(body, cpu, tool),
+                                    widest_bytes.get(name, 0))
+            kernels[name] = found.as_record()
+    return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, gcov line counts, {Path(compiler).name} -g",
+            "vector_loops": True, "kernels": kernels}
+
+
+def _function_names(shared: Path) -> list[str]:
+    """Return the names of the functions a shared object's code defines (objdump's symbol table)."""
+    table = _run(["objdump", "-t", str(shared)], os.environ, f"the symbols of {shared.name}")
+    return sorted({fields[-1] for fields in (row.split() for row in table.splitlines())
+                   if len(fields) >= 6 and " F " in f" {' '.join(fields)} " and ".text" in fields})

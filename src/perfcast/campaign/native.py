@@ -97,6 +97,18 @@ class NativeTimer:
         return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes, "item_lanes": item_lanes,
                 "threads": _threads(), "raw": report}
 
+    def incore(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
+        """Return the in-core record of the code gcc compiled for each kernel (§3.5, C kernels: gcov's counts)."""
+        from perfcast.campaign.incore_evidence import run_gcc_incore
+        from perfcast.campaign.vector_evidence import gcc_vector_bytes, run_gcc_report
+        from perfcast.species.c_source import parse_c_file
+
+        flags, compiler = tuple(self.library.command[1:-3]), self.library.command[0]
+        widest = gcc_vector_bytes(run_gcc_report(C_SOURCE, flags, compiler), parse_c_file(C_SOURCE, {"TILE": TILE}))
+        named = {k.name: sizes[k.name] for k in kernels}
+        items = {k.name: k.launch(sizes[k.name]).items for k in kernels}
+        return run_gcc_incore(C_SOURCE, flags, compiler, named, items, widest)
+
     def environment(self) -> dict[str, Any]:
         """Return the CPU, the threads and the compiler the times were taken with."""
         threads = _threads()

@@ -366,8 +366,9 @@ def _record_incore(folder: WorkingFolder, manifest: dict[str, Any], timer: Any, 
                    progress: Progress) -> None:
     """Record each timed kernel's in-core cycles a work-item, from the code the device ran (docs/models.md §3.5).
 
-    Only PoCL's CPU device says what it compiled (`_OpenClTimer.incore`); other backends record None. A tool that
-    is missing or fails is a note, not a stop: the quantitative model then goes without the in-core floor.
+    PoCL's CPU device (`_OpenClTimer.incore`) and the C suite (`NativeTimer.incore`: gcc's code with gcov's
+    counts) say what they compiled; other backends record None. A tool that is missing or fails is a note, not a
+    stop: the quantitative model then goes without the in-core floor.
     """
     # ToolError: a tool that fails; InputError: block counts the reader refuses; OSError: files that went missing.
     manifest["incore"] = _ask_compiler(manifest, timer, kernels, progress, "incore", "in-core floor", 0.97,

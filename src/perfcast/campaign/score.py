@@ -244,20 +244,24 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
 
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
-                     incore_cycles: float | None = None) -> tuple[QuantitativePrediction, str, dict[str, str]]:
+                     incore_cycles: float | None = None, incore_vectors: bool = False
+                     ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
     the code the device runs (a campaign's `incore`); the in-core floor (§3.5) applies, as the issue floor, to a
-    kernel left scalar on a CPU, without local memory.
+    kernel left scalar on a CPU, without local memory, or to any kernel on a CPU where the reading priced its
+    vector loops too (`incore_vectors`: gcc's code read with gcov's counts).
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
+    # The C suite's code is its source's, with the vector loops counted: the reading holds for every kernel.
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
-    if incore_cycles is not None and lanes == 1 and inputs.device.kind == "cpu" and not barriers:
+    read = incore_vectors or (lanes == 1 and not barriers)
+    if incore_cycles is not None and read and inputs.device.kind == "cpu":
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
     rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
     if lanes is not None and lanes >= 1 and inputs.device.kind == "cpu" and inputs.simd_bits:
@@ -309,9 +313,14 @@ def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items
     return float(entry["cycles_per_item"]) / per_item * instructions if per_item > 0 else None
 
 
+def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
+    """Return whether a campaign's `incore` record priced vectorised loops too (gcc's code with gcov's counts)."""
+    return bool((incore or {}).get("vector_loops"))
+
+
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
-                  incore_cycles: float | None = None) -> Prediction:
-    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles)
+                  incore_cycles: float | None = None, incore_vectors: bool = False) -> Prediction:
+    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
 
 
@@ -412,7 +421,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     else:
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", lambda: _quantitative(profile, device, measured,
-                                                                   kernel_lanes(kernel, vectorisation), cycles))):
+                                                                   kernel_lanes(kernel, vectorisation), cycles,
+                                                                   incore_prices_vectors(incore)))):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
@@ -436,7 +446,7 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
 
     `vectorisation`: the compiler's report the run recorded (lanes per kernel, threads), which rules out CPU
     floors of the boat hull (`compiler_floors`). `incore`: the run's in-core record of the code the device ran,
-    the in-core floor of a kernel left scalar (§3.5).
+    the in-core floor (§3.5) of a kernel left scalar, or of any kernel where the record priced vector loops.
     """
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
@@ -444,7 +454,8 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
         "quantitative": lambda: (_quantitative(profile, device, measured, kernel_lanes(kernel.name, vectorisation),
-                                               kernel_incore_cycles(kernel.name, incore, record.get("work_items")))
+                                               kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
+                                               incore_prices_vectors(incore))
                                  if profile is not None else None),
     }
     for model, step in steps.items():

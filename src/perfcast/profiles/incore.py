@@ -43,10 +43,12 @@ from perfcast.errors import ToolError
 from perfcast.profiles.profile import ProfileError
 
 __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "InCore", "Loop", "LoopCost", "analyse_pocl_kernels", "debug_lines",
-           "group_items", "innermost_loops", "kernel_incore", "llvm_cpus", "mca_cycles", "mca_tool",
-           "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
+           "INNER", "group_items", "innermost_loops", "is_padding", "kernel_incore", "llvm_cpus", "llvm_host_cpu", "loop_at",
+           "loop_ranges", "mca_cycles", "mca_tool", "objdump_function", "pocl_llvm_cpu", "read_blocks",
+           "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
+INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
 MCA_ITERATIONS = 500  # iterations llvm-mca simulates: enough for a steady state of any loop body seen here
 _SKIPPED = ("nop", "data16", "cs nop", "xchg   %ax,%ax")  # alignment padding inside a loop: never executed
 _JUMP = re.compile(r"^j\w+\s+([0-9a-f]+)$")
@@ -85,11 +87,13 @@ class LoopCost:
     executions_per_item: float | None  # of the IR block it runs, a work-item; None: no block matched
     unroll: int
     copies: int
+    lanes: int = 1  # source iterations a vector iteration of the body runs (gcc's vectorised loops)
+    flattened: int = 0  # copies of an inner loop laid into this body, the loop around it (0: none)
 
     @property
     def inner(self) -> bool:
-        """Return whether the loop is an inner loop of the source (its block runs more than once a work-item)."""
-        return self.executions_per_item is not None and self.executions_per_item > 1.0
+        """Return whether the loop runs an inner loop of the source (more than once a work-item, or laid in it)."""
+        return self.flattened > 0 or (self.executions_per_item is not None and self.executions_per_item > INNER)
 
     @property
     def cycles_per_item(self) -> float:
@@ -97,7 +101,7 @@ class LoopCost:
         if not self.inner:
             return 0.0
         assert self.executions_per_item is not None
-        return self.executions_per_item / self.unroll * self.cycles / self.copies
+        return self.executions_per_item / (self.unroll * self.lanes) * self.cycles / self.copies
 
 
 @dataclass(frozen=True)
@@ -119,7 +123,8 @@ class InCore:
                 "instructions_per_item": self.instructions_per_item,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
-                           "copies": c.copies, "inner": c.inner} for c in self.loops]}
+                           "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner}
+                          for c in self.loops]}
 
 
 def read_blocks(text: str) -> dict[str, list[Block]]:
@@ -158,20 +163,32 @@ def innermost_loops(instructions: Sequence[tuple[int, str, int]]) -> list[Loop]:
     into an unrolled remainder looks like several overlapping loops (`kernel_incore` prices a block by its
     smallest loop, so such a chain does not price one).
     """
+    ranges = loop_ranges(instructions)
+    inner = [(s, e) for s, e in ranges if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in ranges)]
+    return [loop_at(instructions, start, end) for start, end in inner]
+
+
+def loop_ranges(instructions: Sequence[tuple[int, str, int]]) -> list[tuple[int, int]]:
+    """Return every loop of a function as (head, last backward jump to it) addresses, innermost or not, by head."""
     last: dict[int, int] = {}
     for address, text, _ in instructions:
         jump = _JUMP.match(text)
         if jump and int(jump[1], 16) < address:
             last[int(jump[1], 16)] = address
-    ranges = sorted(last.items())
-    inner = [(s, e) for s, e in ranges if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in ranges)]
-    loops = []
-    for start, end in inner:
-        inside = [(text, line) for address, text, line in instructions if start <= address <= end]
-        body = tuple(text for text, _ in inside[:-1] if not text.startswith(_SKIPPED))
-        sequence = tuple(line for text, line in inside[:-1] if line and not text.startswith(_SKIPPED))
-        loops.append(Loop(start, end, body, frozenset(line for _, line in inside if line), sequence))
-    return loops
+    return sorted(last.items())
+
+
+def is_padding(instruction: str) -> bool:
+    """Return whether an instruction is alignment padding (never executed inside a loop)."""
+    return instruction.startswith(_SKIPPED)
+
+
+def loop_at(instructions: Sequence[tuple[int, str, int]], start: int, end: int) -> Loop:
+    """Return the loop of a function from its head `start` to its closing jump `end` (addresses)."""
+    inside = [(text, line) for address, text, line in instructions if start <= address <= end]
+    body = tuple(text for text, _ in inside[:-1] if not is_padding(text))
+    sequence = tuple(line for text, line in inside[:-1] if line and not is_padding(text))
+    return Loop(start, end, body, frozenset(line for _, line in inside if line), sequence)
 
 
 def unroll_factor(sequence: Sequence[int], lines: Iterable[int]) -> int:
@@ -355,6 +372,14 @@ def llvm_cpus(tool: str) -> set[str]:
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ToolError(f"{tool} -mcpu=help: {error}") from None
     return set(re.findall(r"^\s{2}([a-z0-9][\w.-]*)\s+- Select", done.stdout + done.stderr, re.M))
+
+
+def llvm_host_cpu(tool: str) -> str:
+    """Return the CPU LLVM takes this machine's to be (`llvm-mca --version`: "Host CPU: icelake-client")."""
+    found = re.search(r"Host CPU:\s*(\S+)", _run([tool, "--version"], f"{Path(tool).name} --version"))
+    if found is None:
+        raise ToolError(f"{Path(tool).name} --version names no host CPU")
+    return found[1]
 
 
 def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:

@@ -1,0 +1,33 @@
+"""Calls the suite's C kernels once each from a library built from suite.c: run so that gcov counts their lines.
+
+python -m perfcast.campaign.native_driver LIBRARY N_BY_KERNEL      e.g.  /tmp/x/suite.so triad=1048576,nbody=32768
+The library is a `--coverage` build (`perfcast.campaign.incore_evidence.run_gcc_incore`); its counts are written
+when this process exits. Each kernel gets the campaign's arrays at its size, as a timed call does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+
+from perfcast.campaign.native import c_arguments
+from perfcast.kernels.campaign import kernel_named
+
+
+def main(argv: list[str]) -> int:
+    """Call each named kernel once at its size; return the exit status."""
+    library = ctypes.CDLL(argv[0])
+    for item in argv[1].split(","):
+        name, size = item.split("=")
+        kernel, n = kernel_named(name), int(size)
+        arrays = kernel.arrays(n, np.random.default_rng(0))
+        function = getattr(library, kernel.name)
+        function.restype = ctypes.c_double
+        function(*c_arguments(kernel.ordered_arguments(n, arrays)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

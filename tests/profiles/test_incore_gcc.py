@@ -1,0 +1,145 @@
+"""The in-core reading of C kernels gcc compiled (docs/models.md §3.5, C kernels): gcov's counts, vector loops, nests."""
+
+import json
+
+import pytest
+
+from perfcast.profiles.incore import innermost_loops, with_lines
+from perfcast.profiles.incore_gcc import (
+    FLAT_LIMIT,
+    c_kernel_incore,
+    read_gcov_lines,
+    source_iterations,
+    vector_factor,
+)
+from perfcast.profiles.profile import ProfileError
+
+
+def _listing(rows):
+    """(address, instruction, line) rows from (address, instruction, line) given by hand."""
+    return with_lines([(a, t) for a, t, _ in rows], sorted({(a, line) for a, _, line in rows}))
+
+
+def _price(body):
+    """A body costs one cycle an instruction (the ports half that): the tests count instructions."""
+    return float(len(body)), len(body) / 2.0
+
+
+def test_the_vector_factor_is_the_widest_packed_arithmetic_gcc_says_it_vectorised_with():
+    assert vector_factor(["vfmadd231ps %zmm3,%zmm3,%zmm4"], 64) == 16
+    assert vector_factor(["vaddpd %ymm1,%ymm2,%ymm3"], 64) == 4
+    assert vector_factor(["vpaddd %zmm1,%zmm2,%zmm3", "vpmullq %zmm1,%zmm2,%zmm3"], 64) == 16
+    assert vector_factor(["vcvtps2pd %ymm1,%zmm2"], 64) == 8  # eight doubles out
+    # Moves, broadcasts and shuffles say nothing of the iterations; scalar arithmetic is one element.
+    assert vector_factor(["vmovups (%rdx),%zmm1", "vbroadcastss %xmm0,%zmm1", "vaddss %xmm1,%xmm2,%xmm3"], 64) == 1
+    # No vectorised loop in gcc's report: a float4's own 128-bit arithmetic is not lanes of iterations.
+    assert vector_factor(["vsubps %xmm1,%xmm2,%xmm3"], 0) == 1
+    assert vector_factor(["vsubps %xmm1,%xmm2,%xmm3"], 16) == 4
+    assert vector_factor(["vsubps %zmm1,%zmm2,%zmm3", "vsubps %xmm1,%xmm2,%xmm3"], 16) == 4  # wider than reported
+
+
+def test_gcov_s_json_gives_each_line_s_count_of_the_named_source_only():
+    text = json.dumps({"files": [
+        {"file": "/src/suite.c", "lines": [{"line_number": 3, "count": 7}, {"line_number": 4, "count": 0}]},
+        {"file": "/usr/include/other.h", "lines": [{"line_number": 3, "count": 99}]},
+    ]})
+    assert read_gcov_lines(text, "suite.c") == {3: 7, 4: 0}
+    with pytest.raises(ProfileError, match="no lines of missing.c"):
+        read_gcov_lines(text, "missing.c")
+    with pytest.raises(ProfileError, match="could not be read"):
+        read_gcov_lines("{not json", "suite.c")
+
+
+N = 1024  # bodies: work-items, and the inner loop's trips a work-item
+
+# An n-body kernel as gcc vectorises it: a 16-lane loop over the bodies (0x110..0x129), its scalar remainder
+# closing on the same line (0x130..0x143), both in the loop over the work-items (0x100..0x15b).
+NBODY = [
+    (0x100, "vxorps %xmm4,%xmm4,%xmm4", 157),
+    (0x110, "vmovups (%rdx),%zmm1", 159),
+    (0x116, "vsubps %zmm1,%zmm2,%zmm3", 160),
+    (0x11c, "vfmadd231ps %zmm3,%zmm3,%zmm4", 161),
+    (0x122, "add    $0x40,%rdx", 159),
+    (0x126, "cmp    %rsi,%rdx", 158),
+    (0x129, "jne    110", 158),
+    (0x130, "vmovss (%rdx),%xmm1", 159),
+    (0x134, "vsubss %xmm1,%xmm2,%xmm3", 160),
+    (0x138, "vfmadd231ss %xmm3,%xmm3,%xmm4", 161),
+    (0x13c, "add    $0x4,%rdx", 159),
+    (0x140, "cmp    %rsi,%rdx", 158),
+    (0x143, "jne    130", 158),
+    (0x150, "vmovss %xmm4,(%rdi)", 168),
+    (0x154, "add    $0x1,%rcx", 155),
+    (0x158, "cmp    %rcx,%r8", 155),
+    (0x15b, "jne    100", 155),
+]
+
+
+def _nbody_counts(n):
+    return {155: n + 1, 157: n, 158: n * n + n, 159: n * n, 160: n * n, 161: n * n, 168: n}
+
+
+def test_a_vector_loop_runs_its_lanes_an_iteration_and_its_remainder_is_not_priced_again():
+    code = _listing(NBODY)
+    loops = {(loop.start, loop.end): loop for loop in innermost_loops(code)}
+    lines = {a: line for a, _, line in code}
+    # The head (line 159) and the closing jump (158): the smaller count; line 159 sits in two runs, 160 and 161
+    # in one: unrolled once.
+    assert source_iterations(loops[(0x110, 0x129)], lines, _nbody_counts(N)) == (N * N, 1)
+    # 64 passes of 5 instructions a work-item: laid 64 times into the loop around (within FLAT_LIMIT), that
+    # loop's own 10 instructions (the remainder's among them) once.
+    found = c_kernel_incore("cpu", [code], _nbody_counts(N), N, _price, 64)
+    priced = [loop for loop in found.loops if loop.inner]
+    assert len(priced) == 1 and priced[0].flattened == N // 16 and priced[0].lanes == 1
+    assert found.cycles_per_item == pytest.approx(10 + 64 * 5)
+    # Too many trips to lay out: the loop's own steady state, N/16 passes a work-item.
+    big = 1 << 16
+    assert 4096 * 5 > FLAT_LIMIT
+    found = c_kernel_incore("cpu", [code], _nbody_counts(big), big, _price, 64)
+    priced = [loop for loop in found.loops if loop.inner]
+    assert len(priced) == 1 and priced[0].flattened == 0 and priced[0].lanes == 16
+    assert priced[0].executions_per_item == big and found.cycles_per_item == pytest.approx(big / 16 * 5)
+    # gcc's report says nothing was vectorised: one element an iteration, so 16 times the cycles.
+    scalar = c_kernel_incore("cpu", [code], _nbody_counts(big), big, _price, 0)
+    assert scalar.cycles_per_item == pytest.approx(big * 5)
+
+
+# A hash: 16 dependent rounds (0x210..0x220) in the loop over the work-items (0x200..0x230).
+HASH = [
+    (0x200, "mov    (%r10,%rdi,4),%esi", 191),
+    (0x204, "xor    %ecx,%ecx", 191),
+    (0x210, "shr    $0x10,%edx", 193),
+    (0x213, "imul   $0x7feb352d,%edx,%edx", 194),
+    (0x219, "add    $0x1,%ecx", 192),
+    (0x21c, "cmp    %ecx,%r8d", 192),
+    (0x220, "jne    210", 192),
+    (0x222, "mov    %esi,(%r11,%rdi,4)", 198),
+    (0x226, "add    $0x1,%rdi", 190),
+    (0x22a, "cmp    %rdi,%r9", 190),
+    (0x230, "jne    200", 190),
+]
+
+
+def test_a_short_inner_loop_is_laid_into_the_work_item_loop_and_a_loop_without_counts_is_left_out():
+    items = 4096
+    counts = {190: items + 1, 191: items, 192: 17 * items, 193: 16 * items, 194: 16 * items, 198: items}
+    found = c_kernel_incore("cpu", [_listing(HASH)], counts, items, _price, 0)
+    (rounds,) = [loop for loop in found.loops if loop.inner]
+    # 16 copies of the 4-instruction body, and the work-item loop's own 5 (its closing jump left out).
+    assert rounds.flattened == 16 and rounds.executions_per_item == 1.0
+    assert found.cycles_per_item == pytest.approx(16 * 4 + 5)
+    assert rounds.cycles >= rounds.ports > 0
+    # gcov counted nothing on the closing jump's line (code OpenMP added, say): no such loop of the source.
+    uncounted = {line: count for line, count in counts.items() if line != 192}
+    assert c_kernel_incore("cpu", [_listing(HASH)], uncounted, items, _price, 0).cycles_per_item == 0.0
+    with pytest.raises(ProfileError, match="0 work-items"):
+        c_kernel_incore("cpu", [_listing(HASH)], counts, 0, _price, 0)
+
+
+def test_a_loop_over_the_work_items_costs_nothing():
+    items = 4096
+    code = _listing([(0x300, "vmovupd (%r10,%r8,1),%zmm1", 208), (0x306, "vfmadd132pd %zmm1,%zmm2,%zmm0", 209),
+                     (0x30c, "add    $0x40,%r8", 210), (0x310, "jne    300", 210)])
+    # Horner's 16 steps unrolled into the vectorised loop over the work-items: the head runs once a work-item.
+    found = c_kernel_incore("cpu", [code], {208: items, 209: 17 * items, 210: items}, items, _price, 64)
+    assert found.cycles_per_item == 0.0 and not any(loop.inner for loop in found.loops)
