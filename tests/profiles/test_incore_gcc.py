@@ -36,6 +36,16 @@ def test_the_vector_factor_is_the_widest_packed_arithmetic_gcc_says_it_vectorise
     assert vector_factor(["vsubps %xmm1,%xmm2,%xmm3"], 0) == 1
     assert vector_factor(["vsubps %xmm1,%xmm2,%xmm3"], 16) == 4
     assert vector_factor(["vsubps %zmm1,%zmm2,%zmm3", "vsubps %xmm1,%xmm2,%xmm3"], 16) == 4  # wider than reported
+    # The destination's width in its element type: a conversion narrows, a gather fills a ymm, a compare a mask.
+    assert vector_factor(["vcvtpd2ps %zmm1,%ymm2"], 64) == 8
+    assert vector_factor(["vgatherqps (%rax,%zmm1,4),%ymm2{%k1}"], 64) == 8
+    assert vector_factor(["vpcmpd $1,%zmm1,%zmm2,%k1"], 64) == 16  # dwords, though it ends in "pd"
+    assert vector_factor(["vfmadd231ps (%rax){1to16},%zmm2,%zmm3{%k1}{z}"], 64) == 16
+    assert vector_factor(["vscatterdps %zmm1,(%rax,%zmm2,4){%k1}"], 64) == 16
+    assert vector_factor(["mulps %xmm1,%xmm2"], 16) == 4  # SSE, no AVX
+    # Logic ops and packs: gcc's fabs of a scalar float is vandps, a zeroed sum vxorps.
+    assert vector_factor(["vandps %xmm1,%xmm2,%xmm3", "vxorps %xmm0,%xmm0,%xmm0", "vpand %zmm1,%zmm2,%zmm3",
+                          "vpackusdw %zmm1,%zmm2,%zmm3"], 64) == 1
 
 
 def test_gcov_s_json_gives_each_line_s_count_of_the_named_source_only():
@@ -143,3 +153,65 @@ def test_a_loop_over_the_work_items_costs_nothing():
     # Horner's 16 steps unrolled into the vectorised loop over the work-items: the head runs once a work-item.
     found = c_kernel_incore("cpu", [code], {208: items, 209: 17 * items, 210: items}, items, _price, 64)
     assert found.cycles_per_item == 0.0 and not any(loop.inner for loop in found.loops)
+
+
+def test_a_vector_loop_that_a_pass_is_too_short_for_leaves_its_iterations_to_its_remainder():
+    n = 8  # bodies: fewer than the 16 lanes, so gcc's vector loop never runs and the scalar remainder runs all
+    found = c_kernel_incore("cpu", [_listing(NBODY)], _nbody_counts(n), n, _price, 64)
+    (priced,) = [loop for loop in found.loops if loop.inner]
+    assert priced.lanes == 1
+    # Laid 8 times (one body a trip) into the loop around, whose own code, the vector loop's 6 instructions
+    # among it, is laid once a pass.
+    assert priced.flattened == n
+    vector_loop, remainder_body, own = 6, 5, 4  # own: 0x100, 0x150, 0x154, 0x158
+    assert found.cycles_per_item == pytest.approx(own + vector_loop + n * remainder_body)
+
+
+def test_copies_of_the_body_runs_of_the_closing_line_and_rounding_of_trips():
+    items = 1000
+    # The rounds unrolled twice: lines 193 and 194 in two runs each, so a pass runs 2 source iterations.
+    unrolled = [
+        (0x200, "mov    (%r10,%rdi,4),%esi", 191),
+        (0x210, "shr    $0x10,%edx", 193),
+        (0x213, "imul   $0x7feb352d,%edx,%edx", 194),
+        (0x219, "shr    $0x10,%edx", 193),
+        (0x21c, "imul   $0x7feb352d,%edx,%edx", 194),
+        (0x222, "add    $0x2,%ecx", 192),
+        (0x225, "jne    210", 192),
+        (0x230, "add    $0x1,%rdi", 190),
+        (0x234, "jne    200", 190),
+    ]
+    counts = {190: items + 1, 191: items, 192: 21 * items, 193: 20 * items, 194: 20 * items}
+    found = c_kernel_incore("cpu", [_listing(unrolled)], counts, items, _price, 0)
+    (rounds,) = [loop for loop in found.loops if loop.inner]
+    # 20 rounds a work-item, 2 a pass: 10 trips of the 5-instruction body, and the 2 of the loop around it.
+    assert rounds.flattened == 10 and found.cycles_per_item == pytest.approx(10 * 5 + 2)
+    # 21 rounds: 10.5 passes a work-item, rounded half up to 11 (not to the even 10).
+    odd = {**counts, 192: 22 * items, 193: 21 * items, 194: 21 * items}
+    (rounds,) = [loop for loop in c_kernel_incore("cpu", [_listing(unrolled)], odd, items, _price, 0).loops
+                 if loop.inner]
+    assert rounds.flattened == 11
+    # The closing jump's line counted fewer times than the head's (the head's line also runs outside the loop):
+    # the smaller count is the loop's.
+    loops = innermost_loops(_listing(unrolled))
+    lines = {a: line for a, _, line in _listing(unrolled)}
+    head_more = {**counts, 193: 50 * items, 192: 20 * items}
+    assert source_iterations(loops[0], lines, head_more)[0] == 20 * items
+
+
+def test_two_inner_loops_in_one_loop_are_each_priced_at_their_own_steady_state():
+    items = 100
+    code = _listing([
+        (0x400, "mov    (%r10,%rdi,4),%esi", 10),
+        (0x404, "add    $0x1,%ecx", 12),          # first inner loop: 0x404..0x40a
+        (0x40a, "jne    404", 11),
+        (0x410, "imul   %esi,%esi", 14),          # second inner loop: 0x410..0x416
+        (0x416, "jne    410", 13),
+        (0x420, "add    $0x1,%rdi", 9),
+        (0x424, "jne    400", 9),
+    ])
+    counts = {9: items + 1, 10: items, 11: 5 * items, 12: 4 * items, 13: 7 * items, 14: 6 * items}
+    found = c_kernel_incore("cpu", [code], counts, items, _price, 0)
+    priced = sorted((loop for loop in found.loops if loop.inner), key=lambda loop: loop.lines)
+    assert [loop.flattened for loop in priced] == [0, 0]
+    assert found.cycles_per_item == pytest.approx(4 * 1 + 6 * 1)  # one-instruction bodies, 4 and 6 a work-item

@@ -17,7 +17,10 @@ timed sizes for gcov's line counts (`perfcast.profiles.incore_gcc`); the CPU is 
 from __future__ import annotations
 
 import os
+import platform
+import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -107,9 +110,26 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
 
 
 def _gcov_tool(compiler: str) -> str:
-    """Return the gcov that reads `compiler`'s counts: gcc-12's is gcov-12 (the formats change between versions)."""
-    name = Path(compiler).name
-    return str(Path(compiler).with_name(name.replace("gcc", "gcov"))) if "gcc" in name else "gcov"
+    """Return the gcov that reads `compiler`'s counts (the formats change between gcc versions); ToolError if none.
+
+    The compiler's own file is followed to its name (/usr/bin/gcc -> x86_64-linux-gnu-gcc-12, whose gcov is
+    x86_64-linux-gnu-gcov-12), then gcov-MAJOR, then gcov; the first whose major version is the compiler's.
+    """
+    found = shutil.which(compiler)
+    if found is None:
+        raise ToolError(f"no compiler {compiler!r} on PATH")
+    real = Path(found).resolve()
+    major = _run([found, "-dumpversion"], os.environ, f"{compiler} -dumpversion").strip().split(".")[0]
+    candidates = [str(real.with_name(real.name.replace("gcc", "gcov")))] if "gcc" in real.name else []
+    for name in (*candidates, f"gcov-{major}", "gcov"):
+        tool = name if Path(name).is_absolute() and Path(name).is_file() else shutil.which(name)
+        if tool is None:
+            continue
+        said = _run([tool, "--version"], os.environ, f"{Path(tool).name} --version").splitlines()
+        version = re.search(r"(\d+)\.\d+(?:\.\d+)?\s*$", said[0]) if said else None
+        if version is not None and version[1] == major:
+            return tool
+    raise ToolError(f"no gcov of gcc {major} found (gcov-{major} or gcov on PATH) to read {compiler}'s counts")
 
 
 def run_gcc_incore(source: Path, flags: Sequence[str], compiler: str, sizes: Mapping[str, int],
@@ -120,28 +140,35 @@ def run_gcc_incore(source: Path, flags: Sequence[str], compiler: str, sizes: Map
     `items`: its work-items there; `widest_bytes`: the widest vector gcc's report gives a loop of it (0: none).
     ToolError where gcc, gcov, objdump or llvm-mca is missing or fails, or LLVM does not model this CPU.
     """
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        raise ToolError(f"the reading of compiled loops knows x86-64 code, not {platform.machine()}'s")
     tool = mca_tool()
     cpu = llvm_host_cpu(tool)
-    if cpu not in llvm_cpus(tool):
-        raise ToolError(f"{Path(tool).name} names this CPU {cpu!r}, which it has no model of")
+    if cpu in ("generic", "x86-64") or cpu.startswith("x86-64-") or cpu not in llvm_cpus(tool):
+        raise ToolError(f"{Path(tool).name} names this CPU {cpu!r}: it has no model of its core")
+    gcov = _gcov_tool(compiler)
     kept = [flag for flag in flags if not flag.startswith("-o")]
     # gcov leaves out the functions OpenMP outlines a parallel loop into (artificial ones): the counted build
     # compiles the pragmas away, which leaves each line's count as it was, and links libgomp for omp_get_wtime.
     serial = [flag for flag in kept if flag not in ("-fopenmp", "-qopenmp")]
     with tempfile.TemporaryDirectory(prefix="perfcast-incore-") as folder:
         code, counted = Path(folder) / "code.so", Path(folder) / "counted.so"
-        _run([compiler, *kept, "-g", "-o", str(code), str(source)], os.environ, f"{compiler} -g of {source.name}")
-        _run([compiler, *serial, "--coverage", "-o", str(counted), str(source), "-lgomp"], os.environ,
-             f"{compiler} --coverage of {source.name}")
+        # In the folder: some gcc versions write the coverage notes where they are run, not beside the output.
+        _run([compiler, *kept, "-g", "-o", str(code), str(source.resolve())], os.environ,
+             f"{compiler} -g of {source.name}", cwd=Path(folder))
+        _run([compiler, *serial, "--coverage", "-o", str(counted), str(source.resolve()), "-lgomp"], os.environ,
+             f"{compiler} --coverage of {source.name}", cwd=Path(folder))
         listing = ",".join(f"{name}={n}" for name, n in sizes.items())
         _run([sys.executable, "-m", "perfcast.campaign.native_driver", str(counted), listing],
              os.environ, "the C suite's --coverage build")
         data = sorted(Path(folder).glob("*.gcda"))
         if not data:
             raise ToolError(f"the --coverage build of {source.name} wrote no counts (.gcda)")
-        counts = read_gcov_lines(_run([_gcov_tool(compiler), "--json-format", "--stdout", data[0].name], os.environ,
-                                      "gcov", cwd=Path(folder)), source.name)
+        counts = read_gcov_lines(_run([gcov, "--json-format", "--stdout", data[0].name], os.environ,
+                                      f"{Path(gcov).name} --json-format --stdout", cwd=Path(folder)), source.name)
         table = debug_lines(code)
+        if not table:
+            raise ToolError(f"objdump found no line table in the -g build of {source.name}")
         names = _function_names(code)
         kernels = {}
         for name in sizes:

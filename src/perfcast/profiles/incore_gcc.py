@@ -15,7 +15,8 @@ less often than it). One iteration of the body runs `unroll x lanes` of them: un
 in the body, of the lines with that count (gcc copied the statement that often); lanes, the elements of the widest
 packed arithmetic in the body (`vector_factor`; gcc's report must say it vectorised a loop of the function, or a
 float4's own 128-bit arithmetic would count). Loops closing on one source line run one source loop, gcc's vector
-loop and its remainder: the loop with the most source iterations an iteration prices it. A loop whose source
+loop and its remainder: the loop with the most source iterations an iteration prices it, of those a pass of the
+loop around has the iterations for (below a vector's worth, the remainder runs them all). A loop whose source
 iterations are at most one a work-item is the loop over the work-items, left out as on PoCL: §3's throughput
 prices it.
 
@@ -29,8 +30,10 @@ pure; the price of a body comes in as a function (`mca_cycles` in a campaign).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from perfcast.profiles.incore import (
@@ -51,33 +54,60 @@ __all__ = ["FLAT_LIMIT", "c_kernel_incore", "read_gcov_lines", "source_iteration
 FLAT_LIMIT = 2048  # instructions of a flattened body: several times any core's window, and quick for llvm-mca
 
 _REGISTER_BYTES = {"x": 16, "y": 32, "z": 64}
-# Packed instructions that move, spread or rearrange elements rather than compute on them: their width says
-# nothing of the iterations (a broadcast of a scalar fills a zmm).
-_NOT_ARITHMETIC = re.compile(r"^v(?:p?mov|p?broadcast|p?perm|p?shuf|extract|insert|p?unpck|p?blend|p?alignr|zero|"
-                             r"pextr|pinsr|p?compress|p?expand)")
-_FP_ELEMENT = re.compile(r"^v\w*?(ps|pd|ph)\b")
-_INT_ELEMENT = re.compile(r"^vp\w*?(b|w|d|q)\b")
+# Packed instructions whose width says nothing of the iterations: moves, broadcasts and rearrangements (a
+# broadcast of a scalar fills a zmm), packs, and the logic ops gcc also uses on a scalar held in an xmm register
+# (a float's fabs is vandps, a zeroed sum vxorps). Named without AVX's leading v.
+_NOT_COUNTED = re.compile(r"^(?:p?mov|p?broadcast|p?perm|p?shuf|extract|insert|p?unpck|p?blend|p?alignr|zero|"
+                          r"pextr|pinsr|p?compress|p?expand|p?andn?|p?x?or|pternlog|pack|psadbw|p?test|kmov)")
+_FP_ELEMENT = re.compile(r"^\w*?(ps|pd|ph)$")  # the last element type named: a conversion's destination's
+_INT_ELEMENT = re.compile(r"^p\w*?(b|w|d|q)$")
 _ELEMENT_BYTES = {"ps": 4, "pd": 8, "ph": 2, "b": 1, "w": 2, "d": 4, "q": 8}
+_VECTOR_REGISTER = re.compile(r"%([xyz])mm\d+")
+
+
+def _operands(text: str) -> list[str]:
+    """Return an AT&T instruction's operands (masks and broadcasts in braces left out), commas in ( ) kept."""
+    text = re.sub(r"\{[^}]*\}", "", text)
+    found, depth, current = [], 0, ""
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            found.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*found, current.strip()] if current.strip() else found
 
 
 def vector_factor(body: Sequence[str], widest_bytes: int) -> int:
     """Return the elements an iteration of a loop body handles: its widest packed arithmetic (1: scalar).
 
-    `widest_bytes`: the widest vector gcc's report says it vectorised a loop of the function with (0: none, so
-    the body's packed instructions are a kernel's own vector types or straight-line code: 1).
+    Each instruction's width is its destination's (the last operand; a compare into a mask register or a
+    scatter to memory: its widest vector register), in its element type (the last the mnemonic names).
+    `widest_bytes`: the widest vector gcc's report says it vectorised a loop of the function with; wider
+    instructions are not counted, and with 0 (none vectorised) the body's packed instructions are a kernel's own
+    vector types or straight-line code: 1.
     """
     if widest_bytes <= 0:
         return 1
     lanes = 1
     for instruction in body:
-        mnemonic = instruction.split(None, 1)[0] if instruction.strip() else ""
-        if not mnemonic.startswith("v") or _NOT_ARITHMETIC.match(mnemonic):
+        parts = instruction.split(None, 1)
+        if len(parts) < 2:
             continue
-        element = _FP_ELEMENT.match(mnemonic) or _INT_ELEMENT.match(mnemonic)
-        registers = [_REGISTER_BYTES[r] for r in re.findall(r"%([xyz])mm\d+", instruction)]
-        if element is None or not registers:
+        mnemonic = parts[0][1:] if parts[0].startswith("v") else parts[0]
+        if _NOT_COUNTED.match(mnemonic):
             continue
-        width = max(registers)
+        # Integer SIMD mnemonics begin with p (vpcmpd compares dwords, though it ends in pd); floating point's do not.
+        element = (_INT_ELEMENT if mnemonic.startswith("p") else _FP_ELEMENT).match(mnemonic)
+        operands = _operands(parts[1])
+        if element is None or not operands:
+            continue
+        destination = _VECTOR_REGISTER.fullmatch(operands[-1])
+        registers = [destination[1]] if destination else _VECTOR_REGISTER.findall(parts[1])
+        if not registers:
+            continue
+        width = max(_REGISTER_BYTES[r] for r in registers)
         if width <= widest_bytes:
             lanes = max(lanes, width // _ELEMENT_BYTES[element[1]])
     return lanes
@@ -95,7 +125,10 @@ def read_gcov_lines(text: str, source: str) -> dict[int, int]:
         if Path(str(entry.get("file", ""))).name != Path(source).name:
             continue
         for line in entry.get("lines", []):
-            number, count = int(line["line_number"]), int(line["count"])
+            try:
+                number, count = int(line["line_number"]), int(line["count"])
+            except (KeyError, TypeError, ValueError):
+                raise ProfileError(f"gcov's JSON has a line without a number and a count: {line!r:.120}") from None
             counts[number] = max(counts.get(number, 0), count)
     if not counts:
         raise ProfileError(f"gcov's JSON has no lines of {Path(source).name}")
@@ -123,16 +156,77 @@ def source_iterations(loop: Loop, lines: Mapping[int, int], counts: Mapping[int,
 
 
 def _flattened(function: Sequence[tuple[int, str, int]], outer: Loop, inner: Loop, trips: int) -> list[str]:
-    """Return the outer loop's body with the inner loop laid `trips` times in its place (closing jumps left out)."""
+    """Return the outer loop's body with the inner loop laid `trips` times in its place (closing jumps left out).
+
+    The outer loop's own code is laid once a pass, all of it: a remainder loop, a guard or a peeled tail that does
+    not run every pass is priced as if it did (an overestimate where it does not).
+    """
     body: list[str] = []
     for address, text, _ in function:
-        if not outer.start <= address < outer.end or is_padding(text):
+        if not outer.start <= address < outer.end:
             continue
         if address == inner.start:
             body.extend(list(inner.body) * trips)
-        elif not inner.start <= address <= inner.end:
+        elif not inner.start <= address <= inner.end and not is_padding(text):
             body.append(text)
     return body
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A compiled loop with gcov's counts: source iterations, copies of the body, lanes, and its pass around it."""
+
+    loop: Loop
+    iterations: int
+    unroll: int
+    lanes: int
+    around: tuple[Loop, int, int, int] | None  # the loop around it: loop, source iterations, unroll, lanes
+
+    @property
+    def per_pass(self) -> int:
+        """Return the source iterations one iteration of the body runs."""
+        return self.unroll * self.lanes
+
+    @property
+    def per_entry(self) -> float | None:
+        """Return the source iterations the loop runs each pass of the loop around it (None: no such loop counted)."""
+        if self.around is None:
+            return None
+        _, iterations, unroll, lanes = self.around
+        return self.iterations / (iterations / (unroll * lanes)) if iterations > 0 else None
+
+
+def _read(function: Sequence[tuple[int, str, int]], lines: Mapping[int, int], ranges: Sequence[tuple[int, int]],
+          counts: Mapping[int, int], loop: Loop, widest_bytes: int) -> _Reading | None:
+    """Return a loop read with gcov's counts and the loop around it, or None where gcov did not count it."""
+    counted = source_iterations(loop, lines, counts)
+    if counted is None:
+        return None
+    lanes = vector_factor(loop.body, widest_bytes)
+    around = None
+    enclosing = [(s, e) for s, e in ranges if s <= loop.start and loop.end <= e and (s, e) != (loop.start, loop.end)]
+    if enclosing:
+        start, end = min(enclosing, key=lambda r: r[1] - r[0])
+        outer = loop_at(function, start, end)
+        outer_counted = source_iterations(outer, lines, counts)
+        if outer_counted is not None:
+            # The loop around runs one source iteration a pass: its own vectors are an inner vector loop's (or
+            # the reduction of its sum across lanes). gcc vectorises outer loops only where it unrolls the inner
+            # one away, and then there is no inner loop to lay out.
+            around = (outer, *outer_counted, 1)
+    return _Reading(loop, counted[0], counted[1], lanes, around)
+
+
+def _pricing(group: Sequence[_Reading]) -> _Reading:
+    """Return the loop that prices a source loop: of the compiled loops closing on its line, the widest that runs.
+
+    gcc's vector loop runs only where a pass of the loop around it has at least a vector's iterations; below
+    that its remainder runs them all (the loops share gcov's counts, so the counts cannot tell).
+    """
+    running = [r for r in group if r.per_entry is None or r.per_pass <= r.per_entry * (1 + 1e-9)]
+    if not running:
+        return min(group, key=lambda r: (r.per_pass, len(r.loop.body)))
+    return max(running, key=lambda r: (r.per_pass, -len(r.loop.body)))
 
 
 def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]], counts: Mapping[int, int],
@@ -151,58 +245,38 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
     for function in functions:
         lines = {address: line for address, _, line in function}
         ranges = loop_ranges(function)
-        chosen: dict[int, tuple[Loop, int, int, int]] = {}
+        groups: dict[int, list[_Reading]] = {}
         for loop in innermost_loops(function):
-            counted = source_iterations(loop, lines, counts) if loop.lines else None
-            if counted is None:
-                continue
-            iterations, unroll = counted
-            lanes = vector_factor(loop.body, widest_bytes)
-            latch = _ends(loop, lines)[1]
-            best = chosen.get(latch)
-            # gcc's vector loop and its remainder close on the same line: the one running most a pass prices it.
-            if best is None or (unroll * lanes, -len(loop.body)) > (best[2] * best[3], -len(best[0].body)):
-                chosen[latch] = (loop, iterations, unroll, lanes)
-        inner = [entry for entry in chosen.values() if entry[1] > INNER * items]
-        for loop, iterations, unroll, lanes in chosen.values():
-            per_item = iterations / items
-            cost = None
-            if per_item > INNER:
-                cost = _laid_out(function, lines, ranges, counts, (loop, iterations, unroll, lanes), inner, items,
-                                 price, widest_bytes)
+            reading = _read(function, lines, ranges, counts, loop, widest_bytes) if loop.lines else None
+            if reading is not None:
+                # gcc's vector loop and its remainder close on the same source line.
+                groups.setdefault(_ends(loop, lines)[1], []).append(reading)
+        chosen = [_pricing(group) for group in groups.values()]
+        inner = [r for r in chosen if r.iterations > INNER * items]
+        for reading in chosen:
+            per_item = reading.iterations / items
+            cost = _laid_out(function, reading, inner, items, price) if per_item > INNER else None
             if cost is None:
-                cycles, ports = price(loop.body) if per_item > INNER else (0.0, 0.0)
-                cost = LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports, per_item, unroll, 1,
-                                lanes)
+                cycles, ports = price(reading.loop.body) if per_item > INNER else (0.0, 0.0)
+                cost = LoopCost(tuple(sorted(reading.loop.lines)), len(reading.loop.body) + 1, cycles, ports, per_item,
+                                reading.unroll, 1, reading.lanes)
             found.append(cost)
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found))
 
 
-def _laid_out(function: Sequence[tuple[int, str, int]], lines: Mapping[int, int], ranges: Sequence[tuple[int, int]],
-              counts: Mapping[int, int], entry: tuple[Loop, int, int, int], inner: Sequence[tuple[Loop, int, int, int]],
-              items: int, price: Callable[[Sequence[str]], tuple[float, float]], widest_bytes: int) -> LoopCost | None:
+def _laid_out(function: Sequence[tuple[int, str, int]], reading: _Reading, inner: Sequence[_Reading], items: int,
+              price: Callable[[Sequence[str]], tuple[float, float]]) -> LoopCost | None:
     """Return an inner loop priced laid into the loop around it, or None where it is not (see the module's text)."""
-    loop, iterations, unroll, lanes = entry
-    around = [(s, e) for s, e in ranges if s <= loop.start and loop.end <= e and (s, e) != (loop.start, loop.end)]
-    if not around:
+    if reading.around is None or reading.per_entry is None:
         return None
-    start, end = min(around, key=lambda r: r[1] - r[0])
-    if any(other is not loop and start <= other.start and other.end <= end for other, *_ in inner):
+    outer, outer_iterations, outer_unroll, outer_lanes = reading.around
+    if any(other is not reading and outer.start <= other.loop.start and other.loop.end <= outer.end
+           for other in inner):
         return None  # two inner loops in one: which overlaps which is not this reading's to say
-    outer = loop_at(function, start, end)
-    counted = source_iterations(outer, lines, counts)
-    if counted is None:
+    trips = math.floor(reading.per_entry / reading.per_pass + 0.5)  # half up: 2.5 passes are 3, not 2
+    if trips < 1 or trips * len(reading.loop.body) + len(outer.body) - len(reading.loop.body) > FLAT_LIMIT:
         return None
-    outer_iterations, outer_unroll = counted
-    # A vectorised inner loop's sum is reduced across its lanes after it, in the outer loop's own code: those
-    # vectors are the inner loop's. (Taking them as the outer's would change the trips and the body alike.)
-    own = [text for address, text, _ in function if start <= address < end and not loop.start <= address <= loop.end]
-    outer_lanes = 1 if lanes > 1 else vector_factor(own, widest_bytes)
-    passes = outer_iterations / (outer_unroll * outer_lanes)
-    trips = round(iterations / (unroll * lanes) / passes) if passes > 0 else 0
-    if trips < 1 or trips * len(loop.body) + len(outer.body) - len(loop.body) > FLAT_LIMIT:
-        return None
-    body = _flattened(function, outer, loop, trips)
+    body = _flattened(function, outer, reading.loop, trips)
     cycles, ports = price(body)
-    return LoopCost(tuple(sorted(outer.lines | loop.lines)), len(body) + 1, cycles, ports, outer_iterations / items,
-                    outer_unroll, 1, outer_lanes, trips)
+    return LoopCost(tuple(sorted(outer.lines | reading.loop.lines)), len(body) + 1, cycles, ports,
+                    outer_iterations / items, outer_unroll, 1, outer_lanes, trips)
