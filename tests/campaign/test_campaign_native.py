@@ -89,6 +89,13 @@ def test_a_cpu_campaign_profiles_the_opencl_twins_and_says_so(tmp_path):
     vectorisation = read.manifest["vectorisation"]  # gcc's own report of the build the kernels were timed from
     assert "-fopt-info-vec-optimized" in vectorisation["tool"] and vectorisation["threads"] >= 1
     assert set(vectorisation["lanes"]) == {"triad", "histogram256"} and vectorisation["lanes"]["triad"] >= 4
+    # gcc's code read with gcov's counts (§3.5), or a note saying which tool was missing: never a silent gap.
+    incore = read.manifest["incore"]
+    if incore is None:
+        assert any(note.startswith("no in-core floor") for note in read.manifest["notes"])
+    else:
+        assert incore["vector_loops"] is True and set(incore["kernels"]) == {"triad", "histogram256"}
+        assert incore["kernels"]["triad"]["cycles_per_item"] == 0.0  # its only loop is the one over the work-items
     report = CliRunner().invoke(app, ["campaign", "report", str(archive), "-o", str(tmp_path / "report")])
     assert report.exit_code == 0, report.output
     text = (tmp_path / "report" / "report.md").read_text()
