@@ -172,6 +172,8 @@ tempfile_x.cl                                 7              0x1004             
     assert incore.objdump_function(Path("k.so"), "_pocl_kernel_k") == [(0x1000, "mov    %edi,%eax"),
                                                                         (0x1004, "jne    1000")]
     assert incore.objdump_function(Path("k.so"), "_pocl_kernel_other") == []
+    assert incore.listed_functions(listing) == ["_pocl_kernel_k", "_pocl_kernel_k_workgroup"]
+    assert incore.function_code(listing, "_pocl_kernel_k_workgroup") == [(0x1010, "ret")]
     assert incore.debug_lines(Path("k.so")) == [(0x1000, 5), (0x1004, 6), (0x1004, 7)]  # the header's row left out
     assert incore._assemblable("jne    1b20") == "jne    .Ltarget_1b20"
     assert incore._assemblable("call   10a0") == "call   .Ltarget_10a0"

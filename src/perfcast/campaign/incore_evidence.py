@@ -33,11 +33,13 @@ from perfcast.profiles.incore import (
     BLOCKS_PLUGIN_SOURCE,
     analyse_pocl_kernels,
     debug_lines,
+    disassembly,
+    function_code,
+    listed_functions,
     llvm_cpus,
     llvm_host_cpu,
     mca_cycles,
     mca_tool,
-    objdump_function,
     pocl_llvm_cpu,
     read_blocks,
     with_lines,
@@ -169,10 +171,11 @@ def run_gcc_incore(source: Path, flags: Sequence[str], compiler: str, sizes: Map
         table = debug_lines(code)
         if not table:
             raise ToolError(f"objdump found no line table in the -g build of {source.name}")
-        names = _function_names(code)
+        listing = disassembly(code)  # once: every kernel's functions are cut from it
+        names = listed_functions(listing)
         kernels = {}
         for name in sizes:
-            functions = [with_lines(objdump_function(code, f), table) for f in names
+            functions = [with_lines(function_code(listing, f), table) for f in names
                          if f == name or f.startswith(f"{name}._omp_fn.")]
             if not any(functions) or not items.get(name):
                 continue
@@ -182,9 +185,3 @@ def run_gcc_incore(source: Path, flags: Sequence[str], compiler: str, sizes: Map
     return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, gcov line counts, {Path(compiler).name} -g",
             "vector_loops": True, "kernels": kernels}
 
-
-def _function_names(shared: Path) -> list[str]:
-    """Return the names of the functions a shared object's code defines (objdump's symbol table)."""
-    table = _run(["objdump", "-t", str(shared)], os.environ, f"the symbols of {shared.name}")
-    return sorted({fields[-1] for fields in (row.split() for row in table.splitlines())
-                   if len(fields) >= 6 and " F " in f" {' '.join(fields)} " and ".text" in fields})

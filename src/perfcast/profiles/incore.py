@@ -24,8 +24,8 @@ remainder), and `copies` counts the loops with that one's instructions. A loop o
 block runs once a work-item or less) is left out: §3's throughput and the issue floor price it; so is a loop
 that runs vectors of work-items (256- or 512-bit registers, gathers, scatters: PoCL vectorised the work-item
 loop of a region of it), whose iterations the block counts do not give.
-The readers are pure; `objdump_function`, `debug_lines`, `mca_cycles`, `llvm_cpus` and `analyse_pocl_kernels` call
-the tools.
+The readers are pure; `objdump_function` (`disassembly`), `debug_lines`, `mca_cycles`, `llvm_cpus` and
+`analyse_pocl_kernels` call the tools.
 """
 
 from __future__ import annotations
@@ -42,10 +42,10 @@ from pathlib import Path
 from perfcast.errors import ToolError
 from perfcast.profiles.profile import ProfileError
 
-__all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "InCore", "Loop", "LoopCost", "analyse_pocl_kernels", "debug_lines",
-           "INNER", "group_items", "innermost_loops", "is_padding", "kernel_incore", "llvm_cpus", "llvm_host_cpu", "loop_at",
-           "loop_ranges", "mca_cycles", "mca_tool", "objdump_function", "pocl_llvm_cpu", "read_blocks",
-           "unroll_factor", "with_lines"]
+__all__ = ["BLOCKS_PLUGIN_SOURCE", "INNER", "Block", "InCore", "Loop", "LoopCost", "analyse_pocl_kernels",
+           "debug_lines", "disassembly", "function_code", "group_items", "innermost_loops", "is_padding",
+           "kernel_incore", "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles",
+           "mca_tool", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
@@ -285,9 +285,23 @@ def _run(command: Sequence[str], what: str, stdin: str | None = None) -> str:
 
 def objdump_function(shared: Path, function: str) -> list[tuple[int, str]]:
     """Return (address, instruction in AT&T syntax) of `function` in a shared object; ToolError without objdump."""
+    return function_code(disassembly(shared), function)
+
+
+def disassembly(shared: Path) -> str:
+    """Return objdump's listing of a shared object's code, in AT&T syntax; ToolError without objdump."""
     if shutil.which("objdump") is None:
         raise ToolError("objdump is not on PATH (apt-get install binutils)")
-    listing = _run(["objdump", "-d", "--no-show-raw-insn", "-M", "att", str(shared)], f"objdump of {shared.name}")
+    return _run(["objdump", "-d", "--no-show-raw-insn", "-M", "att", str(shared)], f"objdump of {shared.name}")
+
+
+def listed_functions(listing: str) -> list[str]:
+    """Return the names of the functions an objdump listing holds, in its order."""
+    return re.findall(r"^[0-9a-f]+ <([^>]+)>:$", listing, re.M)
+
+
+def function_code(listing: str, function: str) -> list[tuple[int, str]]:
+    """Return (address, instruction) of `function` in an objdump listing (`disassembly`); [] where it is absent."""
     head = f"<{function}>:"
     if head not in listing:
         return []
