@@ -13,15 +13,20 @@ import sys
 import numpy as np
 
 from perfcast.campaign.native import c_arguments
+from perfcast.errors import PerfcastError
 from perfcast.kernels.campaign import kernel_named
 
 
 def main(argv: list[str]) -> int:
-    """Call each named kernel once at its size; return the exit status."""
-    library = ctypes.CDLL(argv[0])
-    for item in argv[1].split(","):
-        name, size = item.split("=")
-        kernel, n = kernel_named(name), int(size)
+    """Call each named kernel once at its size; return the exit status (2, with the usage, for bad arguments)."""
+    try:
+        wanted = [(kernel_named(name), int(size)) for name, size in (item.split("=") for item in argv[1].split(","))]
+        library = ctypes.CDLL(argv[0])
+    except (IndexError, ValueError, OSError, PerfcastError) as error:
+        print(f"usage: python -m perfcast.campaign.native_driver LIBRARY KERNEL=N[,KERNEL=N...] ({error})",
+              file=sys.stderr)
+        return 2
+    for kernel, n in wanted:
         arrays = kernel.arrays(n, np.random.default_rng(0))
         function = getattr(library, kernel.name)
         function.restype = ctypes.c_double
