@@ -27,7 +27,10 @@ from typing import Any
 
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.launch_log import build_launch_logger, launch_environment
+from perfcast.campaign.profile_size import profile_outgrows
+from perfcast.campaign.projection import ArchiveRun
 from perfcast.campaign.report import score_archive
+from perfcast.devices.cache_view import cache_hierarchy
 
 MODELS = ("roofline", "quantitative")
 
@@ -82,7 +85,8 @@ def _campaign(entry: dict[str, Any], device: Path, out: Path) -> dict[str, Any]:
 def _scored(row: dict[str, Any], archive: Path) -> dict[str, Any]:
     """Return the summary row with the archive's scores: groups, launches, MAPE per model, worst kernels."""
     read = Archive.read(archive)
-    scores = score_archive(read)
+    run = ArchiveRun.of(read)
+    scores = score_archive(run)
     timed = read.manifest.get("timed_run") or {}
     row.update(kernels=len({r["kernel"] for r in read.manifest["kernels"].values()}),
                groups=len(read.manifest["kernels"]), launches=timed.get("timed"),
@@ -97,6 +101,18 @@ def _scored(row: dict[str, Any], archive: Path) -> dict[str, Any]:
     row["worst_quantitative"] = [{"kernel": k, "ape": a, "measured_s": m, "predicted_s": t, "why": d}
                                  for a, k, d, m, t in predicted[:3]]
     row["ratios"] = [t / m for _, _, _, m, t in predicted]
+    # The groups whose smaller profiled problem fit in a cache the timed one outgrows (campaign/profile_size.py),
+    # with their quantitative APEs.
+    try:
+        levels = cache_hierarchy(scores.device).levels
+    except ValueError:
+        levels = ()
+    outgrown = {k.name for k in (run.profiles.kernels if run.profiles is not None and levels else ())
+                if profile_outgrows(k.metrics, levels) is not None}
+    quantitative = [s for s in scores.scores if "quantitative" in s.predictions]
+    row["outgrown"] = {s.kernel: s.predictions["quantitative"].ape for s in quantitative if s.kernel in outgrown}
+    row["groups_scored"] = [s.kernel for s in quantitative]
+    row["apes"] = [s.predictions["quantitative"].ape for s in quantitative]
     return row
 
 
@@ -138,6 +154,18 @@ def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
     if quantitative:
         lines += ["", f"Quantitative MAPE over the {len(quantitative)} programs (mean of the per-program MAPEs): "
                   f"{statistics.fmean(quantitative):.1%}; median {statistics.median(quantitative):.1%}."]
+    outgrown = [(row["name"], ape) for row in rows for ape in (row.get("outgrown") or {}).values()]
+    if any("outgrown" in row for row in rows):
+        found = sorted({name for name, _ in outgrown})
+        others = [ape for row in rows for kernel, ape in zip(row.get("groups_scored", []), row.get("apes", []))
+                  if kernel not in (row.get("outgrown") or {})]
+        lines += ["", f"Groups profiled at a problem whose re-read data fit in a cache past L1 that the timed one "
+                  f"outgrows (their re-reads simulated as hits there may miss at the timed size; "
+                  f"docs/campaign-programs.md, step 5): {len(outgrown)} of "
+                  f"{sum(row.get('groups') or 0 for row in rows if 'failed' not in row)}"
+                  + (f", in {', '.join(found)}; their quantitative MAPE {statistics.fmean(a for _, a in outgrown):.1%}"
+                     if outgrown else "")
+                  + (f", the other groups' {statistics.fmean(others):.1%}" if others else "") + "."]
     overheads = [(row["name"], row["overhead"]) for row in rows if "overhead" in row]
     if overheads:
         lines += ["", "Launch-log overhead on the program's wall time (medians, alternated):", ""]

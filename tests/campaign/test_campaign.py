@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from perfcast.campaign.archive import Archive, ArchiveError, WorkingFolder
 from perfcast.campaign.report import score_archive
-from perfcast.campaign.score import KernelScore, Prediction, summarise
+from perfcast.campaign.score import KernelScore, Prediction, contains, summarise
 from perfcast.cli import app
 from perfcast.kernels.campaign import KERNELS, TILE, kernel_named
 
@@ -811,3 +811,30 @@ def test_the_cuda_timer_and_the_program_ncu_runs_on_a_stand_in_for_cupy(monkeypa
     monkeypatch.setitem(sys.modules, "cupy", cupy)
     assert main(["triad=4096,nbody=256"]) == 0
     assert [name for name, _, _ in launched] == ["triad", "nbody"]  # each once, in the suite's order
+
+
+def _hull_score(measured: float, bound: str = "division", ape: float | None = 0.01) -> KernelScore:
+    score = KernelScore("stencil7", measured, 0.05)
+    score.predictions["boat hull"] = Prediction("boat hull", "range", 17e-3, 14.5e-3, 19.9e-3, 0.7,
+                                                contains(14.5e-3, 19.9e-3, measured, 0.05), terms=("m0", "c1"))
+    if bound:
+        score.predictions["quantitative"] = Prediction("quantitative", "point", measured, ape=ape, bound=bound)
+    return score
+
+
+def test_a_hull_miss_names_what_the_hull_lacks_or_the_figure_the_kernel_beat():
+    from perfcast.campaign.score import HULL_LACKS, hull_miss
+
+    above = hull_miss(_hull_score(61.2e-3))  # the Xeon PoCL stencil7: 3.08x the upper end, bound by divisions
+    assert above is not None and above.startswith("3.08x the hull's upper end (c1);")
+    assert "APE 1%" in above and "division bound" in above and HULL_LACKS["division"] in above
+    assert "no quantitative prediction" in hull_miss(_hull_score(61.2e-3, bound=""))
+    below = hull_miss(_hull_score(7.0e-3))
+    assert below is not None and below.startswith("2.07x faster than the hull's lower end (m0, the memory bandwidth)")
+    assert hull_miss(_hull_score(17e-3)) is None  # inside
+    assert hull_miss(KernelScore("k", 1.0, 0.0)) is None  # no hull
+    from typing import get_args
+
+    from perfcast.models.quantitative import Bound
+
+    assert set(HULL_LACKS) == set(get_args(Bound))  # every term the quantitative model can bind on is named

@@ -551,3 +551,16 @@ def test_a_failing_program_leaves_no_trace(tmp_path):
                 traffic=TrafficRequest(_cpu()))
     assert not (tmp_path / "p.oclgrind.trace").exists()
     assert (tmp_path / "p.oclgrind.txt").exists()  # Oclgrind's own output is kept, as without a trace
+
+
+def test_a_launch_counts_the_distinct_lines_it_touches(tmp_path):
+    # Two groups read the same 16 lines, one of them also stores to 4 more, and a 4-byte access straddles lines
+    # 20 and 21; local memory is left out. 22 distinct lines of 64 B.
+    shared = _records(np.arange(16) * LINE, lanes=np.arange(16))
+    stores = _records(np.arange(16, 20) * LINE, lanes=np.arange(4), flags=FLAG_STORE)
+    straddle = _records([21 * LINE - 2], lanes=[5])
+    local = _records(np.arange(8) * LINE, lanes=np.arange(8), space=SPACE_LOCAL)
+    launch = _launch(tmp_path, {0: shared, 1: np.concatenate([shared, stores, straddle, local])})
+    traffic = simulate_launch(launch, _cpu(cores=2))
+    assert traffic.touched_bytes == 22 * LINE
+    assert traffic_metrics([traffic, traffic])["touched_bytes"] == 2 * 22 * LINE  # summed over launches

@@ -660,7 +660,9 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             profile, items = per_kernel[kernel]
             exponent = options.scaling.get(kernel, 1.0)
             factor = (record["work_items"] / items) ** exponent
-            scaled = replace(profile.scaled(factor, record["work_items"]), name=name)
+            scaled = _with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
+                                   profile.metrics.get("touched_bytes"),
+                                   1.0 if kernel in same_buffers else record["work_items"] / items)
             profiles.append(_capped_first_fetches(scaled, factor) if kernel in same_buffers else scaled)
             scaled_any = True
             scaled_kernels.add(kernel)
@@ -674,6 +676,40 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         notes.append(f"{', '.join(scaled_unchecked)}: both profiled commands ran it at the same work-items, so its "
                      "scaling to the timed NDRange is declared, not checked: profile two problem sizes")
     return profiles, notes
+
+
+def _outgrown_note(folder: WorkingFolder, profiles: Sequence[KernelProfile]) -> str | None:
+    """Return a note naming the groups whose profiled problem fit in caches the timed one outgrows, or None."""
+    from perfcast.campaign.profile_size import profile_outgrows
+    from perfcast.devices.cache_view import cache_hierarchy
+    from perfcast.devices.catalog import load_device_file
+
+    try:
+        levels = cache_hierarchy(load_device_file(folder.path / "device.yaml")).levels
+    except (InputError, OSError):
+        return None  # no cache sizes: the traffic was not simulated either
+    found = [(profile.name, outgrown) for profile in profiles
+             if (outgrown := profile_outgrows(profile.metrics, levels)) is not None]
+    if not found:
+        return None
+    listed = "; ".join(f"{name} ({', '.join(level for level, _ in o.levels)})" for name, o in found[:6])
+    more = f" and {len(found) - 6} more" if len(found) > 6 else ""
+    return (f"the profiled problem re-reads data that fit in caches the timed one outgrows, so the re-reads its "
+            f"bytes per level count as hits there may miss in the timed run: {listed}{more}; profile a larger "
+            f"problem with --profile-cmd (the report's reasons give each group's sizes)")
+
+
+def _with_touched(profile: KernelProfile, profiled: float | None, growth: float) -> KernelProfile:
+    """Return a scaled profile with its launch's touched bytes at the profiled size and at the timed one (B).
+
+    The timed one grows with the work-items (`growth`: their ratio, 1 for a kernel whose buffers do not grow),
+    not with the counts, which may grow faster (a matrix product's work-items^1.5).
+    """
+    if not profiled:
+        return profile
+    from perfcast.campaign.profile_size import PROFILED, TIMED
+
+    return replace(profile, metrics={**profile.metrics, PROFILED: profiled, TIMED: profiled * growth})
 
 
 def _capped_first_fetches(profile: KernelProfile, factor: float) -> KernelProfile:
@@ -759,6 +795,9 @@ def _profile_program(options: ProgramOptions, folder: WorkingFolder, manifest: d
     profiles, notes = _group_profiles(options, manifest, runs)
     for run in runs:
         notes.extend(run.notes)
+    outgrown = _outgrown_note(folder, profiles)
+    if outgrown:
+        notes.append(outgrown)
     from perfcast.profiles.capture import oclgrind_version
 
     version = oclgrind_version()

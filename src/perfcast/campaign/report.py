@@ -20,6 +20,7 @@ from perfcast.campaign.score import (
     ModelSummary,
     counts_fills,
     footprint_profile,
+    hull_miss,
     score_kernel,
     score_profiled,
     summarise,
@@ -174,6 +175,12 @@ def _section(result: CampaignScores, run: ArchiveRun, chart: str) -> list[str]:
         lines += ["Left out, with the reason:", ""]
         lines += [f"- {kernel}, {model}: {why}" for kernel, model, why in left]
         lines += [f"- {kernel}, every model: {why}" for kernel, why in result.not_scored.items()]
+        lines.append("")
+    misses = [(s.kernel, why) for s in result.scores if (why := hull_miss(s)) is not None]
+    if misses:
+        lines += ["Boat hull ranges missed, and the figure behind each (what the quantitative model prices that the "
+                  "hull's figures do not, or the figure the kernel beat):", ""]
+        lines += [f"- {kernel}: {why}" for kernel, why in misses]
         lines.append("")
     lines += ["Why each prediction is what it is:", ""]
     for s in result.scores:

@@ -13,7 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from perfcast.campaign.profile_size import profile_outgrows
 from perfcast.campaign.program_species import KernelSpecies, bind_group, work_groups
+from perfcast.devices.cache_view import cache_hierarchy
 from perfcast.devices.hull_view import elementary_ops, hull_inputs
 from perfcast.devices.quantitative_view import QuantitativeInputs, quantitative_inputs
 from perfcast.devices.schema import Device
@@ -43,8 +45,9 @@ from perfcast.species.application import predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
-__all__ = ["KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills", "footprint_profile",
-           "kernel_traffic", "percentage_error", "profile_flop", "score_kernel", "score_profiled", "summarise"]
+__all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
+           "footprint_profile", "hull_miss", "kernel_traffic", "percentage_error", "profile_flop", "score_kernel",
+           "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -64,6 +67,8 @@ class Prediction:
     efficiency: float | None = None  # bounds: t_bound / t_meas
     violation: bool | None = None  # bounds: beaten by more than the spread
     detail: str = ""
+    bound: str = ""  # points (quantitative): the term that decided the time (compute, memory, latency, ...)
+    terms: tuple[str, str] = ("", "")  # ranges (boat hull): the terms of the lower and the upper end (c0, m0, c1, ...)
 
 
 @dataclass(frozen=True)
@@ -183,7 +188,8 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     contained = contains(lower, upper, measured, spread)
     detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
               f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}{priced}{evidence}")
-    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained, detail=detail)
+    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained,
+                      detail=detail, terms=(str(result.prediction.lower_term[0]), str(result.prediction.upper_term[0])))
 
 
 def scalar_issue_floor(profile: KernelProfile, inputs: QuantitativeInputs) -> IssueFloor | None:
@@ -321,7 +327,8 @@ def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors)
-    return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail)
+    return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
+                      bound=p.bound)
 
 
 def profile_flop(profile: KernelProfile) -> tuple[float, str]:
@@ -391,7 +398,8 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
               f"{element_bytes:g} B elements{given_size}; lower bound by {result.prediction.lower_term[0]}, upper by "
               f"{result.prediction.upper_term[0]}{evidence}")
     return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
-                      contains(lower, upper, measured, spread), detail=detail)
+                      contains(lower, upper, measured, spread), detail=detail,
+                      terms=(str(result.prediction.lower_term[0]), str(result.prediction.upper_term[0])))
 
 
 def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
@@ -427,6 +435,7 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
                 score.left_out[model] = str(error)
+        _explain_profile_size(score, profile, device)
     if species is None:
         score.left_out["boat hull"] = ("no species: a program's kernel is known by its profile only (give one with "
                                        "--species KERNEL=SPECIES)")
@@ -437,6 +446,21 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     except (ValueError, LookupError) as error:
         score.left_out["boat hull"] = str(error)
     return score
+
+
+def _explain_profile_size(score: KernelScore, profile: KernelProfile, device: Device) -> None:
+    """Add to the byte-reading predictions why a profile scaled from a smaller problem may miss (profile_size)."""
+    try:
+        levels = cache_hierarchy(device).levels
+    except ValueError:  # InputError too: a device without cache sizes, whose bytes were not simulated either
+        return
+    outgrown = profile_outgrows(profile.metrics, levels)
+    if outgrown is None:
+        return
+    for model in ("roofline", "quantitative"):
+        if model in score.predictions:
+            prediction = score.predictions[model]
+            score.predictions[model] = replace(prediction, detail=f"{prediction.detail}; {outgrown.describe()}")
 
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
@@ -469,6 +493,43 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         else:
             score.predictions[model] = prediction
     return score
+
+
+# What the quantitative model prices that the boat hull's few figures do not, by the term that bound the time.
+HULL_LACKS = {
+    "division": "integer divisions at the divider's measured rate (§3.2)",
+    "in-core": "the chains its inner loops carry from one iteration to the next (§3.5, llvm-mca's cycles)",
+    "latency": "the latency of the loads no prefetcher foresees (§3.1)",
+    "issue": "its instructions, left scalar, issued one at a time (§3.3): the hull prices the species' operations, "
+             "not the compiler's instructions",
+    "atomic": "its locked atomics (§3.4)",
+    "compute": "its instruction mix: loads, stores and integer work beside the arithmetic (E_mix, E_instr, T_ldst; "
+               "§3, §3.6), where the hull takes the peak of the arithmetic alone",
+    "memory": "the bytes its caches move beyond the species' compulsory ones (the simulated traffic)",
+}
+TERMS = {"c0": "c0, the compute peak", "m0": "m0, the memory bandwidth"}  # the floors (c1 ...) go by their symbol
+
+
+def hull_miss(score: KernelScore) -> str | None:
+    """Return why a kernel lies outside its boat hull range, by the figure the hull lacks or sets too low; None if in.
+
+    Above the range: the quantitative model's binding term names what the hull does not price (HULL_LACKS).
+    Below it: the lower end's term, a figure (peak or bandwidth) the kernel beat or a species that counts too much.
+    """
+    hull = score.predictions.get("boat hull")
+    if hull is None or hull.contained is not False or hull.lower is None or hull.upper is None:
+        return None
+    quantitative = score.predictions.get("quantitative")
+    lower_term, upper_term = hull.terms
+    if score.measured > hull.upper:
+        text = f"{score.measured / hull.upper:.3g}x the hull's upper end ({TERMS.get(upper_term, upper_term or '?')})"
+        if quantitative is None or not quantitative.bound:
+            return f"{text}; no quantitative prediction to say what the hull lacks"
+        agreement = f"APE {quantitative.ape:.0%}" if quantitative.ape is not None else "unscored"
+        lacks = HULL_LACKS.get(quantitative.bound, f"what binds it ({quantitative.bound})")
+        return f"{text}; the quantitative model ({agreement}) is {quantitative.bound} bound: it prices {lacks}"
+    return (f"{hull.lower / score.measured:.3g}x faster than the hull's lower end ({TERMS.get(lower_term, lower_term)})"
+            f": the kernel beat that figure, or the species counts more work than it does")
 
 
 @dataclass(frozen=True)

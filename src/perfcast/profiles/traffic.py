@@ -192,6 +192,9 @@ class LaunchTraffic:
     # (scaled), and those buffers' lines: a profile scaled to more work-items over the same buffers caps them.
     scattered_first: float = 0.0
     scattered_first_cap: float = 0.0
+    # The distinct bytes of global and constant memory the launch touched, in whole lines of the outermost cache
+    # (scaled): what a cache must hold for the launch to find its data there again.
+    touched_bytes: float = 0.0
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -583,6 +586,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     scaled = counted * scale
     if sampled or repeated:
         notes += _correct_first_touches(launch, hierarchy, placement, counted, scale, scaled, repeated)
+    touched = _touched_bytes(launch, counted_groups, hierarchy.levels[-1].line) * scale
     filled = 0.0
     if hierarchy.levels[0].allocate:
         filled = min(_first_touch_stores(launch, counted_groups, hierarchy.levels[-1].line) * scale, scaled[-1][0])
@@ -601,7 +605,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                          f"from DRAM once: {cap:.4g} lines)")
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
-                         launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap)
+                         launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap,
+                         touched)
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -651,6 +656,18 @@ def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -
     lines = records["address"] // np.uint64(line)
     _, first = np.unique(lines, return_index=True)
     return float(np.count_nonzero(records["flags"][first] & FLAG_STORE) * line)
+
+
+def _touched_bytes(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
+    """Return the bytes of the distinct lines (of `line` B) of global and constant memory these work-groups touch."""
+    chosen = [launch.groups[index] for index in groups if len(launch.groups[index])]
+    if not chosen:
+        return 0.0
+    records = np.concatenate(chosen)
+    records = records[records["space"] != SPACE_LOCAL]
+    first = records["address"] // np.uint64(line)
+    last = (records["address"] + np.maximum(records["size"], 1).astype(np.uint64) - np.uint64(1)) // np.uint64(line)
+    return float(len(np.union1d(first, last)) * line)
 
 
 def _buffer_of(launch: LaunchTrace, addresses: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -758,6 +775,7 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
         for name, count in launch.scattered_loads.items():
             add(f"scattered_{name.lower()}", count)
+        add("touched_bytes", launch.touched_bytes)
         if launch.scattered_loads:
             add("scattered_first", launch.scattered_first)
             add("scattered_first_cap", launch.scattered_first_cap)
