@@ -646,13 +646,18 @@ def cap_first_fetches(scattered: dict[str, float], fetched: float, cap: float, l
     return excess
 
 
-def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
-    """Return the bytes of the lines whose first access in these work-groups (in order) is a store."""
+def _memory_records(launch: LaunchTrace, groups: Sequence[int]) -> np.ndarray:
+    """Return these work-groups' accesses to global and constant memory, in order (local memory left out)."""
     chosen = [launch.groups[index] for index in groups if len(launch.groups[index])]
     if not chosen:
-        return 0.0
+        return np.zeros(0, dtype=RECORD)
     records = np.concatenate(chosen)
-    records = records[records["space"] != SPACE_LOCAL]
+    return records[records["space"] != SPACE_LOCAL]
+
+
+def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
+    """Return the bytes of the lines whose first access in these work-groups (in order) is a store."""
+    records = _memory_records(launch, groups)
     lines = records["address"] // np.uint64(line)
     _, first = np.unique(lines, return_index=True)
     return float(np.count_nonzero(records["flags"][first] & FLAG_STORE) * line)
@@ -660,11 +665,7 @@ def _first_touch_stores(launch: LaunchTrace, groups: Sequence[int], line: int) -
 
 def _touched_bytes(launch: LaunchTrace, groups: Sequence[int], line: int) -> float:
     """Return the bytes of the distinct lines (of `line` B) of global and constant memory these work-groups touch."""
-    chosen = [launch.groups[index] for index in groups if len(launch.groups[index])]
-    if not chosen:
-        return 0.0
-    records = np.concatenate(chosen)
-    records = records[records["space"] != SPACE_LOCAL]
+    records = _memory_records(launch, groups)
     first = records["address"] // np.uint64(line)
     last = (records["address"] + np.maximum(records["size"], 1).astype(np.uint64) - np.uint64(1)) // np.uint64(line)
     return float(len(np.union1d(first, last)) * line)
