@@ -12,6 +12,8 @@ VARIANT is one of:
   barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
   incore-items   §3.5's in-core cycles also of the loops over the work-items (blocks run once a work-item or less)
   incore-barriers  §3.5's in-core floor also for scalar kernels that use local memory (barriers: PoCL's regions)
+  local-l1       §3.6 with local accesses priced as global ones (at L1 in the kernel's vectors), not at the bench's
+                 local-memory rate
 
 Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
 before §3.6.
@@ -36,7 +38,7 @@ import tempfile
 from pathlib import Path
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue",
-            "incore-items", "incore-barriers")
+            "incore-items", "incore-barriers", "local-l1")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -56,6 +58,10 @@ def _apply(variant: str) -> None:
         score.predict = quantitative.predict
     if "elem-scalar" in parts:
         score.vector_call_cost = lambda cost, lanes, simd_lanes: cost
+    if "local-l1" in parts:
+        rate = score.cpu_ldst_rate
+        score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(ldst, local, lanes, simd,
+                                                                                            accesses, None)
     original = score.predict_profiled
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None,  # type: ignore[no-untyped-def]
