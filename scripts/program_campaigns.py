@@ -159,9 +159,9 @@ def _summary(rows: list[dict[str, Any]], machine: str, device: Path) -> str:
         found = sorted({name for name, _ in outgrown})
         others = [ape for row in rows for kernel, ape in zip(row.get("groups_scored", []), row.get("apes", []))
                   if kernel not in (row.get("outgrown") or {})]
-        lines += ["", f"Groups profiled at a problem whose re-read data fit in a cache past L1 that the timed one "
-                  f"outgrows (their re-reads simulated as hits there may miss at the timed size; "
-                  f"docs/campaign-programs.md, step 5): {len(outgrown)} of "
+        lines += ["", f"Groups whose smaller profiled problem found hits in caches (one past L1 at least) that the "
+                  f"timed one outgrows (those hits may be misses at the timed size; docs/campaign-programs.md, "
+                  f"step 5): {len(outgrown)} of "
                   f"{sum(row.get('groups') or 0 for row in rows if 'failed' not in row)}"
                   + (f", in {', '.join(found)}; their quantitative MAPE {statistics.fmean(a for _, a in outgrown):.1%}"
                      if outgrown else "")

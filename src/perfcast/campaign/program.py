@@ -679,7 +679,7 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
 
 
 def _outgrown_note(folder: WorkingFolder, profiles: Sequence[KernelProfile]) -> str | None:
-    """Return a note naming the groups whose profiled problem fit in caches the timed one outgrows, or None."""
+    """Return a note naming the groups whose profiled problem found hits in caches the timed one outgrows, or None."""
     from perfcast.campaign.profile_size import profile_outgrows
     from perfcast.devices.cache_view import cache_hierarchy
     from perfcast.devices.catalog import load_device_file
@@ -694,9 +694,9 @@ def _outgrown_note(folder: WorkingFolder, profiles: Sequence[KernelProfile]) -> 
         return None
     listed = "; ".join(f"{name} ({', '.join(level for level, _ in o.levels)})" for name, o in found[:6])
     more = f" and {len(found) - 6} more" if len(found) > 6 else ""
-    return (f"the profiled problem re-reads data that fit in caches the timed one outgrows, so the re-reads its "
-            f"bytes per level count as hits there may miss in the timed run: {listed}{more}; profile a larger "
-            f"problem with --profile-cmd (the report's reasons give each group's sizes)")
+    return (f"the profiled problem found hits in caches the timed one outgrows, so its bytes per level may count "
+            f"as hits what the timed run misses: {listed}{more}; profile a larger problem with --profile-cmd (the "
+            f"report's reasons give each group's sizes)")
 
 
 def _with_touched(profile: KernelProfile, profiled: float | None, growth: float) -> KernelProfile:
