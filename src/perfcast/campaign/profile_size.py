@@ -22,8 +22,8 @@ at least the timed launch's touched bytes. A launch re-reading its own data coun
 what the launch before it left in the cache. A stream from DRAM has no hits to lose. Groups that outgrow the
 first level alone are not named: what a kernel re-reads in L1 is mostly its neighbours' data, at a distance
 that does not grow with the problem. The check names a risk, not a miss. On the 17 programs of
-docs/validation/programs/, the groups it names besides lud's were all predicted too fast, as lost hits would
-make them. lud's 201 groups were named too, yet came within about 10 %.
+docs/validation/programs/, six of the nine groups it names besides lud's were predicted too fast on each of
+three runs, as lost hits would make them. lud's 201 groups were named too, yet came within about 10 %.
 """
 
 from __future__ import annotations
