@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -48,6 +48,9 @@ class NativeTimer:
     """Times the suite's C kernels on every OpenMP thread of this machine."""
 
     library: NativeLibrary
+    # gcc's vectorisation report of the timed build and the parsed suite.c, made once: the vectorisation record
+    # and the in-core reading both read it.
+    _report: tuple[str, Any] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def open(cls, selector: str | None) -> NativeTimer:
@@ -82,14 +85,25 @@ class NativeTimer:
         times = [once() for _ in range(repetitions)]
         return {"times_s": times, "check": problem, "work_items": kernel.launch(n).items}
 
+    def _flags(self) -> tuple[tuple[str, ...], str]:
+        """Return the timed build's flags (without the compiler, source and output) and its compiler."""
+        return tuple(self.library.command[1:-3]), self.library.command[0]
+
+    def _vector_report(self) -> tuple[str, Any]:
+        """Return gcc's vectorisation report of the timed build and suite.c parsed, made on the first call only."""
+        if self._report is None:
+            from perfcast.campaign.vector_evidence import run_gcc_report
+            from perfcast.species.c_source import parse_c_file
+
+            flags, compiler = self._flags()
+            self._report = (run_gcc_report(C_SOURCE, flags, compiler), parse_c_file(C_SOURCE, {"TILE": TILE}))
+        return self._report
+
     def vectorisation(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
         """Return the SIMD lanes gcc gave each kernel's loops (its own report) and the OpenMP threads they ran on."""
-        from perfcast.campaign.vector_evidence import gcc_item_vector_bytes, gcc_vector_bytes, run_gcc_report
-        from perfcast.species.c_source import parse_c_file
+        from perfcast.campaign.vector_evidence import gcc_item_vector_bytes, gcc_vector_bytes
 
-        flags = tuple(self.library.command[1:-3])  # the build's flags, without the compiler, source and output
-        report = run_gcc_report(C_SOURCE, flags, self.library.command[0])
-        source = parse_c_file(C_SOURCE, {"TILE": TILE})
+        report, source = self._vector_report()
         widest, items = gcc_vector_bytes(report, source), gcc_item_vector_bytes(report, source)
         lanes = {k.name: max(1, widest.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in widest}
         # The hull's no-SIMD floor takes any loop's vector; the traffic's order only a loop over work-items'.
@@ -100,11 +114,10 @@ class NativeTimer:
     def incore(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
         """Return the in-core record of the code gcc compiled for each kernel (§3.5, C kernels: gcov's counts)."""
         from perfcast.campaign.incore_evidence import run_gcc_incore
-        from perfcast.campaign.vector_evidence import gcc_vector_bytes, run_gcc_report
-        from perfcast.species.c_source import parse_c_file
+        from perfcast.campaign.vector_evidence import gcc_vector_bytes
 
-        flags, compiler = tuple(self.library.command[1:-3]), self.library.command[0]
-        widest = gcc_vector_bytes(run_gcc_report(C_SOURCE, flags, compiler), parse_c_file(C_SOURCE, {"TILE": TILE}))
+        flags, compiler = self._flags()
+        widest = gcc_vector_bytes(*self._vector_report())
         named = {k.name: sizes[k.name] for k in kernels}
         items = {k.name: k.launch(sizes[k.name]).items for k in kernels}
         return run_gcc_incore(C_SOURCE, flags, compiler, named, items, widest)
