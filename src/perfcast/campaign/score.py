@@ -41,7 +41,7 @@ from perfcast.models.quantitative import (
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
 from perfcast.profiles.traffic import scattered_by_level
-from perfcast.species.application import predict_primitive
+from perfcast.species.application import PrimitivePrediction, predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
@@ -183,13 +183,24 @@ def _hull(kernel: CampaignKernel, n: int, device: Device, measured: float, sprea
     result = predict_primitive(kernel.species, figures, f, bind=kernel.bind(n), element_bytes=kernel.element_bytes,
                                assume=assume, vector_lanes=lanes)
     lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
-    geometric = upper > 2 * lower
-    middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
-    contained = contains(lower, upper, measured, spread)
-    detail = (f"{result.variables.name}; middle = {'geometric' if geometric else 'arithmetic'} mean; lower bound "
-              f"by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}{priced}{evidence}")
-    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured), contained,
-                      detail=detail, terms=(str(result.prediction.lower_term[0]), str(result.prediction.upper_term[0])))
+    detail = (f"{result.variables.name}; middle = {'geometric' if _geometric(lower, upper) else 'arithmetic'} mean; "
+              f"lower bound by {result.prediction.lower_term[0]}, upper by {result.prediction.upper_term[0]}"
+              f"{priced}{evidence}")
+    return _hull_range(result, measured, spread, detail)
+
+
+def _geometric(lower: float, upper: float) -> bool:
+    """Return whether a range's middle is its geometric mean (a range wider than 2x), else its arithmetic one."""
+    return upper > 2 * lower
+
+
+def _hull_range(result: PrimitivePrediction, measured: float, spread: float, detail: str) -> Prediction:
+    """Return the boat hull's range (s) of a `predict_primitive` result, scored against `measured`, with its terms."""
+    lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
+    middle = math.sqrt(lower * upper) if _geometric(lower, upper) else (lower + upper) / 2
+    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
+                      contains(lower, upper, measured, spread), detail=detail,
+                      terms=(str(result.prediction.lower_term[0]), str(result.prediction.upper_term[0])))
 
 
 def scalar_issue_floor(profile: KernelProfile, inputs: QuantitativeInputs) -> IssueFloor | None:
@@ -390,16 +401,11 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
     assume, lanes, evidence = compiler_floors(kernel, element_bytes, figures, vectorisation, work_groups(record))
     result = predict_primitive(declared.species, figures, f, bind=sizes, element_bytes=element_bytes,
                                assume=assume, vector_lanes=lanes)
-    lower, upper = float(result.prediction.lower[0]), float(result.prediction.upper[0])
-    geometric = upper > 2 * lower
-    middle = math.sqrt(lower * upper) if geometric else (lower + upper) / 2
     given_size = " (given)" if declared.element_bytes else ""
     detail = (f"{result.species} (given; {', '.join(f'{k}={v}' for k, v in sizes.items())}), f = {f:.4g} ({f_from}), "
               f"{element_bytes:g} B elements{given_size}; lower bound by {result.prediction.lower_term[0]}, upper by "
               f"{result.prediction.upper_term[0]}{evidence}")
-    return Prediction("boat hull", "range", middle, lower, upper, percentage_error(middle, measured),
-                      contains(lower, upper, measured, spread), detail=detail,
-                      terms=(str(result.prediction.lower_term[0]), str(result.prediction.upper_term[0])))
+    return _hull_range(result, measured, spread, detail)
 
 
 def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
