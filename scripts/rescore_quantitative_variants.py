@@ -14,6 +14,10 @@ VARIANT is one of:
   incore-barriers  §3.5's in-core floor also for scalar kernels that use local memory (barriers: PoCL's regions)
   local-l1       §3.6 with local accesses priced as global ones (at L1 in the kernel's vectors), not at the bench's
                  local-memory rate
+  caches=FILE[,FILE...]  the archive's device with its L1, L2 and L3 bandwidths taken from FILE, a device profile
+                 of the same machine whose cache levels were measured (perfcast bench on PoCL measures them since
+                 2026-11-27; profiles before carry estimates from the ISA and the clock); with several files, each
+                 device takes the one of its compute units
 
 Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
 before §3.6.
@@ -35,11 +39,44 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue",
-            "incore-items", "incore-barriers", "local-l1")
+            "incore-items", "incore-barriers", "local-l1", "caches")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def _measured_caches(sources: Sequence[Path]) -> None:
+    """Patch the archive reader, in this process only, so that each device takes its cache bandwidths from `sources`.
+
+    A device takes them from the source of its compute units (a 2-core profile's from a 2-core one), or from the
+    only source given.
+    """
+    import yaml
+
+    import perfcast.campaign.archive as archive
+
+    measured = {}
+    for source in sources:
+        data = yaml.safe_load(source.read_text())
+        measured[data.get("compute_units")] = {level["level"]: level["bandwidth"] for level in data["memory"]
+                                               if level["level"] in ("L1", "L2", "L3") and level.get("bandwidth")}
+    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
+
+    def read_with_caches(cls, path):  # type: ignore[no-untyped-def]
+        found = read(cls, path)
+        device = yaml.safe_load(found.device_yaml)
+        levels = measured.get(device.get("compute_units")) or (next(iter(measured.values())) if len(measured) == 1
+                                                                 else None)
+        if levels is None:
+            sys.exit(f"caches: no profile given for {device.get('compute_units')} compute units ({path})")
+        for level in device.get("memory", []):
+            if level["level"] in levels:
+                level["bandwidth"] = levels[level["level"]]
+        return dataclasses.replace(found, device_yaml=yaml.safe_dump(device, sort_keys=False))
+
+    archive.Archive.read = classmethod(read_with_caches)  # type: ignore[method-assign, assignment]
 
 
 def _apply(variant: str) -> None:
@@ -47,7 +84,10 @@ def _apply(variant: str) -> None:
     import perfcast.campaign.score as score
     import perfcast.models.quantitative as quantitative
 
-    parts = set(variant.split("+"))
+    parts = {part.split("=")[0] for part in variant.split("+")}
+    caches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("caches=")), None)
+    if caches is not None:
+        _measured_caches([Path(name) for name in caches.split(",")])
     if "instr-max" in parts:
         source = inspect.getsource(quantitative.predict)
         changed = source.replace("e_instr = c_op / (c_op + c_ldst + c_other)",
@@ -141,7 +181,7 @@ def main() -> None:
         sys.argv = ["perfcast", *sys.argv[3:]]
         perfcast_main()
         return
-    parts = sys.argv[1].split("+") if len(sys.argv) >= 3 else []
+    parts = [part.split("=")[0] for part in sys.argv[1].split("+")] if len(sys.argv) >= 3 else []
     ldst = [part for part in parts if part.startswith("ldst-")]
     if (not parts or not set(parts) <= set(VARIANTS) or len(set(parts)) != len(parts) or len(ldst) > 1
             or ("committed" in parts and len(parts) > 1)):

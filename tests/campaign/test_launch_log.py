@@ -43,6 +43,7 @@ def test_every_launch_is_logged_with_its_ndrange_and_time(multi_kernel, tmp_path
     assert logged == _said(lines)
     assert len(log.launches) == 4 * 3 + 2 * 3  # four kernels per repetition, then two threads of three
     assert all(x.timed and x.duration > 0 for x in log.launches)
+    assert all(x.build == "" for x in log.launches)  # each kernel's program, built without options
     assert log.unfinished == 0 and log.exited == log.processes
     # NULL local size (axpy), a task (one work-item), a 2-D NDRange with an offset (blur2d).
     axpy = next(x for x in log.launches if x.kernel == "axpy")
@@ -102,7 +103,7 @@ def test_foreign_and_future_logs_are_refused(tmp_path):
     _write(tmp_path / "a.1", "hello\n")
     with pytest.raises(LaunchLogError, match="not a perfcast launch log"):
         read_launch_logs(tmp_path / "a")
-    _write(tmp_path / "b.1", "#perfcast-launch-log\t2\t1\t0\n")
+    _write(tmp_path / "b.1", "#perfcast-launch-log\t3\t1\t0\n")
     with pytest.raises(LaunchLogError, match="format"):
         read_launch_logs(tmp_path / "b")
     _write(tmp_path / "c.1", "#perfcast-launch-log\t1\t1\t0\nL\t0\tq\n")
@@ -129,3 +130,50 @@ def test_a_reused_pid_appends_a_second_header_that_starts_a_new_process(tmp_path
            "#perfcast-launch-log\t1\t9\t1\nL\t0\tq\t9\t1\t8\t-\t-\t1\t2\t5\t9\t0\tk\n")
     log = read_launch_logs(tmp_path / "launches")
     assert len(log.launches) == 2 and [x.end for x in log.launches] == [4, 9]
+
+
+def test_kernels_of_one_name_from_two_builds_are_told_apart(tmp_path):
+    # SHOC's md builds one source twice (-DSINGLE_PRECISION, -DK_DOUBLE_PRECISION): one kernel name, two kernels.
+    from perfcast.campaign.program import _timing_record, group_launches
+
+    def line(seq, program, start):
+        return f"L\t{seq}\tq\t5\t1\t64\t16\t-\t1\t2\t{start}\t{start + 100 * (1 + seq % 2)}\t0\t{program}\tmd\n"
+
+    _write(tmp_path / "launches.5", "#perfcast-launch-log\t2\t5\t1\n"
+           "P\t0xa\t-cl-mad-enable -DSINGLE_PRECISION\nP\t0xb\t-cl-mad-enable -DK_DOUBLE_PRECISION\n"
+           + "".join(line(seq, "0xa" if seq % 2 == 0 else "0xb", 1000 * seq + 10) for seq in range(6))
+           + "L\t6\tq\t5\t1\t64\t16\t-\t1\t2\t9000\t9050\t0\t0xc\tother\n")
+    log = read_launch_logs(tmp_path / "launches")
+    assert [x.build for x in log.launches[:2]] == ["-cl-mad-enable -DSINGLE_PRECISION",
+                                                   "-cl-mad-enable -DK_DOUBLE_PRECISION"]
+    assert log.launches[-1].build == ""  # a program whose options were never logged
+    groups = {group.name: group for group in group_launches(log.launches)}
+    assert set(groups) == {"md (-DSINGLE_PRECISION)", "md (-DK_DOUBLE_PRECISION)", "other"}
+    single, double = groups["md (-DSINGLE_PRECISION)"], groups["md (-DK_DOUBLE_PRECISION)"]
+    assert len(single.launches) == len(double.launches) == 3
+    assert _timing_record(single)["median_s"] == pytest.approx(100e-9)
+    assert _timing_record(double)["median_s"] == pytest.approx(200e-9)
+    assert _timing_record(single)["build"] == "-cl-mad-enable -DSINGLE_PRECISION"
+    assert "build" not in _timing_record(groups["other"])  # one build: grouped by name as before
+
+
+def test_a_format_1_log_has_no_builds_and_groups_by_name(tmp_path):
+    from perfcast.campaign.program import group_launches
+
+    _write(tmp_path / "launches.3", "#perfcast-launch-log\t1\t3\t1\n"
+           "L\t0\tq\t3\t1\t1\t-\t-\t1\t2\t3\t4\t0\tk\nL\t1\tq\t3\t1\t1\t-\t-\t1\t2\t5\t7\t0\tk\n")
+    log = read_launch_logs(tmp_path / "launches")
+    assert all(x.build is None for x in log.launches)
+    assert [group.name for group in group_launches(log.launches)] == ["k"]
+
+
+def test_build_tags_name_each_build_once():
+    from perfcast.campaign.program import build_tags
+
+    assert build_tags(["-cl-mad-enable -DA", "-cl-mad-enable -DB"]) == {"-cl-mad-enable -DA": "-DA",
+                                                                         "-cl-mad-enable -DB": "-DB"}
+    assert build_tags(["", "-DX"]) == {"": "no options", "-DX": "-DX"}
+    assert build_tags(["-DX", "-DX -DY"]) == {"-DX": "common options", "-DX -DY": "-DY"}
+    # The same options in another order read alike: numbered, with their options, so that names stay unique.
+    tags = build_tags(["-DA -DB", "-DB -DA"])
+    assert tags == {"-DA -DB": "build 1: -DA -DB", "-DB -DA": "build 2: -DB -DA"}

@@ -2,6 +2,7 @@
 
 import json
 import shutil
+import sys
 import zipfile
 from pathlib import Path
 
@@ -181,6 +182,15 @@ def test_campaign_run_refuses_species_for_the_suite(tmp_path):
     result = runner.invoke(app, ["campaign", "run", "-o", str(tmp_path / "a.zip"), "--species",
                                  "k=N|element -> N|element"])
     assert result.exit_code != 0 and "program" in result.output
+
+
+def test_campaign_run_refuses_a_separator_with_no_program_after_it(tmp_path, monkeypatch):
+    # Click drops a trailing `--`; the command line is read back from sys.argv, as a shell gives it.
+    args = ["campaign", "run", "-o", str(tmp_path / "a.zip"), "--quick", "--"]
+    monkeypatch.setattr(sys, "argv", ["perfcast", *args])
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0 and "nothing after --" in result.output
+    assert not (tmp_path / "a.zip").exists()
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")

@@ -3,7 +3,8 @@
 `opencl_launch_log.c` is preloaded into the program (LD_PRELOAD, ahead of the ICD loader or of Oclgrind's runtime);
 it turns on profiling for every queue and writes one line per kernel launch with its NDRange and its device
 timestamps, one file per process. This module builds it like perfcast's other native code, says how to run a
-program with it, and reads the logs back (format 1, named on each file's first line).
+program with it, and reads the logs back (formats 1 and 2, named on each file's first line; 2 adds the program
+each kernel was built in, with its build options).
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ __all__ = ["LOG_FORMAT", "LOG_VARIABLE", "Launch", "LaunchCounter", "LaunchLog",
 
 LOGGER_SOURCE = Path(__file__).with_name("opencl_launch_log.c")
 LOG_VARIABLE = "PERFCAST_LAUNCH_LOG"
-LOG_FORMAT = 1
+LOG_FORMAT = 2
+READ_FORMATS = ("1", "2")  # format 1 (before 2026-11-27) has no program field and no P lines
 _HEADER = "#perfcast-launch-log"
 
 
@@ -49,6 +51,7 @@ class Launch:
     end: int = 0
     status: int = 0  # 0: completed; < 0: the OpenCL error the launch or its timing ended with
     enqueue_failed: bool = False
+    build: str | None = None  # the build options of the program the kernel came from; None: not logged (format 1)
 
     @property
     def work_items(self) -> int:
@@ -143,20 +146,26 @@ def _sizes(text: str, where: str) -> tuple[int, ...] | None:
         raise LaunchLogError(f"{where}: {text!r} is not a list of sizes") from None
 
 
-def _launch(fields: list[str], pid: int, where: str, failed: bool) -> Launch:
-    """Return the launch an L (timed) or X (enqueue failed) line describes."""
-    if len(fields) != (14 if not failed else 10):
+def _launch(fields: list[str], pid: int, where: str, failed: bool, builds: Mapping[str, str] | None) -> Launch:
+    """Return the launch an L (timed) or X (enqueue failed) line describes.
+
+    `builds`: program handle -> build options, from the P lines read so far (format 2); None for format 1, whose
+    lines have no program field.
+    """
+    program = builds is not None
+    if len(fields) != (14 if not failed else 10) + program:
         raise LaunchLogError(f"{where}: a launch line has {len(fields)} fields")
+    build = builds.get(fields[-2], "") if builds is not None else None  # "": a kernel of no program logged
     try:
         seq, thread, dims = int(fields[1]), int(fields[3]), int(fields[4])
         global_size = (_sizes(fields[5], where) or (1,))[:dims or 1]
         local_size, offset = _sizes(fields[6], where), _sizes(fields[7], where)
         if failed:
-            return Launch(seq, pid, fields[2], thread, fields[9], global_size, local_size, offset,
-                          status=int(fields[8]), enqueue_failed=True)
+            return Launch(seq, pid, fields[2], thread, fields[-1], global_size, local_size, offset,
+                          status=int(fields[8]), enqueue_failed=True, build=build)
         queued, submitted, start, end, status = (int(v) for v in fields[8:13])
-        return Launch(seq, pid, fields[2], thread, fields[13], global_size, local_size, offset, queued, submitted,
-                      start, end, status)
+        return Launch(seq, pid, fields[2], thread, fields[-1], global_size, local_size, offset, queued, submitted,
+                      start, end, status, build=build)
     except ValueError:
         raise LaunchLogError(f"{where}: a launch line with a field that is not a number") from None
 
@@ -179,10 +188,11 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
         if not lines or not lines[0].startswith(_HEADER):
             raise LaunchLogError(f"{path} is not a perfcast launch log (its first line is {lines[0][:60]!r})")
         header = lines[0].split("\t")
-        if len(header) < 3 or header[1] != str(LOG_FORMAT):
+        if len(header) < 3 or header[1] not in READ_FORMATS:
             raise LaunchLogError(f"{path} is a launch log of format {header[1:2]}, this perfcast reads "
-                                 f"format {LOG_FORMAT}")
+                                 f"formats {', '.join(READ_FORMATS)}")
         pid = _count(header[2], f"{path.name}:1")
+        builds: dict[str, str] | None = {} if header[1] != "1" else None
         processes.append(pid)
         # The last line may be cut where the process was killed mid-write: only whole lines count.
         whole = lines[1:-1]  # the text after the last newline is a line cut by a kill, or nothing
@@ -190,11 +200,14 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
             where = f"{path.name}:{number}"
             fields = line.split("\t")
             kind = fields[0]
-            if kind == _HEADER and len(fields) >= 3 and fields[1] == str(LOG_FORMAT):
+            if kind == _HEADER and len(fields) >= 3 and fields[1] in READ_FORMATS:
                 pid = _count(fields[2], where)  # a later process given the same pid appends to the same file
                 processes.append(pid)
+                builds = {} if fields[1] != "1" else None
             elif kind == "L" or kind == "X":
-                launches.append(_launch(fields, pid, where, kind == "X"))
+                launches.append(_launch(fields, pid, where, kind == "X", builds))
+            elif kind == "P" and len(fields) == 3 and builds is not None:
+                builds[fields[1]] = fields[2].strip()
             elif kind == "Q" and len(fields) >= 5:
                 queues[(pid, fields[1])] = fields[4]
                 if not _count(fields[3], where) & 2:  # CL_QUEUE_PROFILING_ENABLE

@@ -14,11 +14,15 @@
  * Without PERFCAST_LAUNCH_LOG the library only passes calls through.
  *
  * Lines (tab-separated; the first names the format):
- *   #perfcast-launch-log 1 <pid> <ppid>
+ *   #perfcast-launch-log 2 <pid> <ppid>
  *   Q <queue> <properties asked> <properties set> <device name>
+ *   P <program> <build options>   (before the first launch of a kernel of that program, and again where the
+ *     options found at a launch differ from the last ones logged for that handle: a handle the runtime reused)
  *   L <seq> <queue> <thread> <dims> <global x,y,z> <local x,y,z or -> <offset x,y,z or -> <queued> <submit> <start>
- *     <end> <status> <kernel name>          (times in ns of the device's clock; status: 0 done, <0 an error)
- *   X <seq> <queue> <thread> <dims> <global> <local> <offset> <error> <kernel name>   (the enqueue itself failed)
+ *     <end> <status> <program> <kernel name>   (times in ns of the device's clock; status: 0 done, <0 an error)
+ *   X <seq> <queue> <thread> <dims> <global> <local> <offset> <error> <program> <kernel name>   (the enqueue failed)
+ * The program names the build a kernel came from: a program that builds one source twice (SHOC's md, in single
+ * and in double precision) launches two kernels of one name, told apart by their programs' options.
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
@@ -33,7 +37,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define LOG_FORMAT 1
+#define LOG_FORMAT 2
+#define OPTIONS_BYTES 512
+#define PROGRAMS_KEPT 256
 #define NAME_MAX_BYTES 256
 #define LINE_BYTES 1024
 
@@ -123,8 +129,60 @@ struct launch {
     cl_uint dims;
     size_t global[3], local[3], offset[3];
     int has_local, has_offset;
+    const void *program;
     char name[NAME_MAX_BYTES];
 };
+
+/* The build options last logged per program handle (a P line), so that each is logged once, and again where a
+ * handle comes back with other options. Past PROGRAMS_KEPT handles the oldest slot is reused (a P line again). */
+static pthread_mutex_t program_lock = PTHREAD_MUTEX_INITIALIZER;
+static const void *program_handles[PROGRAMS_KEPT];
+static char program_options[PROGRAMS_KEPT][OPTIONS_BYTES];
+static unsigned programs_seen = 0;
+
+static void note_program(cl_command_queue queue, cl_program program)
+{
+    char options[OPTIONS_BYTES] = "";
+    cl_device_id device = NULL;
+    size_t size = 0;
+    if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) == CL_SUCCESS
+        && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, 0, NULL, &size) == CL_SUCCESS
+        && size > 0) {
+        char *text = malloc(size + 1);
+        if (text != NULL) {
+            if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, size, text, NULL) == CL_SUCCESS) {
+                text[size] = '\0';
+                snprintf(options, sizeof options, "%s", text);
+            }
+            free(text);
+        }
+    }
+    for (char *c = options; *c; ++c)  /* one field */
+        if (*c == '\t' || *c == '\n' || *c == '\r')
+            *c = ' ';
+    pthread_mutex_lock(&program_lock);
+    unsigned kept = programs_seen < PROGRAMS_KEPT ? programs_seen : PROGRAMS_KEPT;
+    int known = 0;
+    for (unsigned i = 0; i < kept; ++i) {
+        if (program_handles[i] == program) {
+            known = strcmp(program_options[i], options) == 0 ? 1 : -1;
+            if (known < 0)
+                snprintf(program_options[i], OPTIONS_BYTES, "%s", options);
+            break;
+        }
+    }
+    if (known == 0) {
+        unsigned slot = programs_seen++ % PROGRAMS_KEPT;
+        program_handles[slot] = program;
+        snprintf(program_options[slot], OPTIONS_BYTES, "%s", options);
+    }
+    if (known <= 0) {  /* logged under the lock: a launch line of this program cannot come first */
+        char line[LINE_BYTES];
+        int n = snprintf(line, sizeof line, "P\t%p\t%s\n", (const void *)program, options);
+        log_line(line, n);
+    }
+    pthread_mutex_unlock(&program_lock);
+}
 
 static int sizes_text(char *out, size_t room, const size_t *values, cl_uint dims, int present)
 {
@@ -157,9 +215,9 @@ static void CL_CALLBACK launch_done(cl_event event, cl_int status, void *data)
         outcome = clGetEventProfilingInfo(event, which[i], sizeof(cl_ulong), &times[i], NULL);
     char line[LINE_BYTES], head[512];
     launch_text(head, sizeof head, l);
-    int n = snprintf(line, sizeof line, "L\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%s\n", head,
+    int n = snprintf(line, sizeof line, "L\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%p\t%s\n", head,
                      (unsigned long long)times[0], (unsigned long long)times[1], (unsigned long long)times[2],
-                     (unsigned long long)times[3], (int)outcome, l->name);
+                     (unsigned long long)times[3], (int)outcome, l->program, l->name);
     log_line(line, n);
     __atomic_sub_fetch(&pending, 1, __ATOMIC_SEQ_CST);
     free(l);
@@ -185,6 +243,11 @@ static struct launch *describe(cl_command_queue queue, cl_kernel kernel, cl_uint
     l->has_offset = offset != NULL;
     if (clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof l->name, l->name, NULL) != CL_SUCCESS)
         snprintf(l->name, sizeof l->name, "?");
+    cl_program program = NULL;
+    if (clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, NULL) == CL_SUCCESS && program != NULL) {
+        l->program = program;
+        note_program(queue, program);
+    }
     for (char *c = l->name; *c; ++c)  /* one field: a name never breaks the line */
         if (*c == '\t' || *c == '\n')
             *c = ' ';
@@ -202,7 +265,7 @@ static void follow(struct launch *l, cl_int result, cl_event *program_event, cl_
     if (result != CL_SUCCESS) {
         char line[LINE_BYTES], head[512];
         launch_text(head, sizeof head, l);
-        int n = snprintf(line, sizeof line, "X\t%s\t%d\t%s\n", head, (int)result, l->name);
+        int n = snprintf(line, sizeof line, "X\t%s\t%d\t%p\t%s\n", head, (int)result, l->program, l->name);
         log_line(line, n);
         free(l);
         return;
@@ -215,7 +278,8 @@ static void follow(struct launch *l, cl_int result, cl_event *program_event, cl_
         __atomic_sub_fetch(&pending, 1, __ATOMIC_SEQ_CST);
         char line[LINE_BYTES], head[512];
         launch_text(head, sizeof head, l);
-        int n = snprintf(line, sizeof line, "L\t%s\t0\t0\t0\t0\t%d\t%s\n", head, (int)CL_INVALID_EVENT, l->name);
+        int n = snprintf(line, sizeof line, "L\t%s\t0\t0\t0\t0\t%d\t%p\t%s\n", head, (int)CL_INVALID_EVENT,
+                         l->program, l->name);
         log_line(line, n);
         free(l);
         clReleaseEvent(event);

@@ -46,8 +46,8 @@ from perfcast.campaign.watched_run import ProgramFailed, available_memory, run_w
 from perfcast.errors import InputError, ToolError
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 
-__all__ = ["SCALING_CHECK_TOLERANCE", "TIMERS", "ProgramOptions", "cuda_group_profiles", "group_launches",
-           "parse_scaling", "run_program_campaign", "scaling_check"]
+__all__ = ["SCALING_CHECK_TOLERANCE", "TIMERS", "ProgramOptions", "build_tags", "cuda_group_profiles",
+           "group_launches", "parse_scaling", "run_program_campaign", "scaling_check"]
 
 Progress = Callable[[str, float], None]
 SCALING_CHECK_TOLERANCE = 0.05  # counts at two profile sizes must follow the declared scaling this closely
@@ -101,11 +101,12 @@ def parse_scaling(items: Sequence[str]) -> dict[str, float]:
 class LaunchGroup:
     """Launches of one kernel at one NDRange: the unit the campaign scores."""
 
-    name: str  # the kernel, with its NDRange where the kernel ran at several
+    name: str  # the kernel, with its build where it came from several, and its NDRange where it ran at several
     kernel: str
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     launches: tuple[Launch, ...]
+    build: str | None = None  # the build options of its program, where the kernel's name came from several builds
 
     @property
     def work_items(self) -> int:
@@ -113,18 +114,63 @@ class LaunchGroup:
         return self.launches[0].work_items
 
 
-def group_launches(launches: Sequence[Launch]) -> list[LaunchGroup]:
-    """Return launches grouped by kernel name and NDRange, in order of first launch; names unique."""
-    groups: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[Launch]] = {}
+Identity = tuple[str, str | None]  # (kernel name, build options where its name came from several builds, else None)
+
+
+def rebuilt_kernels(launches: Sequence[Launch]) -> set[str]:
+    """Return the kernel names the launches came from under more than one program build (options apart).
+
+    A program that builds one source twice (SHOC's md: single and double precision, one kernel name) launches two
+    kernels under one name: their launches are grouped, profiled and scored apart.
+    """
+    builds: dict[str, set[str]] = defaultdict(set)
     for launch in launches:
-        groups.setdefault((launch.kernel, launch.global_size, launch.local_size), []).append(launch)
-    shapes: dict[str, int] = defaultdict(int)
-    for kernel, _, _ in groups:
-        shapes[kernel] += 1
+        if launch.build is not None:
+            builds[launch.kernel].add(launch.build)
+    return {kernel for kernel, found in builds.items() if len(found) > 1}
+
+
+def launch_identity(launch: Launch, rebuilt: set[str]) -> Identity:
+    """Return the kernel a launch ran: its name, with its build where that name came from several (`rebuilt`)."""
+    return (launch.kernel, launch.build if launch.kernel in rebuilt else None)
+
+
+def build_tags(builds: Sequence[str]) -> dict[str, str]:
+    """Return a tag per build of one kernel, unique: the options only it has, else 'build N: OPTIONS'.
+
+    Builds whose own options read alike (the same options in another order) are numbered, with all their options.
+    """
+    tokens = [build.split() for build in builds]
+    common = set.intersection(*(set(t) for t in tokens)) if tokens else set()
+    tags = {}
+    for build, words in zip(builds, tokens, strict=True):
+        own = " ".join(word for word in words if word not in common)
+        tags[build] = own or ("no options" if not words else "common options")
+    if len(set(tags.values())) < len(tags):
+        tags = {build: f"build {n}: {build or 'no options'}" for n, build in enumerate(builds, start=1)}
+    return tags
+
+
+def group_launches(launches: Sequence[Launch]) -> list[LaunchGroup]:
+    """Return launches grouped by kernel (build apart, `rebuilt_kernels`) and NDRange, in order of first launch; names unique."""
+    rebuilt = rebuilt_kernels(launches)
+    groups: dict[tuple[Identity, tuple[int, ...], tuple[int, ...] | None], list[Launch]] = {}
+    for launch in launches:
+        groups.setdefault((launch_identity(launch, rebuilt), launch.global_size, launch.local_size), []).append(launch)
+    shapes: dict[Identity, int] = defaultdict(int)
+    builds: dict[str, list[str]] = defaultdict(list)
+    for identity, _, _ in groups:
+        shapes[identity] += 1
+        if identity[1] is not None and identity[1] not in builds[identity[0]]:
+            builds[identity[0]].append(identity[1])
+    tags = {kernel: build_tags(found) for kernel, found in builds.items()}
     found = []
-    for (kernel, global_size, local_size), members in groups.items():
-        name = kernel if shapes[kernel] == 1 else f"{kernel}[{members[0].shape()}]"
-        found.append(LaunchGroup(name, kernel, global_size, local_size, tuple(members)))
+    for (identity, global_size, local_size), members in groups.items():
+        kernel, build = identity
+        name = kernel if build is None else f"{kernel} ({tags[kernel][build]})"
+        if shapes[identity] > 1:
+            name = f"{name}[{members[0].shape()}]"
+        found.append(LaunchGroup(name, kernel, global_size, local_size, tuple(members), build))
     return found
 
 
@@ -132,7 +178,8 @@ def _timing_record(group: LaunchGroup) -> dict[str, Any]:
     """Return a group's manifest record: NDRange, launches, median time, spread (sigma / t), range."""
     times = [launch.duration for launch in group.launches]
     median = statistics.median(times)
-    return {"kernel": group.kernel, "global_size": list(group.global_size),
+    return {"kernel": group.kernel, **({"build": group.build} if group.build is not None else {}),
+            "global_size": list(group.global_size),
             "local_size": list(group.local_size) if group.local_size else None, "n": group.work_items,
             "work_items": group.work_items, "launches": len(times), "median_s": median,
             "spread": statistics.pstdev(times) / median if median > 0 else 0.0,
@@ -574,16 +621,22 @@ def _mean_profile(name: str, profiles: Sequence[KernelProfile], work_items: int)
     return KernelProfile(name, 1, metrics, work_items=work_items, notes=notes, bytes_from=profiles[0].bytes_from)
 
 
-def _per_kernel(run: ProfiledRun) -> dict[str, tuple[KernelProfile, float]]:
-    """Return, per kernel name, its mean profile per launch and its mean work-items per launch."""
-    by_kernel: dict[str, list[tuple[Launch, KernelProfile]]] = defaultdict(list)
+def _per_kernel(run: ProfiledRun, rebuilt: set[str]) -> dict[Identity, tuple[KernelProfile, float]]:
+    """Return, per kernel (its build apart where `rebuilt`), its mean profile per launch and mean work-items per launch."""
+    by_kernel: dict[Identity, list[tuple[Launch, KernelProfile]]] = defaultdict(list)
     for launch, profile in run.launches:
-        by_kernel[launch.kernel].append((launch, profile))
+        by_kernel[launch_identity(launch, rebuilt)].append((launch, profile))
     found = {}
-    for kernel, pairs in by_kernel.items():
+    for identity, pairs in by_kernel.items():
         items = statistics.fmean(launch.work_items for launch, _ in pairs)
-        found[kernel] = (_mean_profile(kernel, [p for _, p in pairs], round(items)), items)
+        found[identity] = (_mean_profile(identity[0], [p for _, p in pairs], round(items)), items)
     return found
+
+
+def _identity_text(identity: Identity) -> str:
+    """Return a kernel's identity in words: 'scale', or "md (built with '-DSINGLE_PRECISION')"."""
+    kernel, build = identity
+    return kernel if build is None else f"{kernel} (built with {build!r})"
 
 
 def scaling_check(kernel: str, small: tuple[KernelProfile, float], large: tuple[KernelProfile, float],
@@ -617,21 +670,24 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     any other takes its kernel's mean counts scaled to its work-items as declared.
     """
     notes: list[str] = []
-    unchecked: set[str] = set()  # kernels the two profiled commands ran at the same work-items
+    # The kernels the timed run launched from several builds: their profiles are matched build by build.
+    rebuilt = {record["kernel"] for record in manifest["kernels"].values() if "build" in record}
+    unchecked: set[Identity] = set()  # kernels the two profiled commands ran at the same work-items
     # Kernels whose scattered loads gathered from the same buffers at both profiled sizes: their buffers do not
     # grow with the NDRange, so scaled to more work-items their first fetches from DRAM are capped at them.
-    same_buffers: set[str] = set()
+    same_buffers: set[Identity] = set()
     if len(runs) == 2:
-        sizes = [_per_kernel(run) for run in runs]
+        sizes = [_per_kernel(run, rebuilt) for run in runs]
         refused = []
-        for kernel in sorted(set(sizes[0]) & set(sizes[1])):
+        for identity in sorted(set(sizes[0]) & set(sizes[1]), key=lambda found: (found[0], found[1] or "")):
+            kernel, words = identity[0], _identity_text(identity)
             exponent = options.scaling.get(kernel, 1.0)
-            small, large = sorted((sizes[0][kernel], sizes[1][kernel]), key=lambda item: item[1])
+            small, large = sorted((sizes[0][identity], sizes[1][identity]), key=lambda item: item[1])
             if small[1] == large[1]:
-                unchecked.add(kernel)
-            caps = [size[kernel][0].metrics.get("scattered_first_cap", 0.0) for size in sizes]
+                unchecked.add(identity)
+            caps = [size[identity][0].metrics.get("scattered_first_cap", 0.0) for size in sizes]
             if caps[0] > 0 and abs(caps[0] - caps[1]) <= 0.01 * caps[0]:
-                same_buffers.add(kernel)
+                same_buffers.add(identity)
             broken = scaling_check(kernel, small, large, exponent)
             if broken:
                 metric, seen, expected, fitted = broken
@@ -639,39 +695,40 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
                         if math.isfinite(fitted) else
                         "; its work-items do not change with the problem but its work does: profile it at the timed "
                         "size (leave out --profile-cmd)" if small[1] == large[1] else "")
-                refused.append(f"{kernel}: from {small[1]:.0f} to {large[1]:.0f} work-items per launch its {metric} "
+                refused.append(f"{words}: from {small[1]:.0f} to {large[1]:.0f} work-items per launch its {metric} "
                                f"grew {seen:.4g}x, not the {expected:.4g}x declared (work-items^{exponent:g}){hint}")
         if refused:
             raise InputError("the profiled counts do not scale as declared, so they cannot be carried to the timed "
                              "size:\n" + "\n".join(f"  {line}" for line in refused))
     last = runs[-1]
-    exact: dict[tuple[str, tuple[int, ...], tuple[int, ...] | None], list[KernelProfile]] = defaultdict(list)
+    exact: dict[tuple[Identity, tuple[int, ...], tuple[int, ...] | None], list[KernelProfile]] = defaultdict(list)
     for launch, profile in last.launches:
-        exact[(launch.kernel, launch.global_size, launch.local_size)].append(profile)
-    per_kernel = _per_kernel(last)
+        exact[(launch_identity(launch, rebuilt), launch.global_size, launch.local_size)].append(profile)
+    per_kernel = _per_kernel(last, rebuilt)
     profiles, scaled_any = [], False
-    scaled_kernels: set[str] = set()
+    scaled_kernels: set[Identity] = set()
     for name, record in manifest["kernels"].items():
         kernel = record["kernel"]
-        key = (kernel, tuple(record["global_size"]), tuple(record["local_size"]) if record["local_size"] else None)
+        group: Identity = (kernel, record.get("build"))
+        key = (group, tuple(record["global_size"]), tuple(record["local_size"]) if record["local_size"] else None)
         if exact.get(key):
             profiles.append(_mean_profile(name, exact[key], record["work_items"]))
-        elif kernel in per_kernel:
-            profile, items = per_kernel[kernel]
+        elif group in per_kernel:
+            profile, items = per_kernel[group]
             exponent = options.scaling.get(kernel, 1.0)
             factor = (record["work_items"] / items) ** exponent
             scaled = _with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
                                    profile.metrics.get("touched_bytes"),
-                                   1.0 if kernel in same_buffers else record["work_items"] / items)
-            profiles.append(_capped_first_fetches(scaled, factor) if kernel in same_buffers else scaled)
+                                   1.0 if group in same_buffers else record["work_items"] / items)
+            profiles.append(_capped_first_fetches(scaled, factor) if group in same_buffers else scaled)
             scaled_any = True
-            scaled_kernels.add(kernel)
+            scaled_kernels.add(group)
         else:
-            notes.append(f"{name}: the profiled run never launched {kernel}")
+            notes.append(f"{name}: the profiled run never launched {_identity_text(group)}")
     if scaled_any and len(runs) == 1:
         notes.append("counts profiled at another NDRange were scaled to the timed one as declared (work-items^p), "
                      "not checked: give --profile-cmd twice to check the scaling")
-    scaled_unchecked = sorted(unchecked & scaled_kernels)
+    scaled_unchecked = sorted(_identity_text(identity) for identity in unchecked & scaled_kernels)
     if scaled_unchecked:
         notes.append(f"{', '.join(scaled_unchecked)}: both profiled commands ran it at the same work-items, so its "
                      "scaling to the timed NDRange is declared, not checked: profile two problem sizes")

@@ -37,6 +37,11 @@ def _reproducing_command() -> str:
     return " ".join([*(f"{name}={shlex.quote(value)}" for name, value in runtime_variables().items()), command])
 
 
+def _nothing_after_separator() -> bool:
+    """Return whether this `perfcast campaign run` command line ends with `--` and no program after it."""
+    return sys.argv[1:3] == ["campaign", "run"] and sys.argv[-1] == "--"
+
+
 @campaign_app.command("run")
 def run_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="The archive to write (one compressed file).")],
@@ -67,6 +72,10 @@ def run_command(
     from perfcast.campaign.run import CampaignOptions, run_campaign
 
     check_writable(output, "--output")
+    if not program and _nothing_after_separator():
+        # Click drops a trailing `--`: without this the suite's whole campaign would run where a program was meant.
+        raise fail("nothing after --: give the program to time after it (-- ./my_app ARGS), or leave out -- to run "
+                   "the kernel suite")
     if (workers > 1 or ray_address) and program:
         raise fail("--workers and --ray run the suite's campaign on several devices; a program runs on one")
     if species and not program:
