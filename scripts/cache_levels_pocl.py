@@ -18,9 +18,9 @@ L1, L2 and L3 bandwidths replaced by the measured ones, each with its provenance
 PYOPENCL_CTX selects (POCL_MAX_PTHREAD_COUNT=1 for one core). `scripts/rescore_quantitative_variants.py
 caches=OUT ...` then scores committed archives with these figures in place of the estimates.
 
-What it found on the developers' 2-core Xeon VM is in docs/validation/programs/README.md ("The cache levels of
-PoCL's device, measured"): a triad in L1 and in L2 runs at the same element rate, so both figures are the core's
-(its stores), not the caches'.
+What it found on the developers' 2-core Xeon VM is in docs/validation/programs/README.md, the paragraph "The cache
+levels of PoCL's device, measured": a triad in L1 and in L2 runs at the same element rate, so both figures are the
+core's (its stores), not the caches', and with them in place of the estimates no score got better.
 """
 
 from __future__ import annotations
