@@ -8,7 +8,8 @@ double precision under one name, so it keeps neither. This runs md's profile com
 once under Oclgrind's block counts, as the campaign does, then prints each build's reading (cycles a work-item,
 its loops) and what it gives for one launch of 12,288 work-items on the device's cores at `--clock`. The block
 counts are per kernel name: both builds' launches are summed in them, which holds here because the two builds
-run the same blocks the same number of times.
+run the same blocks the same number of times. A build whose reading is empty has its loops printed with
+llvm-mca's cycles and why the reading left them out.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from perfcast.campaign.incore_evidence import _run
 from perfcast.profiles.incore import (
     BLOCKS_PLUGIN_SOURCE,
+    _vector,
     debug_lines,
     group_items,
     innermost_loops,
@@ -73,7 +75,12 @@ def main() -> None:
               f"cycles a work-item, {reading.instructions_per_item:.1f} instructions; one launch "
               f"{launch * 1e3:.2f} ms on {args.cores} cores at {args.clock / 1e9:.3g} GHz")
         if not reading.loops:
-            print("    no inner loop of its code was matched to its source lines: nothing to price")
+            # The reading skips a loop whose body uses 256- or 512-bit registers, taking it for PoCL's vectorised
+            # work-item loop: a kernel's own double4 is moved in them too.
+            for loop in loops:
+                wide = "uses 256/512-bit registers, skipped" if _vector(loop.body) else "not matched to a block"
+                print(f"    loop over lines {tuple(sorted(loop.lines))}: {costs[(loop.start, loop.end)][0]:.3g} cycles an "
+                      f"iteration by llvm-mca; {wide}")
         for loop in reading.loops:
             print(f"    loop over lines {loop.lines}: {loop.cycles:.3g} cycles an iteration, "
                   f"{loop.executions_per_item:g} iterations a work-item, {loop.instructions} instructions")
