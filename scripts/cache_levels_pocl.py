@@ -90,6 +90,13 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--repetitions", type=int, default=5)
     args = parser.parse_args()
+    if not args.base.is_file():
+        parser.error(f"{args.base}: no such device profile")
+    if args.repetitions < 1:
+        parser.error("--repetitions must be at least 1")
+    data = yaml.safe_load(args.base.read_text())
+    if not isinstance(data, dict) or not isinstance(data.get("memory"), list):
+        parser.error(f"{args.base}: not a device profile (no memory levels)")
     import pyopencl as cl
 
     context = cl.create_some_context(interactive=False)
@@ -124,7 +131,6 @@ def main() -> None:
             points.append(f"{working_set / 2**10:.4g} KiB: {sample.value / 1e9:.4g} GB/s ({items} work-items)")
             print(f"{level} {points[-1]}", flush=True)
         measured[level] = (statistics.median(rates), max(spreads), points)
-    data = yaml.safe_load(args.base.read_text())
     today = _dt.date.today().isoformat()
     tool = (f"scripts/cache_levels_pocl.py ({device.platform.name.strip()} {device.platform.version.strip()}, "
             f"{units} compute units)")

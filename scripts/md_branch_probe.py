@@ -32,6 +32,10 @@ def main() -> None:
     parser.add_argument("--neighbours", type=int, default=128)
     parser.add_argument("--launches", type=int, default=30)
     args = parser.parse_args()
+    if not args.source.is_file():
+        parser.error(f"{args.source}: no such file (SHOC's src/opencl/level1/md/md.cl)")
+    if args.launches < 2 or args.atoms < 2 or args.neighbours < 1:
+        parser.error("--launches and --atoms must be at least 2 and --neighbours at least 1")
     context = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
     program = cl.Program(context, args.source.read_text()).build(options=["-DSINGLE_PRECISION"])

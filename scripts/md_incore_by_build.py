@@ -45,6 +45,8 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--items", type=int, default=12288, help="work-items of one timed launch")
     args = parser.parse_args()
+    if not args.md.is_file():
+        parser.error(f"{args.md}: no such file (SHOC's MD, built by scripts/third_party_programs.py)")
     command = [str(args.md), "-s", "1", "--passes", "1", "--iterations", "1"]
     folder = Path(tempfile.mkdtemp(prefix="perfcast-md-incore-"))
     cache = folder / "cache"

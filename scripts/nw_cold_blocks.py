@@ -56,6 +56,10 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=8)
     parser.add_argument("--blocks", type=int, default=7)
     args = parser.parse_args()
+    if not args.source.is_file():
+        parser.error(f"{args.source}: no such file (Rodinia's opencl/nw/nw.cl)")
+    if args.trials < 2 or args.blocks < 1:
+        parser.error("--trials must be at least 2 (quartiles) and --blocks at least 1")
     source = args.source.read_text()
     context = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)

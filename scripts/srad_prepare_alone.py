@@ -41,6 +41,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--between", type=float, nargs="+", default=[0, 4, 11, 32, 128], help="MB")
     args = parser.parse_args()
+    if args.rounds < 2 or any(mb < 0 for mb in args.between):
+        parser.error("--rounds must be at least 2 (quartiles) and --between sizes at least 0")
     context = cl.create_some_context(interactive=False)
     queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
     program = cl.Program(context, SOURCE).build()

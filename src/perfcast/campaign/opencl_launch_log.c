@@ -145,10 +145,13 @@ static void note_program(cl_command_queue queue, cl_program program)
     char options[OPTIONS_BYTES] = "";
     cl_device_id device = NULL;
     size_t size = 0;
+    /* Called at every launch: one query into the stack buffer; only options longer than it take a second query
+     * into the heap (and are cut to it). */
     if (clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL) == CL_SUCCESS
-        && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, 0, NULL, &size) == CL_SUCCESS
-        && size > 0) {
-        char *text = malloc(size + 1);
+        && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, sizeof options, options, &size)
+               != CL_SUCCESS) {
+        options[0] = '\0';
+        char *text = size > sizeof options ? malloc(size + 1) : NULL;
         if (text != NULL) {
             if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, size, text, NULL) == CL_SUCCESS) {
                 text[size] = '\0';
@@ -157,6 +160,7 @@ static void note_program(cl_command_queue queue, cl_program program)
             free(text);
         }
     }
+    options[sizeof options - 1] = '\0';
     for (char *c = options; *c; ++c)  /* one field */
         if (*c == '\t' || *c == '\n' || *c == '\r')
             *c = ' ';
