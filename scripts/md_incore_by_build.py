@@ -2,14 +2,14 @@
 
     python scripts/md_incore_by_build.py [--md /tmp/programs/shoc/build/MD] [--cpu skylake-avx512] [--clock 2.97e9]
 
-A program campaign's in-core record keeps a kernel only where every build PoCL compiled of it gives the same
-cycles within 10 % (`perfcast.profiles.incore.analyse_pocl_kernels`). md builds its kernel in single and in
-double precision under one name, so it keeps neither. This runs md's profile command once on PoCL with -g and
-once under Oclgrind's block counts, as the campaign does, then prints each build's reading (cycles a work-item,
-its loops) and what it gives for one launch of 12,288 work-items on the device's cores at `--clock`. The block
-counts are per kernel name: both builds' launches are summed in them, which holds here because the two builds
-run the same blocks the same number of times. A build whose reading is empty has its loops printed with
-llvm-mca's cycles and why the reading left them out.
+A program campaign's in-core record keeps a kernel where every build PoCL compiled of it gives the same cycles
+within 10 % (`perfcast.profiles.incore.analyse_pocl_kernels`). md builds its kernel in single and in double
+precision under one name; the record kept neither until 2026-11-27 and now keeps each precision apart. This runs
+md's profile command once on PoCL with -g and once under Oclgrind's block counts, as the campaign does, then
+prints each build's reading (cycles a work-item, its loops) and what it gives for one launch of 12,288 work-items
+on the device's cores at `--clock`. The block counts are per kernel name: both builds' launches are summed in
+them, which holds here because the two builds run the same blocks the same number of times. A build whose reading
+is empty has its loops printed with llvm-mca's cycles and why the reading left them out.
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def main() -> None:
             # The reading skips a loop whose body uses 256- or 512-bit registers, taking it for PoCL's vectorised
             # work-item loop: a kernel's own double4 is moved in them too.
             for loop in loops:
-                wide = "uses 256/512-bit registers, skipped" if _vector(loop.body) else "not matched to a block"
+                wide = "taken for a loop over vectors of work-items, skipped" if _vector(loop.body) else "not matched to a block"
                 print(f"    loop over lines {tuple(sorted(loop.lines))}: {costs[(loop.start, loop.end)][0]:.3g} cycles an "
                       f"iteration by llvm-mca; {wide}")
         for loop in reading.loops:

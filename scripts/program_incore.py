@@ -1,13 +1,14 @@
 """Add the in-core reading (docs/models.md §3.5) to committed program campaigns, by resuming them, and score them.
 
-    python scripts/program_incore.py PROGRAMS.json ARCHIVES_DIR DEVICE.yaml OUT_DIR [NAME ...]
+    python scripts/program_incore.py PROGRAMS.json ARCHIVES_DIR DEVICE.yaml OUT_DIR [--again] [NAME ...]
 
 For each program of PROGRAMS.json (what scripts/third_party_programs.py writes; its builds must still be in
 their `cwd`) whose archive ARCHIVES_DIR/NAME/NAME.zip exists: the archive is unpacked as the working folder of
 OUT_DIR/NAME/NAME.zip, `perfcast campaign run` is run again with the program's own options, which finds every
 step done but the in-core reading (two more runs of the first profile command: on PoCL with -g, under Oclgrind
 with the block counts), and the new archive is reported beside it. Nothing is timed again. Prints each
-program's quantitative MAPE.
+program's quantitative MAPE. `--again`: read the code again where the archive already holds a reading (an
+older perfcast's, without a field added since, as `fp_lanes`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def main() -> None:
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     programs, archives, device, out = (Path(a) for a in sys.argv[1:5])
-    wanted = set(sys.argv[5:])
+    wanted = set(sys.argv[5:]) - {"--again"}
+    again = "--again" in sys.argv[5:]
     for entry in json.loads(programs.read_text()):
         name = entry["name"]
         source = archives / name / f"{name}.zip"
@@ -39,6 +41,11 @@ def main() -> None:
         partial.mkdir(parents=True)
         with zipfile.ZipFile(source) as packed:
             packed.extractall(partial)
+        if again:
+            manifest = partial / "manifest.json"
+            record = json.loads(manifest.read_text())
+            record.pop("incore", None)
+            manifest.write_text(json.dumps(record, indent=1))
         command = [sys.executable, "-m", "perfcast", "campaign", "run", "-o", str(archive), "--device-profile",
                    str(device.resolve())]
         for profile in entry.get("profile_commands", []):

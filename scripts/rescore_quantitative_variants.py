@@ -14,6 +14,9 @@ VARIANT is one of:
   incore-barriers  §3.5's in-core floor also for scalar kernels that use local memory (barriers: PoCL's regions)
   local-l1       §3.6 with local accesses priced as global ones (at L1 in the kernel's vectors), not at the bench's
                  local-memory rate
+  unpacked       before 2026-11-27 afternoon: a kernel the report left scalar keeps 1 lane whatever its compiled code
+                 packs (no `packed_lanes`), and a kernel's builds of two precisions have no reading of their own
+                 (the archive's readings keep the rule of that afternoon for loops over vectors of work-items)
   caches=FILE[,FILE...]  the archive's device with its L1, L2 and L3 bandwidths taken from FILE, a device profile
                  of the same machine whose cache levels were measured (perfcast bench on PoCL measures them since
                  2026-11-27; profiles before carry estimates from the ISA and the clock); with several files, each
@@ -42,7 +45,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue",
+VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "caches")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
@@ -98,6 +101,10 @@ def _apply(variant: str) -> None:
         score.predict = quantitative.predict
     if "elem-scalar" in parts:
         score.vector_call_cost = lambda cost, lanes, simd_lanes: cost
+    if "unpacked" in parts:
+        score.packed_lanes = lambda name, incore, precision=None: None
+        entry_of = score.incore_entry
+        score.incore_entry = lambda name, incore, precision=None: entry_of(name, incore, None)
     if "local-l1" in parts:
         rate = score.cpu_ldst_rate
         score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(ldst, local, lanes, simd,
@@ -105,7 +112,7 @@ def _apply(variant: str) -> None:
     original = score.predict_profiled
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None,  # type: ignore[no-untyped-def]
-                         incore_vectors=False):
+                         incore_vectors=False, packed=False):
         device = inputs.device
         ldst = parts & {"ldst-local", "ldst-l1", "ldst-lanes"}
         if ldst and device.kind == "cpu":
@@ -119,20 +126,22 @@ def _apply(variant: str) -> None:
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
         if "incore-barriers" in parts and lanes == 1:
             incore_vectors = True  # predict_profiled's gate then passes a kernel with barriers too
-        return original(profile, inputs, lanes, incore_cycles, incore_vectors)
+        return original(profile, inputs, lanes, incore_cycles, incore_vectors, packed)
 
     score.predict_profiled = predict_profiled
     if "incore-items" in parts:
         cycles_of = score.kernel_incore_cycles
 
-        def kernel_incore_cycles(name, incore, work_items, instructions=None):  # type: ignore[no-untyped-def]
-            entry = ((incore or {}).get("kernels") or {}).get(name)
+        def kernel_incore_cycles(name, incore, work_items, instructions=None,  # type: ignore[no-untyped-def]
+                                 precision=None):
+            entry = score.incore_entry(name, incore, precision)
             if entry is not None and entry.get("loops"):
                 every = sum(loop["executions_per_item"] / (loop["unroll"] * loop.get("lanes", 1))
                             * loop["cycles"] / loop["copies"]
                             for loop in entry["loops"] if loop.get("executions_per_item"))
-                incore = {**incore, "kernels": {**incore["kernels"], name: {**entry, "cycles_per_item": every}}}
-            return cycles_of(name, incore, work_items, instructions)
+                incore = {**incore, "kernels": {**incore["kernels"], name: {**entry, "cycles_per_item": every}},
+                          "precisions": {}}
+            return cycles_of(name, incore, work_items, instructions, precision)
 
         score.kernel_incore_cycles = kernel_incore_cycles
     if "barrier-issue" in parts:

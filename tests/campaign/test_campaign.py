@@ -401,6 +401,12 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
     read = {"kernels": {"k": {"cycles_per_item": 80.0, "instructions_per_item": 160.0}}}
     assert kernel_incore_cycles("k", read, items, instructions=1e6) == pytest.approx(0.5e6)
     assert kernel_incore_cycles("hash_int", incore, items, instructions=1e6) is None  # no instruction count read
+    # A kernel built in both precisions whose builds disagree: each group takes its own precision's reading.
+    md = {"kernels": {}, "precisions": {"k": {"fp32": {"cycles_per_item": 12.4, "instructions_per_item": 40.0},
+                                              "fp64": {"cycles_per_item": 14.9, "instructions_per_item": 40.0}}}}
+    assert kernel_incore_cycles("k", md, items, 1e6, "fp32") == pytest.approx(12.4 / 40 * 1e6)
+    assert kernel_incore_cycles("k", md, items, 1e6, "fp64") == pytest.approx(14.9 / 40 * 1e6)
+    assert kernel_incore_cycles("k", md, items, 1e6) is None and kernel_incore_cycles("k", md, items, 1e6, "fp16") is None
     scalar = {"lanes": {"hash_int": 1}, "tool": "test"}
     floored = score_kernel(kernel, record, cpu, profile, scalar, incore).predictions["quantitative"]
     expected = 80.0 * items / (cpu.compute_units * cpu.clock.peak.value)
@@ -472,6 +478,72 @@ def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_lo
     assert gpu.l1_bandwidth is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
 
 
+def test_a_kernel_left_scalar_whose_statements_were_packed_takes_the_compiled_code_s_lanes():
+    """The report's 1 gives way to the compiled arithmetic's lanes (rounded) where the run read the code."""
+    from perfcast.campaign.score import kernel_lanes, packed_lanes
+
+    report = {"lanes": {"scalar": 1, "wide": 16}}
+    read = {"kernels": {"scalar": {"fp_lanes": 7.6}, "wide": {"fp_lanes": 3.0}, "flat": {"fp_lanes": 1.4}}}
+    assert kernel_lanes("scalar", report, read) == 7 and packed_lanes("scalar", read) == 7  # rounded down
+    assert kernel_lanes("wide", report, read) == 16  # the work-item loop's own width stands
+    assert kernel_lanes("scalar", report, None) == 1 and kernel_lanes("scalar", report, {"kernels": {}}) == 1
+    for mostly_scalar in (1.4, 1.75, 1.99):  # a float4's one packed subtraction among scalar operations (md)
+        assert kernel_lanes("scalar", report, {"kernels": {"scalar": {"fp_lanes": mostly_scalar}}}) == 1
+    # A kernel built in both precisions: the group's builds' reading first, else the kernel's.
+    split = {"kernels": {"scalar": {"fp_lanes": 3.9}},
+             "precisions": {"scalar": {"fp32": {"fp_lanes": 7.5}, "fp64": {"fp_lanes": 3.9}}}}
+    assert [kernel_lanes("scalar", report, split, p) for p in ("fp32", "fp64", None)] == [7, 3, 3]
+    assert kernel_lanes("scalar", report, {"kernels": {"scalar": {"fp_lanes": None}}}) == 1
+    assert kernel_lanes("flat", report, read) is None and kernel_lanes("scalar", None, read) is None
+    assert packed_lanes("flat", read) is None and packed_lanes("scalar", None) is None
+
+
+def test_a_packed_kernel_loads_its_local_operands_in_its_vectors():
+    """§3.6: packed statements price local accesses as global ones, at L1 in the lanes; the detail says so."""
+    from perfcast.campaign.score import predict_profiled
+    from perfcast.models.quantitative import cpu_ldst_rate
+    from perfcast.profiles.profile import KernelProfile
+
+    cpu = _cpu_inputs(shared=40e9)
+    l1 = cpu.device.memory_level("L1").bandwidth.value
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 4e5, "inst_warp": 1e6 / 32, "fp32": 1e5, "fp64": 0.0,
+               "int": 1e5, "dram_read": 1.0, "dram_write": 1.0, "local_ldst": 1e5}
+    profile = KernelProfile("k", 1, metrics)
+    packed, detail, _ = predict_profiled(profile, cpu, 8, packed=True)
+    assert packed.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, 8, 8, l1 / 4, None)) == pytest.approx(l1 / 4)
+    assert "packed into vectors by the compiler, its local and global accesses at L1 in 8 of 8 lanes)" in detail
+    apart = predict_profiled(profile, cpu, 8)[0]
+    assert apart.rates.t_ldst < packed.rates.t_ldst and packed.time <= apart.time
+    # Its scalar chains keep the in-core floor (§3.5) where it has no barriers; with local memory, none applies.
+    private = KernelProfile("k", 1, {**metrics, "local_ldst": 0.0})
+    chained, detail, _ = predict_profiled(private, cpu, 8, incore_cycles=1e9, packed=True)
+    assert chained.bound == "in-core" and chained.incore is not None
+    assert predict_profiled(private, cpu, 8, incore_cycles=1e9)[0].incore is None  # the report's own 8 lanes
+    assert predict_profiled(profile, cpu, 8, incore_cycles=1e9, packed=True)[0].incore is None  # barriers
+    # Its own float4 loads (16 B an access, as the profile counts them) are the vectors already: 8 x 4 / 16 = 2.
+    float4 = KernelProfile("k", 1, {**metrics, "global_load_bytes": 4.8e6, "local_load_bytes": 1.6e6})
+    wide, detail, _ = predict_profiled(float4, cpu, 8, packed=True)
+    assert wide.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, 2, 8, l1 / 4, None))
+    assert "accesses at L1 in 2 of 8 lanes" in detail
+    # Counted with the global accesses apart, private ones (here 2e5 of the 4e5) do not dilute the bytes an access:
+    # 6.4e6 B over 1e5 global and 1e5 local accesses, 32 B each, gain 8 x 4 / 32 = 1 lane.
+    apart = KernelProfile("k", 1, {**float4.metrics, "global_ldst": 1e5})
+    assert "accesses at L1 in 1 of 8 lanes" in predict_profiled(apart, cpu, 8, packed=True)[1]
+    # Scalar accesses (4 B each, or fewer: bytes of chars) gain all the lanes.
+    scalar = KernelProfile("k", 1, {**metrics, "global_load_bytes": 1.0e6, "local_load_bytes": 2e5})
+    assert predict_profiled(scalar, cpu, 8, packed=True)[0].rates.t_ldst == pytest.approx(packed.rates.t_ldst)
+    # A program's group: the report's 1 and the read code's 8 lanes reach the prediction through score_profiled.
+    from perfcast.campaign.score import score_profiled
+
+    record = {"median_s": 1e-3, "spread": 0.01, "work_items": 1024, "kernel": "k"}
+    read = {"kernels": {"k": {"fp_lanes": 8.0, "cycles_per_item": 1.0, "instructions_per_item": 1e6}}}
+    scored = score_profiled("k[1024/64]", record, cpu.device, profile, None, {"lanes": {"k": 1}}, read)
+    assert "packed into vectors by the compiler, its local and global accesses at L1 in 8 of 8 lanes" in (
+        scored.predictions["quantitative"].detail)
+    left = score_profiled("k[1024/64]", record, cpu.device, profile, None, {"lanes": {"k": 1}}, None)
+    assert "packed" not in left.predictions["quantitative"].detail
+
+
 def test_a_vectorised_cpu_kernels_elementary_calls_share_the_measured_call_among_its_lanes():
     """§3.6: 10^5 calls at a measured 400 instructions each; a kernel 8 lanes wide gives each work-item 50."""
     from perfcast.campaign.score import predict_profiled
@@ -491,6 +563,9 @@ def test_a_vectorised_cpu_kernels_elementary_calls_share_the_measured_call_among
     for lanes in (1, None):  # scalar, or no report: the measured call as it is
         scalar, detail, _ = predict_profiled(profile, cpu, lanes)
         assert scalar.kernel.i_ops == pytest.approx(profile.counts({"fp32": 400}).fp32) and "shared by" not in detail
+    # Packed statements of one work-item call the scalar routine: the packing's lanes do not share the call.
+    packed, detail, _ = predict_profiled(profile, cpu, 8, packed=True)
+    assert packed.kernel.i_ops == pytest.approx(profile.counts({"fp32": 400}).fp32) and "shared by" not in detail
     data = get_device("v100").model_dump(mode="json", exclude_none=True)  # a GPU's calls are never shared
     data["elementary"] = {"fp32": {"value": 1e10, "source": "measured", "tool": "test", "date": "2026-11-27"}}
     from perfcast.devices.schema import Device

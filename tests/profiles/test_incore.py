@@ -7,6 +7,9 @@ import pytest
 from perfcast.profiles.incore import (
     Block,
     Loop,
+    code_precision,
+    compiled_fp_lanes,
+    fp_arithmetic_lanes,
     group_items,
     innermost_loops,
     kernel_incore,
@@ -134,6 +137,94 @@ def test_a_loop_over_vectors_of_work_items_is_not_priced():
     # A kernel's own float4 arithmetic runs in 128-bit registers: priced.
     float4 = Loop(0x50, 0x60, ("vsubps %xmm10,%xmm6,%xmm6", "vdivss %xmm0,%xmm8,%xmm0"), frozenset({20, 21}), (20, 21))
     assert kernel_incore("znver4", blocks, [float4], 256, {(0x50, 0x60): (9.0, 6.0)}).cycles_per_item == 90.0
+
+
+@pytest.mark.parametrize(("instruction", "lanes"), [
+    ("vfmadd231ps %ymm1,%ymm2,%ymm3", 8),  # 8 floats in 256 bits
+    ("vfmadd213pd 0x20(%rax),%zmm1,%zmm2", 8),  # 8 doubles in 512 bits, a memory operand first
+    ("vmulps (%rdx),%ymm4,%ymm5{%k1}", 8),
+    ("addps  %xmm1,%xmm0", 4),  # SSE: 4 floats in 128 bits
+    ("vsqrtpd %ymm0,%ymm1", 4),
+    ("vmulss %xmm0,%xmm1,%xmm1", 1),  # scalar, though in a vector register
+    ("vfnmadd231sd %xmm3,%xmm2,%xmm1", 1),
+    ("divsd  %xmm1,%xmm0", 1),
+    ("vpaddd %ymm1,%ymm2,%ymm3", None),  # integer
+    ("vpmaxsd %ymm1,%ymm2,%ymm3", None),
+    ("vmovups (%rax),%ymm0", None),  # a move, not arithmetic
+    ("vaddsubps %ymm1,%ymm2,%ymm3", 8),
+    ("vfmaddsub231pd %zmm1,%zmm2,%zmm3", 8),
+    ("vrcp14ps %ymm1,%ymm2", 8),
+    ("vrsqrtss %xmm1,%xmm2,%xmm3", 1),
+    ("vhaddpd %xmm1,%xmm2,%xmm3", 2),
+    ("vdpps  $0xff,%xmm1,%xmm2,%xmm3", 4),
+    ("vmaxps (%rax){1to16},%zmm1,%zmm2{%k1}{z}", 16),  # an embedded broadcast, a mask
+    ("vcvtpd2ps %ymm1,%xmm2", None),  # a conversion
+    ("vandps %ymm1,%ymm2,%ymm3", None),  # logic (gcc's fabs)
+    ("add    $0x1,%eax", None),
+])
+def test_the_elements_of_a_floating_point_instruction_are_read_off_its_mnemonic_and_register(instruction, lanes):
+    assert fp_arithmetic_lanes(instruction) == lanes
+
+
+def test_compiled_fp_lanes_weigh_each_instruction_by_how_often_it_runs():
+    packed = Loop(0x10, 0x20, ("vfmadd231ps %ymm1,%ymm2,%ymm3", "vfmadd231ps %ymm4,%ymm5,%ymm6", "jne    10"),
+                  frozenset({20}), (20, 20))
+    scalar = Loop(0x30, 0x40, ("vmulss %xmm0,%xmm1,%xmm1", "vaddss %xmm1,%xmm2,%xmm2", "mov    %eax,(%rdx)"),
+                  frozenset({30}), (30, 30))
+    moves = Loop(0x50, 0x60, ("mov    (%rax),%ecx",), frozenset({40}), (40,))
+    # 10 iterations of two 8-float FMAs against 1 of two scalar operations: (10 x 16 + 1 x 2) / (10 x 2 + 1 x 2).
+    assert compiled_fp_lanes([(packed, 10.0), (scalar, 1.0), (moves, 5.0)]) == pytest.approx(162 / 22)
+    assert compiled_fp_lanes([(scalar, 3.0)]) == 1.0
+    assert compiled_fp_lanes([(moves, 5.0)]) is None and compiled_fp_lanes([]) is None
+    assert compiled_fp_lanes([(packed, 0.0)]) is None
+
+def test_a_block_s_iterations_run_in_its_most_packed_loop():
+    # A vector body and its scalar remainder run one block: the body carries its iterations, the remainder none.
+    blocks = [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]
+    body = Loop(0x10, 0x20, ("vfmadd231ps %ymm1,%ymm2,%ymm3", "vaddps %ymm3,%ymm4,%ymm4", "jne    10"),
+                frozenset({20}), (20, 20))
+    remainder = Loop(0x40, 0x50, ("vfmadd231ss %xmm1,%xmm2,%xmm3", "jne    40"), frozenset({20}), (20,))
+    costs = {(0x10, 0x20): (2.0, 1.0), (0x40, 0x50): (1.0, 1.0)}
+    assert kernel_incore("skylake-avx512", blocks, [body, remainder], 64, costs).fp_lanes == 8.0
+
+
+def test_a_kernel_s_reading_carries_its_compiled_fp_lanes():
+    # SHOC's sgemmNN as PoCL compiled it: a region of 16 products a step packed into 8-float FMAs, run 16 times a
+    # work-item in two copies, and an epilogue of scalar multiplies unrolled 16 times, run once.
+    blocks = [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "do.body", 1024, frozenset({20, 21}), 40),
+              Block("k", "for.body", 1024, frozenset({30}), 6)]
+    region = ("vfmadd231ps %ymm1,%ymm2,%ymm3", "vfmadd231ps %ymm4,%ymm5,%ymm6", "jne    10")
+    loops = [Loop(0x10, 0x20, region, frozenset({20, 21}), (20, 21)),
+             Loop(0x100, 0x120, region[:2] + ("jne    100",), frozenset({20, 21}), (20, 21)),
+             Loop(0x200, 0x300, ("vmulss %xmm0,%xmm1,%xmm1",) * 16, frozenset({30}), (30, 31) * 16)]
+    costs = {(loop.start, loop.end): (4.0, 2.0) for loop in loops}
+    estimate = kernel_incore("skylake-avx512", blocks, loops, 64, costs)
+    # Region: 16 executions / unroll 1 / 2 copies = 8 iterations each, 2 FMAs of 8; epilogue 16 / 16 = 1 of 16.
+    assert estimate.fp_lanes == pytest.approx((2 * 8 * 2 * 8 + 1 * 16) / (2 * 8 * 2 + 16))
+    assert estimate.as_record()["fp_lanes"] == estimate.fp_lanes
+
+
+def test_a_kernel_s_own_double4_in_wide_registers_among_scalar_arithmetic_is_priced():
+    # SHOC md's neighbour loop in double precision: one packed subtraction of the double4 positions, the rest scalar.
+    blocks = [Block("k", "entry", 256, frozenset({10}), 3), Block("k", "while.body", 2560, frozenset({20, 21}), 20)]
+    body = ("vmovapd (%rsi,%rdx,1),%ymm4", "vsubpd (%rsi,%rdx,1),%ymm4,%ymm7", "vmulsd %xmm7,%xmm7,%xmm1",
+            "vfmadd231sd %xmm6,%xmm6,%xmm1", "vfmadd231sd %xmm5,%xmm5,%xmm1", "vdivsd %xmm1,%xmm0,%xmm2", "jne    10")
+    own = Loop(0x10, 0x40, body, frozenset({20, 21}), (20, 21))
+    assert kernel_incore("skylake-avx512", blocks, [own], 256, {(0x10, 0x40): (15.0, 5.0)}).cycles_per_item == 150.0
+    # Its arithmetic mostly packed, the same registers are a vectorised work-item loop's: not priced.
+    packed = Loop(0x10, 0x40, ("vsubpd %ymm1,%ymm2,%ymm3", "vmulpd %ymm3,%ymm3,%ymm4", "vaddsd %xmm0,%xmm1,%xmm1"),
+                  frozenset({20, 21}), (20, 21))
+    assert kernel_incore("skylake-avx512", blocks, [packed], 256, {(0x10, 0x40): (15.0, 5.0)}).loops == ()
+    # Wide moves without arithmetic (an integer or copy loop over vectors of work-items): not priced either.
+    moves = Loop(0x10, 0x40, ("vmovups (%rax),%ymm0", "vpaddd %ymm0,%ymm1,%ymm1"), frozenset({20, 21}), (20, 21))
+    assert kernel_incore("skylake-avx512", blocks, [moves], 256, {(0x10, 0x40): (15.0, 5.0)}).loops == ()
+
+
+def test_the_precision_of_compiled_code_is_that_of_most_of_its_arithmetic():
+    assert code_precision(["vsubpd %ymm1,%ymm2,%ymm3", "vmulsd %xmm0,%xmm1,%xmm1", "vmulss %xmm0,%xmm1,%xmm1"]) == "fp64"
+    assert code_precision(["vfmadd231ps %ymm1,%ymm2,%ymm3", "vmulss %xmm0,%xmm1,%xmm1", "vmulsd %xmm0,%xmm1,%xmm2"]) == (
+        "fp32")
+    assert code_precision(["add    $0x1,%eax", "vmovupd (%rax),%ymm0"]) is None
 
 
 def test_a_loop_no_block_fits_costs_nothing():

@@ -258,6 +258,7 @@ class TestOclgrindRecorded:
         assert (m["fp32"], m["fma_fp32"], m["fp64"]) == (512, 512, 0)  # one llvm.fmuladd.f32 per work-item
         assert m["ldst"] == 2 * 3 * 256 and m["int"] == 2 * 2 * 256  # loads + store; getelementptr
         assert m["dram_read"] == 2 * 2048 / 32 and m["dram_write"] == 2 * 1024 / 32
+        assert m["global_ldst"] == m["ldst"] and m["local_ldst"] == 0  # every access of saxpy is global
         assert m["inst_warp"] == 2 * 8 * 256 / 32  # 2 gep, 2 loads, get_global_id, fmuladd, ret, store
 
     def test_fp64_from_the_ir_and_the_builtin(self, profile):

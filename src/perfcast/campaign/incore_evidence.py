@@ -83,7 +83,9 @@ def _read_code(command: list[str], env: Mapping[str, str], device_name: str, wha
             raise ToolError("Oclgrind's block-count plugin wrote nothing (PERFCAST_BLOCKS_FILE)")
         found = analyse_pocl_kernels(cache, read_blocks(counts.read_text()), cpu)
     return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, Oclgrind block counts, PoCL -g",
-            "kernels": {name: estimate.as_record() for name, estimate in found.items()}}
+            "kernels": {name: estimate.as_record() for name, estimate in found.kernels.items()},
+            "precisions": {name: {kind: estimate.as_record() for kind, estimate in split.items()}
+                           for name, split in found.precisions.items()}}
 
 
 def run_program_incore(command: list[str], device_name: str) -> dict[str, Any]:

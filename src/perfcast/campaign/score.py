@@ -261,7 +261,7 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
 
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
-                     incore_cycles: float | None = None, incore_vectors: bool = False
+                     incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
@@ -269,15 +269,17 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
     the code the device runs (a campaign's `incore`); the in-core floor (§3.5) applies, as the issue floor, to a
     kernel left scalar on a CPU, without local memory, or to any kernel on a CPU where the reading priced its
-    vector loops too (`incore_vectors`: gcc's code read with gcov's counts).
+    vector loops too (`incore_vectors`: gcc's code read with gcov's counts). `packed`: the lanes are a work-item's
+    own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
     # The C suite's code is its source's, with the vector loops counted: the reading holds for every kernel.
+    # A packed kernel's scalar chains are still the reading's: it skips the loops whose arithmetic is mostly packed.
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
-    read = incore_vectors or (lanes == 1 and not barriers)
+    read = incore_vectors or ((lanes == 1 or packed) and not barriers)
     if incore_cycles is not None and read and inputs.device.kind == "cpu":
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
     rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
@@ -285,17 +287,25 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
         # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
         element = 8 if profile.metrics.get("fp64", 0.0) > 0 else 4
         simd = max(1, inputs.simd_bits // (8 * element))
-        if lanes > 1:  # the vector routine's instructions serve its lanes
+        if lanes > 1 and not packed:  # the vector routine's instructions serve its lanes
+            # (packed statements of one work-item call the scalar routine: the packing says nothing of calls)
             costs = {p: vector_call_cost(c, lanes, simd) for p, c in costs.items()}
         if inputs.l1_bandwidth:
             accesses = inputs.l1_bandwidth / element
             ldst = profile.metrics.get("ldst", 0.0)
             local = min(profile.metrics.get("local_ldst", 0.0), ldst)
-            t_ldst = cpu_ldst_rate(ldst, local, lanes, simd, accesses, inputs.local_rate)
+            # The bench's local rate is of accesses PoCL makes lane by lane, one work-item at a time; a work-item
+            # whose statements the compiler packed loads their local operands in the same vectors as global ones.
+            local_rate = None if packed else inputs.local_rate
+            access_lanes = _packed_access_lanes(profile, lanes, element) if packed else lanes
+            t_ldst = cpu_ldst_rate(ldst, local, access_lanes, simd, accesses, local_rate)
             rates = replace(rates, t_ldst=t_ldst)
-            ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: global accesses at L1 in {min(lanes, simd)} of "
-                          f"{simd} lanes" + (f", {local / ldst:.0%} local at the local-memory rate"
-                                             if local and inputs.local_rate is not None else "") + ")")
+            ldst_words = (f"; T_ldst {t_ldst:.3g} inst/s (§3.6: "
+                          + ("a work-item's statements packed into vectors by the compiler, its local and global "
+                             if packed else "global ")
+                          + f"accesses at L1 in {min(access_lanes, simd)} of {simd} lanes"
+                          + (f", {local / ldst:.0%} local at the local-memory rate"
+                             if local and local_rate is not None else "") + ")")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore)
     detail = p.explain() + ldst_words + "".join(
@@ -306,22 +316,85 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     return p, detail, left_out
 
 
-def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None) -> int | None:
-    """Return the lanes the compiler's report (a campaign's `vectorisation`) gives kernel `name`, or None."""
+def _packed_access_lanes(profile: KernelProfile, lanes: int, element: int) -> int:
+    """Return the lanes a packed kernel's loads and stores gain: `lanes` where the profile counts element accesses.
+
+    A profiler counts a float4 load of the kernel's own as one access of 16 B, already the vector the compiler
+    loads: only accesses of one element (global and local bytes over the load/store count) gain the lanes.
+    """
+    m = profile.metrics
+    # The accesses that move those bytes: global and local ones (`ldst` counts private and constant ones too, in
+    # profiles without `global_ldst`).
+    accesses = m["global_ldst"] + m.get("local_ldst", 0.0) if "global_ldst" in m else m.get("ldst", 0.0)
+    moved = sum(m.get(f"{space}_{kind}_bytes", 0.0) for space in ("global", "local") for kind in ("load", "store"))
+    per_access = max(moved / accesses, element) if accesses > 0 and moved > 0 else element
+    return max(1, min(lanes, round(lanes * element / per_access)))
+
+
+def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None,
+                 incore: Mapping[str, Any] | None = None, precision: str | None = None) -> int | None:
+    """Return the lanes of kernel `name`: the compiler's report's (a campaign's `vectorisation`), or None.
+
+    A kernel the report leaves scalar (1: a work-item loop of it stayed scalar) may still run its work-item's own
+    statements in vectors (LLVM's SLP vectoriser packs sixteen products of SHOC's sgemmNN into two FMAs): where
+    the run read the code (`incore`), those are its lanes (`packed_lanes`; `precision`: the group's builds).
+    """
     lanes = (vectorisation or {}).get("lanes", {}).get(name)
-    return int(lanes) if lanes is not None else None
+    if lanes is None:
+        return None
+    packed = packed_lanes(name, incore, precision)
+    return packed if int(lanes) == 1 and packed else int(lanes)
+
+
+def _packed(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
+            precision: str | None = None) -> bool:
+    """Return whether kernel `name`'s lanes are those of its packed statements (`kernel_lanes` took `packed_lanes`)."""
+    lanes = (vectorisation or {}).get("lanes", {}).get(name)
+    return lanes is not None and int(lanes) == 1 and packed_lanes(name, incore, precision) is not None
+
+
+def packed_lanes(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> int | None:
+    """Return the elements the compiled floating-point arithmetic of kernel `name` works on an instruction, if over 1.
+
+    `incore`: a campaign's reading of the code the device ran (of its builds of `precision` where it has one),
+    whose `fp_lanes` (`compiled_fp_lanes`: weighted by how often each instruction runs) is rounded down; None
+    where it was not read, or is below 2. Rounded down, not to the nearest: SHOC md's float4 positions subtract in
+    one packed instruction among scalar ones (1.75 elements an instruction), and its time is in the scalar chain.
+    """
+    compiled = (incore_entry(name, incore, precision) or {}).get("fp_lanes")
+    return int(float(compiled)) if compiled is not None and float(compiled) >= 2 else None
+
+
+def incore_entry(name: str, incore: Mapping[str, Any] | None, precision: str | None = None
+                 ) -> Mapping[str, Any] | None:
+    """Return the reading of kernel `name` in a campaign's `incore` record: its builds of `precision` first.
+
+    A kernel built in single and in double precision has a reading of each where each precision's builds agree
+    (`incore["precisions"]`, `PoclReading`); otherwise the kernel's one reading (its builds agreeing as a whole),
+    or None.
+    """
+    split = ((incore or {}).get("precisions") or {}).get(name) or {}
+    if precision is not None and precision in split:
+        return split[precision]
+    return ((incore or {}).get("kernels") or {}).get(name)
+
+
+def profile_precision(profile: KernelProfile) -> str:
+    """Return "fp64" where a profile counts more double- than single-precision instructions, else "fp32"."""
+    return "fp64" if profile.metrics.get("fp64", 0.0) > profile.metrics.get("fp32", 0.0) else "fp32"
 
 
 def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items: float | None,
-                         instructions: float | None = None) -> float | None:
+                         instructions: float | None = None, precision: str | None = None) -> float | None:
     """Return kernel `name`'s in-core cycles at its timed size, or None.
 
     `incore`: a campaign's record of the code the device ran (`perfcast.campaign.incore_evidence`). The suite's
     work a work-item is the timed one's: cycles a work-item x `work_items`. A program's launch was read at
     another size: given the timed group's `instructions` (its profile's, carried to the timed size as declared),
-    its cycles are that many instructions at the read launch's cycles an instruction.
+    its cycles are that many instructions at the read launch's cycles an instruction. `precision`: the group's
+    (`profile_precision`), which picks the reading of its builds (`incore_entry`).
     """
-    entry = ((incore or {}).get("kernels") or {}).get(name)
+    entry = incore_entry(name, incore, precision)
     if entry is None or not work_items:
         return None
     if instructions is None:
@@ -336,8 +409,10 @@ def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
-                  incore_cycles: float | None = None, incore_vectors: bool = False) -> Prediction:
-    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors)
+                  incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
+                  ) -> Prediction:
+    p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
+                                    packed)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -427,7 +502,9 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         for model in MODELS:
             score.left_out[model] = "timed at 0 s (below the timer's resolution): nothing to score against"
         return score
-    cycles = (kernel_incore_cycles(kernel, incore, record.get("work_items"), 32 * profile.metrics["inst_warp"])
+    precision = profile_precision(profile) if profile is not None else None
+    cycles = (kernel_incore_cycles(kernel, incore, record.get("work_items"), 32 * profile.metrics["inst_warp"],
+                                   precision)
               if profile is not None and "inst_warp" in profile.metrics else None)
     if profile is None:
         for model in ("roofline", "quantitative"):
@@ -435,8 +512,11 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     else:
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", lambda: _quantitative(profile, device, measured,
-                                                                   kernel_lanes(kernel, vectorisation), cycles,
-                                                                   incore_prices_vectors(incore)))):
+                                                                   kernel_lanes(kernel, vectorisation, incore,
+                                                                                precision), cycles,
+                                                                   incore_prices_vectors(incore),
+                                                                   _packed(kernel, vectorisation, incore,
+                                                                           precision)))):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
@@ -483,9 +563,11 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
-        "quantitative": lambda: (_quantitative(profile, device, measured, kernel_lanes(kernel.name, vectorisation),
+        "quantitative": lambda: (_quantitative(profile, device, measured,
+                                               kernel_lanes(kernel.name, vectorisation, incore),
                                                kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
-                                               incore_prices_vectors(incore))
+                                               incore_prices_vectors(incore),
+                                               _packed(kernel.name, vectorisation, incore))
                                  if profile is not None else None),
     }
     for model, step in steps.items():

@@ -36,16 +36,17 @@ import shutil
 import subprocess
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from perfcast.errors import ToolError
 from perfcast.profiles.profile import ProfileError
 
-__all__ = ["BLOCKS_PLUGIN_SOURCE", "INNER", "Block", "InCore", "Loop", "LoopCost", "analyse_pocl_kernels",
-           "debug_lines", "disassembly", "function_code", "group_items", "innermost_loops", "is_padding",
-           "kernel_incore", "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles",
-           "mca_tool", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
+__all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "INNER", "InCore", "Loop", "LoopCost", "PoclReading",
+           "analyse_pocl_kernels", "code_precision", "compiled_fp_lanes", "debug_lines", "disassembly",
+           "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "is_padding", "kernel_incore",
+           "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
+           "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
@@ -116,11 +117,12 @@ class InCore:
     cycles_per_item: float
     loops: tuple[LoopCost, ...]
     instructions_per_item: float = 0.0
+    fp_lanes: float | None = None  # `compiled_fp_lanes` of the kernel's matched loops; None: no arithmetic in them
 
     def as_record(self) -> dict[str, object]:
         """Return the estimate as a manifest keeps it (JSON types)."""
         return {"cpu": self.cpu, "cycles_per_item": self.cycles_per_item,
-                "instructions_per_item": self.instructions_per_item,
+                "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
                            "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner}
@@ -207,14 +209,23 @@ def unroll_factor(sequence: Sequence[int], lines: Iterable[int]) -> int:
 
 
 _VECTOR = re.compile(r"%[yz]mm|\bv(?:p)?(?:gather|scatter)")
+_GATHER = re.compile(r"\bv(?:p)?(?:gather|scatter)")
 
 
 def _vector(body: Sequence[str]) -> bool:
-    """Return whether a loop body runs vectors of work-items: 256- or 512-bit registers, or gathers and scatters.
+    """Return whether a loop body runs vectors of work-items: gathers and scatters, or 256- or 512-bit registers.
 
-    128-bit registers are not enough to say so: scalar floating point and a kernel's own float4 use them.
+    128-bit registers are not enough to say so: scalar floating point and a kernel's own float4 use them. Nor
+    are wider ones in a body whose floating-point arithmetic is mostly scalar: a kernel's own double4 moves and
+    subtracts in 256-bit registers (SHOC's md: one packed subtraction among 13 scalar operations a neighbour),
+    while a work-item loop the compiler vectorised does its arithmetic in vectors.
     """
-    return any(_VECTOR.search(line) for line in body)
+    if any(_GATHER.search(line) for line in body):
+        return True
+    if not any(_VECTOR.search(line) for line in body):
+        return False
+    lanes = [n for n in map(fp_arithmetic_lanes, body) if n is not None]
+    return not lanes or 2 * sum(1 for n in lanes if n > 1) >= len(lanes)
 
 
 def _shape(body: Sequence[str]) -> tuple[str, ...]:
@@ -251,6 +262,15 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
     for loop in loops:
         if loop.lines:
             by_block.setdefault(_matched(loop, blocks), []).append(loop)
+    weighted: list[tuple[Loop, float]] = []
+    for block, group in by_block.items():
+        if block is not None:
+            # The block's iterations run in its most packed loop (a vector body beside its scalar remainder, or
+            # a chain of jumps into one): that loop and its copies carry them.
+            widest = max(group, key=lambda loop: compiled_fp_lanes([(loop, 1.0)]) or 0.0)
+            alike = [loop for loop in group if _shape(loop.body) == _shape(widest.body)]
+            share = block.executions / items / unroll_factor(widest.sequence, block.lines) / len(alike)
+            weighted.extend((loop, share) for loop in alike)
     found = []
     for block, group in by_block.items():
         if block is not None and all(_vector(loop.body) for loop in group):
@@ -266,7 +286,50 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
             found.append(LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports,
                                   None if block is None else block.executions / items, unroll, copies))
     instructions = sum(block.executions * block.instructions for block in blocks) / items
-    return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found), instructions)
+    return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found), instructions,
+                  compiled_fp_lanes(weighted))
+
+
+_FP_ARITHMETIC = re.compile(r"^v?(?:fn?m(?:add|sub)\d{3}|fm(?:addsub|subadd)\d{3}|add|sub|mul|div|min|max|sqrt|"
+                            r"r(?:sqrt|cp)(?:14|28)?|h(?:add|sub)|addsub|dp|scalef)(?P<kind>[sp][sd])\s+"
+                            r"(?P<operands>.*)$")
+_REGISTER_BITS = {"x": 128, "y": 256, "z": 512}
+
+
+def fp_arithmetic_lanes(instruction: str) -> int | None:
+    """Return the elements one floating-point arithmetic instruction works on (1: scalar), None for any other.
+
+    x86 names its kind in the mnemonic (`ss`/`sd` scalar, `ps`/`pd` packed, single or double) and its width in the
+    destination register: `vfmadd231ps %ymm1,%ymm2,%ymm3` works on 8 floats. Conversions, moves, shuffles,
+    logic and half-precision arithmetic are not counted.
+    """
+    found = _FP_ARITHMETIC.match(instruction)
+    if found is None:
+        return None
+    if found["kind"][0] == "s":
+        return 1
+    registers = re.findall(r"%([xyz])mm", found["operands"])
+    if not registers:
+        return None
+    return _REGISTER_BITS[registers[-1]] // (32 if found["kind"][1] == "s" else 64)
+
+
+def compiled_fp_lanes(loops: Iterable[tuple[Loop, float]]) -> float | None:
+    """Return the elements a compiled floating-point instruction of the loops works on, weighted by how often it runs.
+
+    `loops`: each loop with its iterations a work-item (its IR block's executions a work-item / unroll / copies,
+    as `kernel_incore` counts them). A work-item loop the compiler vectorised gives its width (vectors of
+    work-items); a loop left scalar whose statements the compiler packed into vectors (LLVM's SLP vectoriser:
+    SHOC's sgemmNN adds sixteen products of one work-item in two 8-float FMAs) gives theirs: either way, the
+    scalar operations a profiler counts that one compiled instruction does. None where the loops do no
+    floating-point arithmetic.
+    """
+    total = weight = 0.0
+    for loop, iterations in loops:
+        lanes = [n for n in map(fp_arithmetic_lanes, loop.body) if n is not None]
+        total += iterations * sum(lanes)
+        weight += iterations * len(lanes)
+    return total / weight if weight > 0 else None
 
 
 # ------------------------------------------------------------------ the tools
@@ -406,14 +469,54 @@ def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:
     return max(fitting, key=len, default=None)
 
 
-def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> dict[str, InCore]:
+@dataclass(frozen=True)
+class PoclReading:
+    """The in-core readings of a PoCL kernel cache: per kernel, and per kernel and precision of its builds.
+
+    `precisions`: kernel -> "fp32"/"fp64" -> its builds of that precision, for a kernel built in both (SHOC
+    builds each source with -DSINGLE_PRECISION and with -DK_DOUBLE_PRECISION), whose builds of each precision agree.
+    """
+
+    kernels: dict[str, InCore]
+    precisions: dict[str, dict[str, InCore]]
+
+
+def code_precision(instructions: Iterable[str]) -> str | None:
+    """Return "fp64" where most of the code's floating-point arithmetic is on doubles, "fp32" where on floats, else None."""
+    doubles = singles = 0
+    for text in instructions:
+        found = _FP_ARITHMETIC.match(text)
+        if found is not None:
+            doubles += found["kind"][1] == "d"
+            singles += found["kind"][1] == "s"
+    if doubles == singles == 0:
+        return None
+    return "fp64" if doubles > singles else "fp32"
+
+
+def _agreed(found: Sequence[InCore]) -> InCore | None:
+    """Return one reading for a kernel's builds where they give the same cycles within 10 %, else None.
+
+    Its lanes are the narrowest build's (SHOC's gemm packs 8 floats or 4 doubles in a 256-bit register).
+    """
+    if max(e.cycles_per_item for e in found) > 1.1 * min(e.cycles_per_item for e in found):
+        return None
+    lanes = [e.fp_lanes for e in found if e.fp_lanes is not None]
+    return replace(found[0], fp_lanes=min(lanes) if len(lanes) == len(found) else None)
+
+
+def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> PoclReading:
     """Return the in-core estimate of every kernel PoCL compiled (with -g) into the kernel cache `cache`.
 
-    A kernel without block counts, whose entry block is missing, whose code or line table objdump does not find,
-    or whose builds (several local sizes, or two kernels of one name) disagree on its cycles, is left out.
+    A kernel without block counts, whose entry block is missing, or whose code or line table objdump does not find,
+    is left out. A kernel compiled more than once (another local size, or two programs' kernels of one name) is
+    kept where every build gives it the same cycles within 10 %; where its builds are of two precisions (SHOC's
+    md builds its kernel in single and double precision, 12.4 and 14.9 cycles a neighbour), each precision is
+    kept apart where its own builds agree (`PoclReading.precisions`). The block counts are the kernel name's,
+    every build's launches summed: the builds of one source run the same blocks.
     """
     tool = mca_tool()
-    estimates: dict[str, list[InCore]] = {}
+    estimates: dict[str, list[tuple[str | None, InCore]]] = {}
     for shared in sorted(cache.rglob("*.so")):
         kernel = shared.stem
         counted = blocks.get(kernel)
@@ -427,8 +530,17 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         loops = innermost_loops(with_lines(instructions, table))
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
         estimates.setdefault(kernel, []).append(
-            kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs))
-    # A kernel compiled more than once (another local size, or two programs' kernels of one name, as SHOC's md
-    # builds in single and double precision) is kept only where every build gives it the same cycles within 10 %.
-    return {kernel: found[0] for kernel, found in estimates.items()
-            if max(e.cycles_per_item for e in found) <= 1.1 * min(e.cycles_per_item for e in found)}
+            (code_precision(text for _, text in instructions),
+             kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs)))
+    kernels = {kernel: agreed for kernel, found in estimates.items()
+               if (agreed := _agreed([estimate for _, estimate in found])) is not None}
+    precisions = {}
+    for kernel, found in estimates.items():
+        kinds = {precision for precision, _ in found}
+        if len(kinds) < 2 or None in kinds:
+            continue
+        split = {str(kind): _agreed([estimate for precision, estimate in found if precision == kind])
+                 for kind in sorted(k for k in kinds if k is not None)}
+        if all(split.values()):
+            precisions[kernel] = {kind: estimate for kind, estimate in split.items() if estimate is not None}
+    return PoclReading(kernels, precisions)

@@ -303,6 +303,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
         "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
         "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),
         "local_ldst": float(launch["load local"] + launch["store local"]),
+        "global_ldst": float(launch["load global"] + launch["store global"]),
         # §4: FP instructions by kind (fp16 folded into fp32, as above), and the bytes through L1 and DRAM.
         "add_fp32": by_kind[("add", "fp32")] + by_kind[("add", "fp16")], "add_fp64": by_kind[("add", "fp64")],
         "mul_fp32": by_kind[("mul", "fp32")] + by_kind[("mul", "fp16")], "mul_fp64": by_kind[("mul", "fp64")],
