@@ -55,7 +55,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/mypy
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir $(VENV)/site-check
+	@# not --quiet: it hides the warnings that --strict counts, and a broken link or anchor then passes;
+	@# the build's INFO lines are shown only where it fails, beside its warnings
+	@out=$$(NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir $(VENV)/site-check 2>&1) \
+	    || { printf '%s\n' "$$out" | grep -v '^INFO'; echo "mkdocs build --strict failed"; exit 1; }
 	$(BIN)/python -m pytest
 
 # The documentation site in site/ (open site/index.html); a broken link or page fails the build.

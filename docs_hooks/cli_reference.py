@@ -22,7 +22,9 @@ def _commands(command: Any, path: list[str]) -> list[tuple[list[str], Any]]:
 
 
 def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+    # Brackets too: "KERNEL=SPECIES[; s=B]" would otherwise read as a Markdown reference link.
+    return (text.replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+            .replace("[", "\\[").replace("]", "\\]"))
 
 
 def cli_reference() -> str:
