@@ -178,6 +178,7 @@ def test_compiled_fp_lanes_weigh_each_instruction_by_how_often_it_runs():
     assert compiled_fp_lanes([(moves, 5.0)]) is None and compiled_fp_lanes([]) is None
     assert compiled_fp_lanes([(packed, 0.0)]) is None
 
+
 def test_a_block_s_iterations_run_in_its_most_packed_loop():
     # A vector body and its scalar remainder run one block: the body carries its iterations, the remainder none.
     blocks = [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]
@@ -225,6 +226,38 @@ def test_the_precision_of_compiled_code_is_that_of_most_of_its_arithmetic():
     assert code_precision(["vfmadd231ps %ymm1,%ymm2,%ymm3", "vmulss %xmm0,%xmm1,%xmm1", "vmulsd %xmm0,%xmm1,%xmm2"]) == (
         "fp32")
     assert code_precision(["add    $0x1,%eax", "vmovupd (%rax),%ymm0"]) is None
+
+
+def test_a_kernel_built_in_two_precisions_keeps_a_reading_of_each(tmp_path, monkeypatch):
+    # SHOC's md: one name, a float build and a double build (two PoCL cache entries), 10 and 20 cycles an
+    # iteration: they disagree as a whole, and each precision's one build is its own reading.
+    from perfcast.profiles import incore
+
+    for build in ("AA", "BB"):
+        (tmp_path / build / "k" / "64-1-1").mkdir(parents=True)
+        (tmp_path / build / "k" / "64-1-1" / "k.so").write_bytes(b"")
+    code = {"AA": ["vmulss %xmm0,%xmm1,%xmm1", "vaddss %xmm1,%xmm2,%xmm2"],
+            "BB": ["vmulsd %xmm0,%xmm1,%xmm1", "vsubpd %ymm3,%ymm4,%ymm5", "vaddsd %xmm1,%xmm2,%xmm2"]}
+
+    def function(path, name):  # type: ignore[no-untyped-def]
+        body = code[path.parts[-4]]
+        return [(0x10 + 4 * i, text) for i, text in enumerate(body)] + [(0x10 + 4 * len(body), "jne    10")]
+
+    monkeypatch.setattr(incore, "mca_tool", lambda: "llvm-mca")
+    monkeypatch.setattr(incore, "objdump_function", function)
+    monkeypatch.setattr(incore, "debug_lines", lambda path: [(0x10, 20)])
+    monkeypatch.setattr(incore, "mca_cycles", lambda body, cpu, tool: (20.0 if "vmulsd" in body[0] else 10.0, 2.0))
+    blocks = {"k": [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]}
+    reading = incore.analyse_pocl_kernels(tmp_path, blocks, "skylake-avx512")
+    assert reading.kernels == {}  # 100 and 200 cycles a work-item: no one reading
+    split = reading.precisions["k"]
+    assert (split["fp32"].cycles_per_item, split["fp64"].cycles_per_item) == (100.0, 200.0)
+    assert split["fp32"].fp_lanes == 1.0 and split["fp64"].fp_lanes == pytest.approx(6 / 3)
+    # Builds that agree are one reading, with the narrowest build's lanes, and each precision's too.
+    monkeypatch.setattr(incore, "mca_cycles", lambda body, cpu, tool: (10.0, 2.0))
+    reading = incore.analyse_pocl_kernels(tmp_path, blocks, "skylake-avx512")
+    assert reading.kernels["k"].cycles_per_item == 100.0 and reading.kernels["k"].fp_lanes == 1.0
+    assert set(reading.precisions["k"]) == {"fp32", "fp64"}
 
 
 def test_a_loop_no_block_fits_costs_nothing():
