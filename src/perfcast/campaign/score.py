@@ -339,18 +339,17 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None,
     statements in vectors (LLVM's SLP vectoriser packs sixteen products of SHOC's sgemmNN into two FMAs): where
     the run read the code (`incore`), those are its lanes (`packed_lanes`; `precision`: the group's builds).
     """
+    return _lanes(name, vectorisation, incore, precision)[0]
+
+
+def _lanes(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
+           precision: str | None = None) -> tuple[int | None, bool]:
+    """Return `kernel_lanes` and whether they are those of its packed statements (taken from `packed_lanes`)."""
     lanes = (vectorisation or {}).get("lanes", {}).get(name)
     if lanes is None:
-        return None
-    packed = packed_lanes(name, incore, precision)
-    return packed if int(lanes) == 1 and packed else int(lanes)
-
-
-def _packed(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
-            precision: str | None = None) -> bool:
-    """Return whether kernel `name`'s lanes are those of its packed statements (`kernel_lanes` took `packed_lanes`)."""
-    lanes = (vectorisation or {}).get("lanes", {}).get(name)
-    return lanes is not None and int(lanes) == 1 and packed_lanes(name, incore, precision) is not None
+        return None, False
+    packed = packed_lanes(name, incore, precision) if int(lanes) == 1 else None
+    return (packed, True) if packed else (int(lanes), False)
 
 
 def packed_lanes(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> int | None:
@@ -510,13 +509,12 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         for model in ("roofline", "quantitative"):
             score.left_out[model] = "no profile of this kernel in the archive"
     else:
+        def quantitative() -> Prediction:
+            lanes, packed = _lanes(kernel, vectorisation, incore, precision)  # a bad record: the model left out
+            return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed)
+
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
-                            ("quantitative", lambda: _quantitative(profile, device, measured,
-                                                                   kernel_lanes(kernel, vectorisation, incore,
-                                                                                precision), cycles,
-                                                                   incore_prices_vectors(incore),
-                                                                   _packed(kernel, vectorisation, incore,
-                                                                           precision)))):
+                            ("quantitative", quantitative)):
             try:
                 score.predictions[model] = step()
             except (ValueError, LookupError) as error:
@@ -560,15 +558,19 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     """
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
+
+    def quantitative() -> Prediction | None:
+        if profile is None:
+            return None
+        lanes, packed = _lanes(kernel.name, vectorisation, incore)  # a bad record: the model left out
+        return _quantitative(profile, device, measured, lanes,
+                             kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
+                             incore_prices_vectors(incore), packed)
+
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
         "boat hull": lambda: _hull(kernel, n, device, measured, spread, vectorisation),
-        "quantitative": lambda: (_quantitative(profile, device, measured,
-                                               kernel_lanes(kernel.name, vectorisation, incore),
-                                               kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
-                                               incore_prices_vectors(incore),
-                                               _packed(kernel.name, vectorisation, incore))
-                                 if profile is not None else None),
+        "quantitative": quantitative,
     }
     for model, step in steps.items():
         try:

@@ -208,7 +208,7 @@ def unroll_factor(sequence: Sequence[int], lines: Iterable[int]) -> int:
     return max(1, counts[(len(counts) - 1) // 2]) if counts else 1
 
 
-_VECTOR = re.compile(r"%[yz]mm|\bv(?:p)?(?:gather|scatter)")
+_WIDE = re.compile(r"%[yz]mm")
 _GATHER = re.compile(r"\bv(?:p)?(?:gather|scatter)")
 
 
@@ -222,7 +222,7 @@ def _vector(body: Sequence[str]) -> bool:
     """
     if any(_GATHER.search(line) for line in body):
         return True
-    if not any(_VECTOR.search(line) for line in body):
+    if not any(_WIDE.search(line) for line in body):
         return False
     lanes = [n for n in map(fp_arithmetic_lanes, body) if n is not None]
     return not lanes or 2 * sum(1 for n in lanes if n > 1) >= len(lanes)
