@@ -30,6 +30,11 @@ def main() -> None:
     programs, archives, device, out = (Path(a) for a in sys.argv[1:5])
     wanted = set(sys.argv[5:]) - {"--again"}
     again = "--again" in sys.argv[5:]
+    for path, what in ((programs, "the program list"), (device, "the device profile")):
+        if not path.is_file():
+            sys.exit(f"{what} {path} is not a file")
+    if not archives.is_dir():
+        sys.exit(f"the archives' folder {archives} is not a folder")
     for entry in json.loads(programs.read_text()):
         name = entry["name"]
         source = archives / name / f"{name}.zip"
