@@ -22,6 +22,12 @@ VARIANT is one of:
                  2026-11-27; profiles before carry estimates from the ISA and the clock); with several files, each
                  device takes the one of its compute units
 
+  touches=FILE   the archive's device with the first-touch rate (§3.7) of FILE (scripts/first_touch_figure.py) where
+                 it has none; the archive's profile must count first-touched pages (profiled since 2026-11-27)
+  no-touches     before §3.7: no first-touched page is priced
+  device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
+                 the device profile another set was scored with; touches=FILE then adds the first-touch rate)
+
 Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
 before §3.6.
 
@@ -46,7 +52,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
-            "incore-items", "incore-barriers", "local-l1", "caches")
+            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -82,15 +88,57 @@ def _measured_caches(sources: Sequence[Path]) -> None:
     archive.Archive.read = classmethod(read_with_caches)  # type: ignore[method-assign, assignment]
 
 
+def _whole_device(source: Path) -> None:
+    """Patch the archive reader, in this process only, so that every archive's device profile is `source`'s."""
+    import perfcast.campaign.archive as archive
+
+    text = source.read_text()
+    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
+
+    def read_with_device(cls, path):  # type: ignore[no-untyped-def]
+        return dataclasses.replace(read(cls, path), device_yaml=text)
+
+    archive.Archive.read = classmethod(read_with_device)  # type: ignore[method-assign, assignment]
+
+
+def _first_touches(source: Path) -> None:
+    """Patch the archive reader, in this process only, so that a device without a first-touch rate takes `source`'s."""
+    import yaml
+
+    import perfcast.campaign.archive as archive
+
+    figure = (yaml.safe_load(source.read_text()) or {}).get("first_touches")
+    if figure is None:
+        sys.exit(f"touches: {source} holds no first_touches figure")
+    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
+
+    def read_with_touches(cls, path):  # type: ignore[no-untyped-def]
+        found = read(cls, path)
+        device = yaml.safe_load(found.device_yaml)
+        device.setdefault("first_touches", figure)
+        return dataclasses.replace(found, device_yaml=yaml.safe_dump(device, sort_keys=False))
+
+    archive.Archive.read = classmethod(read_with_touches)  # type: ignore[method-assign, assignment]
+
+
 def _apply(variant: str) -> None:
     """Patch perfcast, in this process only, so that `campaign report` scores with `variant` (parts joined by +)."""
     import perfcast.campaign.score as score
     import perfcast.models.quantitative as quantitative
 
     parts = {part.split("=")[0] for part in variant.split("+")}
+    # device= first: caches= and touches= then patch the device it returns.
+    device = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("device=")), None)
+    if device is not None:
+        _whole_device(Path(device))
     caches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("caches=")), None)
     if caches is not None:
         _measured_caches([Path(name) for name in caches.split(",")])
+    touches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("touches=")), None)
+    if touches is not None:
+        _first_touches(Path(touches))
+    if "no-touches" in parts:
+        score.first_touch_term = lambda profile, inputs: (None, None)
     if "instr-max" in parts:
         source = inspect.getsource(quantitative.predict)
         changed = source.replace("e_instr = c_op / (c_op + c_ldst + c_other)",

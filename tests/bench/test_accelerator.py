@@ -7,6 +7,7 @@ import pytest
 
 from perfcast.bench.accelerator import (
     ATOMIC_ROUNDS,
+    FIRST_TOUCH_BYTES,
     PEAK_KERNELS,
     SCALAR_INSTRUCTIONS,
     SCALAR_ROUNDS,
@@ -14,6 +15,7 @@ from perfcast.bench.accelerator import (
     PeakShape,
     SuiteShape,
     choose_peak_shapes,
+    first_touch_rate,
     host_link_bytes,
     peak_run,
     run_accelerator_suite,
@@ -167,6 +169,9 @@ class WholeSuiteRuntime:
     def buffer(self, host):
         return host
 
+    def fresh_buffer(self, nbytes):
+        return np.zeros(nbytes // 4, np.int32)
+
     def _run(self, name: str, items: int):
         def run(passes):
             self.launched.append((name, items))
@@ -201,11 +206,49 @@ def test_the_whole_suite_measures_the_cpu_rates_only_when_asked_and_counts_its_s
         assert suite.scalar_instructions.value == pytest.approx(
             shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS / seconds_per_pass)
         assert suite.atomics.value == pytest.approx(shape.compute_items * ATOMIC_ROUNDS / seconds_per_pass)
+        # Every launch of this runtime takes the same time, so fresh pages cost nothing: no rate, and a note.
+        assert "touch_pages" in launched and suite.first_touches is None
+        assert any("First touches" in note for note in suite.notes)
     else:
-        assert not {"scalar_issue", "atomic_increments"} & launched
-        assert suite.scalar_instructions is None and suite.atomics is None
+        assert not {"scalar_issue", "atomic_increments", "touch_pages"} & launched
+        assert suite.scalar_instructions is None and suite.atomics is None and suite.first_touches is None
     # The declared step count matches the steps taken: k steps report 0, 1/k, ..., (k-1)/k, then done at 1.
     steps = [fraction for label, fraction in labels if label != "done"]
     assert labels[-1] == ("done", 1.0)
     assert steps == pytest.approx([i / len(steps) for i in range(len(steps))])
     assert suite.int_divisions is not None and "shared" in suite.levels
+
+
+class FreshPagesRuntime:
+    """A launch of touch_pages takes 5 µs, plus `us_per_page` per page on a buffer's first launch."""
+
+    group = 64
+
+    def __init__(self, us_per_page: float) -> None:
+        self.us_per_page, self.fresh = us_per_page, 0
+
+    def fresh_buffer(self, nbytes):
+        self.fresh += 1
+        return {"touched": False, "bytes": nbytes}
+
+    def timed(self, name, items, buffer):
+        assert name == "touch_pages" and items == buffer["bytes"] // 4096
+
+        def run(passes):
+            first, buffer["touched"] = not buffer["touched"], True
+            return passes * 5e-6 + (items * self.us_per_page * 1e-6 if first else 0.0)
+
+        return run
+
+
+def test_the_first_touch_rate_is_the_faults_over_the_first_launchs_extra_time():
+    runtime = FreshPagesRuntime(1.25)
+    no_count = lambda: 0  # noqa: E731 - a runtime in another process: no fault counted, the 4 KiB pages stored
+    sample = first_touch_rate(runtime, 4, faults=no_count)
+    assert sample.value == pytest.approx(1e6 / 1.25) and sample.repetitions == 4 and sample.spread == 0.0
+    assert runtime.fresh == 4  # a new buffer each round: pages freed and allocated again may be mapped already
+    assert first_touch_rate(FreshPagesRuntime(0.0), 4, faults=no_count) is None  # mapped at creation: no cost
+    # Transparent huge pages always on: the first launch's 16384 stores fault 32 times, each 512 times as dear.
+    counter = iter(range(0, 10**6, 32))
+    huge = first_touch_rate(FreshPagesRuntime(1.25), 2, faults=lambda: next(counter))
+    assert huge.value == pytest.approx(32 / (FIRST_TOUCH_BYTES // 4096 * 1.25e-6))

@@ -46,10 +46,15 @@ def test_quick_suite(quick_suite):
 def test_scalar_instructions_and_atomics_on_a_cpu_device(backend, quick_suite):
     if not backend.is_cpu:
         assert quick_suite.scalar_instructions is None and quick_suite.atomics is None
+        assert quick_suite.first_touches is None
         return
     scalar = quick_suite.scalar_instructions.value
     assert quick_suite.int_divisions.value < scalar < quick_suite.compute[("int32", "add_mul")].value
     assert 1e6 < quick_suite.atomics.value < scalar / 4
+    # A fresh page costs an operating system's fault: between 10 ns and 100 µs on any machine we know (a 2 MiB
+    # page, where transparent huge pages are always on, up to 512 times that).
+    assert quick_suite.first_touches is not None
+    assert 20 < quick_suite.first_touches.value < 1e8
 
 
 def test_random_loads_on_a_cpu_device(backend, quick_suite):

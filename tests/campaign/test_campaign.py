@@ -574,25 +574,48 @@ def test_a_vectorised_cpu_kernels_elementary_calls_share_the_measured_call_among
     assert "shared by" not in predict_profiled(profile, gpu, 16)[1]
 
 
-def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
-    """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
+def _scored_without_and_with(kernel_name: str, device_name: str, counts: dict, figure: str, rate: float):
+    """Return the quantitative prediction of a profiled suite kernel on a device without, then with, a measured rate."""
     from perfcast.campaign.score import score_kernel
     from perfcast.devices.catalog import get_device
     from perfcast.devices.schema import Device
     from perfcast.kernels.campaign import kernel_named
     from perfcast.profiles.profile import KernelProfile
 
-    kernel, v100 = kernel_named("histogram256"), get_device("v100")
+    kernel, device = kernel_named(kernel_name), get_device(device_name)
     metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e7 / 32, "fp32": 0.0, "fp64": 0.0,
-               "int": 9e6, "dram_read": 1.0, "dram_write": 1.0, "atomics": 1e6}
-    profile = KernelProfile("histogram256", 1, metrics)
+               "int": 9e6, "dram_read": 1.0, "dram_write": 1.0, **counts}
+    profile = KernelProfile(kernel_name, 1, metrics)
     record = {"median_s": 4e-3, "spread": 0.0, "n": kernel.sizes[-1]}
-    plain = score_kernel(kernel, record, v100, profile).predictions["quantitative"]
-    assert "1e+06 atomics, no measured rate of them" in plain.detail
-    data = v100.model_dump(mode="json", exclude_none=True)
-    data["atomics"] = {"value": 2.5e8, "source": "measured", "tool": "test", "date": "2026-11-26"}
+    plain = score_kernel(kernel, record, device, profile).predictions["quantitative"]
+    data = device.model_dump(mode="json", exclude_none=True)
+    data[figure] = {"value": rate, "source": "measured", "tool": "test", "date": "2026-11-27"}
     priced = score_kernel(kernel, record, Device.from_mapping(data), profile).predictions["quantitative"]
+    return plain, priced
+
+
+def test_the_quantitative_score_has_an_atomic_cost_where_the_device_measured_atomics():
+    """10^6 atomics: said and left out without the device's rate, 4 ms added at 2.5 x 10^8 atomic/s."""
+    plain, priced = _scored_without_and_with("histogram256", "v100", {"atomics": 1e6}, "atomics", 2.5e8)
+    assert "1e+06 atomics, no measured rate of them" in plain.detail
     assert priced.time == pytest.approx(plain.time + 4e-3) and "atomic bound" in priced.detail
+
+
+def test_the_quantitative_score_prices_first_touched_pages_where_the_device_measured_them():
+    """3000 + 1000 pages touched first: said and left out without the device's rate, 4 ms added at 10^6 page/s."""
+    from perfcast.campaign.score import first_touch_term
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.profiles.profile import KernelProfile
+
+    pages = {"first_store_pages": 3000.0, "first_load_pages": 1000.0}
+    plain, priced = _scored_without_and_with("triad", "epyc-9654", pages, "first_touches", 1e6)
+    assert "4e+03 pages touched first, no measured rate of first touches (not priced)" in plain.detail
+    assert priced.time == pytest.approx(plain.time + 4e-3) and "first-touch cost 0.004 s" in priced.detail
+    # A profile without the counts (a trace before them, ncu's) and one with none touched first: nothing priced.
+    inputs = quantitative_inputs(get_device("epyc-9654"))
+    assert first_touch_term(KernelProfile("k", 1, {"fp32": 1.0}), inputs) == (None, None)
+    assert first_touch_term(KernelProfile("k", 1, dict.fromkeys(pages, 0.0)), inputs) == (None, None)
 
 
 def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():

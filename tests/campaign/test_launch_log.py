@@ -78,6 +78,33 @@ def test_without_the_variable_the_library_only_passes_calls_through(multi_kernel
     assert "launches" in done.stdout and not list(tmp_path.iterdir())
 
 
+FIRST_TOUCH_PROGRAM = Path(__file__).parent.parent / "data" / "opencl" / "first_touch.py"
+
+
+def test_each_launch_counts_the_page_faults_it_made(multi_kernel, tmp_path):
+    """A fresh 16 MiB buffer filled: about its 4096 pages faulted, the same fill again: next to none."""
+    pytest.importorskip("pyopencl")
+    import sys
+
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    if thp.exists() and "[always]" in thp.read_text():
+        pytest.skip("transparent huge pages always on: a fresh buffer faults once per 2 MiB, not per 4 KiB page")
+
+    prefix = tmp_path / "log" / "launches"
+    prefix.parent.mkdir()
+    env = launch_environment(prefix, build_launch_logger())
+    done = subprocess.run([sys.executable, str(FIRST_TOUCH_PROGRAM), "4096"], env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    launches = read_launch_logs(prefix).launches
+    assert [launch.kernel for launch in launches] == ["fill", "fill", "fill", "copy", "total"]
+    fresh, again = launches[0].faults, launches[1].faults
+    # A 16 MiB allocation in a fresh process is a new mapping (past glibc's first mmap threshold): every page
+    # faults once; the same pages again do not. The counts are the process's, so a few of the host's may join.
+    assert fresh is not None and 0.95 * 4096 <= fresh <= 1.2 * 4096
+    assert again is not None and again < 0.05 * 4096
+
+
 def _write(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -103,7 +130,7 @@ def test_foreign_and_future_logs_are_refused(tmp_path):
     _write(tmp_path / "a.1", "hello\n")
     with pytest.raises(LaunchLogError, match="not a perfcast launch log"):
         read_launch_logs(tmp_path / "a")
-    _write(tmp_path / "b.1", "#perfcast-launch-log\t3\t1\t0\n")
+    _write(tmp_path / "b.1", "#perfcast-launch-log\t4\t1\t0\n")
     with pytest.raises(LaunchLogError, match="format"):
         read_launch_logs(tmp_path / "b")
     _write(tmp_path / "c.1", "#perfcast-launch-log\t1\t1\t0\nL\t0\tq\n")
@@ -155,6 +182,18 @@ def test_kernels_of_one_name_from_two_builds_are_told_apart(tmp_path):
     assert _timing_record(double)["median_s"] == pytest.approx(200e-9)
     assert _timing_record(single)["build"] == "-cl-mad-enable -DSINGLE_PRECISION"
     assert "build" not in _timing_record(groups["other"])  # one build: grouped by name as before
+
+
+def test_a_format_3_log_reads_each_launchs_faults(tmp_path):
+    _write(tmp_path / "a.7", "#perfcast-launch-log\t3\t7\t1\n"
+           "L\t0\t0xq\t7\t1\t64\t-\t-\t1\t2\t3\t9\t0\t12\t0xp\tk\n"
+           "L\t1\t0xq\t7\t1\t64\t-\t-\t1\t2\t3\t9\t0\t-1\t0xp\tk\n"
+           "X\t2\t0xq\t7\t1\t64\t-\t-\t-5\t0xp\tk\n")
+    first, unknown, failed = read_launch_logs(tmp_path / "a").launches
+    assert first.faults == 12 and first.duration == pytest.approx(6e-9)
+    assert unknown.faults is None and failed.enqueue_failed and failed.faults is None
+    _write(tmp_path / "b.7", "#perfcast-launch-log\t2\t7\t1\nL\t0\t0xq\t7\t1\t64\t-\t-\t1\t2\t3\t9\t0\t0xp\tk\n")
+    assert read_launch_logs(tmp_path / "b").launches[0].faults is None  # format 2: not counted
 
 
 def test_a_format_1_log_has_no_builds_and_groups_by_name(tmp_path):

@@ -296,6 +296,59 @@ def test_a_scaling_the_two_profiled_commands_could_not_check_is_said():
     assert not any("same work-items" in note for note in notes)
 
 
+def test_a_group_takes_its_median_launchs_first_touched_pages_and_a_scaled_one_grows_them_with_its_buffers():
+    """Pages a launch touches first are that launch's alone: a group of three launches, one on fresh pages, pays none."""
+    from perfcast.campaign.program import ProfiledRun, ProgramOptions, _group_profiles
+
+    def launch(items: int, pages: float, seq: int) -> tuple:
+        return (_launch("k", (items,), (64,), seq, 100),
+                KernelProfile("k", 1, {"ldst": 2.0 * items ** 1.5, "first_store_pages": pages, "first_load_pages": 0.0},
+                              work_items=items))
+
+    timed = {"kernel": "k", "global_size": [1024], "local_size": [64], "work_items": 1024}
+    options = ProgramOptions(("app",), Path("a.zip"))
+    three = ProfiledRun(("p",), (launch(1024, 60.0, 0), launch(1024, 0.0, 1), launch(1024, 0.0, 2)))
+    profiles, _ = _group_profiles(options, {"kernels": {"k": timed}}, [three])
+    assert profiles[0].metrics["first_store_pages"] == 0.0 and profiles[0].metrics["ldst"] == 2.0 * 1024 ** 1.5
+    two = ProfiledRun(("p",), (launch(1024, 60.0, 0), launch(1024, 60.0, 1), launch(1024, 0.0, 2)))
+    assert _group_profiles(options, {"kernels": {"k": timed}}, [two])[0][0].metrics["first_store_pages"] == 60.0
+    # Profiled at 1024 work-items, timed at 4096: the counts grow as declared (^1.5), the pages 4x, as the buffers.
+    scaled = {"kernel": "k", "global_size": [4096], "local_size": [64], "work_items": 4096}
+    options = ProgramOptions(("app",), Path("a.zip"), profile_commands=(("p", "1"),), scaling={"k": 1.5})
+    profiles, _ = _group_profiles(options, {"kernels": {"k": scaled}}, [ProfiledRun(("p",), (launch(1024, 60.0, 0),))])
+    assert profiles[0].metrics["ldst"] == pytest.approx(2.0 * 4096 ** 1.5)
+    assert profiles[0].metrics["first_store_pages"] == pytest.approx(240.0)
+    # srad profiled for 2 iterations, timed for 1500: its one fresh launch of 2 is one of 1500 at the timed run.
+    srad = ProfiledRun(("p",), (launch(1024, 60.0, 0), launch(1024, 0.0, 1)))
+    options = ProgramOptions(("app",), Path("a.zip"))
+    for launches, pages in ((1500, 0.0), (2, 30.0)):
+        record = {**timed, "launches": launches}
+        found = _group_profiles(options, {"kernels": {"k": record}}, [srad])[0][0].metrics["first_store_pages"]
+        assert found == pages
+
+
+def test_a_groups_record_keeps_its_median_launchs_page_faults_and_the_score_prices_them():
+    from dataclasses import replace as with_fields
+
+    from perfcast.campaign.program import LaunchGroup, _timing_record
+    from perfcast.campaign.score import with_timed_faults
+
+    launches = [with_fields(_launch("k", (64,), (64,), i, 100), faults=f) for i, f in enumerate((900, 3, 5))]
+    group = LaunchGroup("k", "k", (64,), (64,), tuple(launches))
+    assert _timing_record(group)["faults"] == 5
+    unlogged = LaunchGroup("k", "k", (64,), (64,), (_launch("k", (64,), (64,), 0, 100), *launches[1:]))
+    assert "faults" not in _timing_record(unlogged)  # a launch without a count: none for the group
+    traced = KernelProfile("k", 1, {"ldst": 1.0, "first_store_pages": 700.0, "first_load_pages": 2.0})
+    counted, note = with_timed_faults(traced, {"faults": 5})
+    assert counted.metrics["first_store_pages"] == 5.0 and counted.metrics["first_load_pages"] == 0.0
+    assert "5 page faults" in note and "702 pages no one wrote" in note and counted.notes[-1] == note
+    # No fault where the trace found pages (an allocator that reused memory): the pages go, and the note says so.
+    counted, note = with_timed_faults(traced, {"faults": 0})
+    assert counted.metrics["first_store_pages"] == 0.0 and "0 page faults" in note
+    assert with_timed_faults(traced, {}) == (traced, None)
+    assert with_timed_faults(KernelProfile("k", 1, {"ldst": 1.0}), {"faults": 0})[1] is None
+
+
 def test_an_nsys_that_cannot_make_a_report_says_so(multi_kernel, tmp_path, monkeypatch):
     """As on the H200 image (2026-11-26): nsys records a .qdstrm, its importer is missing, no report follows."""
     from perfcast.campaign.program import ProgramOptions, _time_program

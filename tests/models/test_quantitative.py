@@ -12,6 +12,7 @@ from perfcast.models.quantitative import (
     atomic_cost,
     cpu_ldst_rate,
     division_cost,
+    first_touch_cost,
     incore_floor,
     issue_floor,
     kernel_parameters,
@@ -361,28 +362,59 @@ class TestAtomicCost:
         assert cost.time == pytest.approx(2e-2)
         assert cost.explain() == "5e+06 atomics / 2.5e+08 atomic/s"
 
-    def test_bad_counts_and_rates_are_refused(self):
-        with pytest.raises(ValueError, match="atomics"):
-            atomic_cost(-1.0, 1e8)
-        with pytest.raises(ValueError, match="atomic rate"):
-            atomic_cost(1.0, 0.0)
 
-    def test_the_atomics_add_after_the_divisions_and_bind_where_they_are_the_larger_part(self):
-        kernel = kernel_parameters(FP32)
-        plain = predict(kernel, RATES)
-        small = predict(kernel, RATES, atomics=atomic_cost(1.0, 1e9))  # 1 ns
-        assert small.time == pytest.approx(plain.time + 1e-9) and small.bound == plain.bound
-        assert "atomics add 1e-09 s" in small.reason and "atomic cost 1e-09 s" in small.explain()
-        both = predict(kernel, RATES, divisions=division_cost(1e4, 1e9), atomics=atomic_cost(3e4, 1e9))
-        assert both.time == pytest.approx(plain.time + 1e-5 + 3e-5) and both.bound == "atomic"
-        assert "added to the division-bound" in both.reason
+class TestFirstTouchCost:
+    """perfcast's addition (docs/models.md §3.7): pages touched first at the device's measured rate, added last."""
 
-    @given(st.floats(0, 1e9), st.floats(1e3, 1e12))
-    def test_more_atomics_never_speed_a_kernel_up(self, atomics, rate):
+    def test_cost_by_hand(self):
+        cost = first_touch_cost(3320.0, 8e5)  # kmeans_swap's 13 MiB at 800 k page/s: 4.15 ms
+        assert cost.time == pytest.approx(4.15e-3)
+        assert cost.explain() == "3.32e+03 first-touched pages / 8e+05 page/s"
+
+    def test_no_page_adds_nothing(self):
         kernel = kernel_parameters(FP32)
-        fewer = predict(kernel, RATES, atomics=atomic_cost(atomics, rate))
-        more = predict(kernel, RATES, atomics=atomic_cost(2 * atomics + 1, rate))
-        assert more.time >= fewer.time >= predict(kernel, RATES).time
+        assert predict(kernel, RATES, first_touches=first_touch_cost(0.0, 1e6)).time == predict(kernel, RATES).time
+
+
+# The operations §3.4 and §3.7 add at a measured rate: the cost's function, predict's argument, their words.
+COUNTED_COSTS = [pytest.param(atomic_cost, "atomics", "atomics", "atomic rate", id="atomics"),
+                 pytest.param(first_touch_cost, "first_touches", "first-touched pages", "first-touch rate",
+                              id="first touches")]
+
+
+@pytest.mark.parametrize(("cost", "term", "bound", "words", "earlier", "earlier_cost", "earlier_bound"), [
+    (atomic_cost, "atomics", "atomic", ("atomics add 1e-09 s", "atomic cost 1e-09 s"), "divisions", division_cost,
+     "division"),
+    (first_touch_cost, "first_touches", "first-touch", ("first-touched pages add 1e-09 s", "first-touch cost 1e-09 s"),
+     "atomics", atomic_cost, "atomic"),
+], ids=["atomics after divisions", "first touches after atomics"])
+def test_a_counted_cost_adds_after_the_one_before_it_and_binds_where_it_is_the_larger_part(
+        cost, term, bound, words, earlier, earlier_cost, earlier_bound):
+    kernel = kernel_parameters(FP32)
+    plain = predict(kernel, RATES)
+    small = predict(kernel, RATES, **{term: cost(1.0, 1e9)})  # 1 ns
+    assert small.time == pytest.approx(plain.time + 1e-9) and small.bound == plain.bound
+    assert words[0] in small.reason and words[1] in small.explain()
+    both = predict(kernel, RATES, **{earlier: earlier_cost(1e4, 1e9), term: cost(3e4, 1e9)})
+    assert both.time == pytest.approx(plain.time + 1e-5 + 3e-5) and both.bound == bound
+    assert f"added to the {earlier_bound}-bound" in both.reason
+
+
+@pytest.mark.parametrize(("cost", "term", "count_words", "rate_words"), COUNTED_COSTS)
+def test_counted_costs_refuse_bad_counts_and_rates(cost, term, count_words, rate_words):
+    with pytest.raises(ValueError, match=count_words):
+        cost(-1.0, 1e8)
+    with pytest.raises(ValueError, match=rate_words):
+        cost(1.0, 0.0)
+
+
+@pytest.mark.parametrize(("cost", "term", "count_words", "rate_words"), COUNTED_COSTS)
+@given(count=st.floats(0, 1e9), rate=st.floats(1e3, 1e12))
+def test_more_counted_operations_never_speed_a_kernel_up(cost, term, count_words, rate_words, count, rate):
+    kernel = kernel_parameters(FP32)
+    fewer = predict(kernel, RATES, **{term: cost(count, rate)})
+    more = predict(kernel, RATES, **{term: cost(2 * count + 1, rate)})
+    assert more.time >= fewer.time >= predict(kernel, RATES).time
 
 
 class TestCpuLdstRate:

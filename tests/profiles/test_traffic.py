@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import struct
+import subprocess
 import sys
 from pathlib import Path
 
@@ -60,13 +62,18 @@ def _records(addresses, lanes=None, ordinals=None, size=4, flags=0, space=SPACE_
 
 
 def write_trace(path: Path, launches, cut: int = 0) -> Path:
-    """Write a trace file: launches = [(name, global, local, {group index: records}, groups run)]."""
+    """Write a trace file: launches = [(name, global, local, {group index: records}, groups run[, pages])].
+
+    pages: (stored first, loaded first), the chunk before the launch's end; left out, none is written.
+    """
     data = bytearray(TRACE_MAGIC)
-    for name, global_size, local_size, groups, run in launches:
+    for name, global_size, local_size, groups, run, *pages in launches:
         encoded = name.encode()
         data += struct.pack("<II", 1, len(encoded)) + struct.pack("<9Q", *global_size, *local_size, 0, 0, 0) + encoded
         for index, records in groups.items():
             data += struct.pack("<II", 2, 0) + struct.pack("<QQ", index, len(records)) + records.tobytes()
+        if pages:
+            data += struct.pack("<II", 5, 0) + struct.pack("<QQ", *pages[0])
         data += struct.pack("<II", 3, 0) + struct.pack("<3Q", run, len(groups), 0)
     path.write_bytes(bytes(data[:len(data) - cut]))
     return path
@@ -394,6 +401,26 @@ def test_traffic_metrics_sum_launches_into_profile_metrics(tmp_path):
     assert again.kernels[0].bytes_from == "simulated for cpu"
 
 
+def test_first_touched_pages_come_from_the_trace_and_scale_with_a_reduced_launch(tmp_path):
+    records = _records(np.arange(16) * 4)
+    path = write_trace(tmp_path / "t.trace", [("a", (16, 1, 1), (16, 1, 1), {0: records}, 1, (3, 1)),
+                                              ("b", (16, 1, 1), (16, 1, 1), {0: records}, 1)])
+    a, b = list(read_trace(path))
+    assert (a.first_store_pages, a.first_load_pages) == (3, 1)
+    assert b.first_store_pages is None  # a trace written before the count: unknown, not zero
+    traffic = simulate_launch(a, _cpu())
+    assert (traffic.first_store_pages, traffic.first_load_pages) == (3, 1)
+    # The launch traced stands for one of 4 work-groups: its buffers, and so its fresh pages, are 4 times as many.
+    assert simulate_launch(a, _cpu(), total_groups=4).first_store_pages == 12
+    metrics = traffic_metrics([traffic, traffic])
+    assert metrics["first_store_pages"] == 6 and metrics["first_load_pages"] == 2
+    assert "first_store_pages" not in traffic_metrics([simulate_launch(b, _cpu())])
+    orphan = bytearray(TRACE_MAGIC) + struct.pack("<II", 5, 0) + struct.pack("<QQ", 1, 0)
+    (tmp_path / "orphan.trace").write_bytes(bytes(orphan))
+    with pytest.raises(TraceError, match="before any launch"):
+        list(read_trace(tmp_path / "orphan.trace"))
+
+
 def test_trace_files_are_checked(tmp_path):
     bad = tmp_path / "bad.trace"
     bad.write_bytes(b"NOTATRACE")
@@ -473,6 +500,24 @@ def test_oclgrind_plugin_traces_a_real_program(tmp_path):
     launches = simulate_trace(trace, request.hierarchy)
     assert [launch.kernel for launch in launches] == ["by_rows", "by_cols", "tiled"]
     assert launches[2].local_load_bytes == launches[2].local_store_bytes == matrix
+
+
+FIRST_TOUCH_PROGRAM = Path(__file__).parent.parent / "data" / "opencl" / "first_touch.py"
+
+
+def test_oclgrind_plugin_counts_the_pages_each_launch_touches_first(tmp_path):
+    """Five launches of tests/data/opencl/first_touch.py, 8 pages a buffer: the pages the program's own docstring says."""
+    plugin = _plugin_or_skip()
+    from perfcast.profiles.trace_plugin import TraceSampling, trace_environment
+
+    trace = tmp_path / "t.trace"
+    # Only the first work-group of each launch recorded: the pages are counted over every work-group anyway.
+    env = {**os.environ, **trace_environment(trace, TraceSampling(window=1, stride=1 << 20))}
+    subprocess.run(["oclgrind", "--plugins", str(plugin), sys.executable, str(FIRST_TOUCH_PROGRAM), "8"], env=env,
+                   check=True, capture_output=True)
+    found = [(launch.kernel, launch.first_store_pages, launch.first_load_pages, len(launch.groups))
+             for launch in read_trace(trace)]
+    assert found == [("fill", 8, 0, 1), ("fill", 0, 0, 1), ("fill", 7, 0, 1), ("copy", 8, 0, 1), ("total", 0, 8, 1)]
 
 
 def test_oclgrind_plugin_samples_work_groups(tmp_path):

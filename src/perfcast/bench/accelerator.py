@@ -6,6 +6,7 @@ only launching, timing and buffers differ between the two backends.
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -23,10 +24,11 @@ from perfcast.bench.suite import (
     calibrated_rate,
     moved_bytes,
 )
+from perfcast.bench.timing import median_and_spread
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes", "random_working_sets",
-           "run_accelerator_suite"]
+__all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
+           "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 # Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
@@ -44,6 +46,10 @@ class KernelRuntime(Protocol):
 
     def buffer(self, host: np.ndarray) -> Any:
         """Return a device buffer holding a copy of `host`."""
+        ...
+
+    def fresh_buffer(self, nbytes: int) -> Any:
+        """Return a device buffer of `nbytes` created without data (nothing written to it yet)."""
         ...
 
     def timed(self, name: str, items: int, *args: Any) -> Timed:
@@ -131,6 +137,46 @@ class ProgressSteps:
     def finish(self) -> None:
         """Report that every step is done."""
         self.progress("done", 1.0)
+
+
+# Each fresh buffer of the first-touch rate: past glibc's largest mmap threshold (32 MiB on 64-bit), so that a
+# runtime that allocates with malloc gets new pages from the system each time, never pages freed before.
+FIRST_TOUCH_BYTES = 64 * 2**20
+PAGE_BYTES = 4096
+
+
+def minor_faults() -> int:
+    """Return this process's minor page faults so far (count): a CPU device's runtime runs in the process."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def first_touch_rate(runtime: KernelRuntime, rounds: int, nbytes: int = FIRST_TOUCH_BYTES,
+                     faults: Callable[[], int] = minor_faults) -> Sample | None:
+    """Return the pages a kernel's stores touch first per second (page/s), or None where they cost nothing.
+
+    Each round creates a buffer without data and launches `touch_pages` (one store a 4 KiB page) on it three
+    times: the first launch waits for the operating system to map every page, the faster of the two after it
+    stores to pages mapped. The difference is the pages' cost (§3.7); the launches' own cost cancels. A page is
+    what the operating system faults on (`faults`, counted around the first launch): a 4 KiB page, or a 2 MiB
+    one where transparent huge pages are always on, so that the rate prices the launch log's fault counts in
+    the same unit; where no fault is counted (a runtime in another process), the 4 KiB pages stored. A runtime
+    that maps a buffer's pages when it creates it (a GPU's) gives no difference: None.
+    """
+    pages = nbytes // PAGE_BYTES
+    rates = []
+    for _ in range(rounds):
+        buffer = runtime.fresh_buffer(nbytes)
+        run = runtime.timed("touch_pages", pages, buffer)
+        before = faults()
+        first = run(1)
+        faulted = faults() - before
+        again = min(run(1), run(1))
+        if first > again:
+            rates.append((faulted if faulted > 0 else pages) / (first - again))
+        del buffer, run
+    if len(rates) <= rounds // 2:  # most rounds saw no cost: the pages were mapped before the kernel ran
+        return None
+    return Sample(*median_and_spread(rates), len(rates))
 
 
 def launch_latency(
@@ -351,9 +397,10 @@ def run_accelerator_suite(
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
     # Steps: the sizes, reads and writes, strided and random reads, host copy, peaks, elementary calls (2),
-    # integer divisions, scalar instructions and atomics (a CPU device), local memory, the sweep, the L2 points and the random
+    # integer divisions, scalar instructions, atomics and first touches (a CPU device), local memory, the sweep, the L2
+    # points and the random
     # loads per level.
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 2 * int(shape.cpu_rates) + 1 + len(shape.mix_steps)
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 3 * int(shape.cpu_rates) + 1 + len(shape.mix_steps)
                          + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
 
     def measure(run: Timed, work: float) -> Sample:
@@ -444,6 +491,11 @@ def run_accelerator_suite(
         tick("atomic increments")
         run = runtime.timed("atomic_increments", shape.compute_items, np.int32(ATOMIC_ROUNDS), results)
         suite.atomics = measure(run, shape.compute_items * ATOMIC_ROUNDS)
+        tick("first-touched pages")
+        suite.first_touches = first_touch_rate(runtime, max(3, reps))
+        if suite.first_touches is None:
+            suite.notes.append("First touches: a fresh buffer's pages cost nothing measurable (mapped at its "
+                               "creation?); §3.7 prices none on this device.")
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -213,6 +213,9 @@ class _CudaRuntime:
     def buffer(self, host: np.ndarray) -> Any:
         return self.cupy.asarray(host)
 
+    def fresh_buffer(self, nbytes: int) -> Any:
+        return self.cupy.empty(nbytes // 4, dtype=self.cupy.int32)
+
     def _span(self, launch: Callable[[], Any], passes: int) -> float:
         start, end = self.cupy.cuda.Event(), self.cupy.cuda.Event()
         start.record()

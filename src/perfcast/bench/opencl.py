@@ -21,6 +21,7 @@ from perfcast.bench.accelerator import (
     SuiteShape,
     chain_defines,
     choose_peak_shapes,
+    first_touch_rate,
     host_link_bytes,
     launch_latency,
     peak_run,
@@ -30,7 +31,7 @@ from perfcast.bench.accelerator import (
     suite_elements,
     upload_run,
 )
-from perfcast.bench.suite import BaseDescription, Progress, SuiteResult, calibrated_rate
+from perfcast.bench.suite import BaseDescription, Progress, Sample, SuiteResult, calibrated_rate
 from perfcast.devices.schema import Provenance, device_slug
 from perfcast.errors import BackendUnavailable
 from perfcast.kernels.opencl import build_program, profiling_queue
@@ -280,6 +281,10 @@ class OpenClProbe:
         """Return the host-to-device copy bandwidth in B/s."""
         return self._rate(*upload_run(self.runtime, self.shape))
 
+    def first_touches(self) -> Sample | None:
+        """Return the 4 KiB pages a kernel's stores touch first per second (page/s), or None where they cost nothing."""
+        return first_touch_rate(self.runtime, max(3, self.repetitions))
+
     def launch_rate(self) -> float:
         """Return 1 / the median kernel launch latency (launches/s), latency as clpeak counts it."""
         sample = launch_latency(self.runtime, 25)
@@ -304,6 +309,9 @@ class _OpenClRuntime:
     def buffer(self, host: np.ndarray) -> Any:
         flags = self.cl.mem_flags.READ_WRITE | self.cl.mem_flags.COPY_HOST_PTR
         return self.cl.Buffer(self.context, flags, hostbuf=host)
+
+    def fresh_buffer(self, nbytes: int) -> Any:
+        return self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, size=nbytes)
 
     def _span(self, launch: Callable[[], Any], passes: int) -> float:
         events = [launch() for _ in range(passes)]

@@ -94,6 +94,7 @@ class SuiteResult:
     int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
     scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
     atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
+    first_touches: Sample | None = None  # 4 KiB pages a kernel touches first per second, every core (a CPU)
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here

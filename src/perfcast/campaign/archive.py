@@ -127,7 +127,7 @@ def _json(text: str | bytes, origin: str) -> Any:
 # Fields of a kernel's record and what each must be: a number at least 0 (or above 0), a list of such numbers.
 # A program's launch may last 0 on a coarse timer, so only a suite kernel's median must be above 0.
 _NON_NEGATIVE = ("n", "work_items", "launches", "spread", "range_spread", "wall_s", "median_s", "min_s", "max_s",
-                 "total_s")
+                 "total_s", "faults")
 _MAPPINGS = ("host", "variables", "environment", "profiling", "timed_run", "scaling", "fanout", "species",
              "vectorisation", "incore")
 _PRECISIONS = {precision.value for precision in Precision}

@@ -24,8 +24,10 @@ __all__ = ["LOG_FORMAT", "LOG_VARIABLE", "Launch", "LaunchCounter", "LaunchLog",
 
 LOGGER_SOURCE = Path(__file__).with_name("opencl_launch_log.c")
 LOG_VARIABLE = "PERFCAST_LAUNCH_LOG"
-LOG_FORMAT = 2
-READ_FORMATS = ("1", "2")  # format 1 (before 2026-11-27) has no program field and no P lines
+LOG_FORMAT = 3
+# Format 1 (before 2026-11-27) has no program field and no P lines; format 2 (before the evening of the 27th) no
+# faults field.
+READ_FORMATS = ("1", "2", "3")
 _HEADER = "#perfcast-launch-log"
 
 
@@ -52,6 +54,9 @@ class Launch:
     status: int = 0  # 0: completed; < 0: the OpenCL error the launch or its timing ended with
     enqueue_failed: bool = False
     build: str | None = None  # the build options of the program the kernel came from; None: not logged (format 1)
+    # The process's minor page faults while the launch ran (its CL_RUNNING to its CL_COMPLETE callback): the pages
+    # it touched first, on a CPU device. None: not logged (formats 1, 2, a runtime without CL_RUNNING callbacks).
+    faults: int | None = None
 
     @property
     def work_items(self) -> int:
@@ -146,14 +151,16 @@ def _sizes(text: str, where: str) -> tuple[int, ...] | None:
         raise LaunchLogError(f"{where}: {text!r} is not a list of sizes") from None
 
 
-def _launch(fields: list[str], pid: int, where: str, failed: bool, builds: Mapping[str, str] | None) -> Launch:
+def _launch(fields: list[str], pid: int, where: str, failed: bool, builds: Mapping[str, str] | None,
+            faults: bool = False) -> Launch:
     """Return the launch an L (timed) or X (enqueue failed) line describes.
 
     `builds`: program handle -> build options, from the P lines read so far (format 2); None for format 1, whose
-    lines have no program field.
+    lines have no program field. `faults`: an L line has the faults field (format 3).
     """
     program = builds is not None
-    if len(fields) != (14 if not failed else 10) + program:
+    counted = faults and not failed
+    if len(fields) != (14 if not failed else 10) + program + counted:
         raise LaunchLogError(f"{where}: a launch line has {len(fields)} fields")
     build = builds.get(fields[-2], "") if builds is not None else None  # "": a kernel of no program logged
     try:
@@ -164,8 +171,9 @@ def _launch(fields: list[str], pid: int, where: str, failed: bool, builds: Mappi
             return Launch(seq, pid, fields[2], thread, fields[-1], global_size, local_size, offset,
                           status=int(fields[8]), enqueue_failed=True, build=build)
         queued, submitted, start, end, status = (int(v) for v in fields[8:13])
+        made = int(fields[13]) if counted else -1
         return Launch(seq, pid, fields[2], thread, fields[-1], global_size, local_size, offset, queued, submitted,
-                      start, end, status, build=build)
+                      start, end, status, build=build, faults=made if made >= 0 else None)
     except ValueError:
         raise LaunchLogError(f"{where}: a launch line with a field that is not a number") from None
 
@@ -193,6 +201,7 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
                                  f"formats {', '.join(READ_FORMATS)}")
         pid = _count(header[2], f"{path.name}:1")
         builds: dict[str, str] | None = {} if header[1] != "1" else None
+        faults = header[1] not in ("1", "2")
         processes.append(pid)
         # The last line may be cut where the process was killed mid-write: only whole lines count.
         whole = lines[1:-1]  # the text after the last newline is a line cut by a kill, or nothing
@@ -204,8 +213,9 @@ def read_launch_logs(prefix: Path) -> LaunchLog:
                 pid = _count(fields[2], where)  # a later process given the same pid appends to the same file
                 processes.append(pid)
                 builds = {} if fields[1] != "1" else None
+                faults = fields[1] not in ("1", "2")
             elif kind == "L" or kind == "X":
-                launches.append(_launch(fields, pid, where, kind == "X", builds))
+                launches.append(_launch(fields, pid, where, kind == "X", builds, faults))
             elif kind == "P" and len(fields) == 3 and builds is not None:
                 builds[fields[1]] = fields[2].strip()
             elif kind == "Q" and len(fields) >= 5:

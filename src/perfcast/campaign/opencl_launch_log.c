@@ -19,10 +19,15 @@
  *   P <program> <build options>   (before the first launch of a kernel of that program, and again where the
  *     options found at a launch differ from the last ones logged for that handle: a handle the runtime reused)
  *   L <seq> <queue> <thread> <dims> <global x,y,z> <local x,y,z or -> <offset x,y,z or -> <queued> <submit> <start>
- *     <end> <status> <program> <kernel name>   (times in ns of the device's clock; status: 0 done, <0 an error)
+ *     <end> <status> <faults> <program> <kernel name>   (times in ns of the device's clock; status: 0 done, <0 an
+ *     error; faults: the process's minor page faults from the launch's CL_RUNNING callback to its CL_COMPLETE one,
+ *     -1 where the runtime gave no CL_RUNNING callback)
  *   X <seq> <queue> <thread> <dims> <global> <local> <offset> <error> <program> <kernel name>   (the enqueue failed)
  * The program names the build a kernel came from: a program that builds one source twice (SHOC's md, in single
  * and in double precision) launches two kernels of one name, told apart by their programs' options.
+ * The faults are the pages the operating system mapped while the kernel ran: on a CPU device, the pages of a
+ * buffer the kernel touched first (docs/models.md §3.7). They are the whole process's, so a host thread that
+ * faults while a kernel runs adds its own.
  */
 #define _GNU_SOURCE
 #define CL_TARGET_OPENCL_VERSION 300
@@ -34,10 +39,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define LOG_FORMAT 2
+#define LOG_FORMAT 3
 #define OPTIONS_BYTES 512
 #define PROGRAMS_KEPT 256
 #define NAME_MAX_BYTES 256
@@ -131,7 +137,23 @@ struct launch {
     int has_local, has_offset;
     const void *program;
     char name[NAME_MAX_BYTES];
+    long faults_at_start;  /* the process's minor faults at the CL_RUNNING callback */
+    int running_seen;
+    int refs;  /* the callbacks still to come: the last one frees the record (the spec orders none of them) */
 };
+
+/* One callback done with `l`: the last frees it. */
+static void release_launch(struct launch *l)
+{
+    if (__atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(l);
+}
+
+static long minor_faults(void)
+{
+    struct rusage usage;
+    return getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_minflt : 0;
+}
 
 /* The build options last logged per program handle (a P line), so that each is logged once, and again where a
  * handle comes back with other options. Past PROGRAMS_KEPT handles the oldest slot is reused (a P line again). */
@@ -217,15 +239,29 @@ static void CL_CALLBACK launch_done(cl_event event, cl_int status, void *data)
     cl_int outcome = status < 0 ? status : CL_SUCCESS;
     for (int i = 0; i < 4 && outcome == CL_SUCCESS; ++i)
         outcome = clGetEventProfilingInfo(event, which[i], sizeof(cl_ulong), &times[i], NULL);
+    long faults = __atomic_load_n(&l->running_seen, __ATOMIC_ACQUIRE) ? minor_faults() - l->faults_at_start : -1;
     char line[LINE_BYTES], head[512];
     launch_text(head, sizeof head, l);
-    int n = snprintf(line, sizeof line, "L\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%p\t%s\n", head,
+    int n = snprintf(line, sizeof line, "L\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%ld\t%p\t%s\n", head,
                      (unsigned long long)times[0], (unsigned long long)times[1], (unsigned long long)times[2],
-                     (unsigned long long)times[3], (int)outcome, l->program, l->name);
+                     (unsigned long long)times[3], (int)outcome, faults < 0 ? -1L : faults, l->program, l->name);
     log_line(line, n);
     __atomic_sub_fetch(&pending, 1, __ATOMIC_SEQ_CST);
-    free(l);
+    release_launch(l);
     clReleaseEvent(event);
+}
+
+/* The launch starts running: the faults from here to its completion are the ones it made (and any host thread's).
+ * A runtime that calls it only after the completion callback (the spec allows it) leaves that launch's faults
+ * unknown (-1), never wrong. */
+static void CL_CALLBACK launch_running(cl_event event, cl_int status, void *data)
+{
+    (void)event;
+    (void)status;
+    struct launch *l = data;
+    l->faults_at_start = minor_faults();
+    __atomic_store_n(&l->running_seen, 1, __ATOMIC_RELEASE);
+    release_launch(l);
 }
 
 static struct launch *describe(cl_command_queue queue, cl_kernel kernel, cl_uint dims, const size_t *offset,
@@ -278,14 +314,18 @@ static void follow(struct launch *l, cl_int result, cl_event *program_event, cl_
     if (program_event)
         clRetainEvent(event);  /* the program may release its own event before it completes */
     __atomic_add_fetch(&pending, 1, __ATOMIC_SEQ_CST);
+    /* Both references are taken before either callback is registered: a callback may run at once, on any thread. */
+    __atomic_store_n(&l->refs, 2, __ATOMIC_RELEASE);
+    if (clSetEventCallback(event, CL_RUNNING, launch_running, l) != CL_SUCCESS)
+        release_launch(l);  /* no CL_RUNNING callback will come: the launch's faults stay unknown */
     if (clSetEventCallback(event, CL_COMPLETE, launch_done, l) != CL_SUCCESS) {
         __atomic_sub_fetch(&pending, 1, __ATOMIC_SEQ_CST);
         char line[LINE_BYTES], head[512];
         launch_text(head, sizeof head, l);
-        int n = snprintf(line, sizeof line, "L\t%s\t0\t0\t0\t0\t%d\t%p\t%s\n", head, (int)CL_INVALID_EVENT,
+        int n = snprintf(line, sizeof line, "L\t%s\t0\t0\t0\t0\t%d\t-1\t%p\t%s\n", head, (int)CL_INVALID_EVENT,
                          l->program, l->name);
         log_line(line, n);
-        free(l);
+        release_launch(l);  /* the CL_RUNNING callback, where one is still to come, frees it */
         clReleaseEvent(event);
     }
 }

@@ -175,8 +175,9 @@ def group_launches(launches: Sequence[Launch]) -> list[LaunchGroup]:
 
 
 def _timing_record(group: LaunchGroup) -> dict[str, Any]:
-    """Return a group's manifest record: NDRange, launches, median time, spread (sigma / t), range."""
+    """Return a group's manifest record: NDRange, launches, median time, spread (sigma / t), range, page faults."""
     times = [launch.duration for launch in group.launches]
+    faults = [launch.faults for launch in group.launches if launch.faults is not None]
     median = statistics.median(times)
     return {"kernel": group.kernel, **({"build": group.build} if group.build is not None else {}),
             "global_size": list(group.global_size),
@@ -184,7 +185,9 @@ def _timing_record(group: LaunchGroup) -> dict[str, Any]:
             "work_items": group.work_items, "launches": len(times), "median_s": median,
             "spread": statistics.pstdev(times) / median if median > 0 else 0.0,
             "range_spread": (max(times) - min(times)) / median if median > 0 else 0.0,
-            "min_s": min(times), "max_s": max(times), "total_s": sum(times)}
+            "min_s": min(times), "max_s": max(times), "total_s": sum(times),
+            # The page faults of the median launch (docs/models.md §3.7), where the log counted every launch's.
+            **({"faults": statistics.median(faults)} if len(faults) == len(times) else {})}
 
 
 # ------------------------------------------------------------------ the timed run
@@ -613,10 +616,29 @@ def _cached_profile_run(options: ProgramOptions, folder: WorkingFolder, index: i
 # ------------------------------------------------------------------ counts for each timed group
 
 
-def _mean_profile(name: str, profiles: Sequence[KernelProfile], work_items: int) -> KernelProfile:
-    """Return the mean per launch of several launches' profiles (counts and bytes), named `name`."""
+def _median_pages(values: Sequence[float], launches: int | None) -> float:
+    """Return the first-touched pages of a group's median launch, from its profiled launches' (count).
+
+    A launch that finds pages fresh pays for them alone (the first over a buffer), and a group is timed by its
+    median launch. A timed group of more launches than were profiled (more iterations of the same program) adds
+    launches that find their pages mapped: buffers are made once, so the fresh ones stay as many.
+    """
+    padded = [*values, *[0.0] * max(0, (launches or 0) - len(values))]
+    return statistics.median(padded)
+
+
+def _mean_profile(name: str, profiles: Sequence[KernelProfile], work_items: int,
+                  launches: int | None = None) -> KernelProfile:
+    """Return the mean per launch of several launches' profiles (counts and bytes), named `name`.
+
+    The first-touched pages are their median launch's, over `launches` (the timed group's) where given
+    (`_median_pages`).
+    """
+    from perfcast.profiles.traffic import FIRST_TOUCH_METRICS
+
     keys = set().union(*(p.metrics for p in profiles))
-    metrics = {k: statistics.fmean(p.metrics.get(k, 0.0) for p in profiles) for k in keys}
+    metrics = {k: _median_pages([p.metrics.get(k, 0.0) for p in profiles], launches) if k in FIRST_TOUCH_METRICS
+               else statistics.fmean(p.metrics.get(k, 0.0) for p in profiles) for k in keys}
     notes = tuple(dict.fromkeys(n for p in profiles for n in p.notes))
     return KernelProfile(name, 1, metrics, work_items=work_items, notes=notes, bytes_from=profiles[0].bytes_from)
 
@@ -705,6 +727,9 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     for launch, profile in last.launches:
         exact[(launch_identity(launch, rebuilt), launch.global_size, launch.local_size)].append(profile)
     per_kernel = _per_kernel(last, rebuilt)
+    of_kernel: dict[Identity, list[KernelProfile]] = defaultdict(list)  # each kernel's launches, for their pages
+    for launch, profile in last.launches:
+        of_kernel[launch_identity(launch, rebuilt)].append(profile)
     profiles, scaled_any = [], False
     scaled_kernels: set[Identity] = set()
     for name, record in manifest["kernels"].items():
@@ -712,14 +737,15 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
         group: Identity = (kernel, record.get("build"))
         key = (group, tuple(record["global_size"]), tuple(record["local_size"]) if record["local_size"] else None)
         if exact.get(key):
-            profiles.append(_mean_profile(name, exact[key], record["work_items"]))
+            profiles.append(_mean_profile(name, exact[key], record["work_items"], record.get("launches")))
         elif group in per_kernel:
             profile, items = per_kernel[group]
             exponent = options.scaling.get(kernel, 1.0)
             factor = (record["work_items"] / items) ** exponent
-            scaled = _with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
-                                   profile.metrics.get("touched_bytes"),
-                                   1.0 if group in same_buffers else record["work_items"] / items)
+            growth = 1.0 if group in same_buffers else record["work_items"] / items
+            scaled = _with_pages(_with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
+                                               profile.metrics.get("touched_bytes"), growth), of_kernel[group],
+                                 growth, record.get("launches"))
             profiles.append(_capped_first_fetches(scaled, factor) if group in same_buffers else scaled)
             scaled_any = True
             scaled_kernels.add(group)
@@ -767,6 +793,22 @@ def _with_touched(profile: KernelProfile, profiled: float | None, growth: float)
     from perfcast.campaign.profile_size import PROFILED, TIMED
 
     return replace(profile, metrics={**profile.metrics, PROFILED: profiled, TIMED: profiled * growth})
+
+
+def _with_pages(scaled: KernelProfile, launches: Sequence[KernelProfile], growth: float,
+                timed_launches: int | None) -> KernelProfile:
+    """Return a scaled profile with its kernel's first-touched pages grown as its buffers (`growth`), not its counts.
+
+    `launches`: the kernel's profiled launches, whose median over the timed group's launches is taken
+    (`_median_pages`). A buffer grows with the work-items over it (a matrix product's counts grow faster:
+    work-items^1.5). A kernel launched at several NDRanges mixes them here, as its counts do (lud's, SHOC
+    reduction's): the median then describes the kernel's launches, not one timed group's.
+    """
+    from perfcast.profiles.traffic import FIRST_TOUCH_METRICS
+
+    pages = {k: _median_pages([p.metrics.get(k, 0.0) for p in launches], timed_launches) * growth
+             for k in FIRST_TOUCH_METRICS if any(k in p.metrics for p in launches)}
+    return replace(scaled, metrics={**scaled.metrics, **pages}) if pages else scaled
 
 
 def _capped_first_fetches(profile: KernelProfile, factor: float) -> KernelProfile:

@@ -24,6 +24,7 @@ from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
 from perfcast.models.quantitative import (
     ELEMENTARY_COST,
     AtomicCost,
+    CountedCost,
     DivisionCost,
     IssueFloor,
     LatencyFloor,
@@ -31,6 +32,7 @@ from perfcast.models.quantitative import (
     atomic_cost,
     cpu_ldst_rate,
     division_cost,
+    first_touch_cost,
     incore_floor,
     issue_floor,
     kernel_parameters,
@@ -40,7 +42,7 @@ from perfcast.models.quantitative import (
 )
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
-from perfcast.profiles.traffic import scattered_by_level
+from perfcast.profiles.traffic import FIRST_TOUCH_METRICS, scattered_by_level
 from perfcast.species.application import PrimitivePrediction, predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
@@ -260,6 +262,22 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
     return floor, divisions, issue, atomics, left_out
 
 
+def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[CountedCost | None, str | None]:
+    """Return a kernel's first-touched pages' time (§3.7, s), or None with what left it out (None: nothing to price).
+
+    The pages a launch touched first, by a store or a load (the memory trace counts both; a load first maps the
+    shared zero page, and a later store faults again), at the device's measured rate of first-touched pages.
+    """
+    if not any(name in profile.metrics for name in FIRST_TOUCH_METRICS):
+        return None, None
+    pages = sum(profile.metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
+    if pages <= 0:
+        return None, None
+    if inputs.first_touches is None:
+        return None, f"{pages:.3g} pages touched first, no measured rate of first touches (not priced)"
+    return first_touch_cost(pages, inputs.first_touches), None
+
+
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
@@ -273,6 +291,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
+    touches, unpriced = first_touch_term(profile, inputs)
+    if unpriced:
+        left_out["first touches"] = unpriced
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
@@ -307,7 +328,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                           + (f", {local / ldst:.0%} local at the local-memory rate"
                              if local and local_rate is not None else "") + ")")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
-    p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore)
+    p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore,
+                touches)
     detail = p.explain() + ldst_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         f"(the device's measured rate{', shared by the lanes (§3.6)' if precision in shared else ''})"
@@ -501,6 +523,9 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         for model in MODELS:
             score.left_out[model] = "timed at 0 s (below the timer's resolution): nothing to score against"
         return score
+    counted = None
+    if profile is not None and device.kind == "cpu":  # a GPU's launches map no host page
+        profile, counted = with_timed_faults(profile, record)
     precision = profile_precision(profile) if profile is not None else None
     cycles = (kernel_incore_cycles(kernel, incore, record.get("work_items"), 32 * profile.metrics["inst_warp"],
                                    precision)
@@ -520,6 +545,11 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
             except (ValueError, LookupError) as error:
                 score.left_out[model] = str(error)
         _explain_profile_size(score, profile, device)
+        quantitative_prediction = score.predictions.get("quantitative")
+        if counted and quantitative_prediction is not None:
+            # A reader who sees the pages priced, or the trace's pages dropped for no faults, sees why.
+            score.predictions["quantitative"] = replace(quantitative_prediction,
+                                                        detail=f"{quantitative_prediction.detail}; {counted}")
     if species is None:
         score.left_out["boat hull"] = ("no species: a program's kernel is known by its profile only (give one with "
                                        "--species KERNEL=SPECIES)")
@@ -530,6 +560,25 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     except (ValueError, LookupError) as error:
         score.left_out["boat hull"] = str(error)
     return score
+
+
+def with_timed_faults(profile: KernelProfile, record: Mapping[str, Any]) -> tuple[KernelProfile, str | None]:
+    """Return a group's profile with its first-touched pages taken from the timed run's page faults, and a note.
+
+    The trace counts the pages of buffers the program never wrote; whether the operating system still has to map
+    them depends on the host's allocator (a buffer carved from memory the process used and freed is mapped
+    already). The launch log counts the faults the launches made: where it did, they are the pages (§3.7). The
+    note says so where either count is above 0 (None where the record has no faults, or both are 0).
+    """
+    faults = record.get("faults")
+    if faults is None:
+        return profile, None
+    traced = sum(profile.metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
+    said = f"pages touched first: the {faults:.4g} page faults of the timed run's median launch (the launch log)"
+    if any(name in profile.metrics for name in FIRST_TOUCH_METRICS):
+        said += f", where the trace found {traced:.4g} pages no one wrote"
+    metrics = {**profile.metrics, FIRST_TOUCH_METRICS[0]: float(faults), FIRST_TOUCH_METRICS[1]: 0.0}
+    return replace(profile, metrics=metrics, notes=(*profile.notes, said)), said if faults or traced else None
 
 
 def _explain_profile_size(score: KernelScore, profile: KernelProfile, device: Device) -> None:
@@ -593,6 +642,7 @@ HULL_LACKS = {
     "issue": "its instructions, left scalar, issued one at a time (§3.3): the hull prices the species' operations, "
              "not the compiler's instructions",
     "atomic": "its locked atomics (§3.4)",
+    "first-touch": "the pages it touches first, each mapped by the operating system on that access (§3.7)",
     "compute": "its instruction mix: loads, stores and integer work beside the arithmetic (E_mix, E_instr, T_ldst; "
                "§3, §3.6), where the hull takes the peak of the arithmetic alone",
     "memory": "the bytes its caches move beyond the species' compulsory ones (the simulated traffic)",

@@ -50,6 +50,7 @@ class QuantitativeInputs:
     l1_bandwidth: float | None = None  # a CPU's L1 bandwidth, B/s (§3.6)
     simd_bits: int | None = None  # a CPU's SIMD width, bits (§3.6)
     local_rate: float | None = None  # local-memory accesses/s measured (a shared level), not stood in for by L1
+    first_touches: float | None = None  # 4 KiB pages touched first per s, measured (§3.7's first-touch cost)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -149,6 +150,10 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     if atomics is not None:
         sources["atomics"] = _describe(atomics, Dimension.COMPUTE, "atomic/s")
         summaries["atomics"] = f"{_value(atomics.value, Dimension.COMPUTE, 'atomic/s')} ({atomics.provenance.source})"
+    touches = device.first_touches
+    if touches is not None:
+        sources["first touches"] = _describe(touches, Dimension.COMPUTE, "page/s")
+        summaries["first touches"] = f"{_value(touches.value, Dimension.COMPUTE, 'page/s')} ({touches.provenance.source})"
     l1_bandwidth = simd_bits = None
     l1 = next((level for level in device.memory if level.level == "L1" and level.bandwidth), None)
     if device.kind == "cpu" and l1 is not None and l1.bandwidth is not None and device.simd_width_bits:
@@ -162,4 +167,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               scalar.value if scalar is not None else None,
                               atomics.value if atomics is not None else None,
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
-                              l1_bandwidth, simd_bits, None if stand_in else t_ldst)
+                              l1_bandwidth, simd_bits, None if stand_in else t_ldst,
+                              touches.value if touches is not None else None)

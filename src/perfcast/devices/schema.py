@@ -338,7 +338,11 @@ class Device(BaseModel):
         default=None, description="CPU: atomic read-modify-writes per second, every core, each into a 256-bin "
         "histogram of the core's own (a locked add on x86), written as op/s. The quantitative model prices a "
         "kernel's atomics with it (§3.4)")
-    # COUNTED_RATES (after the class) lists the three above by name, label and unit for the bench and the CLI.
+    first_touches: ComputeFigure | None = Field(
+        default=None, description="CPU: 4 KiB pages per second, every core, that a kernel's stores touch first in a "
+        "buffer no one wrote before (the operating system maps each on that store), less the same stores on the "
+        "pages mapped, written as op/s. The quantitative model prices a launch's first-touched pages with it (§3.7)")
+    # COUNTED_RATES (after the class) lists the four above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
@@ -475,9 +479,11 @@ class CountedRate(NamedTuple):
     method: str  # how the bench measures it, for the figure's tool
 
 
-# The rates §3.2–§3.4 read, in the order the bench, its CSV and `devices show` list them.
+# The rates §3.2–§3.4 and §3.7 read, in the order the bench, its CSV and `devices show` list them.
 COUNTED_RATES = (
     CountedRate("int_divisions", "int32 divisions", "div/s", "int32 divisions by a run-time divisor"),
     CountedRate("scalar_instructions", "scalar instructions", "inst/s", "independent integer operations left scalar"),
     CountedRate("atomics", "atomic increments", "atomic/s", "atomic increments into a 256-bin histogram"),
+    CountedRate("first_touches", "first-touched pages", "page/s",
+                "a store to each 4 KiB page of fresh buffers, less the same stores again"),
 )

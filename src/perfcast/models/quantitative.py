@@ -39,6 +39,12 @@ instruction, which waits for the core's earlier stores and holds back its later
 loads: its time adds, last (to the issue floor too), atomics / the device's
 measured rate of them, bound "atomic" where that part is the larger.
 
+First touches (§3.7): an operating system maps a page of a buffer no one has
+written before on its first access (a fault: a fresh frame, zeroed), and the
+access waits for it. A launch that touches such pages pays them once, beside
+everything else it does: pages / the device's measured rate of first touches,
+added last, bound "first-touch" where that part is the larger.
+
 T_ldst on a CPU (§3.6): a GPU's load/store unit serves global and shared
 accesses alike, but a CPU's OpenCL runtime keeps local memory in ordinary
 memory, reached through the barrier regions it compiles lane by lane, while a
@@ -71,6 +77,7 @@ __all__ = [
     "LatencyFloor",
     "QuantitativePrediction",
     "atomic_cost",
+    "first_touch_cost",
     "cpu_ldst_rate",
     "division_cost",
     "incore_floor",
@@ -87,7 +94,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic"]
+Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch"]
 
 
 @dataclass(frozen=True)
@@ -277,6 +284,13 @@ def atomic_cost(atomics: float, rate: float) -> CountedCost:
     return CountedCost(atomics, rate, "atomics", "atomic/s")
 
 
+def first_touch_cost(pages: float, rate: float) -> CountedCost:
+    """Return the time (s) of `pages` 4 KiB pages touched first at `rate` page/s (§3.7)."""
+    non_negative("first-touched pages", pages)
+    positive("first-touch rate", rate)
+    return CountedCost(pages, rate, "first-touched pages", "page/s")
+
+
 @dataclass(frozen=True)
 class IssueFloor:
     """A scalar kernel's instructions (count) at the device's scalar rate (inst/s), its library calls' time (s), the sum (s).
@@ -407,6 +421,7 @@ class QuantitativePrediction:
     issue: IssueFloor | None = None  # the issue floor of code left scalar (§3.3), where one was given
     atomics: AtomicCost | None = None  # the atomics' time (§3.4), added, where one was given
     incore: InCoreFloor | None = None  # the in-core floor of a scalar kernel's inner loops (§3.5), where one was given
+    first_touches: CountedCost | None = None  # the first-touched pages' time (§3.7), added, where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -423,6 +438,8 @@ class QuantitativePrediction:
             text += f"; division cost {self.divisions.time:.3g} s ({self.divisions.explain()})"
         if self.atomics is not None:
             text += f"; atomic cost {self.atomics.time:.3g} s ({self.atomics.explain()})"
+        if self.first_touches is not None:
+            text += f"; first-touch cost {self.first_touches.time:.3g} s ({self.first_touches.explain()})"
         return text
 
 
@@ -435,8 +452,9 @@ def _added(cost: CountedCost, named: Bound, bound: Bound, time: float, reason: s
 
 def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
-            atomics: AtomicCost | None = None, incore: InCoreFloor | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.5 may raise it."""
+            atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
+            first_touches: CountedCost | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.7 may raise it."""
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -492,9 +510,14 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         # (docs/models.md §3.4).
         bound, time, reason = _added(atomics, "atomic", bound, time, reason)
         performance = kernel.w_comp / time
+    if first_touches is not None and first_touches.time > 0:
+        # Added: the access that finds no page waits for the operating system, whatever else bounds the launch
+        # (docs/models.md §3.7).
+        bound, time, reason = _added(first_touches, "first-touch", bound, time, reason)
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics, incore)
+                                  issue, atomics, incore, first_touches)
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -12,6 +12,12 @@
 // group up to its next barrier before the next work-item. Each thread therefore keeps its group's records and
 // writes them as one chunk when the group completes; a record carries what a device's schedule needs to
 // reorder them (the work-item's local index, its access ordinal, the barrier region).
+//
+// Beside the records, every access of every work-group (sampled or not) marks the 4 KiB pages of its global
+// buffer it touches. A page no one touched before -- neither the host (a write, a fill, a copy, a map for
+// writing, data given at the buffer's creation) nor an earlier launch -- is a page the operating system maps
+// on that first access (a fault: a fresh frame, zeroed). Each launch's count of them, by whether a load or a
+// store came first, closes the launch (chunk 5): the quantitative model prices them (docs/models.md, §3.7).
 
 #include <oclgrind/Context.h>
 #include <oclgrind/Kernel.h>
@@ -27,14 +33,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace
 {
 const char MAGIC[8] = {'P', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
-const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3, CHUNK_BUFFER = 4;
+const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3, CHUNK_BUFFER = 4, CHUNK_PAGES = 5;
 const uint8_t SPACE_GLOBAL = 1, SPACE_CONSTANT = 2, SPACE_LOCAL = 3;
 const uint8_t FLAG_STORE = 1, FLAG_ATOMIC = 2;
 const uint32_t GROUP_LEVEL = 0xffffffffu; // an access made by the whole work-group (async copies)
@@ -66,6 +74,35 @@ struct GroupState
 
 thread_local GroupState group;
 
+// One flag per 4 KiB page of a global buffer: set once anything touched the page. Flags are set by the worker
+// threads of a launch at once, so each is an atomic byte; a buffer's map lives as long as any thread holds it.
+struct PageMap
+{
+  explicit PageMap(size_t bytes, bool touched)
+    : count((bytes + PAGE - 1) / PAGE), flags(new std::atomic<uint8_t>[count])
+  {
+    for (size_t i = 0; i < count; i++)
+      flags[i].store(touched ? 1 : 0, std::memory_order_relaxed);
+  }
+  size_t count;
+  std::unique_ptr<std::atomic<uint8_t>[]> flags;
+};
+
+// Every access of a launch looks its buffer's pages up: each worker thread keeps the maps it has looked up, so
+// that a kernel reading several buffers in turn does not take the plugin's lock at every access. A buffer
+// allocated or freed anywhere bumps the generation (process-wide: a second context's plugin counts too), which
+// empties every thread's maps at its next access, so a buffer number reused for a new allocation is looked up
+// again.
+std::atomic<uint64_t> pageGeneration{0};
+
+struct PageCache
+{
+  uint64_t generation = ~0ull;
+  std::unordered_map<size_t, std::shared_ptr<PageMap>> maps;
+};
+
+thread_local PageCache pageCache;
+
 size_t envSize(const char* name, size_t fallback)
 {
   const char* text = std::getenv(name);
@@ -88,12 +125,41 @@ public:
   bool isThreadSafe() const override { return true; }
 
   void memoryAllocated(const oclgrind::Memory* memory, size_t address, size_t size, cl_mem_flags,
-                       const uint8_t*) override
+                       const uint8_t* initData) override
   {
     if (memory->getAddressSpace() != oclgrind::AddrSpaceGlobal)
       return;
     std::lock_guard<std::mutex> lock(m_mutex);
-    placeBufferLocked(memory->extractBuffer(address), size);
+    size_t buffer = memory->extractBuffer(address);
+    placeBufferLocked(buffer, size);
+    // Data given at creation (COPY_HOST_PTR, USE_HOST_PTR) was written by the host: no page is fresh.
+    m_pages[buffer] = std::make_shared<PageMap>(size, initData != nullptr);
+    pageGeneration++;
+  }
+
+  void memoryDeallocated(const oclgrind::Memory* memory, size_t address) override
+  {
+    if (memory->getAddressSpace() != oclgrind::AddrSpaceGlobal)
+      return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_pages.erase(memory->extractBuffer(address));
+    pageGeneration++;
+  }
+
+  // The host's writes (clEnqueueWriteBuffer[Rect], fills, copies between buffers) touch their pages.
+  void hostMemoryStore(const oclgrind::Memory* memory, size_t address, size_t size, const uint8_t*) override
+  {
+    if (memory->getAddressSpace() == oclgrind::AddrSpaceGlobal)
+      markTouched(memory, memory->extractBuffer(address), memory->extractOffset(address), size);
+  }
+
+  // A buffer mapped for writing is written by the host through the pointer it gets.
+  void memoryMap(const oclgrind::Memory* memory, size_t address, size_t offset, size_t size,
+                 cl_map_flags flags) override
+  {
+    if (memory->getAddressSpace() == oclgrind::AddrSpaceGlobal &&
+        (flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION)))
+      markTouched(memory, memory->extractBuffer(address), memory->extractOffset(address) + offset, size);
   }
 
   void kernelBegin(const oclgrind::KernelInvocation* invocation) override
@@ -116,11 +182,17 @@ public:
     m_groupsRecorded = 0;
     m_bytesWritten = 0;
     m_groupsDropped = 0;
+    m_firstStores = 0;
+    m_firstLoads = 0;
   }
 
   void kernelEnd(const oclgrind::KernelInvocation*) override
   {
     std::lock_guard<std::mutex> lock(m_mutex);
+    uint32_t pagesHeader[2] = {CHUNK_PAGES, 0};
+    uint64_t pages[2] = {m_firstStores.load(), m_firstLoads.load()};
+    std::fwrite(pagesHeader, sizeof pagesHeader, 1, m_out);
+    std::fwrite(pages, sizeof pages, 1, m_out);
     uint32_t header[2] = {CHUNK_END, 0};
     uint64_t counts[3] = {m_groupsSeen, m_groupsRecorded, m_groupsDropped};
     std::fwrite(header, sizeof header, 1, m_out);
@@ -208,6 +280,8 @@ private:
   size_t m_window, m_stride, m_maxBytes, m_totalBytes;
   uint64_t m_groupsSeen = 0, m_groupsRecorded = 0, m_groupsDropped = 0, m_bytesWritten = 0, m_totalWritten = 0;
   std::map<size_t, uint64_t> m_base; // buffer number -> its base address in the trace
+  std::map<size_t, std::shared_ptr<PageMap>> m_pages; // buffer number -> its pages touched so far
+  std::atomic<uint64_t> m_firstStores{0}, m_firstLoads{0}; // of the launch under way
   oclgrind::Size3 m_numGroups;         // of the launch under way (Oclgrind runs one kernel at a time)
   uint64_t m_next = PAGE;
 
@@ -229,9 +303,61 @@ private:
     return base;
   }
 
+  // Return the page map of `buffer` (of global memory), null if none is known.
+  PageMap* pagesOf(size_t buffer)
+  {
+    uint64_t generation = pageGeneration.load(std::memory_order_acquire);
+    if (pageCache.generation != generation)
+    {
+      pageCache.maps.clear();
+      pageCache.generation = generation;
+    }
+    auto cached = pageCache.maps.find(buffer);
+    if (cached != pageCache.maps.end())
+      return cached->second.get();
+    std::shared_ptr<PageMap> pages;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      auto found = m_pages.find(buffer);
+      if (found != m_pages.end())
+        pages = found->second;
+    }
+    pageCache.maps.emplace(buffer, pages);
+    return pages.get();
+  }
+
+  void markTouched(const oclgrind::Memory*, size_t buffer, size_t offset, size_t size)
+  {
+    PageMap* pages = pagesOf(buffer);
+    if (!pages || size == 0)
+      return;
+    for (size_t page = offset / PAGE; page <= (offset + size - 1) / PAGE && page < pages->count; page++)
+      pages->flags[page].store(1, std::memory_order_relaxed);
+  }
+
+  // Count the pages this kernel access touches first (every work-group's, recorded or not).
+  void touch(const oclgrind::Memory* memory, size_t address, size_t size, uint8_t flags)
+  {
+    if (memory->getAddressSpace() != oclgrind::AddrSpaceGlobal || size == 0)
+      return;
+    PageMap* pages = pagesOf(memory->extractBuffer(address));
+    if (!pages)
+      return; // a buffer allocated before the plugin was loaded: taken as written
+    size_t offset = memory->extractOffset(address);
+    for (size_t page = offset / PAGE; page <= (offset + size - 1) / PAGE && page < pages->count; page++)
+    {
+      std::atomic<uint8_t>& flag = pages->flags[page];
+      if (flag.load(std::memory_order_relaxed) || flag.exchange(1, std::memory_order_relaxed))
+        continue;
+      // An atomic read-modify-write is reported as its load, then its store: its page faults as a write.
+      (flags & (FLAG_STORE | FLAG_ATOMIC) ? m_firstStores : m_firstLoads).fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
   void record(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address, size_t size,
               uint8_t flags)
   {
+    touch(memory, address, size, flags);
     if (!group.recording)
       return;
     unsigned space = memory->getAddressSpace();

@@ -11,6 +11,11 @@ The trace comes from perfcast's Oclgrind plugin (`oclgrind_trace.cpp`, built by 
   (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic).
 * kind 3, the launch's end: uint64 work-groups run, recorded, and left out past the size cap.
 * kind 4, a global buffer placed (at its allocation, or at its first access): uint64 base address, uint64 size.
+* kind 5, before a launch's end: uint64 pages stored first, uint64 pages loaded first. Over every work-group
+  (recorded or not), the 4 KiB pages of global buffers the launch touched before anyone else did: not written
+  by the host (a write, fill, copy, a map for writing, data given at creation) nor touched by a launch before.
+  The operating system maps such a page on its first access (docs/models.md, §3.7). Traces written before
+  this chunk existed have none: their launches' first touches are unknown.
 
 The simulation (pycachesim, the cache simulator of the kerncraft authors) replays each launch as the device
 would issue it: work-groups dealt round-robin to the compute units in waves, one private cache chain per unit
@@ -43,9 +48,9 @@ from perfcast.errors import InputError
 from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 
-__all__ = ["RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
-           "apply_traffic", "cap_first_fetches", "first_fetches", "read_trace", "scattered_by_level", "scattered_loads",
-           "simulate_launch", "simulate_trace", "traffic_metrics"]
+__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic",
+           "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches", "read_trace",
+           "scattered_by_level", "scattered_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
@@ -53,9 +58,10 @@ RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordin
 GROUP_LEVEL = 0xFFFFFFFF
 SPACE_GLOBAL, SPACE_CONSTANT, SPACE_LOCAL = 1, 2, 3
 FLAG_STORE, FLAG_ATOMIC = 1, 2
-_KERNEL, _GROUP, _END, _BUFFER = 1, 2, 3, 4
+_KERNEL, _GROUP, _END, _BUFFER, _PAGES = 1, 2, 3, 4, 5
 _LOCAL_BASE = 1 << 56  # where a CPU's local memory is placed, per core, far from any buffer
 SCATTER_WINDOW = 32  # accesses before a load, on its core, whose lines (or their neighbours) make it a stream's
+FIRST_TOUCH_METRICS = ("first_store_pages", "first_load_pages")  # a launch's pages touched first (docs/metrics.md)
 
 
 class TraceError(InputError):
@@ -75,6 +81,10 @@ class LaunchTrace:
     groups_dropped: int = 0
     complete: bool = False
     buffers: dict[int, int] = field(default_factory=dict)  # base address -> size (B) of the global buffers then
+    # 4 KiB pages of global memory this launch touched first, by a store and by a load (count, every work-group);
+    # None in a trace written without the count.
+    first_store_pages: int | None = None
+    first_load_pages: int | None = None
 
     @property
     def group_size(self) -> int:
@@ -130,6 +140,11 @@ def read_trace(path: str | Path) -> Iterator[LaunchTrace]:
                 launch.groups_run, launch.groups_dropped, launch.complete = run, dropped, True
                 yield launch
                 launch = None
+            elif kind == _PAGES:
+                stores, loads = struct.unpack("<QQ", _exact(handle, 16, path))
+                if launch is None:
+                    raise TraceError(f"{path}: first-touched pages before any launch")
+                launch.first_store_pages, launch.first_load_pages = stores, loads
             elif kind == _BUFFER:
                 base, size = struct.unpack("<QQ", _exact(handle, 16, path))
                 buffers = {b: n for b, n in buffers.items() if not (base <= b < base + max(size, 1))}
@@ -195,6 +210,10 @@ class LaunchTraffic:
     # The distinct bytes of global and constant memory the launch touched, in whole lines of the outermost cache
     # (scaled): what a cache must hold for the launch to find its data there again.
     touched_bytes: float = 0.0
+    # 4 KiB pages the launch touched before anyone else (by a store first, by a load first; scaled to the
+    # launch a reduced one stands for): None where the trace does not count them.
+    first_store_pages: float | None = None
+    first_load_pages: float | None = None
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -603,10 +622,14 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
             notes.append(f"scattered loads: {moved:.4g} of the sample's first fetches from DRAM, scaled to the "
                          f"launch, are served by {hierarchy.levels[-1].name} (their buffers fit there and come "
                          f"from DRAM once: {cap:.4g} lines)")
+    # The pages are counted over every work-group run: scaled only where the launch stands for a larger one.
+    run = launch.groups_run or groups_total
+    pages = [None if count is None else count * groups_total / run
+             for count in (launch.first_store_pages, launch.first_load_pages)]
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
                          launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap,
-                         touched)
+                         touched, *pages)
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -777,6 +800,9 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         for name, count in launch.scattered_loads.items():
             add(f"scattered_{name.lower()}", count)
         add("touched_bytes", launch.touched_bytes)
+        if launch.first_store_pages is not None and launch.first_load_pages is not None:
+            add(FIRST_TOUCH_METRICS[0], launch.first_store_pages)
+            add(FIRST_TOUCH_METRICS[1], launch.first_load_pages)
         if launch.scattered_loads:
             add("scattered_first", launch.scattered_first)
             add("scattered_first_cap", launch.scattered_first_cap)

@@ -279,6 +279,13 @@ __kernel void local_ldst(int k, int mask, __global float *sink, __local float *l
 
 /* ---------------------------------------------------------------- launch latency: a kernel doing nothing */
 
+/* One store to each 4 KiB page (1024 ints) of `a`: on a buffer no one wrote before, each store waits for the
+   operating system to map its page (the first-touch rate, docs/models.md §3.7). */
+__kernel void touch_pages(__global int *a)
+{
+    a[get_global_id(0) * 1024] = 1;
+}
+
 __kernel void empty(__global float *sink)
 {
     if (get_global_id(0) == (size_t)-1) sink[0] = 0.0f;  /* never true: keeps the argument used */
