@@ -159,8 +159,8 @@ def first_touch_rate(runtime: KernelRuntime, rounds: int, nbytes: int = FIRST_TO
     stores to pages mapped. The difference is the pages' cost (§3.7); the launches' own cost cancels. A page is
     what the operating system faults on (`faults`, counted around the first launch): a 4 KiB page, or a 2 MiB
     one where transparent huge pages are always on, so that the rate prices the launch log's fault counts in
-    the same unit; where no fault is counted (a runtime in another process), the 4 KiB pages stored. A runtime
-    that maps a buffer's pages when it creates it (a GPU's) gives no difference: None.
+    the same unit; where fewer are counted than one per 2 MiB (a runtime in another process), the 4 KiB pages
+    stored. A runtime that maps a buffer's pages when it creates it (a GPU's) gives no difference: None.
     """
     pages = nbytes // PAGE_BYTES
     rates = []
@@ -172,7 +172,8 @@ def first_touch_rate(runtime: KernelRuntime, rounds: int, nbytes: int = FIRST_TO
         faulted = faults() - before
         again = min(run(1), run(1))
         if first > again:
-            rates.append((faulted if faulted > 0 else pages) / (first - again))
+            # Fewer faults than one per 2 MiB are the host's own (a runtime in another process): the pages count.
+            rates.append((faulted if faulted >= pages // 1024 else pages) / (first - again))
         del buffer, run
     if len(rates) <= rounds // 2:  # most rounds saw no cost: the pages were mapped before the kernel ran
         return None
@@ -397,9 +398,8 @@ def run_accelerator_suite(
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
     # Steps: the sizes, reads and writes, strided and random reads, host copy, peaks, elementary calls (2),
-    # integer divisions, scalar instructions, atomics and first touches (a CPU device), local memory, the sweep, the L2
-    # points and the random
-    # loads per level.
+    # integer divisions, scalar instructions, atomics and first touches (a CPU device), local memory, the sweep, the
+    # L2 points and the random loads per level.
     tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 3 * int(shape.cpu_rates) + 1 + len(shape.mix_steps)
                          + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
 
