@@ -14,7 +14,6 @@ line) and print both.
 from __future__ import annotations
 
 import argparse
-import datetime
 import re
 import statistics
 import subprocess
@@ -24,7 +23,8 @@ from pathlib import Path
 import yaml
 
 from perfcast.bench.opencl import OpenClBackend
-from perfcast.devices.schema import COUNTED_RATES
+from perfcast.devices.schema import COUNTED_RATES, Figure
+from perfcast.errors import BackendUnavailable
 
 PEER_SOURCE = Path(__file__).with_name("first_touch.c")
 
@@ -52,7 +52,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--peer", action="store_true")
     args = parser.parse_args()
-    backend = OpenClBackend.open(args.device, args.rounds)
+    try:
+        backend = OpenClBackend.open(args.device, args.rounds)
+    except BackendUnavailable as error:
+        raise SystemExit(str(error)) from None
     if not backend.is_cpu:
         raise SystemExit("the first-touch rate is a CPU device's: this OpenCL device is not a CPU")
     probe = backend.probe()
@@ -67,11 +70,8 @@ def main() -> None:
     best = max(samples, key=lambda s: s.value)
     rate = next(r for r in COUNTED_RATES if r.name == "first_touches")
     platform = backend.device.platform
-    figure = {"value": best.value, "source": "measured",
-              "tool": f"perfcast bench (opencl backend, {platform.name.strip()} {platform.version.strip()}), "
-                      f"{rate.method}",
-              "date": datetime.date.today().isoformat(), "repetitions": best.repetitions,
-              "spread": round(best.spread, 4)}
+    tool = f"perfcast bench (opencl backend, {platform.name.strip()} {platform.version.strip()}), {rate.method}"
+    figure = Figure.measured(best.value, tool, repetitions=best.repetitions, spread=best.spread).fields()
     args.out.write_text(yaml.safe_dump({"first_touches": figure}, sort_keys=False))
     print("perfcast (every core): " + ", ".join(f"{s.value:.4g} page/s ({1e6 / s.value:.3g} µs a page, spread "
                                                 f"{s.spread:.0%})" for s in samples))

@@ -243,6 +243,11 @@ def main() -> None:
     if (not parts or not set(parts) <= set(VARIANTS) or len(set(parts)) != len(parts) or len(ldst) > 1
             or ("committed" in parts and len(parts) > 1)):
         sys.exit(__doc__)
+    for part in sys.argv[1].split("+"):  # caches=, touches=, device=: their files, said before any child runs
+        name, _, files = part.partition("=")
+        for path in filter(None, files.split(",")):
+            if not Path(path).is_file():
+                sys.exit(f"{name}: {path} is not a file")
     variant, mapes, ratios = sys.argv[1], [], []
     for archive in map(Path, sys.argv[2:]):
         mape, group_ratios = _score(variant, archive)

@@ -643,13 +643,18 @@ def _mean_profile(name: str, profiles: Sequence[KernelProfile], work_items: int,
     return KernelProfile(name, 1, metrics, work_items=work_items, notes=notes, bytes_from=profiles[0].bytes_from)
 
 
-def _per_kernel(run: ProfiledRun, rebuilt: set[str]) -> dict[Identity, tuple[KernelProfile, float]]:
-    """Return, per kernel (its build apart where `rebuilt`), its mean profile per launch and mean work-items per launch."""
+def _launches_by_kernel(run: ProfiledRun, rebuilt: set[str]) -> dict[Identity, list[tuple[Launch, KernelProfile]]]:
+    """Return a profiled run's launches per kernel (its build apart where `rebuilt`), in the order they ran."""
     by_kernel: dict[Identity, list[tuple[Launch, KernelProfile]]] = defaultdict(list)
     for launch, profile in run.launches:
         by_kernel[launch_identity(launch, rebuilt)].append((launch, profile))
+    return by_kernel
+
+
+def _per_kernel(run: ProfiledRun, rebuilt: set[str]) -> dict[Identity, tuple[KernelProfile, float]]:
+    """Return, per kernel (its build apart where `rebuilt`), its mean profile per launch and mean work-items per launch."""
     found = {}
-    for identity, pairs in by_kernel.items():
+    for identity, pairs in _launches_by_kernel(run, rebuilt).items():
         items = statistics.fmean(launch.work_items for launch, _ in pairs)
         found[identity] = (_mean_profile(identity[0], [p for _, p in pairs], round(items)), items)
     return found
@@ -727,9 +732,7 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     for launch, profile in last.launches:
         exact[(launch_identity(launch, rebuilt), launch.global_size, launch.local_size)].append(profile)
     per_kernel = _per_kernel(last, rebuilt)
-    of_kernel: dict[Identity, list[KernelProfile]] = defaultdict(list)  # each kernel's launches, for their pages
-    for launch, profile in last.launches:
-        of_kernel[launch_identity(launch, rebuilt)].append(profile)
+    of_kernel = _launches_by_kernel(last, rebuilt)  # each kernel's launches, for their pages
     profiles, scaled_any = [], False
     scaled_kernels: set[Identity] = set()
     for name, record in manifest["kernels"].items():
@@ -744,8 +747,8 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             factor = (record["work_items"] / items) ** exponent
             growth = 1.0 if group in same_buffers else record["work_items"] / items
             scaled = _with_pages(_with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
-                                               profile.metrics.get("touched_bytes"), growth), of_kernel[group],
-                                 growth, record.get("launches"))
+                                               profile.metrics.get("touched_bytes"), growth),
+                                 [launched for _, launched in of_kernel[group]], growth, record.get("launches"))
             profiles.append(_capped_first_fetches(scaled, factor) if group in same_buffers else scaled)
             scaled_any = True
             scaled_kernels.add(group)

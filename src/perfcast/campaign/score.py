@@ -42,7 +42,7 @@ from perfcast.models.quantitative import (
 )
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
-from perfcast.profiles.traffic import FIRST_TOUCH_METRICS, scattered_by_level
+from perfcast.profiles.traffic import FIRST_TOUCH_METRICS, first_touched_pages, scattered_by_level
 from perfcast.species.application import PrimitivePrediction, predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
@@ -268,10 +268,8 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
     The pages a launch touched first, by a store or a load (the memory trace counts both; a load first maps the
     shared zero page, and a later store faults again), at the device's measured rate of first-touched pages.
     """
-    if not any(name in profile.metrics for name in FIRST_TOUCH_METRICS):
-        return None, None
-    pages = sum(profile.metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
-    if pages <= 0:
+    pages = first_touched_pages(profile.metrics)
+    if pages is None or pages <= 0:
         return None, None
     if inputs.first_touches is None:
         return None, f"{pages:.3g} pages touched first, no measured rate of first touches (not priced)"
@@ -573,9 +571,9 @@ def with_timed_faults(profile: KernelProfile, record: Mapping[str, Any]) -> tupl
     faults = record.get("faults")
     if faults is None:
         return profile, None
-    traced = sum(profile.metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
+    traced = first_touched_pages(profile.metrics)
     said = f"pages touched first: the {faults:.4g} page faults of the timed run's median launch (the launch log)"
-    if any(name in profile.metrics for name in FIRST_TOUCH_METRICS):
+    if traced is not None:
         said += f", where the trace found {traced:.4g} pages no one wrote"
     metrics = {**profile.metrics, FIRST_TOUCH_METRICS[0]: float(faults), FIRST_TOUCH_METRICS[1]: 0.0}
     return replace(profile, metrics=metrics, notes=(*profile.notes, said)), said if faults or traced else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfcast.devices.schema import Device, Figure, InstructionKind, Precision
+from perfcast.devices.schema import COUNTED_RATES, Device, Figure, InstructionKind, Precision
 from perfcast.errors import NotFound
 from perfcast.models.quantitative import ELEMENTARY_COST, DeviceRates
 from perfcast.units import Dimension, format_quantity
@@ -31,6 +31,10 @@ from perfcast.units import Dimension, format_quantity
 __all__ = ["LDST_BYTES", "QuantitativeInputs", "quantitative_inputs"]
 
 LDST_BYTES = 4  # bytes per local/shared-memory access when T_ldst is read off a bandwidth
+# The names the inputs' sources and summaries give the counted rates (schema.COUNTED_RATES) that §3.2–§3.4 and §3.7
+# price with.
+_COUNTED_KEYS = {"int_divisions": "int32 divisions", "scalar_instructions": "scalar instructions",
+                 "atomics": "atomics", "first_touches": "first touches"}
 
 
 @dataclass(frozen=True)
@@ -136,24 +140,14 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         key = f"random loads {level}"
         sources[key] = _describe(figure, Dimension.COMPUTE, "load/s")
         summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, 'load/s')} ({figure.provenance.source})"
-    divisions = device.int_divisions
-    if divisions is not None:
-        sources["int32 divisions"] = _describe(divisions, Dimension.COMPUTE, "div/s")
-        summaries["int32 divisions"] = (f"{_value(divisions.value, Dimension.COMPUTE, 'div/s')} "
-                                        f"({divisions.provenance.source})")
-    scalar = device.scalar_instructions
-    if scalar is not None:
-        sources["scalar instructions"] = _describe(scalar, Dimension.COMPUTE, "inst/s")
-        summaries["scalar instructions"] = (f"{_value(scalar.value, Dimension.COMPUTE, 'inst/s')} "
-                                            f"({scalar.provenance.source})")
-    atomics = device.atomics
-    if atomics is not None:
-        sources["atomics"] = _describe(atomics, Dimension.COMPUTE, "atomic/s")
-        summaries["atomics"] = f"{_value(atomics.value, Dimension.COMPUTE, 'atomic/s')} ({atomics.provenance.source})"
-    touches = device.first_touches
-    if touches is not None:
-        sources["first touches"] = _describe(touches, Dimension.COMPUTE, "page/s")
-        summaries["first touches"] = f"{_value(touches.value, Dimension.COMPUTE, 'page/s')} ({touches.provenance.source})"
+    measured: dict[str, float | None] = {}
+    for rate in COUNTED_RATES:
+        figure = getattr(device, rate.name)
+        measured[rate.name] = None if figure is None else figure.value
+        if figure is not None:
+            key = _COUNTED_KEYS[rate.name]
+            sources[key] = _describe(figure, Dimension.COMPUTE, rate.unit)
+            summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, rate.unit)} ({figure.provenance.source})"
     l1_bandwidth = simd_bits = None
     l1 = next((level for level in device.memory if level.level == "L1" and level.bandwidth), None)
     if device.kind == "cpu" and l1 is not None and l1.bandwidth is not None and device.simd_width_bits:
@@ -162,10 +156,7 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                                            "vectors, x lanes / SIMD lanes for a kernel vectorised narrower (§3.6)")
         summaries["T_ldst, global (CPU)"] = (f"L1 {_value(l1.bandwidth.value, Dimension.BANDWIDTH)} at {simd_bits}-bit "
                                              f"vectors ({l1.bandwidth.provenance.source})")
-    return QuantitativeInputs(device, rates, sources, summaries, costs, random,
-                              divisions.value if divisions is not None else None,
-                              scalar.value if scalar is not None else None,
-                              atomics.value if atomics is not None else None,
+    return QuantitativeInputs(device, rates, sources, summaries, costs, random, measured["int_divisions"],
+                              measured["scalar_instructions"], measured["atomics"],
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
-                              l1_bandwidth, simd_bits, None if stand_in else t_ldst,
-                              touches.value if touches is not None else None)
+                              l1_bandwidth, simd_bits, None if stand_in else t_ldst, measured["first_touches"])

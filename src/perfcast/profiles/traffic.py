@@ -49,8 +49,8 @@ from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 
 __all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic",
-           "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches", "read_trace",
-           "scattered_by_level", "scattered_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
+           "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages",
+           "read_trace", "scattered_by_level", "scattered_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
@@ -645,6 +645,13 @@ def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: S
     buffers = np.unique(owner[inside])
     fitting = buffers[sizes[buffers] <= last.size * last.instances]
     return float(np.sum(np.isin(owner[inside], fitting))), float(sizes[fitting].sum()) / last.line
+
+
+def first_touched_pages(metrics: Mapping[str, float]) -> float | None:
+    """Return the pages a profile says its launch touched first, by a store or a load (count); None: not counted."""
+    if not any(name in metrics for name in FIRST_TOUCH_METRICS):
+        return None
+    return sum(metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
 
 
 def scattered_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
