@@ -25,6 +25,8 @@ VARIANT is one of:
   touches=FILE   the archive's device with the first-touch rate (§3.7) of FILE (scripts/first_touch_figure.py) where
                  it has none; the archive's profile must count first-touched pages (profiled since 2026-11-27)
   no-touches     before §3.7: no first-touched page is priced
+  no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
+                 loads as its larger profiled size had them, scaled to the timed work-items
   device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
                  the device profile another set was scored with; touches=FILE then adds the first-touch rate)
 
@@ -52,7 +54,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
-            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device")
+            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device", "no-reuse")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -121,6 +123,28 @@ def _first_touches(source: Path) -> None:
     archive.Archive.read = classmethod(read_with_touches)  # type: ignore[method-assign, assignment]
 
 
+def _without_reuse() -> None:
+    """Patch the archive reader, in this process only, so that each unextrapolated_NAME metric is NAME again."""
+    import yaml
+
+    import perfcast.campaign.archive as archive
+
+    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
+
+    def read_without_reuse(cls, path):  # type: ignore[no-untyped-def]
+        found = read(cls, path)
+        if found.profile_yaml is None:
+            return found
+        profile = yaml.safe_load(found.profile_yaml)
+        for kernel in profile.get("kernels", []):
+            metrics = kernel.get("metrics", {})
+            for name in [name for name in metrics if name.startswith("unextrapolated_")]:
+                metrics[name.removeprefix("unextrapolated_")] = metrics.pop(name)
+        return dataclasses.replace(found, profile_yaml=yaml.safe_dump(profile, sort_keys=False))
+
+    archive.Archive.read = classmethod(read_without_reuse)  # type: ignore[method-assign, assignment]
+
+
 def _apply(variant: str) -> None:
     """Patch perfcast, in this process only, so that `campaign report` scores with `variant` (parts joined by +)."""
     import perfcast.campaign.score as score
@@ -137,6 +161,8 @@ def _apply(variant: str) -> None:
     touches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("touches=")), None)
     if touches is not None:
         _first_touches(Path(touches))
+    if "no-reuse" in parts:
+        _without_reuse()
     if "no-touches" in parts:
         score.first_touch_term = lambda profile, inputs: (None, None)
     if "instr-max" in parts:

@@ -5,6 +5,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -294,6 +295,43 @@ def test_a_scaling_the_two_profiled_commands_could_not_check_is_said():
     assert any("same work-items" in note for note in notes)
     profiles, notes = _group_profiles(options, manifest, [run(1024), run(2048)])  # two sizes: checked, no note
     assert not any("same work-items" in note for note in notes)
+
+
+def test_a_scaled_group_carries_its_bytes_per_level_to_the_timed_size_by_its_reuse_distances():
+    """Two profiled sizes whose long reuses grow with the work-items: at the timed size they miss the L1 they hit."""
+    from perfcast.campaign.program import ProfiledRun, ProgramOptions, _group_profiles
+    from perfcast.models.caches import CacheLevel
+    from perfcast.profiles.reuse import COLD, REUSE_BINS, histogram_metrics
+
+    def histogram(long: float) -> dict[str, float]:
+        found = np.zeros(REUSE_BINS + 1)
+        found[0], found[1 + int(np.floor(4 * np.log2(long)))], found[COLD] = 60.0, 30.0, 10.0
+        return histogram_metrics(found, np.zeros(REUSE_BINS + 1))
+
+    def run(items: int) -> ProfiledRun:
+        # 100 accesses a launch: 60 re-touch their line, 30 come back after items / 8 lines, 10 are first touches.
+        metrics = {"ldst": 1.0 * items, "l1_bytes": 400.0, "l2_bytes": 640.0, "dram_bytes": 640.0,
+                   **histogram(items / 8)}
+        return ProfiledRun(("p",), ((_launch("k", (items,), (64,), 0, 100),
+                                     KernelProfile("k", 1, metrics, work_items=items)),))
+
+    levels = (CacheLevel("L1", 32 * 1024, 64, 8, 2), CacheLevel("L2", 1 << 20, 64, 16, 1))  # 1024 and 16 384 lines
+    manifest = {"kernels": {"k": {"kernel": "k", "global_size": [65536], "local_size": [64], "work_items": 65536}}}
+    options = ProgramOptions(("app",), Path("a.zip"), profile_commands=(("p", "1"), ("p", "2")))
+    profiles, _ = _group_profiles(options, manifest, [run(1024), run(2048)], levels)
+    found = profiles[0].metrics
+    # Scaled 32x from 2048 work-items; the 30 long reuses a launch (at 256 lines, L1 hits) are at 8192 lines
+    # timed: 32 x 30 more accesses miss L1, a 64-byte line each; L2 still holds them.
+    assert found["unextrapolated_l2_bytes"] == pytest.approx(640.0 * 32)
+    assert found["l2_bytes"] == pytest.approx(640.0 * 32 + 32 * 30 * 64, rel=0.02)
+    assert found["dram_bytes"] == pytest.approx(640.0 * 32)
+    assert any("reuse distances carried" in note for note in profiles[0].notes)
+    # Without the device's caches, or with one profiled size, the bytes are the scaled ones.
+    plain, _ = _group_profiles(options, manifest, [run(1024), run(2048)])
+    assert plain[0].metrics["l2_bytes"] == pytest.approx(640.0 * 32) and "unextrapolated_l2_bytes" not in plain[0].metrics
+    one, _ = _group_profiles(ProgramOptions(("app",), Path("a.zip"), profile_commands=(("p", "2"),)), manifest,
+                             [run(2048)], levels)
+    assert one[0].metrics["l2_bytes"] == pytest.approx(640.0 * 32)
 
 
 def test_a_group_takes_its_median_launchs_first_touched_pages_and_a_scaled_one_grows_them_with_its_buffers():

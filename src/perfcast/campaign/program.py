@@ -44,6 +44,7 @@ from perfcast.campaign.launch_log import (
 from perfcast.campaign.program_species import KernelSpecies
 from perfcast.campaign.watched_run import ProgramFailed, available_memory, run_watched
 from perfcast.errors import InputError, ToolError
+from perfcast.models.caches import CacheLevel
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 
 __all__ = ["SCALING_CHECK_TOLERANCE", "TIMERS", "ProgramOptions", "build_tags", "cuda_group_profiles",
@@ -689,17 +690,20 @@ def scaling_check(kernel: str, small: tuple[KernelProfile, float], large: tuple[
     return worst
 
 
-def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Sequence[ProfiledRun]
-                    ) -> tuple[list[KernelProfile], list[str]]:
+def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Sequence[ProfiledRun],
+                    levels: Sequence[CacheLevel] = ()) -> tuple[list[KernelProfile], list[str]]:
     """Return a profile per timed group (per launch), and notes; refuse kernels that do not scale as declared.
 
     A group whose kernel and NDRange the (last) profiled run launched too takes the mean of those launches;
-    any other takes its kernel's mean counts scaled to its work-items as declared.
+    any other takes its kernel's mean counts scaled to its work-items as declared, and, where both profiled
+    runs launched it at different work-items and `levels` (the device's caches) are known, its bytes per level
+    carried to the timed size by its reuse distances (`_with_reuse`).
     """
     notes: list[str] = []
     # The kernels the timed run launched from several builds: their profiles are matched build by build.
     rebuilt = {record["kernel"] for record in manifest["kernels"].values() if "build" in record}
     unchecked: set[Identity] = set()  # kernels the two profiled commands ran at the same work-items
+    sizes: list[dict[Identity, tuple[KernelProfile, float]]] = []
     # Kernels whose scattered loads gathered from the same buffers at both profiled sizes: their buffers do not
     # grow with the NDRange, so scaled to more work-items their first fetches from DRAM are capped at them.
     same_buffers: set[Identity] = set()
@@ -749,7 +753,12 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
             scaled = _with_pages(_with_touched(replace(profile.scaled(factor, record["work_items"]), name=name),
                                                profile.metrics.get("touched_bytes"), growth),
                                  [launched for _, launched in of_kernel[group]], growth, record.get("launches"))
-            profiles.append(_capped_first_fetches(scaled, factor) if group in same_buffers else scaled)
+            scaled = _capped_first_fetches(scaled, factor) if group in same_buffers else scaled
+            if sizes and levels and group in sizes[0] and sizes[0][group][1] != items:
+                other, other_items = sizes[0][group]
+                scaled = _with_reuse(scaled, profile, other, other_items / items, record["work_items"] / items,
+                                     levels)
+            profiles.append(scaled)
             scaled_any = True
             scaled_kernels.add(group)
         else:
@@ -764,16 +773,44 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
     return profiles, notes
 
 
-def _outgrown_note(folder: WorkingFolder, profiles: Sequence[KernelProfile]) -> str | None:
-    """Return a note naming the groups whose profiled problem found hits in caches the timed one outgrows, or None."""
-    from perfcast.campaign.profile_size import profile_outgrows
+def _with_reuse(scaled: KernelProfile, base: KernelProfile, other: KernelProfile, ratio: float, onward: float,
+                levels: Sequence[CacheLevel]) -> KernelProfile:
+    """Return a scaled profile with its bytes per level and scattered loads carried to the timed size by reuse.
+
+    `base`: the profiled run's mean launch it was scaled from; `other`: the other profiled run's; `ratio`: the
+    other's work-items over the base's; `onward`: the timed group's over the base's (docs/campaign-programs.md).
+    """
+    from perfcast.profiles.reuse import extrapolate_levels, extrapolated_metrics
+
+    line = max(level.line for level in levels)
+    capacities = [(level.name, level.size * level.instances / line) for level in levels]
+    found = extrapolate_levels(base.metrics, other.metrics, ratio, onward, capacities)
+    if found is None:
+        return scaled
+    changed, moved = extrapolated_metrics(scaled.metrics, found, [(level.name, level.line) for level in levels])
+    if not changed:
+        return scaled
+    return scaled.with_metrics(found.describe(moved), None, **changed)
+
+
+def _cache_levels(folder: WorkingFolder) -> tuple[CacheLevel, ...]:
+    """Return the working folder's device's cache levels, innermost first; none where it gives no cache sizes."""
     from perfcast.devices.cache_view import cache_hierarchy
     from perfcast.devices.catalog import load_device_file
 
     try:
-        levels = cache_hierarchy(load_device_file(folder.path / "device.yaml")).levels
+        return cache_hierarchy(load_device_file(folder.path / "device.yaml")).levels
     except (InputError, OSError):
-        return None  # no cache sizes: the traffic was not simulated either
+        return ()  # no cache sizes: the traffic was not simulated either
+
+
+def _outgrown_note(folder: WorkingFolder, profiles: Sequence[KernelProfile]) -> str | None:
+    """Return a note naming the groups whose profiled problem found hits in caches the timed one outgrows, or None."""
+    from perfcast.campaign.profile_size import profile_outgrows
+
+    levels = _cache_levels(folder)
+    if not levels:
+        return None
     found = [(profile.name, outgrown) for profile in profiles
              if (outgrown := profile_outgrows(profile.metrics, levels)) is not None]
     if not found:
@@ -894,7 +931,7 @@ def _profile_program(options: ProgramOptions, folder: WorkingFolder, manifest: d
         return
     commands = options.profile_commands or (options.command,)
     runs = [_cached_profile_run(options, folder, index, command, progress) for index, command in enumerate(commands)]
-    profiles, notes = _group_profiles(options, manifest, runs)
+    profiles, notes = _group_profiles(options, manifest, runs, _cache_levels(folder))
     for run in runs:
         notes.extend(run.notes)
     outgrown = _outgrown_note(folder, profiles)

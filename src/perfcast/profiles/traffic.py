@@ -47,6 +47,7 @@ import numpy as np
 from perfcast.errors import InputError
 from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
+from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
 __all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic",
            "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages",
@@ -214,6 +215,10 @@ class LaunchTraffic:
     # launch a reduced one stands for): None where the trace does not count them.
     first_store_pages: float | None = None
     first_load_pages: float | None = None
+    # Reuse distances (perfcast.profiles.reuse): accesses, and scattered loads, per distance bin, first touches last
+    # (sampled, scaled to the launch); empty where not followed.
+    reuse: tuple[float, ...] = ()
+    reuse_scattered: tuple[float, ...] = ()
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -279,6 +284,7 @@ class _Machine:
         self.chains = [[copies[core * len(copies) // cores].backend for copies in self.levels] for core in range(cores)]
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
+        self.reuse = ReuseTracker()  # the outermost lines' reuse distances, over every unit's accesses in turn
 
     def stats(self) -> dict[str, np.ndarray]:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
@@ -298,7 +304,25 @@ class _Machine:
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
+        found["reuse"] = self.reuse.accesses.copy()
+        found["reuse_scattered"] = self.reuse.scattered.copy()
         return found
+
+    def follow(self, stream: _Stream, start: int, end: int) -> None:
+        """Give the reuse tracker the sampled accesses among start..end of a unit's stream, in order."""
+        indices, lines, hashes, spread, repeats = stream.sampled
+        if not len(indices):
+            return
+        first, last = np.searchsorted(indices, (start, end))
+        if first >= last:
+            return
+        # An access to the line the one before it in this piece touched is at distance 0: counted in bulk.
+        again = repeats[first:last].copy()
+        again[0] = False
+        kept = np.flatnonzero(~again) + first
+        self.reuse.add(lines[kept].tolist(), hashes[kept].tolist(), spread[kept].tolist())
+        if again.any():
+            self.reuse.repeat(int(again.sum()), int(spread[first:last][again].sum()))
 
     def count_scattered(self, core: int, address: int, size: int, virtual: int) -> None:
         """Load `address` through `core`'s caches alone, adding it to the level that served it.
@@ -387,6 +411,9 @@ class _Stream:
     # Where the stream has a scattered load (CPU only): addresses, flags, sizes and, per access, the virtual
     # address of a scattered load (-1 for the others), as lists, sent access by access a few at a time.
     listed: tuple[list[int], list[int], list[int], list[int]] | None = None
+    # The accesses the reuse tracker may follow (perfcast.profiles.reuse): their indices in the stream, outermost
+    # lines, the lines' hashes, whether each is a scattered load and whether it touches the line of the one before.
+    sampled: tuple[np.ndarray, ...] = (np.zeros(0, dtype=np.int64),) * 5
 
 
 def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_WINDOW) -> np.ndarray:
@@ -447,6 +474,7 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
         sizes = np.where(atomic, sizes, span.astype(np.uint32))[keep]
         flags = flags[keep]
     listed = None
+    scattered = np.zeros(len(addresses), dtype=bool)
     if not hierarchy.coalesce and len(addresses):
         # Streams are told by their virtual lines, as before pages are placed: a stream that crosses a page goes on.
         scattered = scattered_loads(virtual // np.uint64(machine.line), (flags & (FLAG_STORE | FLAG_ATOMIC)) == 0)
@@ -454,11 +482,19 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             # Each scattered load with its virtual address (which names its line), every other access with -1.
             named = np.where(scattered, virtual.astype(np.int64), -1)
             listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist())
-    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
+    lines = addresses >> np.uint64(machine.unit_bits)
+    hashes = machine.reuse.hashed(lines)
+    indices = np.flatnonzero(machine.reuse.followed(hashes))
+    followed = lines[indices]
+    repeats = np.zeros(len(indices), dtype=bool)
+    repeats[1:] = followed[1:] == followed[:-1]
+    sampled = (indices, followed, hashes[indices], scattered[indices], repeats)
+    return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed, sampled)
 
 
 def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -> None:
     """Send accesses start..end of a unit's stream to its caches, runs of one kind and size in one call."""
+    machine.follow(stream, start, end)
     if stream.listed is not None:
         # Scattered loads go one at a time (the level serving each is counted), and so does the rest of a stream
         # that has them: its runs are too short to be worth cutting.
@@ -549,6 +585,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
     counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
+    counted_reuse = np.zeros((2, REUSE_BINS + 1))  # accesses and scattered loads per reuse distance (reuse.py)
     first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
     local_load = local_store = 0
@@ -590,6 +627,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
+        counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
         first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
@@ -629,7 +667,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
                          launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap,
-                         touched, *pages)
+                         touched, pages[0], pages[1], reuse=tuple(float(v) for v in counted_reuse[0] * scale),
+                         reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale))
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -813,6 +852,9 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         if launch.scattered_loads:
             add("scattered_first", launch.scattered_first)
             add("scattered_first_cap", launch.scattered_first_cap)
+        if launch.reuse:
+            for name, value in histogram_metrics(np.asarray(launch.reuse), np.asarray(launch.reuse_scattered)).items():
+                add(name, value)
     return total
 
 
