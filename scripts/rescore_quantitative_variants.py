@@ -26,7 +26,7 @@ VARIANT is one of:
                  it has none; the archive's profile must count first-touched pages (profiled since 2026-11-27)
   no-touches     before §3.7: no first-touched page is priced
   no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
-                 loads as its larger profiled size had them, scaled to the timed work-items
+                 loads as its last profiled size had them, scaled to the timed work-items
   device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
                  the device profile another set was scored with; touches=FILE then adds the first-touch rate)
 

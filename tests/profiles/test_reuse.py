@@ -158,9 +158,37 @@ def test_the_simulation_counts_each_access_at_its_reuse_distance():
     hierarchy = CacheHierarchy("cpu", (CacheLevel("L1", 4096, 64, 4, 1), CacheLevel("L2", 65536, 64, 8, 1)),
                                lanes=1, interleave_warps=False, local_in_cache=True)
     launch = LaunchTrace("walk", (1, 1, 1), (1, 1, 1), (0, 0, 0), {0: records}, groups_run=1, complete=True)
-    traffic = simulate_launch(launch, hierarchy)
+    traffic = simulate_launch(launch, hierarchy, reuse=True)
     histogram = np.asarray(traffic.reuse)
     assert histogram[COLD] == 256 and histogram.sum() == 512
     assert beyond(histogram, 200) == pytest.approx(1.0) and beyond(histogram, 300) == pytest.approx(0.5)
     metrics = traffic_metrics([traffic])
     assert metrics["reuse_cold"] == 256
+
+
+def test_accesses_to_the_line_just_touched_are_counted_at_distance_zero_in_bulk():
+    # A vector of 16 work-items reads 16 words of one line: 16 lines a row, each touched once cold and 15 times
+    # again at once; read twice, the second pass finds each line 15 lines back.
+    addresses = np.tile(np.arange(256) * 4, 2)
+    records = np.zeros(len(addresses), dtype=RECORD)
+    records["address"], records["size"], records["space"] = addresses, 4, SPACE_GLOBAL
+    records["lane"] = np.arange(len(addresses)) % 16
+    records["ordinal"] = np.arange(len(addresses)) // 16
+    hierarchy = CacheHierarchy("cpu", (CacheLevel("L1", 4096, 64, 4, 1), CacheLevel("L2", 65536, 64, 8, 1)),
+                               lanes=16, interleave_warps=False, local_in_cache=True)
+    launch = LaunchTrace("rows", (16, 1, 1), (16, 1, 1), (0, 0, 0), {0: records}, groups_run=1, complete=True)
+    histogram = np.asarray(simulate_launch(launch, hierarchy, reuse=True).reuse)
+    assert histogram.sum() == 512 and histogram[COLD] == 16
+    assert histogram[0] == 2 * 16 * 15
+    assert beyond(histogram, 13) == pytest.approx((16 + 16) / 512) and beyond(histogram, 16) == pytest.approx(16 / 512)
+
+
+def test_reuse_distances_are_counted_only_where_asked_for():
+    records = np.zeros(4, dtype=RECORD)
+    records["address"], records["size"], records["space"] = [0, 64, 0, 64], 4, SPACE_GLOBAL
+    hierarchy = CacheHierarchy("cpu", (CacheLevel("L1", 4096, 64, 4, 1),), lanes=1, interleave_warps=False,
+                               local_in_cache=True)
+    launch = LaunchTrace("k", (1, 1, 1), (1, 1, 1), (0, 0, 0), {0: records}, groups_run=1, complete=True)
+    plain = simulate_launch(launch, hierarchy)
+    assert plain.reuse == () and "reuse_cold" not in traffic_metrics([plain])
+    assert simulate_launch(launch, hierarchy, reuse=True).reuse[COLD] == 2

@@ -565,7 +565,7 @@ def _profile_run(options: ProgramOptions, folder: WorkingFolder, index: int, com
             manifest_lanes = (folder.manifest().get("vectorisation") or {}).get("lanes")
             traffic = simulate_trace(trace, hierarchy, lambda launch: progress(
                 f"simulating {launch.kernel}'s bytes ({launch.accesses:,} accesses)", 0.45 + 0.15 * index),
-                carry_caches=True, lanes=(manifest_lanes or None))
+                carry_caches=True, lanes=(manifest_lanes or None), reuse=len(options.profile_commands) == 2)
             if [t.kernel for t in traffic] != [h.name for h in histograms]:
                 notes.append("the memory trace's launches are not Oclgrind's histograms: bytes are global bytes")
             else:

@@ -37,6 +37,7 @@ STEPS = 4  # bins per doubling of the distance
 REUSE_BINS = 1 + 48 * STEPS  # distances up to 2**48 lines
 COLD = REUSE_BINS  # the index of the first touches in a histogram
 MAX_LINES = 1 << 13  # lines followed at once: footprints up to 512 KiB (64 B lines) are measured exactly
+MIN_RATIO = 1.5  # two profiled sizes closer than this tell growth from noise too poorly to carry it on
 MAX_GROWTH = 3.0  # a distance grows at most as the problem's size cubed (a 3-D problem's volume)
 QUANTILES = 256  # equal shares of the reused accesses matched between the two sizes
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -84,7 +85,7 @@ class ReuseTracker:
                     self.scattered[0] += weight
                 continue
             self.latest = line
-            previous = self.last.get(line)
+            previous = self.last.pop(line, None)  # a compaction below must not mark its old time again
             if previous is None:
                 slot = COLD
                 heapq.heappush(self.hashes, (-key, line))
@@ -272,18 +273,25 @@ def extrapolate_levels(base: Mapping[str, float], other: Mapping[str, float], ra
 
     `base`, `other`: the metrics (reuse_* histograms) of the profiled size carried on and of the other; `ratio`,
     `onward`: as in `extrapolate`; `capacities`: (level, lines over all its instances), innermost first. None
-    where either size has no histogram.
+    where either size has no histogram, or no distance grows.
     """
     h_base, h_other = histogram_from_metrics(base), histogram_from_metrics(other)
     if h_base is None or h_other is None or h_base.sum() <= 0 or h_other.sum() <= 0:
         return None
+    if max(ratio, 1 / ratio) < MIN_RATIO:
+        return None
     timed, exponents = extrapolate(h_base, h_other, ratio, onward)
-    missed = {name: beyond(timed, capacity) - beyond(h_base, capacity) for name, capacity in capacities}
+    if not exponents.any():
+        return None  # no distance grows: the scaled bytes stand
+    # Against the base as the quantiles see it, so that their rounding moves nothing by itself.
+    seen = _rebinned(_quantile_distances(h_base), h_base.sum() - h_base[COLD], h_base[COLD])
+    missed = {name: beyond(timed, capacity) - beyond(seen, capacity) for name, capacity in capacities}
     names = [name for name, _ in capacities] + ["DRAM"]
     shifts: dict[str, float] = {}
     s_base, s_other = histogram_from_metrics(base, "reuse_scattered"), histogram_from_metrics(other, "reuse_scattered")
     if s_base is not None and s_other is not None and s_base.sum() > 0 and s_other.sum() > 0:
         s_timed, _ = extrapolate(s_base, s_other, ratio, onward)
+        s_base = _rebinned(_quantile_distances(s_base), s_base.sum() - s_base[COLD], s_base[COLD])
         for position, name in enumerate(names):
             # The share a level serves: beyond the level before it, less beyond itself.
             outer = [beyond(h, capacities[position - 1][1]) if position else 1.0 for h in (s_base, s_timed)]

@@ -247,7 +247,7 @@ def _order(records: np.ndarray, hierarchy: CacheHierarchy) -> np.ndarray:
 class _Machine:
     """The simulated caches of a device: one chain of private levels per compute unit, shared levels once."""
 
-    def __init__(self, hierarchy: CacheHierarchy) -> None:
+    def __init__(self, hierarchy: CacheHierarchy, reuse: bool = False) -> None:
         from cachesim import Cache, MainMemory
 
         self.hierarchy = hierarchy
@@ -284,7 +284,9 @@ class _Machine:
         self.chains = [[copies[core * len(copies) // cores].backend for copies in self.levels] for core in range(cores)]
         self.line = hierarchy.levels[0].line
         self.unit_bits = max(level.line for level in hierarchy.levels).bit_length() - 1
-        self.reuse = ReuseTracker()  # the outermost lines' reuse distances, over every unit's accesses in turn
+        # The outermost lines' reuse distances over every unit's accesses in turn, where asked for: following them
+        # costs a Python loop per access followed, several times the simulation's own cost on a stream.
+        self.reuse = ReuseTracker() if reuse else None
 
     def stats(self) -> dict[str, np.ndarray]:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
@@ -304,14 +306,15 @@ class _Machine:
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
-        found["reuse"] = self.reuse.accesses.copy()
-        found["reuse_scattered"] = self.reuse.scattered.copy()
+        empty = np.zeros(REUSE_BINS + 1)
+        found["reuse"] = self.reuse.accesses.copy() if self.reuse else empty
+        found["reuse_scattered"] = self.reuse.scattered.copy() if self.reuse else empty
         return found
 
     def follow(self, stream: _Stream, start: int, end: int) -> None:
         """Give the reuse tracker the sampled accesses among start..end of a unit's stream, in order."""
         indices, lines, hashes, spread, repeats = stream.sampled
-        if not len(indices):
+        if self.reuse is None or not len(indices):
             return
         first, last = np.searchsorted(indices, (start, end))
         if first >= last:
@@ -321,6 +324,7 @@ class _Machine:
         again[0] = False
         kept = np.flatnonzero(~again) + first
         self.reuse.add(lines[kept].tolist(), hashes[kept].tolist(), spread[kept].tolist())
+        again &= hashes[first:last] < np.uint64(self.reuse.threshold)  # lines dropped meanwhile are not followed
         if again.any():
             self.reuse.repeat(int(again.sum()), int(spread[first:last][again].sum()))
 
@@ -482,6 +486,8 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             # Each scattered load with its virtual address (which names its line), every other access with -1.
             named = np.where(scattered, virtual.astype(np.int64), -1)
             listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist())
+    if machine.reuse is None:
+        return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
     lines = addresses >> np.uint64(machine.unit_bits)
     hashes = machine.reuse.hashed(lines)
     indices = np.flatnonzero(machine.reuse.followed(hashes))
@@ -564,8 +570,8 @@ def _windows(indices: Sequence[int]) -> list[list[int]]:
 
 
 def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups: int | None = None,
-                    repeated: bool = False, machine: _Machine | None = None, lanes: int | None = None
-                    ) -> LaunchTraffic:
+                    repeated: bool = False, machine: _Machine | None = None, lanes: int | None = None,
+                    reuse: bool = False) -> LaunchTraffic:
     """Return the traffic per cache level of one traced launch on the device `hierarchy` describes (B).
 
     `total_groups`: the traced launch is a sample (a reduced NDRange) of a launch of this many work-groups; its
@@ -574,10 +580,11 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     `machine`: caches carried over from the launches before (a program's launches in order): they start as
     those left them, and the lines this launch leaves dirty are written back when a later launch evicts them.
     `lanes`: on a CPU, the work-items per vector the compiler gave this kernel (1: left scalar, so each
-    work-item runs through the kernel alone), in place of the hierarchy's widest vector.
+    work-item runs through the kernel alone), in place of the hierarchy's widest vector. `reuse`: count the
+    reuse distances too (perfcast.profiles.reuse; a `machine` given keeps its own choice).
     """
     carried = machine is not None
-    machine = machine if machine is not None else _Machine(hierarchy)
+    machine = machine if machine is not None else _Machine(hierarchy, reuse)
     if lanes is not None and lanes >= 1 and not hierarchy.interleave_warps:
         hierarchy = replace(hierarchy, lanes=int(lanes))
     cores = hierarchy.cores
@@ -667,8 +674,9 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     return LaunchTraffic(launch.kernel, hierarchy.device, gx * gy * gz, groups_total, groups_counted, levels,
                          float(scaled[-1][0]), float(scaled[-1][1]), local_load * scale, local_store * scale,
                          launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap,
-                         touched, pages[0], pages[1], reuse=tuple(float(v) for v in counted_reuse[0] * scale),
-                         reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale))
+                         touched, pages[0], pages[1],
+                         reuse=tuple(float(v) for v in counted_reuse[0] * scale) if machine.reuse else (),
+                         reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale) if machine.reuse else ())
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -868,7 +876,8 @@ def describe_levels(traffic: LaunchTraffic) -> Mapping[str, float]:
 def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
                    progress: Callable[[LaunchTrace], None] | None = None,
                    total_groups: Mapping[str, int] | None = None, repeated: bool = False,
-                   carry_caches: bool = False, lanes: Mapping[str, int] | None = None) -> list[LaunchTraffic]:
+                   carry_caches: bool = False, lanes: Mapping[str, int] | None = None, reuse: bool = False
+                   ) -> list[LaunchTraffic]:
     """Return the simulated traffic of every launch in a trace file, in order; `progress` hears of each launch.
 
     `total_groups`: per kernel name, the work-groups of the launch a traced (reduced) launch stands for.
@@ -876,14 +885,15 @@ def simulate_trace(path: str | Path, hierarchy: CacheHierarchy,
     `carry_caches`: the launches are a program's, in the order it ran them: each starts with the caches the
     one before left (a kernel reading what the previous one wrote finds it where it fits).
     `lanes`: per kernel name, the work-items per vector its compiler used (CPU; see simulate_launch).
+    `reuse`: count each launch's reuse distances too (a program campaign's two profiled sizes use them).
     """
     found = []
-    machine = _Machine(hierarchy) if carry_caches else None
+    machine = _Machine(hierarchy, reuse) if carry_caches else None
     for launch in read_trace(path):
         if progress is not None:
             progress(launch)
         found.append(simulate_launch(launch, hierarchy, (total_groups or {}).get(launch.kernel), repeated, machine,
-                                     (lanes or {}).get(launch.kernel)))
+                                     (lanes or {}).get(launch.kernel), reuse))
     return found
 
 
