@@ -44,7 +44,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 class ReuseTracker:
-    """LRU stack distances of a stream of lines, sampled (SHARDS), as histograms of bytes and of scattered loads.
+    """LRU stack distances of a stream of lines, sampled (SHARDS), as histograms of accesses and of scattered loads.
 
     Every line is followed while at most `max_lines` are; past that, the lines of the largest hashes are
     dropped and the threshold falls with them (SHARDS with a fixed size), so a small footprint is measured
@@ -169,12 +169,13 @@ def histogram_from_metrics(metrics: Mapping[str, float], prefix: str = "reuse") 
     return found if seen else None
 
 
-def _edges() -> NDArray[np.float64]:
+def _edges() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Return the bins' lower and upper distances (lines): bin 0 spans [0, 1), bin k [2**((k-1)/STEPS), 2**(k/STEPS))."""
     k = np.arange(1, REUSE_BINS)
-    low = np.concatenate([[0.0], 2.0 ** ((k - 1) / STEPS)])
-    high = np.concatenate([[1.0], 2.0 ** (k / STEPS)])
-    return np.stack([low, high])
+    return np.concatenate([[0.0], 2.0 ** ((k - 1) / STEPS)]), np.concatenate([[1.0], 2.0 ** (k / STEPS)])
+
+
+_LOW, _HIGH = _edges()  # the same for every histogram: computed once
 
 
 def _quantile_distances(histogram: NDArray[np.float64], shares: int = QUANTILES) -> NDArray[np.float64]:
@@ -188,7 +189,7 @@ def _quantile_distances(histogram: NDArray[np.float64], shares: int = QUANTILES)
         return np.zeros(shares)
     cumulative = np.concatenate([[0.0], np.cumsum(reused)]) / total
     targets = (np.arange(shares) + 0.5) / shares
-    low, high = _edges()
+    low, high = _LOW, _HIGH
     found = np.empty(shares)
     for i, target in enumerate(targets):
         k = int(np.searchsorted(cumulative, target, side="right") - 1)
@@ -212,7 +213,7 @@ def beyond(histogram: NDArray[np.float64], capacity: float) -> float:
     total = histogram.sum()
     if total <= 0:
         return 0.0
-    low, high = _edges()
+    low, high = _LOW, _HIGH
     far = histogram[COLD]
     for k in range(COLD):
         if histogram[k] <= 0 or high[k] <= capacity:
