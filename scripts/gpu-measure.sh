@@ -13,9 +13,9 @@
 #   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD (TUNING_RUNS
 #             independent runs, default 7)
 #   hub       the benchmark hub's convolution and dedispersion tuned live (scripts/hub-tune.py; the hub's
-#             kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150), by
-#             HUB_STRATEGY: a KernelTuner strategy (default genetic_algorithm) or perfcast's hierarchical;
-#             both caches come back as hub-TAG.tgz
+#             kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150, at
+#             most what is left), the spaces in HUB_KERNELS (default both), by HUB_STRATEGY: a KernelTuner
+#             strategy (default genetic_algorithm) or perfcast's hierarchical; the caches come back as hub-TAG.tgz
 #   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
 #             on PATH or in the CUDA and Nsight folders, and libdw from .gpulib/ for its importer
 #
@@ -125,9 +125,14 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         ;;
     hub)
         # Both caches come back in one file (hub-TAG.tgz), packed again after each kernel: at most 8 files return.
+        # HUB_KERNELS (default both) picks the spaces: one long search can matter more than two cut short. The
+        # search's own limit leaves 25 s of HUB_S, or of the time to the deadline, to KernelTuner's start and
+        # the cache, so a search the deadline would cut ends by itself instead.
         caches=()
-        for kernel in convolution-milo dedispersion-milo; do
-            CAP=${HUB_S:-150} timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( ${HUB_S:-150} > 45 ? ${HUB_S:-150} - 25 : 20 )) \
+        for kernel in ${HUB_KERNELS:-convolution-milo dedispersion-milo}; do
+            cap=$(( deadline - $(date +%s) ))
+            [ "${HUB_S:-150}" -lt "$cap" ] && cap=${HUB_S:-150}
+            CAP=$cap timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( cap > 45 ? cap - 25 : 20 )) \
                 "$work/$kernel-$tag.json" --strategy "${HUB_STRATEGY:-genetic_algorithm}"
             [ -f "$work/$kernel-$tag.json" ] && caches+=("$kernel-$tag.json")
             [ ${#caches[@]} -gt 0 ] && tar czf "$out/hub-$tag.tgz" -C "$work" "${caches[@]}"
