@@ -132,9 +132,10 @@ def _version() -> str:
 def _tolerate_device_uuid() -> None:
     """Let KernelTuner 1.5's CuPy backend start where CuPy does not give the GPU's UUID as 16 bytes.
 
-    The backend records `uuid.UUID(bytes=props["uuid"])` in its environment; on the H200 on 2026-11-27
-    (CuPy 14.2.0, CUDA runtime 13.2) that raised "bytes is not a 16-char string" before every timing. The UUID
-    only names the GPU in KernelTuner's metadata, so a value of another shape is kept as text instead.
+    The backend records `uuid.UUID(bytes=props["uuid"])` in its environment; on an H200 on 2026-11-27
+    (CuPy 14.2.0, CUDA runtime 13.2) that raised "bytes is not a 16-char string" before every timing, where
+    other H100 and H200 machines gave 16 bytes (likely a UUID with a zero byte, read by CuPy as a C string).
+    The UUID only names the GPU in KernelTuner's metadata, so a value of another shape is kept as text.
     """
     import uuid
     from types import SimpleNamespace

@@ -75,3 +75,24 @@ def test_without_pip_the_wheels_are_unpacked(checkout):
     assert "unpacking the wheels" in (out / "gpu-t3.log").read_text()
     assert Path("/tmp/site/perfcast_probe_marker.py").exists()
     Path("/tmp/site/perfcast_probe_marker.py").unlink()
+
+
+def test_the_hub_step_takes_the_spaces_named_and_ends_its_search_before_the_deadline(checkout):
+    """HUB_KERNELS picks the spaces; a HUB_S longer than the time left gives the search what is left less 25 s,
+    so the search stops by itself and its cache is packed, rather than the deadline cutting it."""
+    import re
+
+    root, bin_dir, out = checkout
+    env_script = bin_dir.parent / "hub.sh"
+    env_script.write_text(f'HUB_KERNELS=dedispersion-milo HUB_S=400 exec bash "{root}/scripts/gpu-measure.sh" "$@"\n')
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "OUT": str(out), "BUDGET": "60",
+           "WORK": str(root.parent / "work")}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(["bash", str(env_script), "t4", "hub"], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = (out / "gpu-t4.log").read_text()
+    searches = re.findall(r"\((\d+) s left\): python3 scripts/hub-tune.py \S+ (\S+) (\d+) ", log)
+    assert [kernel for _, kernel, _ in searches] == ["dedispersion-milo"]
+    left, _, limit = searches[0]
+    assert int(left) - 25 <= int(limit) <= int(left) - 24 and int(left) <= 60  # a second may pass in between
