@@ -93,6 +93,15 @@ def test_measured_device_marks_every_figure_measured():
     assert parse_device_text(device_to_yaml(device)) == device
 
 
+def test_a_measured_profile_drops_the_maxima_another_machine_measured():
+    """The catalog's H100 carries the maxima a lent H100 measured; a slower card's profile must still be valid."""
+    base = catalog()["h100-sxm5"]
+    assert base.maxima is not None and base.maxima.compute
+    device = measured_device(base, suite(), today="2026-11-27")  # fp32 FMA 80 GFLOP/s, far below 61 TFLOP/s
+    assert not device.maxima.figures()
+    assert device.peak["fp32"]["fma"].value == 80e9
+
+
 def test_stream_kernels_count_the_bytes_that_move():
     # 1000 doubles: a triad reads two arrays and writes one, and on a CPU reads the written line in first.
     assert moved_bytes("triad", 1000, 8, write_allocate=False) == 24_000
