@@ -14,7 +14,7 @@
 #             independent runs, default 7)
 #   hub       the benchmark hub's convolution and dedispersion tuned live (scripts/hub-tune.py; the hub's
 #             kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150, at
-#             most what is left), the spaces in HUB_KERNELS (default both), by HUB_STRATEGY: a KernelTuner
+#             most what is left), the spaces in HUB_KERNELS (empty or unset: both), by HUB_STRATEGY: a KernelTuner
 #             strategy (default genetic_algorithm) or perfcast's hierarchical; the caches come back as hub-TAG.tgz
 #   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
 #             on PATH or in the CUDA and Nsight folders, and libdw from .gpulib/ for its importer
@@ -125,14 +125,14 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         ;;
     hub)
         # Both caches come back in one file (hub-TAG.tgz), packed again after each kernel: at most 8 files return.
-        # HUB_KERNELS (default both) picks the spaces: one long search can matter more than two cut short. The
-        # search's own limit leaves 25 s of HUB_S, or of the time to the deadline, to KernelTuner's start and
-        # the cache, so a search the deadline would cut ends by itself instead.
+        # HUB_KERNELS (empty or unset: both) picks the spaces: one long search can matter more than two cut
+        # short. The search's own limit leaves 25 s of HUB_S, or of the time to the deadline, to KernelTuner's
+        # start and the cache (half of it below 50 s), so a search the deadline would cut ends by itself instead.
         caches=()
         for kernel in ${HUB_KERNELS:-convolution-milo dedispersion-milo}; do
             cap=$(( deadline - $(date +%s) ))
             [ "${HUB_S:-150}" -lt "$cap" ] && cap=${HUB_S:-150}
-            CAP=$cap timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( cap > 45 ? cap - 25 : 20 )) \
+            CAP=$cap timed python3 scripts/hub-tune.py .hub/kernels "$kernel" $(( cap >= 50 ? cap - 25 : (cap > 1 ? cap / 2 : 1) )) \
                 "$work/$kernel-$tag.json" --strategy "${HUB_STRATEGY:-genetic_algorithm}"
             [ -f "$work/$kernel-$tag.json" ] && caches+=("$kernel-$tag.json")
             [ ${#caches[@]} -gt 0 ] && tar czf "$out/hub-$tag.tgz" -C "$work" "${caches[@]}"

@@ -108,7 +108,8 @@ def _tune_with_perfcast(tune_kernel: Any, positional: tuple[Any, ...], options: 
         measured = RecordedSpace(space.kernel, recorded_on[0], space.problem_size, dict(space.parameters),
                                  list(timed), "time", f"perfcast {strategy}, live",
                                  f"perfcast {strategy} (KernelTuner {_version()} timing each configuration); "
-                                 f"{len(timed)} of {len(space.records)} valid configurations timed")
+                                 f"{len(timed)} of {len(space.records)} valid configurations tried, "
+                                 f"{sum(r.status == 'ok' for r in timed)} timed")
         partial = cache.with_name(cache.name + ".part")  # replaced whole: a run stopped mid-write keeps the last
         partial.write_text(json.dumps(to_kerneltuner(measured)))
         partial.replace(cache)

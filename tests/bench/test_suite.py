@@ -93,13 +93,14 @@ def test_measured_device_marks_every_figure_measured():
     assert parse_device_text(device_to_yaml(device)) == device
 
 
-def test_a_measured_profile_drops_the_maxima_another_machine_measured():
+def test_a_measured_profile_drops_the_compute_maxima_another_machine_measured():
     """The catalog's H100 carries the maxima a lent H100 measured; a slower card's profile must still be valid."""
     base = catalog()["h100-sxm5"]
     assert base.maxima is not None and base.maxima.compute
     device = measured_device(base, suite(), today="2026-11-27")  # fp32 FMA 80 GFLOP/s, far below 61 TFLOP/s
-    assert not device.maxima.figures()
+    assert not device.maxima.compute  # the peaks measured here are the maxima
     assert device.peak["fp32"]["fma"].value == 80e9
+    assert set(device.maxima.bandwidth) == {"shared", "L2"}  # levels this suite did not measure
 
 
 def test_stream_kernels_count_the_bytes_that_move():
@@ -293,3 +294,14 @@ def test_best_of_runs_lists_each_run_s_self_checks_under_that_run():
     older = profile.model_copy(update={"notes": f"{base} Self-check: L1 bandwidth 100 GB/s is below L2's 120 GB/s.\n"
                                                 "Each measured figure is the best of 2 runs of perfcast bench."})
     assert profile_warnings(older) == ["run 1: L1 bandwidth 100 GB/s is below L2's 120 GB/s"]
+
+
+def test_a_measured_profile_keeps_the_maxima_it_did_not_measure():
+    """The V100's published L1 and L2 maxima stay where the suite measured neither level; DRAM and compute go."""
+    base = catalog()["v100"]
+    device = measured_device(base, suite(levels={"L3": Sample(100e9, 0.05, 3)}), today="2026-11-27")
+    assert set(device.maxima.bandwidth) == {"L1", "L2"}
+    assert device.maxima.bandwidth["L2"].value == base.maxima.bandwidth["L2"].value
+    assert not device.maxima.compute
+    measured_l2 = measured_device(base, suite(levels={"L2": Sample(1e12, 0.05, 3)}), today="2026-11-27")
+    assert set(measured_l2.maxima.bandwidth) == {"L1"}

@@ -311,6 +311,30 @@ def latency_note(suite: SuiteResult) -> str | None:
             f"{sample.spread:.0%}).")
 
 
+def _keep_maxima_not_measured_here(data: dict[str, Any], measured_levels: set[str]) -> None:
+    """Drop from a profile's mapping the base's maxima this suite measured again, or that its figures rule out.
+
+    The base's maxima were another machine's (the catalog's H100 carries a lent H100's). A compute maximum gives
+    way to the peaks measured here, which the projection reads as maxima; a level's bandwidth maximum gives way
+    where the suite measured that level, or where it exceeds the level's figure in this profile by over 5 % (a
+    slower card than the catalog's). The rest stay: an L1 rate from a published STREAM run beats an estimated
+    peak.
+    """
+    maxima = data.get("maxima")
+    if not maxima:
+        return
+    maxima.pop("compute", None)
+    figures = {level["level"]: level.get("bandwidth") for level in data.get("memory", [])}
+    kept = {}
+    for level, figure in (maxima.get("bandwidth") or {}).items():
+        here = figures.get(level)
+        if level in measured_levels or here is None:
+            continue
+        if float(figure["value"]) <= float(here["value"]) * 1.05:
+            kept[level] = figure
+    maxima["bandwidth"] = kept
+
+
 def measured_device(
     base: BaseDescription | Device, suite: SuiteResult, *, name: str | None = None, today: str | None = None,
     warnings: Sequence[str] | None = None,
@@ -341,10 +365,6 @@ def measured_device(
             add["value"] = fma["value"]
             add["note"] = "capped at the FMA rate: the add kernel measured higher, within noise"
     data["peak"] = peak
-    # The base's measured maxima were another machine's: this profile's peaks are measured here (the projection
-    # reads them as maxima), and a slower card than the one the catalog measured would fail the check that
-    # no maximum exceeds its peak.
-    data.pop("maxima", None)
     memory = []
     for level in data.get("memory", []):
         name_ = level["level"]
@@ -358,6 +378,7 @@ def measured_device(
         if not any(level["level"] == name_ for level in memory):
             memory.append({"level": name_, "bandwidth": _figure(sample, suite.tool, today, "moved")})
     data["memory"] = memory
+    _keep_maxima_not_measured_here(data, {"DRAM", *suite.levels})
     dram = suite.dram["triad"].value
     data["bandwidth_ceilings"] = {
         label: _figure(sample, suite.tool, today)
