@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from perfcast.cli import app
@@ -25,6 +26,12 @@ def test_the_quick_corpus_writes_the_report_its_json_and_charts(tmp_path: Path) 
     assert any(p["same_vendor"] is False for p in data["projection"])  # NVIDIA <-> AMD pairs
     for pair in data["projection"]:
         assert set(pair["best_ape"]) == {"perfcast", "§4 as written", "bandwidth ratio", "FLOP ratio", "max ratio"}
+        # the signed ratio says which way the unsigned APE goes
+        for method, ape in pair["best_ape"].items():
+            if ape is not None:
+                assert abs(pair["best_ratio"][method] - 1) == pytest.approx(ape, abs=2e-6)
+        if pair["tuned_ape"]["perfcast"] is not None:
+            assert abs(pair["tuned_ratio"]["perfcast"] - 1) == pytest.approx(pair["tuned_ape"]["perfcast"], abs=2e-6)
     # pnpoly's records on the RTX 2080 Ti beat the compulsory-DRAM time by 10x: broken, listed, kept out
     broken = {r["device"]: r["implausible"] for r in data["roofline"] if r["kernel"] == "pnpoly"}
     assert broken["rtx-2080-ti"] > 1000 and broken["rtx-3090"] == 0

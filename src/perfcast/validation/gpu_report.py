@@ -136,6 +136,9 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
         "projection": [{"kernel": p.kernel, "source": p.source, "target": p.target, "same_vendor": p.same_vendor,
                         "n": p.n, "best_ape": {m: clean(v) for m, v in p.best_ape.items()},
                         "tuned_ape": {m: clean(v) for m, v in p.tuned_ape.items()},
+                        # projected / measured: which way each miss goes (above 1: predicted too slow)
+                        "best_ratio": {m: clean(v) for m, v in p.best_ratio.items()},
+                        "tuned_ratio": {m: clean(v) for m, v in p.tuned_ratio.items()},
                         "left_out_levels": list(p.left_out),
                         "mape": {m: clean(v) for m, v in p.mape.items()},
                         "median_ape": {m: clean(v) for m, v in p.median_ape.items()},
