@@ -67,8 +67,8 @@ def outgrown_caches(profiled_bytes: float, timed_bytes: float, levels: Sequence[
     """
     if not profiled_bytes > 0 or not timed_bytes > profiled_bytes:
         return None
-    outgrown = tuple((level.name, float(level.size * level.instances)) for level in levels
-                     if profiled_bytes <= level.size * level.instances < timed_bytes)
+    outgrown = tuple((level.name, float(level.capacity)) for level in levels
+                     if profiled_bytes <= level.capacity < timed_bytes)
     if not levels or all(name == levels[0].name for name, _ in outgrown):
         return None
     served = sum(hits.get(name, 0.0) for name, _ in outgrown)

@@ -783,7 +783,7 @@ def _with_reuse(scaled: KernelProfile, base: KernelProfile, other: KernelProfile
     from perfcast.profiles.reuse import extrapolate_levels, extrapolated_metrics
 
     line = max(level.line for level in levels)
-    capacities = [(level.name, level.size * level.instances / line) for level in levels]
+    capacities = [(level.name, level.capacity / line) for level in levels]
     found = extrapolate_levels(base.metrics, other.metrics, ratio, onward, capacities)
     if found is None:
         return scaled

@@ -52,6 +52,11 @@ class CacheLevel:
         """Return the number of sets of one instance."""
         return self.size // (self.line * self.ways)
 
+    @property
+    def capacity(self) -> int:
+        """Return the bytes the level holds over all its instances (B): a launch spreads over every copy."""
+        return self.size * self.instances
+
 
 @dataclass(frozen=True)
 class CacheHierarchy:

@@ -11,7 +11,7 @@ a power of the problem's size, which carries it on to the timed size.
 Distances are counted in lines of the outermost cache over the stream the simulated caches see (every compute
 unit's accesses interleaved), by SHARDS's spatial sampling (Waldspurger et al., FAST 2015): only lines whose
 hash falls below a threshold are followed, and their distances are scaled up by the sampling rate. A level's
-capacity is its size times its instances, as in `perfcast.campaign.profile_size`: on the interleaved stream of
+capacity is its size times its instances (`CacheLevel.capacity`): on the interleaved stream of
 all units, a distance compares with every unit's private cache together.
 
 Histograms are binned by the logarithm of the distance, STEPS bins per doubling (bin 0: below one line, a line

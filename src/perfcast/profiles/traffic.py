@@ -690,7 +690,7 @@ def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: S
     if not inside.any():
         return 0.0, 0.0
     buffers = np.unique(owner[inside])
-    fitting = buffers[sizes[buffers] <= last.size * last.instances]
+    fitting = buffers[sizes[buffers] <= last.capacity]
     return float(np.sum(np.isin(owner[inside], fitting))), float(sizes[fitting].sum()) / last.line
 
 
