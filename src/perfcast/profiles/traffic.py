@@ -292,7 +292,8 @@ class _Machine:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
 
         Beside them, under "scattered", the scattered loads each level served so far (count, DRAM last) and the
-        lines scattered loads have brought from DRAM for the first time (count).
+        lines scattered loads have brought from DRAM for the first time (count); where reuse distances are
+        followed, "reuse" and "reuse_scattered": the accesses and scattered loads per distance bin so far.
         """
         found = {}
         for position, (level, copies) in enumerate(zip(self.hierarchy.levels, self.levels, strict=True)):
@@ -306,9 +307,9 @@ class _Machine:
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
-        empty = np.zeros(REUSE_BINS + 1)
-        found["reuse"] = self.reuse.accesses.copy() if self.reuse else empty
-        found["reuse_scattered"] = self.reuse.scattered.copy() if self.reuse else empty
+        if self.reuse is not None:
+            found["reuse"] = self.reuse.accesses.copy()
+            found["reuse_scattered"] = self.reuse.scattered.copy()
         return found
 
     def follow(self, stream: _Stream, start: int, end: int) -> None:
@@ -634,7 +635,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
-        counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
+        if machine.reuse is not None:
+            counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
         first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
     if not groups_counted:
         raise TraceError(f"launch of {launch.kernel!r}: no work-group of its trace could be counted "
