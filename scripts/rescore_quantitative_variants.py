@@ -50,89 +50,85 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device", "no-reuse")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
+def _on_read(change: Callable[[Any, Path], Any]) -> None:
+    """Patch the archive reader, in this process only: every archive read is `change(archive, path)` instead."""
+    import perfcast.campaign.archive as archive
+
+    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
+
+    def changed_read(cls, path):  # type: ignore[no-untyped-def]
+        return change(read(cls, path), path)
+
+    archive.Archive.read = classmethod(changed_read)  # type: ignore[method-assign, assignment]
+
+
+def _with_device(found: Any, edit: Callable[[dict[str, Any]], None]) -> Any:
+    """Return an archive read whose device profile `edit` changed in place (as a mapping)."""
+    import yaml
+
+    device = yaml.safe_load(found.device_yaml)
+    edit(device)
+    return dataclasses.replace(found, device_yaml=yaml.safe_dump(device, sort_keys=False))
+
+
 def _measured_caches(sources: Sequence[Path]) -> None:
-    """Patch the archive reader, in this process only, so that each device takes its cache bandwidths from `sources`.
+    """Make each device take its cache bandwidths from `sources` (see _on_read).
 
     A device takes them from the source of its compute units (a 2-core profile's from a 2-core one), or from the
     only source given.
     """
     import yaml
 
-    import perfcast.campaign.archive as archive
-
     measured = {}
     for source in sources:
         data = yaml.safe_load(source.read_text())
         measured[data.get("compute_units")] = {level["level"]: level["bandwidth"] for level in data["memory"]
                                                if level["level"] in ("L1", "L2", "L3") and level.get("bandwidth")}
-    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
 
-    def read_with_caches(cls, path):  # type: ignore[no-untyped-def]
-        found = read(cls, path)
-        device = yaml.safe_load(found.device_yaml)
-        levels = measured.get(device.get("compute_units")) or (next(iter(measured.values())) if len(measured) == 1
-                                                                 else None)
-        if levels is None:
-            sys.exit(f"caches: no profile given for {device.get('compute_units')} compute units ({path})")
-        for level in device.get("memory", []):
-            if level["level"] in levels:
-                level["bandwidth"] = levels[level["level"]]
-        return dataclasses.replace(found, device_yaml=yaml.safe_dump(device, sort_keys=False))
+    def with_caches(found: Any, path: Path) -> Any:
+        def edit(device: dict[str, Any]) -> None:
+            levels = measured.get(device.get("compute_units")) or (next(iter(measured.values()))
+                                                                     if len(measured) == 1 else None)
+            if levels is None:
+                sys.exit(f"caches: no profile given for {device.get('compute_units')} compute units ({path})")
+            for level in device.get("memory", []):
+                if level["level"] in levels:
+                    level["bandwidth"] = levels[level["level"]]
+        return _with_device(found, edit)
 
-    archive.Archive.read = classmethod(read_with_caches)  # type: ignore[method-assign, assignment]
+    _on_read(with_caches)
 
 
 def _whole_device(source: Path) -> None:
-    """Patch the archive reader, in this process only, so that every archive's device profile is `source`'s."""
-    import perfcast.campaign.archive as archive
-
+    """Make every archive's device profile `source`'s (see _on_read)."""
     text = source.read_text()
-    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
-
-    def read_with_device(cls, path):  # type: ignore[no-untyped-def]
-        return dataclasses.replace(read(cls, path), device_yaml=text)
-
-    archive.Archive.read = classmethod(read_with_device)  # type: ignore[method-assign, assignment]
+    _on_read(lambda found, path: dataclasses.replace(found, device_yaml=text))
 
 
 def _first_touches(source: Path) -> None:
-    """Patch the archive reader, in this process only, so that a device without a first-touch rate takes `source`'s."""
+    """Make a device without a first-touch rate take `source`'s (see _on_read)."""
     import yaml
-
-    import perfcast.campaign.archive as archive
 
     figure = (yaml.safe_load(source.read_text()) or {}).get("first_touches")
     if figure is None:
         sys.exit(f"touches: {source} holds no first_touches figure")
-    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
-
-    def read_with_touches(cls, path):  # type: ignore[no-untyped-def]
-        found = read(cls, path)
-        device = yaml.safe_load(found.device_yaml)
-        device.setdefault("first_touches", figure)
-        return dataclasses.replace(found, device_yaml=yaml.safe_dump(device, sort_keys=False))
-
-    archive.Archive.read = classmethod(read_with_touches)  # type: ignore[method-assign, assignment]
+    _on_read(lambda found, path: _with_device(found, lambda device: device.setdefault("first_touches", figure)))
 
 
 def _without_reuse() -> None:
-    """Patch the archive reader, in this process only, so that each unextrapolated_NAME metric is NAME again."""
+    """Make each unextrapolated_NAME metric of every profile NAME again (see _on_read)."""
     import yaml
 
-    import perfcast.campaign.archive as archive
-
-    read = archive.Archive.read.__func__  # type: ignore[attr-defined]
-
-    def read_without_reuse(cls, path):  # type: ignore[no-untyped-def]
-        found = read(cls, path)
+    def without_reuse(found: Any, path: Path) -> Any:
         if found.profile_yaml is None:
             return found
         profile = yaml.safe_load(found.profile_yaml)
@@ -142,7 +138,7 @@ def _without_reuse() -> None:
                 metrics[name.removeprefix("unextrapolated_")] = metrics.pop(name)
         return dataclasses.replace(found, profile_yaml=yaml.safe_dump(profile, sort_keys=False))
 
-    archive.Archive.read = classmethod(read_without_reuse)  # type: ignore[method-assign, assignment]
+    _on_read(without_reuse)
 
 
 def _apply(variant: str) -> None:
