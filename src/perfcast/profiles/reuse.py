@@ -147,13 +147,18 @@ def _bin(distance: float) -> int:
     return min(REUSE_BINS - 1, 1 + int(math.floor(STEPS * math.log2(distance))))
 
 
+def _metric_name(prefix: str, index: int) -> str:
+    """Return the profile metric that holds bin `index` of a histogram (reuse_K, reuse_cold, ...): one spelling."""
+    return f"{prefix}_{'cold' if index == COLD else index}"
+
+
 def histogram_metrics(accesses: NDArray[np.float64], scattered: NDArray[np.float64]) -> dict[str, float]:
     """Return a launch's histograms as profile metrics (reuse_K, reuse_cold, reuse_scattered_K...), zeros left out."""
     found = {}
     for prefix, values in (("reuse", accesses), ("reuse_scattered", scattered)):
         for index, value in enumerate(values):
             if value > 0:
-                found[f"{prefix}_{'cold' if index == COLD else index}"] = float(value)
+                found[_metric_name(prefix, index)] = float(value)
     return found
 
 
@@ -162,7 +167,7 @@ def histogram_from_metrics(metrics: Mapping[str, float], prefix: str = "reuse") 
     found = np.zeros(REUSE_BINS + 1)
     seen = False
     for index in range(REUSE_BINS + 1):
-        value = metrics.get(f"{prefix}_{'cold' if index == COLD else index}")
+        value = metrics.get(_metric_name(prefix, index))
         if value is not None:
             found[index] = value
             seen = True
@@ -268,6 +273,11 @@ class ReuseExtrapolation:
                 + moved)
 
 
+def _as_quantiles_see(histogram: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Return a histogram rebinned from its own quantiles, as `extrapolate` sees it before it moves any distance."""
+    return _rebinned(_quantile_distances(histogram), histogram.sum() - histogram[COLD], histogram[COLD])
+
+
 def extrapolate_levels(base: Mapping[str, float], other: Mapping[str, float], ratio: float, onward: float,
                        capacities: Sequence[tuple[str, float]]) -> ReuseExtrapolation | None:
     """Return how a profile's misses per level change at the timed size, from two profiled sizes' reuse histograms.
@@ -285,14 +295,14 @@ def extrapolate_levels(base: Mapping[str, float], other: Mapping[str, float], ra
     if not exponents.any():
         return None  # no distance grows: the scaled bytes stand
     # Against the base as the quantiles see it, so that their rounding moves nothing by itself.
-    seen = _rebinned(_quantile_distances(h_base), h_base.sum() - h_base[COLD], h_base[COLD])
+    seen = _as_quantiles_see(h_base)
     missed = {name: beyond(timed, capacity) - beyond(seen, capacity) for name, capacity in capacities}
     names = [name for name, _ in capacities] + ["DRAM"]
     shifts: dict[str, float] = {}
     s_base, s_other = histogram_from_metrics(base, "reuse_scattered"), histogram_from_metrics(other, "reuse_scattered")
     if s_base is not None and s_other is not None and s_base.sum() > 0 and s_other.sum() > 0:
         s_timed, _ = extrapolate(s_base, s_other, ratio, onward)
-        s_base = _rebinned(_quantile_distances(s_base), s_base.sum() - s_base[COLD], s_base[COLD])
+        s_base = _as_quantiles_see(s_base)
         for position, name in enumerate(names):
             # The share a level serves: beyond the level before it, less beyond itself.
             outer = [beyond(h, capacities[position - 1][1]) if position else 1.0 for h in (s_base, s_timed)]
