@@ -179,6 +179,8 @@ def main() -> int:
     from perfcast.tune.recorded import read_recorded
 
     script = args.kernels / SCRIPTS[args.kernel]
+    if not script.is_file():
+        parser.error(f"{script}: no such file (KERNELS_DIR is the benchmark hub's kernels/ folder)")
     module = load(script)
     original = kernel_tuner.tune_kernel
     cache = args.cache.resolve()
