@@ -10,6 +10,9 @@
 #             --sass-counts)
 #   l2        ncu's L2 metrics (from the L1 alone, and all) for each campaign kernel, as l2-TAG.csv (issue 26)
 #   bench     perfcast bench --backend cuda on its own, with the sweep as CSV
+#   stream    BabelStream (UoB-HPC/BabelStream, its src/ carried in .babelstream/src), built with nvcc for this
+#             GPU and run in double and in single precision: the peer's DRAM figures beside the bench's read, copy
+#             and triad (run the bench step in the same call), as stream-TAG.txt
 #   tuning    perfcast validate tuning through NVIDIA's OpenCL, where the machine has its ICD (TUNING_RUNS
 #             independent runs, default 7)
 #   hub       the benchmark hub's convolution and dedispersion tuned live (scripts/hub-tune.py; the hub's
@@ -26,7 +29,7 @@
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
 # is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
 # WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
-# and the steps' (campaign 1, special 3, l2 1, bench 2, hub 1, tuning 1, program 1): choose steps that fit; the
+# and the steps' (campaign 1, special 3, l2 1, bench 2, stream 1, hub 1, tuning 1, program 1): choose steps that fit; the
 # program step, last, says so and stops when 8 are there already.
 set -u
 tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
@@ -123,6 +126,26 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
     bench)
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
         ;;
+    stream)
+        # The peer users trust for a GPU's memory bandwidth, in the call that runs the bench: the H100's and H200's
+        # triads reached 83 % and 72 % of the spec figure, where STREAM-like reads reach 87-88 % on the A100s.
+        if [ ! -f .babelstream/src/main.cpp ]; then
+            say "no .babelstream/src/main.cpp (docs/gpu.md section 1): stream step skipped"
+            continue
+        fi
+        arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')
+        # libnvidia-ml.so (BabelStream reads the memory clock through NVML) is the toolkit's stub at link time.
+        stubs=$(dirname "$(command -v nvcc)")/../lib64/stubs
+        CAP=${STEP_S:-} timed nvcc -O3 -std=c++17 -arch=sm_${arch:-90} --extended-lambda -DCUDA -DDEFAULT \
+            -DGRID_STRIDE -DUNROLL_FACTOR=4 -I.babelstream/src -I.babelstream/src/cuda .babelstream/src/main.cpp \
+            .babelstream/src/cuda/CUDAStream.cu -L"$stubs" -lnvidia-ml -o "$work/babelstream"
+        # 2^27 elements per array: 1 GiB of doubles each, 20x the Hoppers' 50 MiB L2.
+        for precision in "" --float; do
+            [ -x "$work/babelstream" ] || break
+            CAP=${STEP_S:-} timed bash -c "'$work/babelstream' --arraysize 134217728 --numtimes 50 $precision \
+                >>'$out/stream-$tag.txt' 2>&1"
+        done
+        ;;
     hub)
         # Both caches come back in one file (hub-TAG.tgz), packed again after each kernel: at most 8 files return.
         # HUB_KERNELS (empty or unset: both) picks the spaces: one long search can matter more than two cut
@@ -183,7 +206,7 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         fi
         ;;
     *)
-        say "unknown step $step (campaign, special, l2, bench, hub, tuning, program)"
+        say "unknown step $step (campaign, special, l2, bench, stream, hub, tuning, program)"
         ;;
     esac
 done

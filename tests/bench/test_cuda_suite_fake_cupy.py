@@ -25,6 +25,10 @@ LANE_RATES = {"f32": {4: 2e12, 8: 4e12, 16: 3e12}, "i32": {4: 1e12, 8: 2e12, 16:
 
 
 L2_RATE = 7e12  # B/s the stand-in L2 reads at
+# B/s the stand-in DRAM moves for the write, copy and triad kernels by the floats each thread accesses at once
+# (mem_triad, mem_triad_v2, mem_triad_v4): a Hopper's shape, wide accesses faster than single floats.
+STREAM_RATES = {1: 2.8e12, 2: 3.0e12, 4: 3.05e12}
+STREAM_BYTES = {"write": 4, "copy": 8, "triad": 12}  # per float, no write-allocate on a GPU
 
 
 class Clock:
@@ -57,6 +61,9 @@ class FakeKernel:
             Clock.now += 5e-6 + threads * int(args[2]) * PER_ITEM * 4 / L2_RATE
         elif match:
             Clock.now += threads * self.chains * int(args[0]) / LANE_RATES[match[1]][self.chains]
+        elif stream := re.fullmatch(r"mem_(write|copy|triad)(?:_v(\d))?", self.name):
+            width = int(stream[2] or 1)
+            Clock.now += threads * width * STREAM_BYTES[stream[1]] / STREAM_RATES[width]
         else:
             Clock.now += 5e-6 + threads * 1e-12
 
@@ -141,7 +148,8 @@ def test_bench_cuda_end_to_end_chooses_block_and_chains_from_the_device(launches
 
 
 # bench.cu's parameter types -> the numpy dtype CuPy must be given (neither CuPy nor the driver checks them).
-C_TYPES = {"float": np.float32, "double": np.float64, "int": np.int32, "unsigned int": np.uint32}
+C_TYPES = {"float": np.float32, "double": np.float64, "int": np.int32, "unsigned int": np.uint32,
+           "float2": np.float32, "float4": np.float32}  # vectors: the float arrays viewed W at a time
 
 
 def bench_cu_signatures() -> dict:
@@ -200,3 +208,25 @@ def test_the_l2_figure_comes_from_the_read_sweep_whose_launches_outlast_their_co
     # Within the 5 µs a stand-in launch adds to each GiB read (3 %): a real GPU queues its launches instead.
     assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(L2_RATE, rel=0.05)
     assert "L2 read plateau" in l2["bandwidth"]["tool"]
+
+
+def test_the_dram_figure_is_the_fastest_access_width_and_the_scalar_triad_a_ceiling(launches, tmp_path, monkeypatch):
+    """Each of write, copy and triad runs one float per thread and two and four at once; the profile's DRAM figure is
+    the fastest triad, and the scalar triad, slower, a bandwidth ceiling for kernels that access one float at a time."""
+    from perfcast.bench.accelerator import SCALAR_CEILING
+
+    launched, _ = launches
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "p.yaml"
+    result = CliRunner().invoke(app, ["bench", "--backend", "cuda", "--quick", "-r", "2", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    names = {name for name, _, _ in launched}
+    assert {f"mem_{k}{w}" for k in STREAM_BYTES for w in ("", "_v2", "_v4")} <= names
+    device = yaml.safe_load(out.read_text())
+    (dram,) = [level for level in device["memory"] if level["level"] == "DRAM"]
+    value, unit = dram["bandwidth"]["value"].split()
+    assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(STREAM_RATES[4], rel=1e-6)
+    value, unit = device["bandwidth_ceilings"][SCALAR_CEILING]["value"].split()
+    assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(STREAM_RATES[1], rel=1e-6)
+    assert "Global triad: 1-wide 2.8e+03 GB/s, 2-wide 3e+03 GB/s, 4-wide 3.05e+03 GB/s; kept 4-wide" in " ".join(
+        out.read_text().split())

@@ -27,7 +27,7 @@ from perfcast.bench.suite import (
 from perfcast.bench.timing import median_and_spread
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
+__all__ = ["FIRST_TOUCH_BYTES", "SCALAR_CEILING", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
            "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
@@ -85,6 +85,7 @@ class SuiteShape:
     has_fp64: bool
     read_widths: tuple[int, ...] = ()  # vector widths of mem_read_vN kernels to try beside mem_read (OpenCL)
     item_read_widths: tuple[int, ...] = ()  # and of mem_read_cN, consecutive vectors per work-item (OpenCL)
+    stream_widths: tuple[int, ...] = ()  # widths of mem_write_vN, mem_copy_vN, mem_triad_vN beside the scalar ones
     peak_lanes: Mapping[str, int] = field(default_factory=dict)  # peak kernel -> its lanes, where not lanes_per_item
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
@@ -360,9 +361,12 @@ def l2_read_sweep(runtime: KernelRuntime, shape: SuiteShape, capacity: float, re
     return points, plateaus.get("L2")
 
 
+SCALAR_CEILING = "4-byte accesses"  # the bandwidth ceiling of the scalar triad, where a wider access is faster
+
+
 def suite_elements(shape: SuiteShape, group: int) -> int:
     """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
-    chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths), default=1)
+    chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths, *shape.stream_widths), default=1)
     return max(chunk, (shape.dram_bytes // 4 // 3) // chunk * chunk)
 
 
@@ -442,12 +446,23 @@ def run_accelerator_suite(
     tried = {label: measure(run, 4 * n) for label, run in read_runs(runtime, shape, n, a, sink).items()}
     best = max(tried, key=lambda label: tried[label].value)
     suite.dram["read"] = tried[best]
-    for label, (name, items, args, moved) in stream.items():
-        tick(f"global memory {label}")
-        suite.dram[label] = measure(runtime.timed(name, items, *args), moved)
     if len(tried) > 1:
         suite.notes.append("Global read: " + ", ".join(f"{label} {s.value / 1e9:.3g} GB/s" for label, s in tried.items())
                            + f"; kept {best}.")
+    for label, (name, items, args, moved) in stream.items():
+        tick(f"global memory {label}")
+        widths = {"1-wide": runtime.timed(name, items, *args)}
+        widths.update({f"{w}-wide": runtime.timed(f"{name}_v{w}", items // w, *args) for w in shape.stream_widths})
+        rates = {width: measure(run, moved) for width, run in widths.items()}
+        wide = max(rates, key=lambda width: rates[width].value)
+        suite.dram[label] = rates[wide]
+        if len(rates) > 1:
+            suite.notes.append(f"Global {label}: " + ", ".join(f"{width} {s.value / 1e9:.3g} GB/s"
+                                                             for width, s in rates.items()) + f"; kept {wide}.")
+        if label == "triad" and wide != "1-wide":
+            # The profile's DRAM figure is the fastest width's; kernels whose threads access one float at a time
+            # meet the scalar rate, a ceiling below it.
+            suite.bandwidth_ceilings[SCALAR_CEILING] = rates["1-wide"]
     tick("strided reads")
     strided = max(group, n // shape.stride // PER_ITEM // group * group)
     suite.bandwidth_ceilings["strided"] = measure(

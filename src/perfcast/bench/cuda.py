@@ -37,6 +37,7 @@ SOURCE = Path(__file__).parent / "kernels" / "bench.cu"
 # but registers per thread (fp64 takes two), the compiler's scheduling and fp64 units shared by fewer warps
 # decide which is fastest, and no device query tells it: each is measured briefly and the fastest kept.
 CHAIN_CANDIDATES = (4, 8, 16)
+WIDE_ACCESSES = (2, 4)  # floats per access of bench.cu's mem_*_vN kernels (float2, float4), tried beside one
 WARPS_PER_BLOCK = 8  # blocks of 8 warps: several blocks per SM, and a power of two (local_ldst masks by it)
 
 
@@ -172,6 +173,8 @@ class CudaBackend:
                 has_fp64=True,
                 upload_bytes=host_link_bytes(props["totalGlobalMem"]),
                 l2_read_items=props["multiProcessorCount"] * props["maxThreadsPerMultiProcessor"],
+                read_widths=WIDE_ACCESSES,
+                stream_widths=WIDE_ACCESSES,
             )
 
             def build(candidate: PeakShape) -> dict[str, Any]:

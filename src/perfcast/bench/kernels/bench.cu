@@ -37,6 +37,46 @@ extern "C" __global__ void mem_triad(float *__restrict__ a, const float *__restr
     a[i] = b[i] + scalar * c[i];
 }
 
+// The same four with W floats per access (float2, float4): a Hopper's DRAM gave 4-byte loads 2.77 TB/s of
+// its 3.35 and 8-byte ones 3.02 (BabelStream in double, the same call: docs/validation/gpu-h100-rerun), so the
+// backend tries each width, keeps the best as the DRAM figure and the scalar triad as a ceiling. The arrays are
+// the float ones above, viewed W at a time (CuPy's allocations are 256-byte aligned).
+__device__ inline float2 splat2(float v) { return make_float2(v, v); }
+__device__ inline float4 splat4(float v) { return make_float4(v, v, v, v); }
+__device__ inline float2 axpy(float2 b, float s, float2 c) { return make_float2(b.x + s * c.x, b.y + s * c.y); }
+__device__ inline float4 axpy(float4 b, float s, float4 c)
+{
+    return make_float4(b.x + s * c.x, b.y + s * c.y, b.z + s * c.z, b.w + s * c.w);
+}
+__device__ inline float lanes(float2 v) { return v.x + v.y; }
+__device__ inline float lanes(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+
+#define MEM_STREAM_WIDE(W)                                                                                   \
+    extern "C" __global__ void mem_read_v##W(const float##W *__restrict__ a, float *__restrict__ sink)      \
+    {                                                                                                        \
+        size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;    \
+        float##W s = splat##W(0.0f);                                                                         \
+        _Pragma("unroll") for (int r = 0; r < PER_ITEM; r++) s = axpy(s, 1.0f, a[i + r * step]);            \
+        sink[i] = lanes(s);                                                                                  \
+    }                                                                                                        \
+    extern "C" __global__ void mem_write_v##W(float##W *__restrict__ a, float value)                        \
+    {                                                                                                        \
+        a[blockIdx.x * (size_t)blockDim.x + threadIdx.x] = splat##W(value);                                  \
+    }                                                                                                        \
+    extern "C" __global__ void mem_copy_v##W(float##W *__restrict__ c, const float##W *__restrict__ a)      \
+    {                                                                                                        \
+        size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;                                            \
+        c[i] = a[i];                                                                                         \
+    }                                                                                                        \
+    extern "C" __global__ void mem_triad_v##W(float##W *__restrict__ a, const float##W *__restrict__ b,     \
+                                              const float##W *__restrict__ c, float scalar)                  \
+    {                                                                                                        \
+        size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;                                            \
+        a[i] = axpy(b[i], scalar, c[i]);                                                                     \
+    }
+MEM_STREAM_WIDE(2)
+MEM_STREAM_WIDE(4)
+
 extern "C" __global__ void mem_strided(const float *__restrict__ a, int stride, float *__restrict__ sink)
 {
     size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x, step = (size_t)gridDim.x * blockDim.x;
