@@ -100,3 +100,12 @@ def test_the_hub_step_takes_the_spaces_named_and_ends_its_search_before_the_dead
         assert 1 <= limit <= left // 2 + 1  # a second may pass between the two clocks read
     else:
         assert left - 25 <= limit <= left - 24
+
+
+def test_the_stream_step_says_where_babelstream_should_be_and_brings_nothing_back(checkout):
+    _, _, out = checkout
+    done = run_script(checkout, "t3", "stream")
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = (out / "gpu-t3.log").read_text()
+    assert "no .babelstream/src/main.cpp" in log and "stream step skipped" in log
+    assert sorted(p.name for p in out.iterdir()) == ["gpu-t3.log"]
