@@ -27,6 +27,9 @@ VARIANT is one of:
   no-touches     before §3.7: no first-touched page is priced
   no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
                  loads as its last profiled size had them, scaled to the timed work-items
+  issue-alu      §3.3's issue floor at the instructions a CPU core's pipes issue (the profile's `inst_alu`: every
+                 counted one less address arithmetic, free casts, loads and stores and fused branches), not at every
+                 instruction Oclgrind counted; scripts/recount_issued.py gives older archives that metric
   device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
                  the device profile another set was scored with; touches=FILE then adds the first-touch rate)
 
@@ -55,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
-            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device", "no-reuse")
+            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device", "no-reuse", "issue-alu")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -159,6 +162,18 @@ def _apply(variant: str) -> None:
         _first_touches(Path(touches))
     if "no-reuse" in parts:
         _without_reuse()
+    if "issue-alu" in parts:
+        # The floor reads inst_warp x 32: give it the issued instructions in that place (a profile without them keeps
+        # every counted instruction).
+        floor_of = score.scalar_issue_floor
+
+        def scalar_issue_floor(profile, inputs):  # type: ignore[no-untyped-def]
+            issued = profile.metrics.get("inst_alu")
+            if issued is not None:
+                profile = dataclasses.replace(profile, metrics={**profile.metrics, "inst_warp": issued / 32})
+            return floor_of(profile, inputs)
+
+        score.scalar_issue_floor = scalar_issue_floor
     if "no-touches" in parts:
         score.first_touch_term = lambda profile, inputs: (None, None)
     if "instr-max" in parts:

@@ -260,6 +260,9 @@ class TestOclgrindRecorded:
         assert m["dram_read"] == 2 * 2048 / 32 and m["dram_write"] == 2 * 1024 / 32
         assert m["global_ldst"] == m["ldst"] and m["local_ldst"] == 0  # every access of saxpy is global
         assert m["inst_warp"] == 2 * 8 * 256 / 32  # 2 gep, 2 loads, get_global_id, fmuladd, ret, store
+        # Issued by a CPU's pipes (inst_alu): get_global_id, fmuladd, ret; the geps fold into the loads' and the
+        # store's addressing, which the load and store ports issue.
+        assert m["inst_alu"] == 2 * 3 * 256
 
     def test_fp64_from_the_ir_and_the_builtin(self, profile):
         dexp = profile.kernel("dexp")
@@ -512,3 +515,35 @@ def test_an_integer_kernel_is_read_by_its_integer_instructions():
         projected_kernel(KernelProfile("hash", 1, {"l1_bytes": 1.0}, duration=1e-6), "int32")
     with pytest.raises(ProfileError, match="executes no integer instruction"):
         projected_kernel(KernelProfile("hash", 1, {**metrics, "int": 0.0}, duration=1e-6), "int32")
+
+
+def test_the_issued_instructions_leave_out_addressing_free_casts_memory_and_fused_branches():
+    """inst_alu, the instructions a CPU's pipes issue, hand-counted: 1020 counted (phis aside); 150 geps, 100 sext, 50 zext, 20 trunc fold or rename;
+    120 loads and stores go to their ports; 80 of the 90 branches fuse with the 80 compares before them."""
+    from perfcast.profiles.oclgrind import read_oclgrind_launches
+
+    histogram = """Instructions executed for kernel 'k':
+             300 - phi
+             200 - add
+             150 - getelementptr
+             100 - sext
+              90 - br
+              80 - icmp
+              70 - load global (280 bytes)
+              60 - fmul
+              50 - zext
+              50 - store global (200 bytes)
+              40 - select
+              30 - sitofp
+              20 - trunc
+              20 - call _Z13get_global_idj()
+              20 - xor
+              20 - mul
+              20 - ret
+"""
+    (profile,) = read_oclgrind_launches(histogram)
+    m = profile.metrics
+    assert m["inst_warp"] * 32 == 1020
+    # 1020 - (150 + 100 + 50 + 20) - (70 + 50) - min(90, 80): add, fmul, select, sitofp (a real conversion), the
+    # work-item query, xor, mul, ret, 80 compares and the 10 branches no compare fused with.
+    assert m["inst_alu"] == 1020 - 320 - 120 - 80 == 200 + 60 + 40 + 30 + 20 + 20 + 20 + 20 + 80 + 10

@@ -210,7 +210,8 @@ def scalar_issue_floor(profile: KernelProfile, inputs: QuantitativeInputs) -> Is
 
     The instructions are a counting profiler's (Oclgrind: every lane of every instruction, phis aside), less its
     elementary-function calls where the device measured its rate of them: those take calls / rate beside. A
-    profile that counts warps (ncu, nvprof: a GPU's) records no calls and is not a scalar CPU's: None.
+    profile that counts warps (ncu, nvprof: a GPU's) records no calls and is not a scalar CPU's: None. (The
+    profile's `inst_alu`, the instructions a core's pipes issue, is not read: docs/models.md §3.3 says why.)
     """
     if inputs.scalar_instructions is None or "elementary_fp32" not in profile.metrics or "inst_warp" not in profile.metrics:
         return None

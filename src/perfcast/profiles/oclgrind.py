@@ -33,6 +33,11 @@ FP_OPCODES = ("fadd", "fsub", "fmul", "fdiv", "frem", "fneg", "fcmp")
 INT_OPCODES = ("add", "sub", "mul", "sdiv", "udiv", "srem", "urem", "shl", "lshr", "ashr", "and", "or", "xor", "icmp",
                "getelementptr")
 NOT_INSTRUCTIONS = ("phi",)  # SSA bookkeeping, no machine instruction
+# Counted instructions a CPU core's integer and FP pipes do not issue one for (`inst_alu`, docs/metrics.md): address
+# arithmetic, which folds into the addressing mode of the load or store that uses it, and casts that only rename
+# or reinterpret a register (or fold into the addressing too, as a sign extension of an index does).
+ADDRESSING_OPCODES = ("getelementptr",)
+FREE_CASTS = ("sext", "zext", "trunc", "bitcast", "ptrtoint", "inttoptr", "addrspacecast", "freeze")
 _ATOMIC_BUILTINS = ("atomic_", "atom_")  # OpenCL 1.x atomic_inc/atomic_add..., cl_khr's atom_*, OpenCL 2 atomic_fetch_*
 _NOT_RMW = ("atomic_load", "atomic_store", "atomic_init", "atomic_work_item_fence", "atomic_flag_clear")  # no RMW
 _ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
@@ -212,6 +217,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
     integer = ldst = total = divisions = atomics = 0.0
+    folded = 0.0  # address arithmetic and free casts: in `total`, not issued by a CPU's pipes (§3.3)
     divided_opcodes: set[str] = set()
     builtin_precisions: set[str] = set()
     for what in launch:
@@ -271,6 +277,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
             for variant, share in _shares(opcode, variants, None, "int"):
                 integer += count * share * variant.lanes
                 total += count * share * variant.lanes
+                if opcode in ADDRESSING_OPCODES:
+                    folded += count * share * variant.lanes
                 if opcode in DIVISION_OPCODES:
                     real = 1.0 if division_shares is None else division_shares.get((opcode, variant.lanes), 1.0)
                     divisions += count * share * variant.lanes * real
@@ -278,6 +286,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
             continue
         if opcode in ("atomicrmw", "cmpxchg"):
             atomics += count
+        if opcode in FREE_CASTS:
+            folded += count
         total += count  # conversions, casts, selects, branches, returns: instructions of no class of §3
     if guessed and any(fp.values()):
         source = "no LLVM IR of the kernel" if variants is None else "the opcode is not in the kernel's IR"
@@ -295,6 +305,11 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     metrics = {
         "fp32": fp["fp32"] + fp["fp16"], "fp64": fp["fp64"], "fma_fp32": fma["fp32"] + fma["fp16"],
         "fma_fp64": fma["fp64"], "int": integer, "ldst": ldst, "inst_warp": total / 32,
+        # The instructions a CPU core's integer and FP pipes issue, every lane: all counted, less address
+        # arithmetic and free casts, loads and stores (the load and store ports'; §3.6 prices them), and the
+        # branches a compare fuses with (x86 macro-fusion, AArch64's compare-and-branch). §3.3's issue floor
+        # counts every instruction still (docs/models.md says why); the rescore script's issue-alu tries this.
+        "inst_alu": max(0.0, total - folded - ldst - min(float(launch["br"]), float(launch["icmp"]))),
         # §3.2: the integer divisions and remainders a divider executes (they are in `int` too).
         "div_int": divisions,
         # §3.4: atomic read-modify-writes (OpenCL's atomic_* and atom_* builtins, LLVM's atomicrmw and cmpxchg).

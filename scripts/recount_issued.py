@@ -1,0 +1,85 @@
+"""Give committed campaign archives `inst_alu` (the instructions a CPU's pipes issue; docs/metrics.md), read from
+their raw Oclgrind histograms, so that an archive profiled before that metric carries it as a new profile would.
+
+    python scripts/recount_issued.py OUT_DIR ARCHIVE.zip ...
+
+Each archive keeps Oclgrind's own output (`raw/**/oclgrind*.txt`, with the kernel's IR beside it). Every launch in
+it is read again by perfcast's reader, which now counts `inst_alu` beside `inst_warp`; each kernel's issued share,
+inst_alu / (inst_warp x 32) over all its profiled launches, is applied to each of the archive profile's groups of
+that kernel (a group's counts are its launches' counts scaled to the timed size, and the share does not change
+with the scaling). A kernel built twice under one name (SHOC's two precisions) takes the share of both builds
+together: the histograms do not say which build a launch ran. The archive is written again, unchanged but for
+`profile.yaml`, as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), and each kernel's share is printed.
+Score them side by side with `scripts/rescore_quantitative_variants.py committed` and `issue-alu` (§3.3's floor
+at these instructions).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+import yaml
+
+from perfcast.profiles.oclgrind import read_oclgrind_launches
+
+_GROUP_SUFFIX = re.compile(r"(\[[^\]]*\]|\s\([^)]*\))+$")  # a group's NDRange "[g/l]" or build " (-D...)"
+
+
+def kernel_of(group: str) -> str:
+    """Return the kernel a profile group is of: its name without an NDRange or build suffix."""
+    return _GROUP_SUFFIX.sub("", group)
+
+
+def issued_shares(archive: zipfile.ZipFile) -> dict[str, float]:
+    """Return inst_alu / (inst_warp x 32) per kernel over every launch of the archive's raw Oclgrind output."""
+    names = archive.namelist()
+    issued: dict[str, float] = defaultdict(float)
+    counted: dict[str, float] = defaultdict(float)
+    for raw in (n for n in names if re.search(r"(^|/)oclgrind[^/]*\.txt$", n)):
+        # The IR Oclgrind dumped for that run: raw/oclgrind-1.oclgrind.ir/ (suite), raw/profile-N/ir/ (programs).
+        base = raw.removesuffix(".txt")
+        folders = (base + ".ir/", raw.rpartition("/")[0] + "/ir/")
+        ir = [archive.read(n).decode("utf-8", "replace") for n in names if n.endswith(".ll") and n.startswith(folders)]
+        for launch in read_oclgrind_launches(archive.read(raw).decode("utf-8", "replace"), ir=ir):
+            issued[launch.name] += launch.metrics["inst_alu"]
+            counted[launch.name] += 32 * launch.metrics["inst_warp"]
+    return {name: issued[name] / counted[name] for name in counted if counted[name] > 0}
+
+
+def recount(path: Path, out: Path) -> Path:
+    """Write `path` again under `out` with inst_alu in each group of its profile; return the new archive's path."""
+    target = out / path.parent.name / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path) as archive:
+        shares = issued_shares(archive)
+        profile = yaml.safe_load(archive.read("profile.yaml"))
+        for kernel in profile.get("kernels", []):
+            share = shares.get(kernel_of(kernel["name"]))
+            metrics = kernel.get("metrics", {})
+            if share is not None and "inst_warp" in metrics:
+                metrics["inst_alu"] = share * 32 * metrics["inst_warp"]
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+            for info in archive.infolist():
+                data = archive.read(info)
+                if info.filename == "profile.yaml":
+                    data = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).encode()
+                written.writestr(info, data)
+    print(f"{path}: " + ", ".join(f"{name} {share:.2f}" for name, share in sorted(shares.items())))
+    return target
+
+
+def main() -> None:
+    """Recount each archive named."""
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    out = Path(sys.argv[1])
+    for name in sys.argv[2:]:
+        recount(Path(name), out)
+
+
+if __name__ == "__main__":
+    main()

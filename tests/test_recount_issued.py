@@ -1,0 +1,56 @@
+"""scripts/recount_issued.py: an archive profiled before `inst_alu` gets it from its own raw Oclgrind histograms."""
+
+import importlib.util
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HISTOGRAM = """Instructions executed for kernel 'k':
+             100 - add
+              50 - getelementptr
+              40 - load global (160 bytes)
+              10 - store global (40 bytes)
+Instructions executed for kernel 'k':
+             100 - add
+              50 - getelementptr
+              40 - load global (160 bytes)
+              10 - store global (40 bytes)
+"""
+
+
+@pytest.fixture(scope="module")
+def recount():
+    spec = importlib.util.spec_from_file_location("recount_issued", ROOT / "scripts" / "recount_issued.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_group_name_loses_its_ndrange_and_build(recount):
+    assert recount.kernel_of("lud_perimeter[6144x1/32x1]") == "lud_perimeter"
+    assert recount.kernel_of("StencilKernel (-DSINGLE_PRECISION)") == "StencilKernel"
+    assert recount.kernel_of("k (-DX)[64/16]") == "k" and recount.kernel_of("plain") == "plain"
+
+
+def test_each_group_takes_its_kernels_issued_share_of_its_own_counts(recount, tmp_path):
+    # 200 counted per launch, 100 issued (the adds): a share of 1/2, applied to the scaled group's 32 x 640.
+    archive = tmp_path / "prog" / "prog.zip"
+    archive.parent.mkdir()
+    profile = {"format": "perfcast-profile", "version": 1, "kernels": [
+        {"name": "k[64/16]", "launches": 1, "metrics": {"inst_warp": 640.0, "ldst": 5000.0}},
+        {"name": "other", "launches": 1, "metrics": {"inst_warp": 10.0}}]}
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("profile.yaml", yaml.safe_dump(profile))
+        written.writestr("raw/profile-0/oclgrind.txt", HISTOGRAM)
+        written.writestr("manifest.json", "{}")
+    out = recount.recount(archive, tmp_path / "out")
+    assert out == tmp_path / "out" / "prog" / "prog.zip"
+    with zipfile.ZipFile(out) as read:
+        assert sorted(read.namelist()) == ["manifest.json", "profile.yaml", "raw/profile-0/oclgrind.txt"]
+        kernels = yaml.safe_load(read.read("profile.yaml"))["kernels"]
+    assert kernels[0]["metrics"]["inst_alu"] == pytest.approx(0.5 * 32 * 640)
+    assert kernels[0]["metrics"]["ldst"] == 5000.0  # the rest as it was
+    assert "inst_alu" not in kernels[1]["metrics"]  # no histogram of that kernel: nothing invented
