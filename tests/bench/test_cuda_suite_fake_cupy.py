@@ -213,7 +213,7 @@ def test_the_l2_figure_comes_from_the_read_sweep_whose_launches_outlast_their_co
 def test_the_dram_figure_is_the_fastest_access_width_and_the_scalar_triad_a_ceiling(launches, tmp_path, monkeypatch):
     """Each of write, copy and triad runs one float per thread and two and four at once; the profile's DRAM figure is
     the fastest triad, and the scalar triad, slower, a bandwidth ceiling for kernels that access one float at a time."""
-    from perfcast.bench.accelerator import SCALAR_CEILING
+    from perfcast.devices.schema import SCALAR_ACCESSES
 
     launched, _ = launches
     monkeypatch.chdir(tmp_path)
@@ -226,7 +226,7 @@ def test_the_dram_figure_is_the_fastest_access_width_and_the_scalar_triad_a_ceil
     (dram,) = [level for level in device["memory"] if level["level"] == "DRAM"]
     value, unit = dram["bandwidth"]["value"].split()
     assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(STREAM_RATES[4], rel=1e-6)
-    value, unit = device["bandwidth_ceilings"][SCALAR_CEILING]["value"].split()
+    value, unit = device["bandwidth_ceilings"][SCALAR_ACCESSES]["value"].split()
     assert unit == "TB/s" and float(value) * 1e12 == pytest.approx(STREAM_RATES[1], rel=1e-6)
     assert "Global triad: 1-wide 2.8e+03 GB/s, 2-wide 3e+03 GB/s, 4-wide 3.05e+03 GB/s; kept 4-wide" in " ".join(
         out.read_text().split())

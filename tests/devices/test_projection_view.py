@@ -140,3 +140,19 @@ def test_an_l2_slower_than_dram_is_charged_to_l1():
     h100 = parse_device_text(zipfile.ZipFile(archive).read("device.yaml").decode(), "h100")
     l2 = projection_capabilities(h100, "fp32").figures["L2"]
     assert l2.how == "measured" and 7e12 < l2.value < 9e12
+
+
+def test_a_gpu_profile_projects_dram_at_its_4_byte_accesses_rate():
+    """Both sides of a projection read DRAM as the bench's rate of 4-byte accesses where it measured one apart from
+    its widest access's; a device without that ceiling keeps its own DRAM maximum."""
+    from perfcast.devices.schema import SCALAR_ACCESSES
+
+    h200 = get_device("h200")
+    assert projection_capabilities(h200).figures["DRAM"].value == pytest.approx(4.333e12)  # the catalog's maximum
+    data = h200.model_dump(mode="json", exclude_none=True)
+    data["bandwidth_ceilings"] = {SCALAR_ACCESSES: {"value": 3.44e12, "source": "measured", "tool": "test",
+                                                    "date": "2026-11-27"}}
+    from perfcast.devices.schema import Device
+
+    figure = projection_capabilities(Device.from_mapping(data)).figures["DRAM"]
+    assert figure.value == pytest.approx(3.44e12) and figure.how == "measured"

@@ -47,3 +47,22 @@ def test_a_measured_rate_of_elementary_calls_prices_them(tmp_path):
     assert info.elementary_cost == {"fp32": pytest.approx(40.0)}
     assert "40 instructions per call = fp32 FMA peak / 2 / 195.9 Gcall/s (measured" in info.sources["elementary fp32"]
     assert info.sources["elementary fp64"].startswith("8 instructions per call")
+
+
+def test_b_mem_is_the_rate_of_4_byte_accesses_where_the_bench_measured_it_apart():
+    """A GPU profile whose DRAM figure is a float4 triad's and whose 4-byte triad is a ceiling below it: §3 reads the
+    4-byte rate (the profiles' kernels do not say their access widths); without the ceiling, the DRAM figure."""
+    from perfcast.devices.schema import SCALAR_ACCESSES
+
+    h100 = get_device("h100-sxm5")
+    data = h100.model_dump(mode="json", exclude_none=True)
+    for level in data["memory"]:
+        if level["level"] == "DRAM":
+            level["bandwidth"] = {"value": 3.054e12, "source": "measured", "tool": "test", "date": "2026-11-27"}
+    data["bandwidth_ceilings"] = {SCALAR_ACCESSES: {"value": 2.766e12, "source": "measured", "tool": "test",
+                                                    "date": "2026-11-27"}}
+    info = quantitative_inputs(Device.from_mapping(data))
+    assert info.rates.b_mem == pytest.approx(2.766e12)
+    assert "the rate of 4-byte accesses (the DRAM figure, 3.054 TB/s, is a wider access's)" in info.sources["B_mem"]
+    del data["bandwidth_ceilings"]
+    assert quantitative_inputs(Device.from_mapping(data)).rates.b_mem == pytest.approx(3.054e12)

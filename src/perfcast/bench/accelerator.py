@@ -25,9 +25,10 @@ from perfcast.bench.suite import (
     moved_bytes,
 )
 from perfcast.bench.timing import median_and_spread
+from perfcast.devices.schema import SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["FIRST_TOUCH_BYTES", "SCALAR_CEILING", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
+__all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
            "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
@@ -361,9 +362,6 @@ def l2_read_sweep(runtime: KernelRuntime, shape: SuiteShape, capacity: float, re
     return points, plateaus.get("L2")
 
 
-SCALAR_CEILING = "4-byte accesses"  # the bandwidth ceiling of the scalar triad, where a wider access is faster
-
-
 def suite_elements(shape: SuiteShape, group: int) -> int:
     """Return the floats per global-memory array: a third of the DRAM bytes, whole work-groups for every kernel."""
     chunk = group * PER_ITEM * max((*shape.read_widths, *shape.item_read_widths, *shape.stream_widths), default=1)
@@ -462,7 +460,7 @@ def run_accelerator_suite(
         if label == "triad" and wide != "1-wide":
             # The profile's DRAM figure is the fastest width's; kernels whose threads access one float at a time
             # meet the scalar rate, a ceiling below it.
-            suite.bandwidth_ceilings[SCALAR_CEILING] = rates["1-wide"]
+            suite.bandwidth_ceilings[SCALAR_ACCESSES] = rates["1-wide"]
     tick("strided reads")
     strided = max(group, n // shape.stride // PER_ITEM // group * group)
     suite.bandwidth_ceilings["strided"] = measure(

@@ -4,7 +4,8 @@ Six figures per device and precision: the FMA-only and ADD/MUL-only rates (op/s)
 shared-memory bandwidths (B/s). Each is taken, in this order:
 
 1. ``measured``: a measured maximum of the device (its ``maxima`` section, or a figure a ``perfcast bench``
-   profile measured in place of the peak);
+   profile measured in place of the peak; DRAM: the rate of 4-byte accesses where the bench measured it apart
+   from a wider access's, the accesses the profiled kernels make);
 2. ``scaled``: the device's peak times the efficiency (maximum / peak) the *source* device reached on the same
    figure, Max_t = Peak_t * Max_s / Peak_s as §4 says (the source's maximum as taken by these rules);
 3. ``scaled``: the peak times the device's own efficiency on a related figure it has measured (the fp32 rates
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcast.devices.schema import Device, Figure, InstructionKind, Precision
+from perfcast.devices.schema import SCALAR_ACCESSES, Device, Figure, InstructionKind, Precision
 from perfcast.errors import NotFound
 from perfcast.models.projection import GpuMaxima
 from perfcast.units import Dimension, format_quantity
@@ -86,7 +87,14 @@ def _peak(device: Device, precision: Precision, name: str) -> Figure | None:
 
 
 def _maximum(device: Device, precision: Precision, name: str) -> Figure | None:
-    """Return the device's measured maximum for `name`: its maxima section, else a measured peak figure."""
+    """Return the device's measured maximum for `name`: its maxima section, else a measured peak figure.
+
+    DRAM is the measured rate of 4-byte accesses where the device has one apart from its widest access's (a
+    `perfcast bench` profile of a GPU): the rate of the accesses the profiles' kernels make, as §3's B_mem.
+    """
+    scalar = device.bandwidth_ceilings.get(SCALAR_ACCESSES) if name == "DRAM" else None
+    if scalar is not None and scalar.provenance.source == "measured":
+        return scalar
     if name in _COMPUTE:
         figure = device.maxima.compute.get(precision, {}).get(_COMPUTE[name])
     else:

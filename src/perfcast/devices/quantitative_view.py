@@ -1,7 +1,8 @@
 """The six rates the quantitative roofline (spec §3) reads of a device, each with where it comes from.
 
 T_SP and T_DP are the fp32/fp64 FMA peaks, T_int the int32 multiply-add peak and T_add the int32 add peak
-(`peak.int32.add_mul` in a device file), B_mem the DRAM bandwidth. T_ldst, local/shared-memory load-store
+(`peak.int32.add_mul` in a device file), B_mem the DRAM bandwidth (of 4-byte accesses where the device measured
+that apart from its widest: `bandwidth_ceilings["4-byte accesses"]`). T_ldst, local/shared-memory load-store
 instructions per second, is the shared-memory bandwidth divided by 4 B (the width of the accesses the bench
 suite's local-memory kernel makes); a CPU has no shared memory, so its L1 bandwidth stands in, said so.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfcast.devices.schema import COUNTED_RATES, Device, Figure, InstructionKind, Precision
+from perfcast.devices.schema import COUNTED_RATES, SCALAR_ACCESSES, Device, Figure, InstructionKind, Precision
 from perfcast.errors import NotFound
 from perfcast.models.quantitative import ELEMENTARY_COST, DeviceRates
 from perfcast.units import Dimension, format_quantity
@@ -121,6 +122,15 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     assert dram is not None  # the schema requires it
     sources["B_mem"] = _describe(dram, Dimension.BANDWIDTH)
     summaries["B_mem"] = f"{_value(dram.value, Dimension.BANDWIDTH)} ({dram.provenance.source})"
+    scalar = device.bandwidth_ceilings.get(SCALAR_ACCESSES)
+    if scalar is not None and scalar.value < dram.value:
+        # As T_ldst: the rate of the 4-byte accesses the profiles' kernels make (they do not say their widths); the
+        # DRAM figure is the widest access's (the roofline's roof).
+        sources["B_mem"] = (_describe(scalar, Dimension.BANDWIDTH) + f", the rate of {SCALAR_ACCESSES} (the DRAM "
+                            f"figure, {_value(dram.value, Dimension.BANDWIDTH)}, is a wider access's)")
+        summaries["B_mem"] = (f"{_value(scalar.value, Dimension.BANDWIDTH)} ({scalar.provenance.source}, "
+                              f"{SCALAR_ACCESSES})")
+        dram = scalar
     rates = DeviceRates(figures["T_SP"].value, fp64.value if fp64 else None, figures["T_int"].value,
                         figures["T_add"].value, t_ldst, dram.value)
     costs: dict[str, float] = {}

@@ -28,6 +28,7 @@ from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 
 __all__ = [
     "COUNTED_RATES",
+    "SCALAR_ACCESSES",
     "Clock",
     "CountedRate",
     "Device",
@@ -480,6 +481,10 @@ class CountedRate(NamedTuple):
 
 
 # The rates §3.2–§3.4 and §3.7 read, in the order the bench, its CSV and `devices show` list them.
+# The bandwidth ceiling of DRAM accessed one 4-byte word per thread at a time, which perfcast bench writes where a
+# wider access reached more (the DRAM level's figure is then the widest access's): the rate §3's B_mem reads.
+SCALAR_ACCESSES = "4-byte accesses"
+
 COUNTED_RATES = (
     CountedRate("int_divisions", "int32 divisions", "div/s", "int32 divisions by a run-time divisor"),
     CountedRate("scalar_instructions", "scalar instructions", "inst/s", "independent integer operations left scalar"),
