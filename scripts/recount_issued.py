@@ -1,5 +1,7 @@
-"""Give committed campaign archives `inst_alu` (the instructions a CPU's pipes issue; docs/metrics.md), read from
-their raw Oclgrind histograms, so that an archive profiled before that metric carries it as a new profile would.
+"""Give committed campaign archives `inst_alu`, read from their raw Oclgrind histograms.
+
+`inst_alu` is the instructions a CPU core's pipes issue (docs/metrics.md); an archive profiled before that metric
+then carries it as a new profile would.
 
     python scripts/recount_issued.py OUT_DIR ARCHIVE.zip ...
 

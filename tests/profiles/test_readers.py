@@ -518,8 +518,9 @@ def test_an_integer_kernel_is_read_by_its_integer_instructions():
 
 
 def test_the_issued_instructions_leave_out_addressing_free_casts_memory_and_fused_branches():
-    """inst_alu, the instructions a CPU's pipes issue, hand-counted: 1020 counted (phis aside); 150 geps, 100 sext, 50 zext, 20 trunc fold or rename;
-    120 loads and stores go to their ports; 80 of the 90 branches fuse with the 80 compares before them."""
+    """inst_alu, the instructions a CPU's pipes issue, hand-counted: 1020 counted (phis aside); 150 geps, 100 sext,
+    50 zext, 20 trunc fold or rename; 120 loads and stores go to their ports; 80 of the 90 branches fuse with the 80
+    compares before them."""
     from perfcast.profiles.oclgrind import read_oclgrind_launches
 
     histogram = """Instructions executed for kernel 'k':
