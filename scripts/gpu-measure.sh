@@ -127,8 +127,8 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         timed python3 -m perfcast bench --backend cuda -o "$out/bench-$tag.yaml" --csv "$out/bench-$tag.csv"
         ;;
     stream)
-        # The peer users trust for a GPU's memory bandwidth, in the call that runs the bench: the H100's and H200's
-        # triads reached 83 % and 72 % of the spec figure, where STREAM-like reads reach 87-88 % on the A100s.
+        # The peer users trust for a GPU's memory bandwidth, in the call that runs the bench (docs/validation/gpu-dram:
+        # the bench's one-float triads had reached 83 % and 72 % of the Hoppers' spec, BabelStream's double 90 %).
         if [ ! -f .babelstream/src/main.cpp ]; then
             say "no .babelstream/src/main.cpp (docs/gpu.md section 1): stream step skipped"
             continue
@@ -136,6 +136,7 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
         arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d '. ')
         # libnvidia-ml.so (BabelStream reads the memory clock through NVML) is the toolkit's stub at link time.
         stubs=$(dirname "$(command -v nvcc)")/../lib64/stubs
+        rm -f "$work/babelstream"  # a warm machine keeps WORK: never run an earlier call's build
         CAP=${STEP_S:-} timed nvcc -O3 -std=c++17 -arch=sm_${arch:-90} --extended-lambda -DCUDA -DDEFAULT \
             -DGRID_STRIDE -DUNROLL_FACTOR=4 -I.babelstream/src -I.babelstream/src/cuda .babelstream/src/main.cpp \
             .babelstream/src/cuda/CUDAStream.cu -L"$stubs" -lnvidia-ml -o "$work/babelstream"

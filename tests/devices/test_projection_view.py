@@ -142,17 +142,26 @@ def test_an_l2_slower_than_dram_is_charged_to_l1():
     assert l2.how == "measured" and 7e12 < l2.value < 9e12
 
 
-def test_a_gpu_profile_projects_dram_at_its_4_byte_accesses_rate():
-    """Both sides of a projection read DRAM as the bench's rate of 4-byte accesses where it measured one apart from
-    its widest access's; a device without that ceiling keeps its own DRAM maximum."""
-    from perfcast.devices.schema import SCALAR_ACCESSES
+def test_dram_is_read_at_4_byte_accesses_only_where_both_devices_measured_them():
+    """Two GPU profiles that measured 4-byte DRAM accesses below their widest are projected at those rates; a profile
+    against a catalog device (whose DRAM maximum is a wide STREAM-like figure) at each device's DRAM figure."""
+    from perfcast.devices.projection_view import four_byte_dram
+    from perfcast.devices.schema import SCALAR_ACCESSES, Device
 
-    h200 = get_device("h200")
-    assert projection_capabilities(h200).figures["DRAM"].value == pytest.approx(4.333e12)  # the catalog's maximum
-    data = h200.model_dump(mode="json", exclude_none=True)
-    data["bandwidth_ceilings"] = {SCALAR_ACCESSES: {"value": 3.44e12, "source": "measured", "tool": "test",
-                                                    "date": "2026-11-27"}}
-    from perfcast.devices.schema import Device
+    def profile(name: str, wide: float, scalar: float) -> Device:
+        data = get_device(name).model_dump(mode="json", exclude_none=True)
+        for level in data["memory"]:
+            if level["level"] == "DRAM":
+                level["bandwidth"] = {"value": wide, "source": "measured", "tool": "test", "date": "2026-11-27"}
+        data["bandwidth_ceilings"] = {SCALAR_ACCESSES: {"value": scalar, "source": "measured", "tool": "test",
+                                                        "date": "2026-11-27"}}
+        return Device.from_mapping(data)
 
-    figure = projection_capabilities(Device.from_mapping(data)).figures["DRAM"]
-    assert figure.value == pytest.approx(3.44e12) and figure.how == "measured"
+    h100, h200 = profile("h100-sxm5", 3.054e12, 2.767e12), profile("h200", 4.333e12, 3.44e12)
+    assert four_byte_dram(h100, h200) and not four_byte_dram(h100, get_device("h200"))
+    paired = projection_capabilities(h200, "fp32", h100, four_byte=True).figures["DRAM"]
+    assert paired.value == pytest.approx(3.44e12) and paired.how == "measured"
+    assert projection_capabilities(h100, four_byte=True).figures["DRAM"].value == pytest.approx(2.767e12)
+    assert projection_capabilities(h200, "fp32", h100).figures["DRAM"].value == pytest.approx(4.333e12)
+    catalog = projection_capabilities(get_device("h200"), "fp32", h100, four_byte=four_byte_dram(h100, get_device("h200")))
+    assert catalog.figures["DRAM"].value == pytest.approx(4.333e12)  # the catalog's measured maximum, wide

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.score import Prediction, contains, percentage_error, profile_flop
 from perfcast.devices.catalog import parse_device_text
-from perfcast.devices.projection_view import ProjectionCapabilities, projection_capabilities
+from perfcast.devices.projection_view import ProjectionCapabilities, four_byte_dram, projection_capabilities
 from perfcast.devices.schema import Device, Precision
 from perfcast.errors import InputError
 from perfcast.models.projection import Projection, project
@@ -136,9 +136,12 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
             notes.append(f"Oclgrind has no warp: the warp-efficiency ceiling is 1; {bytes_note}")
         for target in targets:
             try:
-                on_target = projection_capabilities(target, precision, source)
+                # Both sides at one access width: 4-byte DRAM accesses where both profiles measured them apart.
+                four_byte = four_byte_dram(source, target)
+                on_target = projection_capabilities(target, precision, source, four_byte)
+                from_source = projection_capabilities(source, precision, four_byte=True) if four_byte else on_source
                 ratio = flop_ratios.get((kernel_base_name(profile.name), target.name), 1.0)
-                projection = project(kernel, on_source.maxima(), on_target.maxima(), ratio)
+                projection = project(kernel, from_source.maxima(), on_target.maxima(), ratio)
             except (LookupError, ValueError) as error:
                 left_out[f"{profile.name} -> {target.name}"] = str(error)
                 continue
@@ -149,7 +152,7 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
             if oclgrind and kernel.fp_issue_share is not None and on_source.fp_issue_share and on_target.fp_issue_share:
                 extra.append(f"FP issue share {kernel.fp_issue_share:.3g} of Oclgrind's LLVM instructions, not of a "
                              "GPU's machine code")
-            results.append(KernelProjection(profile.name, on_source, on_target, projection, ratio,
+            results.append(KernelProjection(profile.name, from_source, on_target, projection, ratio,
                                             tuple(notes + extra), meas, spread))
     return results, left_out
 

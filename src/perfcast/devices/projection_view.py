@@ -4,13 +4,16 @@ Six figures per device and precision: the FMA-only and ADD/MUL-only rates (op/s)
 shared-memory bandwidths (B/s). Each is taken, in this order:
 
 1. ``measured``: a measured maximum of the device (its ``maxima`` section, or a figure a ``perfcast bench``
-   profile measured in place of the peak; DRAM: the rate of 4-byte accesses where the bench measured it apart
-   from a wider access's, the accesses the profiled kernels make);
+   profile measured in place of the peak);
 2. ``scaled``: the device's peak times the efficiency (maximum / peak) the *source* device reached on the same
    figure, Max_t = Peak_t * Max_s / Peak_s as §4 says (the source's maximum as taken by these rules);
 3. ``scaled``: the peak times the device's own efficiency on a related figure it has measured (the fp32 rates
    at the efficiency of its HPL fp64 run), when the source gives none;
 4. ``peak``: the peak itself (a vendor figure or an estimate), an upper bound that overstates the maximum.
+
+DRAM is read at both devices' rates of 4-byte accesses, the accesses the profiled kernels make, where both
+measured one below their widest access's (two ``perfcast bench`` profiles of GPUs: ``four_byte_dram``); else at
+each device's DRAM figure, so that the two sides are taken at one access width.
 
 A figure the device does not give at all (a cache without a bandwidth) is left out; the projection then
 refuses the kernels whose bytes hit that level. An L2 bandwidth below the device's DRAM bandwidth is not a
@@ -23,12 +26,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfcast.devices.schema import SCALAR_ACCESSES, Device, Figure, InstructionKind, Precision
+from perfcast.devices.schema import Device, Figure, InstructionKind, Precision, scalar_dram
 from perfcast.errors import NotFound
 from perfcast.models.projection import GpuMaxima
 from perfcast.units import Dimension, format_quantity
 
-__all__ = ["FIGURES", "Capability", "ProjectionCapabilities", "projection_capabilities"]
+__all__ = ["FIGURES", "Capability", "ProjectionCapabilities", "four_byte_dram", "projection_capabilities"]
 
 FIGURES = ("fma", "add_mul", "L1", "L2", "DRAM", "shared")
 _COMPUTE = {"fma": InstructionKind.FMA, "add_mul": InstructionKind.ADD_MUL}
@@ -86,14 +89,18 @@ def _peak(device: Device, precision: Precision, name: str) -> Figure | None:
     return level.bandwidth if level else None
 
 
-def _maximum(device: Device, precision: Precision, name: str) -> Figure | None:
+def four_byte_dram(source: Device, target: Device) -> bool:
+    """Return True where both devices measured DRAM's 4-byte accesses below their widest: §4 reads those rates then."""
+    return scalar_dram(source) is not None and scalar_dram(target) is not None
+
+
+def _maximum(device: Device, precision: Precision, name: str, four_byte: bool = False) -> Figure | None:
     """Return the device's measured maximum for `name`: its maxima section, else a measured peak figure.
 
-    DRAM is the measured rate of 4-byte accesses where the device has one apart from its widest access's (a
-    `perfcast bench` profile of a GPU): the rate of the accesses the profiles' kernels make, as §3's B_mem.
+    `four_byte`: DRAM at the device's measured rate of 4-byte accesses (see `four_byte_dram`).
     """
-    scalar = device.bandwidth_ceilings.get(SCALAR_ACCESSES) if name == "DRAM" else None
-    if scalar is not None and scalar.provenance.source == "measured":
+    scalar = scalar_dram(device) if four_byte and name == "DRAM" else None
+    if scalar is not None:
         return scalar
     if name in _COMPUTE:
         figure = device.maxima.compute.get(precision, {}).get(_COMPUTE[name])
@@ -136,9 +143,10 @@ def _related_efficiency(device: Device, precision: Precision, name: str) -> tupl
     return None
 
 
-def _capability(device: Device, precision: Precision, name: str, source: Device | None) -> Capability | None:
+def _capability(device: Device, precision: Precision, name: str, source: Device | None,
+                four_byte: bool = False) -> Capability | None:
     """Return one figure of `device` by the rules of the module docstring, or None where it has none."""
-    measured = _maximum(device, precision, name)
+    measured = _maximum(device, precision, name, four_byte)
     if measured is not None:
         return Capability(measured.value, "measured", f"{measured.provenance.source}: "
                           f"{measured.provenance.describe()}")
@@ -170,13 +178,15 @@ def _capability(device: Device, precision: Precision, name: str, source: Device 
 
 
 def projection_capabilities(device: Device, precision: Precision | str = Precision.FP32,
-                            source: Device | None = None) -> ProjectionCapabilities:
+                            source: Device | None = None, four_byte: bool = False) -> ProjectionCapabilities:
     """Return the §4 figures (op/s, B/s) of `device` in `precision`; a target names its `source` to borrow efficiency.
 
+    `four_byte`: DRAM at the device's rate of 4-byte accesses (`four_byte_dram(source, target)` for both sides).
     Raises NotFound when the device has no compute rate in that precision.
     """
     precision = Precision(precision)
-    figures = {name: c for name in FIGURES if (c := _capability(device, precision, name, source)) is not None}
+    figures = {name: c for name in FIGURES
+               if (c := _capability(device, precision, name, source, four_byte)) is not None}
     l1, l2, dram = (figures.get(name) for name in ("L1", "L2", "DRAM"))
     if l1 is not None and l2 is not None and dram is not None and l2.value < dram.value:
         figures["L2"] = Capability(l1.value, l1.how, f"L2 charged to L1: its {_quantity('L2', l2.value)} "

@@ -2,7 +2,7 @@
 
 T_SP and T_DP are the fp32/fp64 FMA peaks, T_int the int32 multiply-add peak and T_add the int32 add peak
 (`peak.int32.add_mul` in a device file), B_mem the DRAM bandwidth (of 4-byte accesses where the device measured
-that apart from its widest: `bandwidth_ceilings["4-byte accesses"]`). T_ldst, local/shared-memory load-store
+that below its widest access's: `bandwidth_ceilings["4-byte accesses"]`). T_ldst, local/shared-memory load-store
 instructions per second, is the shared-memory bandwidth divided by 4 B (the width of the accesses the bench
 suite's local-memory kernel makes); a CPU has no shared memory, so its L1 bandwidth stands in, said so.
 
@@ -24,7 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from perfcast.devices.schema import COUNTED_RATES, SCALAR_ACCESSES, Device, Figure, InstructionKind, Precision
+from perfcast.devices.schema import (
+    COUNTED_RATES,
+    SCALAR_ACCESSES,
+    Device,
+    Figure,
+    InstructionKind,
+    Precision,
+    scalar_dram,
+)
 from perfcast.errors import NotFound
 from perfcast.models.quantitative import ELEMENTARY_COST, DeviceRates
 from perfcast.units import Dimension, format_quantity
@@ -122,8 +130,8 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     assert dram is not None  # the schema requires it
     sources["B_mem"] = _describe(dram, Dimension.BANDWIDTH)
     summaries["B_mem"] = f"{_value(dram.value, Dimension.BANDWIDTH)} ({dram.provenance.source})"
-    scalar = device.bandwidth_ceilings.get(SCALAR_ACCESSES)
-    if scalar is not None and scalar.value < dram.value:
+    scalar = scalar_dram(device)
+    if scalar is not None:
         # As T_ldst: the rate of the 4-byte accesses the profiles' kernels make (they do not say their widths); the
         # DRAM figure is the widest access's (the roofline's roof).
         sources["B_mem"] = (_describe(scalar, Dimension.BANDWIDTH) + f", the rate of {SCALAR_ACCESSES} (the DRAM "

@@ -29,6 +29,7 @@ from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 __all__ = [
     "COUNTED_RATES",
     "SCALAR_ACCESSES",
+    "scalar_dram",
     "Clock",
     "CountedRate",
     "Device",
@@ -492,3 +493,12 @@ COUNTED_RATES = (
     CountedRate("first_touches", "first-touched pages", "page/s",
                 "a store to each 4 KiB page of fresh buffers, less the same stores again"),
 )
+
+
+def scalar_dram(device: Device) -> Figure | None:
+    """Return the device's measured DRAM rate of 4-byte accesses (B/s) where it is below its DRAM figure, else None."""
+    ceiling = device.bandwidth_ceilings.get(SCALAR_ACCESSES)
+    dram = device.memory_level("DRAM").bandwidth
+    if ceiling is None or ceiling.provenance.source != "measured" or dram is None or ceiling.value >= dram.value:
+        return None
+    return ceiling

@@ -37,8 +37,8 @@ extern "C" __global__ void mem_triad(float *__restrict__ a, const float *__restr
     a[i] = b[i] + scalar * c[i];
 }
 
-// The same four with W floats per access (float2, float4): a Hopper's DRAM gave 4-byte loads 2.77 TB/s of
-// its 3.35 and 8-byte ones 3.02 (BabelStream in double, the same call: docs/validation/gpu-h100-rerun), so the
+// The same four with W floats per access (float2, float4): on an H100 (3.35 TB/s spec) the triad above gave
+// 2.77 TB/s and BabelStream's in double 3.02 (the same call: docs/validation/gpu-h100-rerun), so the
 // backend tries each width, keeps the best as the DRAM figure and the scalar triad as a ceiling. The arrays are
 // the float ones above, viewed W at a time (CuPy's allocations are 256-byte aligned).
 __device__ inline float2 splat2(float v) { return make_float2(v, v); }
