@@ -128,19 +128,16 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
     summaries["T_ldst"] = f"{ldst} (from {local.level}) ({local.bandwidth.provenance.source})"
     dram = device.memory_level("DRAM").bandwidth
     assert dram is not None  # the schema requires it
-    sources["B_mem"] = _describe(dram, Dimension.BANDWIDTH)
-    summaries["B_mem"] = f"{_value(dram.value, Dimension.BANDWIDTH)} ({dram.provenance.source})"
-    scalar = scalar_dram(device)
-    if scalar is not None:
-        # As T_ldst: the rate of the 4-byte accesses the profiles' kernels make (they do not say their widths); the
-        # DRAM figure is the widest access's (the roofline's roof).
-        sources["B_mem"] = (_describe(scalar, Dimension.BANDWIDTH) + f", the rate of {SCALAR_ACCESSES} (the DRAM "
-                            f"figure, {_value(dram.value, Dimension.BANDWIDTH)}, is a wider access's)")
-        summaries["B_mem"] = (f"{_value(scalar.value, Dimension.BANDWIDTH)} ({scalar.provenance.source}, "
-                              f"{SCALAR_ACCESSES})")
-        dram = scalar
+    # As T_ldst: the rate of the 4-byte accesses the profiles' kernels make (they do not say their widths), where
+    # the device measured it below its DRAM figure, the widest access's (the roofline's roof).
+    b_mem = scalar_dram(device) or dram
+    wider = (f", the rate of {SCALAR_ACCESSES} (the DRAM figure, {_value(dram.value, Dimension.BANDWIDTH)}, is a "
+             "wider access's)") if b_mem is not dram else ""
+    sources["B_mem"] = _describe(b_mem, Dimension.BANDWIDTH) + wider
+    summaries["B_mem"] = (f"{_value(b_mem.value, Dimension.BANDWIDTH)} ({b_mem.provenance.source}"
+                          f"{f', {SCALAR_ACCESSES}' if wider else ''})")
     rates = DeviceRates(figures["T_SP"].value, fp64.value if fp64 else None, figures["T_int"].value,
-                        figures["T_add"].value, t_ldst, dram.value)
+                        figures["T_add"].value, t_ldst, b_mem.value)
     costs: dict[str, float] = {}
     for precision, peak in ((Precision.FP32, figures["T_SP"]), (Precision.FP64, fp64)):
         calls = device.elementary.get(precision)
