@@ -8,7 +8,7 @@ then carries it as a new profile would.
 Each archive keeps Oclgrind's own output (`raw/**/oclgrind*.txt`, with the kernel's IR beside it). Every launch in
 it is read again by perfcast's reader, which now counts `inst_alu` beside `inst_warp`; each kernel's issued share,
 inst_alu / (inst_warp x 32) over all its profiled launches, is applied to each of the archive profile's groups of
-that kernel (a group's counts are its launches' counts scaled to the timed size, and the share does not change
+that kernel (the kernel the manifest's record of the group names, as the scoring reads it) (a group's counts are its launches' counts scaled to the timed size, and the share does not change
 with the scaling). A kernel built twice under one name (SHOC's two precisions) takes the share of both builds
 together: the histograms do not say which build a launch ran. The archive is written again, unchanged but for
 `profile.yaml`, as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), and each kernel's share is printed.
@@ -18,6 +18,7 @@ at these instructions).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 import zipfile
@@ -26,14 +27,8 @@ from pathlib import Path
 
 import yaml
 
+from perfcast.campaign.score import group_kernel
 from perfcast.profiles.oclgrind import read_oclgrind_launches
-
-_GROUP_SUFFIX = re.compile(r"(\[[^\]]*\]|\s\([^)]*\))+$")  # a group's NDRange "[g/l]" or build " (-D...)"
-
-
-def kernel_of(group: str) -> str:
-    """Return the kernel a profile group is of: its name without an NDRange or build suffix."""
-    return _GROUP_SUFFIX.sub("", group)
 
 
 def issued_shares(archive: zipfile.ZipFile) -> dict[str, float]:
@@ -59,8 +54,9 @@ def recount(path: Path, out: Path) -> Path:
     with zipfile.ZipFile(path) as archive:
         shares = issued_shares(archive)
         profile = yaml.safe_load(archive.read("profile.yaml"))
+        groups = json.loads(archive.read("manifest.json")).get("kernels", {})
         for kernel in profile.get("kernels", []):
-            share = shares.get(kernel_of(kernel["name"]))
+            share = shares.get(group_kernel(kernel["name"], groups.get(kernel["name"], {})))
             metrics = kernel.get("metrics", {})
             if share is not None and "inst_warp" in metrics:
                 metrics["inst_alu"] = share * 32 * metrics["inst_warp"]

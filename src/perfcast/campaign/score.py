@@ -48,7 +48,7 @@ from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
-           "footprint_profile", "hull_miss", "kernel_traffic", "percentage_error", "profile_flop", "score_kernel",
+           "footprint_profile", "group_kernel", "hull_miss", "kernel_traffic", "percentage_error", "profile_flop", "score_kernel",
            "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
@@ -503,6 +503,12 @@ def _profiled_hull(declared: KernelSpecies, record: dict[str, Any], profile: Ker
     return _hull_range(result, measured, spread, detail)
 
 
+def group_kernel(name: str, record: Mapping[str, Any]) -> str:
+    """Return the kernel a timed group of a program is of: its record's `kernel`, else the name before "[g/l]"."""
+    # A group is named KERNEL[global/local] (and " (BUILD)" where one name had two builds); the record says which.
+    return record.get("kernel") or name.partition("[")[0]
+
+
 def score_profiled(name: str, record: dict[str, Any], device: Device, profile: KernelProfile | None,
                    species: KernelSpecies | None = None, vectorisation: Mapping[str, Any] | None = None,
                    incore: Mapping[str, Any] | None = None) -> KernelScore:
@@ -515,8 +521,7 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     (`kernel_incore_cycles`).
     """
     measured, spread = record["median_s"], record["spread"]
-    # A group is named KERNEL[global/local]; the compiler's report names the kernel.
-    kernel = record.get("kernel") or name.partition("[")[0]
+    kernel = group_kernel(name, record)
     score = KernelScore(name, measured, spread)
     if measured <= 0:  # a coarse timer's zero: no time to set a prediction against
         for model in MODELS:
