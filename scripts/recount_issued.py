@@ -8,10 +8,11 @@ then carries it as a new profile would.
 Each archive keeps Oclgrind's own output (`raw/**/oclgrind*.txt`, with the kernel's IR beside it). Every launch in
 it is read again by perfcast's reader, which now counts `inst_alu` beside `inst_warp`; each kernel's issued share,
 inst_alu / (inst_warp x 32) over all its profiled launches, is applied to each of the archive profile's groups of
-that kernel (the kernel the manifest's record of the group names, as the scoring reads it) (a group's counts are its launches' counts scaled to the timed size, and the share does not change
-with the scaling). A kernel built twice under one name (SHOC's two precisions) takes the share of both builds
-together: the histograms do not say which build a launch ran. The archive is written again, unchanged but for
-`profile.yaml`, as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), and each kernel's share is printed.
+that kernel, the one the manifest's record of the group names, as the scoring reads it (a group's counts are its
+launches' counts scaled to the timed size, and the share does not change with the scaling). A kernel built twice
+under one name (SHOC's two precisions) takes the share of both builds together: the histograms do not say which
+build a launch ran. The archive is written again, unchanged but for `profile.yaml`, as OUT_DIR/PARENT/NAME.zip
+(PARENT: the archive's folder), and each kernel's share is printed.
 Score them side by side with `scripts/rescore_quantitative_variants.py committed` and `issue-alu` (§3.3's floor
 at these instructions).
 """
