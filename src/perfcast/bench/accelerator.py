@@ -440,24 +440,24 @@ def run_accelerator_suite(
         "triad": ("mem_triad", n, (a, b, c, np.float32(3)), moved_bytes("triad", n, 4, wa)),
     }
     # Reads, with vector loads per work-item too: each width the runtime offers is tried, the best kept and said.
+    def fastest(kind: str, runs: dict[str, Timed], work: float) -> dict[str, Sample]:
+        """Measure each width's run, keep the fastest as suite.dram[kind], say every width's rate; return them all."""
+        rates = {width: measure(run, work) for width, run in runs.items()}
+        best = max(rates, key=lambda width: rates[width].value)
+        suite.dram[kind] = rates[best]
+        if len(rates) > 1:
+            suite.notes.append(f"Global {kind}: " + ", ".join(f"{width} {s.value / 1e9:.3g} GB/s"
+                                                            for width, s in rates.items()) + f"; kept {best}.")
+        return rates
+
     tick("global memory read")
-    tried = {label: measure(run, 4 * n) for label, run in read_runs(runtime, shape, n, a, sink).items()}
-    best = max(tried, key=lambda label: tried[label].value)
-    suite.dram["read"] = tried[best]
-    if len(tried) > 1:
-        suite.notes.append("Global read: " + ", ".join(f"{label} {s.value / 1e9:.3g} GB/s" for label, s in tried.items())
-                           + f"; kept {best}.")
+    fastest("read", read_runs(runtime, shape, n, a, sink), 4 * n)
     for label, (name, items, args, moved) in stream.items():
         tick(f"global memory {label}")
         widths = {"1-wide": runtime.timed(name, items, *args)}
         widths.update({f"{w}-wide": runtime.timed(f"{name}_v{w}", items // w, *args) for w in shape.stream_widths})
-        rates = {width: measure(run, moved) for width, run in widths.items()}
-        wide = max(rates, key=lambda width: rates[width].value)
-        suite.dram[label] = rates[wide]
-        if len(rates) > 1:
-            suite.notes.append(f"Global {label}: " + ", ".join(f"{width} {s.value / 1e9:.3g} GB/s"
-                                                             for width, s in rates.items()) + f"; kept {wide}.")
-        if label == "triad" and wide != "1-wide":
+        rates = fastest(label, widths, moved)
+        if label == "triad" and suite.dram[label] is not rates["1-wide"]:
             # The profile's DRAM figure is the fastest width's; kernels whose threads access one float at a time
             # meet the scalar rate, a ceiling below it.
             suite.bandwidth_ceilings[SCALAR_ACCESSES] = rates["1-wide"]
