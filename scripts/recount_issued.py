@@ -67,7 +67,8 @@ def recount(path: Path, out: Path) -> Path:
                 if info.filename == "profile.yaml":
                     data = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).encode()
                 written.writestr(info, data)
-    print(f"{path}: " + ", ".join(f"{name} {share:.2f}" for name, share in sorted(shares.items())))
+    print(f"{path}: " + (", ".join(f"{name} {share:.2f}" for name, share in sorted(shares.items()))
+                         or "no Oclgrind histogram in it (written unchanged)"))
     return target
 
 
@@ -77,7 +78,10 @@ def main() -> None:
         sys.exit(__doc__)
     out = Path(sys.argv[1])
     for name in sys.argv[2:]:
-        recount(Path(name), out)
+        try:
+            recount(Path(name), out)
+        except (OSError, zipfile.BadZipFile, KeyError) as error:  # KeyError: a zip without profile.yaml/manifest
+            sys.exit(f"{name}: not a campaign archive perfcast wrote ({error})")
 
 
 if __name__ == "__main__":
