@@ -219,6 +219,40 @@ def test_the_whole_suite_measures_the_cpu_rates_only_when_asked_and_counts_its_s
     assert suite.int_divisions is not None and "shared" in suite.levels
 
 
+class BusyFirstRoundRuntime(WholeSuiteRuntime):
+    """The whole suite's runtime, with the first `slow` scalar-issue runs at half speed (a neighbour's burst)."""
+
+    def __init__(self, slow: int) -> None:
+        super().__init__()
+        self.slow = slow
+
+    def _run(self, name: str, items: int):
+        fast = super()._run(name, items)
+        if name != "scalar_issue":
+            return fast
+
+        def run(passes):
+            self.slow -= 1
+            return fast(passes) * (2.0 if self.slow >= 0 else 1.0)
+
+        return run
+
+
+def test_each_core_bound_figure_is_the_best_of_its_rounds_and_the_note_says_the_rounds():
+    # A round here is four runs (one to warm, two to calibrate, one timed): the burst covers the first round.
+    runtime = BusyFirstRoundRuntime(slow=4)
+    shape = replace(SHAPE, cpu_rates=True, compute_rounds=3)
+    suite = SuiteResult("opencl", "fake", repetitions=1)
+    run_accelerator_suite(runtime, shape, suite, lambda label, fraction: None, 1e-6)
+    seconds_per_pass = shape.compute_items * WholeSuiteRuntime.NS_PER_ITEM * 1e-9
+    assert suite.scalar_instructions.value == pytest.approx(
+        shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS / seconds_per_pass)
+    launches = [name for name, _ in runtime.launched]
+    assert launches.count("int_division") == 12 and launches.count("scalar_issue") == 12
+    note = next(note for note in suite.notes if note.startswith("Peaks and core-bound rates"))
+    assert "best of 3 rounds" in note and "scalar instructions" in note and "integer divisions" not in note
+
+
 class FreshPagesRuntime:
     """A launch of touch_pages takes 5 µs, plus `us_per_page` per page on a buffer's first launch."""
 

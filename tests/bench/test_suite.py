@@ -11,7 +11,11 @@ from perfcast.bench.suite import (
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
+    compute_rounds_note,
+    highest,
+    in_rounds,
     measured_device,
+    rounds_at,
     moved_bytes,
 )
 from perfcast.devices.catalog import catalog, device_to_yaml, parse_device_text
@@ -305,3 +309,48 @@ def test_a_measured_profile_keeps_the_maxima_it_did_not_measure():
     assert not device.maxima.compute
     measured_l2 = measured_device(base, suite(levels={"L2": Sample(1e12, 0.05, 3)}), today="2026-11-27")
     assert set(measured_l2.maxima.bandwidth) == {"L1"}
+
+
+def test_rounds_take_the_measurements_in_turn_and_say_each_before_it_runs():
+    taken, said = [], []
+
+    def measurement(label, rates):
+        values = iter(rates)
+
+        def measure():
+            taken.append(label)
+            return Sample(next(values), 0.01, 3)
+
+        return measure
+
+    rounds = in_rounds({"a": measurement("a", [1.0, 3.0, 2.0]), "b": measurement("b", [5.0, 5.0, 5.0])}, 3, said.append)
+    assert taken == ["a", "b"] * 3 and said == taken
+    assert [s.value for s in rounds["a"]] == [1.0, 3.0, 2.0]
+    assert highest(rounds["a"]).value == 3.0 and highest(rounds["b"]).value == 5.0
+    with pytest.raises(ValueError, match="at least 1"):
+        in_rounds({"a": lambda: Sample(1.0, 0.0, 1)}, 0)
+    with pytest.raises(ValueError, match="no samples"):
+        highest([])
+
+
+def test_the_rounds_note_names_only_the_figures_whose_rounds_lie_apart():
+    def samples(*rates):
+        return [Sample(rate, 0.01, 3) for rate in rates]
+
+    assert compute_rounds_note({"peak": samples(2.0)}) is None  # one round: nothing to say
+    note = compute_rounds_note({"scalar instructions": samples(1.58e10, 2.48e10, 2.57e10),
+                                "peak fp32 fma": samples(1.20e11, 1.19e11, 1.21e11)})
+    assert note.startswith("Peaks and core-bound rates: each the best of 3 rounds")
+    assert "scalar instructions 1.58e+10, 2.48e+10, 2.57e+10" in note and "peak fp32 fma" not in note
+    quiet = compute_rounds_note({"peak fp32 fma": samples(1.20e11, 1.19e11)})
+    assert quiet is not None and "apart" not in quiet
+
+
+def test_rounds_go_to_the_last_spot_first_then_the_first_then_between():
+    spots = ("start", "middle", "end")
+    assert rounds_at(1, spots) == {"start": 0, "middle": 0, "end": 1}
+    assert rounds_at(2, spots) == {"start": 1, "middle": 0, "end": 1}
+    assert rounds_at(3, spots) == {"start": 1, "middle": 1, "end": 1}
+    assert rounds_at(5, spots) == {"start": 1, "middle": 1, "end": 3}
+    with pytest.raises(ValueError):
+        rounds_at(0, spots)

@@ -15,14 +15,20 @@ from typing import Any, Protocol
 import numpy as np
 
 from perfcast.bench.suite import (
+    COMPUTE_ROUNDS,
     MixPoint,
     Progress,
+    Rounds,
     Sample,
     SuiteResult,
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
+    compute_rounds_note,
+    highest,
+    in_rounds,
     moved_bytes,
+    rounds_at,
 )
 from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import SCALAR_ACCESSES
@@ -37,6 +43,7 @@ PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and ben
 # which copies 256 MiB on a CPU device). Smaller where the device cannot allocate it (`host_link_bytes`).
 UPLOAD_BYTES = 256 * 2**20
 Timed = Callable[[int], float]
+Setter = Callable[[Sample], None]  # stores a measured figure in the suite's result
 
 
 class KernelRuntime(Protocol):
@@ -92,6 +99,7 @@ class SuiteShape:
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
     random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
     cpu_rates: bool = False  # measure what only a CPU device needs: scalar instructions (§3.3), atomics (§3.4)
+    compute_rounds: int = COMPUTE_ROUNDS  # rounds of the core-bound figures, each kept at its best (in_rounds)
 
 
 def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -284,7 +292,7 @@ def choose_peak_shapes(
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
     for precision, shapes in candidates.items():
         fma, add = (PEAK_KERNELS[(precision, kind)][0] for kind in ("fma", "add_mul"))
-        tried: dict[PeakShape, tuple[float, dict[str, Any]]] = {}
+        built_shapes: dict[PeakShape, dict[str, Any]] = {}
         failed = []
         for candidate in shapes:
             try:
@@ -292,11 +300,18 @@ def choose_peak_shapes(
             except BackendUnavailable:
                 failed.append(candidate.label)
                 continue
-            kernels = {name: built[name] for name in (fma, add)}
-            runtime.kernels.update(kernels)
-            trial = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
-            run, work = peak_run(runtime, trial, precision, "fma", results)
-            tried[candidate] = (calibrated_rate(run, work, 3, 0.005).value, kernels)
+            built_shapes[candidate] = {name: built[name] for name in (fma, add)}
+
+        def trial(candidate: PeakShape, precision: str = precision, fma: str = fma,
+                  built_shapes: dict[PeakShape, dict[str, Any]] = built_shapes) -> Sample:
+            runtime.kernels.update(built_shapes[candidate])
+            tried_shape = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
+            return calibrated_rate(*peak_run(runtime, tried_shape, precision, "fma", results), 3, 0.005)
+
+        # The candidates in turn, in rounds, each kept at its best: a burst of other work on a shared host
+        # during one candidate's only trial would otherwise decide the shape.
+        rounds = in_rounds({c.label: (lambda c=c: trial(c)) for c in built_shapes}, shape.compute_rounds)
+        tried = {c: (highest(rounds[c.label]).value, kernels) for c, kernels in built_shapes.items()}
         if not tried:
             raise BackendUnavailable(f"no {precision} compute kernel built (tried {', '.join(failed)})")
         best = max(tried, key=lambda key: tried[key][0])
@@ -386,6 +401,48 @@ def read_runs(runtime: KernelRuntime, shape: SuiteShape, n: int, a: Any, sink: A
     return runs
 
 
+def core_measurements(runtime: KernelRuntime, shape: SuiteShape, suite: SuiteResult, results: Any,
+                      measure: Callable[[Timed, float], Sample]) -> dict[str, tuple[Callable[[], Sample], Setter]]:
+    """Return the suite's core-bound figures by label: how to measure each (a rate/s) and where its value goes.
+
+    The peaks, the elementary calls, the integer divisions and, on a CPU device, the scalar instructions and
+    atomics: figures of the cores alone, measured in rounds (`in_rounds`) and kept at their best.
+    """
+    figures: dict[str, tuple[Callable[[], Sample], Setter]] = {}
+    items = shape.compute_items
+
+    def timed(name: str, work: float, *args: Any) -> Callable[[], Sample]:
+        return lambda: measure(runtime.timed(name, items, *args, results), work)
+
+    def into(mapping: dict[Any, Sample], key: Any) -> Setter:
+        return lambda sample: mapping.__setitem__(key, sample)
+
+    for precision, kind in PEAK_KERNELS:
+        if precision == "fp64" and not shape.has_fp64:
+            continue
+        figures[f"peak {precision} {kind}"] = (
+            lambda p=precision, k=kind: measure(*peak_run(runtime, shape, p, k, results)),
+            into(suite.compute, (precision, kind)))
+    for precision, name in ELEMENTARY_KERNELS.items():
+        if precision == "fp64" and not shape.has_fp64:
+            continue
+        figures[f"elementary functions {precision}"] = (
+            timed(name, items * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS, np.int32(ELEMENTARY_ROUNDS)),
+            into(suite.elementary, precision))
+    figures["integer divisions"] = (
+        timed("int_division", items * DIVISION_ROUNDS * DIVISION_CHAINS, np.int32(DIVISION_ROUNDS),
+              *(np.int32(v) for v in DIVISION_ARGUMENTS)),
+        lambda sample: setattr(suite, "int_divisions", sample))
+    if shape.cpu_rates:
+        figures["scalar instructions"] = (
+            timed("scalar_issue", items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS, np.int32(SCALAR_ROUNDS)),
+            lambda sample: setattr(suite, "scalar_instructions", sample))
+        figures["atomic increments"] = (
+            timed("atomic_increments", items * ATOMIC_ROUNDS, np.int32(ATOMIC_ROUNDS)),
+            lambda sample: setattr(suite, "atomics", sample))
+    return figures
+
+
 def run_accelerator_suite(
     runtime: KernelRuntime, shape: SuiteShape, suite: SuiteResult, progress: Progress, min_seconds: float
 ) -> None:
@@ -399,14 +456,22 @@ def run_accelerator_suite(
     sink = runtime.buffer(np.zeros(n, np.float32))
     sizes = np.unique(np.geomspace(shape.smallest_sweep, shape.dram_bytes, shape.sweep_points).astype(np.int64))
     l2 = dict(shape.cache_levels).get("L2") if shape.l2_read_items else None
-    # Steps: the sizes, reads and writes, strided and random reads, host copy, peaks, elementary calls (2),
-    # integer divisions, scalar instructions, atomics and first touches (a CPU device), local memory, the sweep, the
-    # L2 points and the random loads per level.
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + 6 + 2 + 1 + 3 * int(shape.cpu_rates) + 1 + len(shape.mix_steps)
-                         + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
 
     def measure(run: Timed, work: float) -> Sample:
         return calibrated_rate(run, work, reps, min_seconds)
+
+    results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
+    core = core_measurements(runtime, shape, suite, results, measure)
+    # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
+    # figures, first touches (a CPU device), local memory, the sweep, the L2 points and the random loads per level.
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + int(shape.cpu_rates) + 1
+                         + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
+    # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
+    # apart, so that no one spell of a shared host's other work covers them all.
+    core_rounds = Rounds({label: run for label, (run, _) in core.items()}, tick)
+    spots = rounds_at(shape.compute_rounds, ("start", "middle", "end"))
+    for _ in range(spots["start"]):
+        core_rounds.measure_round()
 
     # On a CPU device past its first cache, a stored line is read in first: the bytes that move count it.
     first_cache = min((capacity for _, capacity in shape.cache_levels), default=0.0)
@@ -461,6 +526,8 @@ def run_accelerator_suite(
             # The profile's DRAM figure is the fastest width's; kernels whose threads access one float at a time
             # meet the scalar rate, a ceiling below it.
             suite.bandwidth_ceilings[SCALAR_ACCESSES] = rates["1-wide"]
+    for _ in range(spots["middle"]):
+        core_rounds.measure_round()
     tick("strided reads")
     strided = max(group, n // shape.stride // PER_ITEM // group * group)
     suite.bandwidth_ceilings["strided"] = measure(
@@ -481,29 +548,14 @@ def run_accelerator_suite(
                 runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
     tick("host to device copy")
     suite.host_link = measure(*upload_run(runtime, shape))
-    results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
-    for precision, kind in PEAK_KERNELS:
-        if precision == "fp64" and not shape.has_fp64:
-            continue
-        tick(f"peak {precision} {kind}")
-        suite.compute[(precision, kind)] = measure(*peak_run(runtime, shape, precision, kind, results))
-    for precision, name in ELEMENTARY_KERNELS.items():
-        if precision == "fp64" and not shape.has_fp64:
-            continue
-        tick(f"elementary functions {precision}")
-        run = runtime.timed(name, shape.compute_items, np.int32(ELEMENTARY_ROUNDS), results)
-        suite.elementary[precision] = measure(run, shape.compute_items * ELEMENTARY_ROUNDS * ELEMENTARY_CALLS)
-    tick("integer divisions")
-    run = runtime.timed("int_division", shape.compute_items, np.int32(DIVISION_ROUNDS),
-                        *(np.int32(v) for v in DIVISION_ARGUMENTS), results)
-    suite.int_divisions = measure(run, shape.compute_items * DIVISION_ROUNDS * DIVISION_CHAINS)
+    for _ in range(spots["end"]):
+        core_rounds.measure_round()
+    for label, sample in core_rounds.best().items():
+        core[label][1](sample)
+    note = compute_rounds_note(core_rounds.samples)
+    if note:
+        suite.notes.append(note)
     if shape.cpu_rates:
-        tick("scalar instructions")
-        run = runtime.timed("scalar_issue", shape.compute_items, np.int32(SCALAR_ROUNDS), results)
-        suite.scalar_instructions = measure(run, shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS)
-        tick("atomic increments")
-        run = runtime.timed("atomic_increments", shape.compute_items, np.int32(ATOMIC_ROUNDS), results)
-        suite.atomics = measure(run, shape.compute_items * ATOMIC_ROUNDS)
         tick("first-touched pages")
         suite.first_touches = first_touch_rate(runtime, max(3, reps))
         if suite.first_touches is None:

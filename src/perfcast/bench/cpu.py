@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -21,14 +22,18 @@ from perfcast.bench.accelerator import (
     random_working_sets,
 )
 from perfcast.bench.suite import (
+    COMPUTE_ROUNDS,
     MixPoint,
     Progress,
+    Rounds,
     Sample,
     SuiteResult,
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
+    compute_rounds_note,
     moved_bytes,
+    rounds_at,
 )
 from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
@@ -299,8 +304,41 @@ class NativeCpuBackend:
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
         random_sets = random_working_sets(self._cache_reach())
-        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(_COMPUTE) + len(_ELEMENTARY) + 3 + 2 + 10
-                             + len(random_sets))
+        tick = ProgressSteps(progress, len(sizes) + 4 + 3 + (len(_COMPUTE) + len(_ELEMENTARY) + 3 + 2) * COMPUTE_ROUNDS
+                             + 10 + len(random_sets))
+
+        # The core-bound figures, in rounds at the start, after the DRAM kernels and after the random loads,
+        # seconds apart (Rounds: each kept at its best round): peaks per precision and instruction kind from
+        # registers, every core; the elementary functions (exp, log, sin of the C library), calls per second;
+        # integer divisions by a run-time divisor (§3.2); instructions of code left scalar, as Oclgrind counts
+        # them (§3.3's issue floor); atomic increments into a histogram of each core's own (§3.4); and the
+        # floors of §2.4, single-threaded vector and multi-threaded scalar fp32 FMA.
+        core: dict[str, tuple[Callable[[], Sample], Callable[[Sample], None]]] = {}
+        for (precision, kind), (function, scalar_type, dtype, ops) in _COMPUTE.items():
+            operands = (1, 3) if dtype == np.uint32 else (0.999, 1e-3)
+            core[f"peak {precision} {kind}"] = (
+                lambda f=function, t=scalar_type, o=ops, v=operands: compute_rate(
+                    lib, f, t, threads, isa.block_bytes, reps, min_seconds, ops=o, operands=v),
+                lambda sample, key=(precision, kind): suite.compute.__setitem__(key, sample))
+        for precision in _ELEMENTARY:
+            core[f"elementary functions {precision}"] = (
+                lambda p=precision: elementary_rate(lib, p, threads, reps, min_seconds),
+                lambda sample, p=precision: suite.elementary.__setitem__(p, sample))
+        core["integer divisions"] = (lambda: division_rate(lib, threads, reps, min_seconds),
+                                     lambda sample: setattr(suite, "int_divisions", sample))
+        core["scalar instructions"] = (lambda: scalar_issue_rate(lib_scalar, threads, reps, min_seconds),
+                                       lambda sample: setattr(suite, "scalar_instructions", sample))
+        core["atomic increments"] = (lambda: atomic_rate(lib, threads, reps, min_seconds),
+                                     lambda sample: setattr(suite, "atomics", sample))
+        for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
+            core[f"fp32 FMA, {label}"] = (
+                lambda library=library, t=t, block=block: compute_rate(
+                    library, "peak_f32_fma", ctypes.c_float, t, block.block_bytes, reps, min_seconds),
+                lambda sample, label=label: suite.compute_ceilings.__setitem__(label, sample))
+        core_rounds = Rounds({label: measure for label, (measure, _) in core.items()}, tick)
+        spots = rounds_at(COMPUTE_ROUNDS, ("start", "middle", "end"))
+        for _ in range(spots["start"]):
+            core_rounds.measure_round()
 
         for size in sizes:
             tick(f"memory sweep {size / 2**20:.3g} MiB")
@@ -316,6 +354,8 @@ class NativeCpuBackend:
             tick(f"DRAM {kernel}")
             run, moved = kernel_run(kernel, dram_elements, threads)
             suite.dram[kernel] = calibrated_rate(run, moved, reps, min_seconds)
+        for _ in range(spots["middle"]):
+            core_rounds.measure_round()
         # 3. Bandwidth floors: one thread; strided and random (uncoalesced) reads, counting useful bytes.
         tick("DRAM triad, one thread")
         run, moved = kernel_run("triad", dram_elements, 1)
@@ -352,32 +392,14 @@ class NativeCpuBackend:
                                                            threads, _ptr(sink, _D)),
                 gathered, reps, min_seconds,
             )
-        # 4. Peaks per precision and instruction kind, from registers, every core.
-        for (precision, kind), (function, scalar_type, dtype, ops) in _COMPUTE.items():
-            tick(f"peak {precision} {kind}")
-            operands = (1, 3) if dtype == np.uint32 else (0.999, 1e-3)
-            suite.compute[(precision, kind)] = compute_rate(
-                lib, function, scalar_type, threads, isa.block_bytes, reps, min_seconds, ops=ops, operands=operands
-            )
-        # 4b. Elementary functions (exp, log, sin of the C library) on every core, calls per second.
-        for precision in _ELEMENTARY:
-            tick(f"elementary functions {precision}")
-            suite.elementary[precision] = elementary_rate(lib, precision, threads, reps, min_seconds)
-        # 4c. Integer divisions by a run-time divisor on every core, divisions per second (§3.2).
-        tick("integer divisions")
-        suite.int_divisions = division_rate(lib, threads, reps, min_seconds)
-        # 4d. Instructions of code left scalar, every core, as Oclgrind counts them (§3.3's issue floor).
-        tick("scalar instructions")
-        suite.scalar_instructions = scalar_issue_rate(lib_scalar, threads, reps, min_seconds)
-        # 4e. Atomic increments into a histogram of each core's own, every core (§3.4's atomic cost).
-        tick("atomic increments")
-        suite.atomics = atomic_rate(lib, threads, reps, min_seconds)
-        # 5. The floors of §2.4: single-threaded vector, multi-threaded scalar (fp32 FMA).
-        for label, library, t, block in (("single thread", lib, 1, isa), ("no SIMD", lib_scalar, threads, scalar_isa)):
-            tick(f"fp32 FMA, {label}")
-            suite.compute_ceilings[label] = compute_rate(
-                library, "peak_f32_fma", ctypes.c_float, t, block.block_bytes, reps, min_seconds
-            )
+        # 4. The core-bound figures' last rounds (they were defined, and their first rounds taken, above).
+        for _ in range(spots["end"]):
+            core_rounds.measure_round()
+        for label, sample in core_rounds.best().items():
+            core[label][1](sample)
+        note = compute_rounds_note(core_rounds.samples)
+        if note:
+            suite.notes.append(note)
         # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
         # ridge a point is compute bound wherever its data lives, so its array shrinks to do the work of the
         # point at twice the ridge (as the accelerator suite does): the full-size sweep took 6 of the quick

@@ -13,7 +13,7 @@ import csv
 import datetime as _dt
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -29,13 +29,19 @@ __all__ = [
     "BackendUnavailable",
     "BaseDescription",
     "BenchBackend",
+    "COMPUTE_ROUNDS",
     "MixPoint",
+    "Rounds",
     "Sample",
     "SuiteResult",
     "SweepPoint",
     "best_of_runs",
     "cache_plateaus",
     "calibrated_rate",
+    "compute_rounds_note",
+    "highest",
+    "in_rounds",
+    "rounds_at",
     "measured_device",
     "self_checks",
     "write_suite_csv",
@@ -150,6 +156,92 @@ def calibrated_rate(
             raise RuntimeError("a benchmark returned a non-positive time")
         rates.append(work_per_pass * passes / seconds)
     return Sample(*median_and_spread(rates), repetitions)
+
+
+COMPUTE_ROUNDS = 3  # rounds of the suite's core-bound figures (peaks, calls, divisions, scalar issue, atomics)
+
+
+class Rounds:
+    """Figures measured one round at a time, at points a suite spreads over its run; each kept at its best round.
+
+    The repetitions of one calibrated_rate follow one another within a tenth of a second, so a burst of other
+    work on a shared host (a neighbour's job on the same physical cores) lowers all of them together and the
+    median with them: the PoCL scalar-issue rate of a 2-core Zen 3 VM read 1.34e10 instructions/s (spread 1 %)
+    inside one run of the suite and 2.65e10 a second later, in the same process. A round taken at the start
+    of a suite, one in its middle and one near its end see different spells of the host, and `best` keeps the
+    round the host left alone.
+    """
+
+    def __init__(self, measurements: Mapping[str, Callable[[], Sample]],
+                 before: Callable[[str], None] | None = None) -> None:
+        self.measurements = dict(measurements)
+        self.before = before  # called with each label before its measurement (progress)
+        self.samples: dict[str, list[Sample]] = {label: [] for label in measurements}
+
+    def measure_round(self) -> None:
+        """Measure every figure once, in turn."""
+        for label, measure in self.measurements.items():
+            if self.before is not None:
+                self.before(label)
+            self.samples[label].append(measure())
+
+    def best(self) -> dict[str, Sample]:
+        """Return each figure's highest sample (rate/s) over the rounds measured so far."""
+        return {label: highest(samples) for label, samples in self.samples.items()}
+
+
+def in_rounds(measurements: Mapping[str, Callable[[], Sample]], rounds: int,
+              before: Callable[[str], None] | None = None) -> dict[str, list[Sample]]:
+    """Return each measurement's samples (rate/s) of `rounds` rounds taken one after another (see Rounds)."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    taken = Rounds(measurements, before)
+    for _ in range(rounds):
+        taken.measure_round()
+    return taken.samples
+
+
+def rounds_at(rounds: int, spots: Sequence[str]) -> dict[str, int]:
+    """Return how many of `rounds` rounds a suite takes at each of its `spots` (in the suite's order).
+
+    One round goes to the last spot, the next to the first, then to those in between; any rounds past the spots
+    go to the last too, so that the figures always have a round as late as the suite can take one.
+    """
+    if rounds < 1 or not spots:
+        raise ValueError(f"need at least one round and one spot, got {rounds} and {list(spots)}")
+    order = [spots[-1], *spots[:-1]]
+    count = {spot: 0 for spot in spots}
+    for index in range(rounds):
+        count[order[index] if index < len(order) else spots[-1]] += 1
+    return count
+
+
+def highest(samples: Sequence[Sample]) -> Sample:
+    """Return the sample with the highest rate: a ceiling is the best rate the device was seen to reach."""
+    if not samples:
+        raise ValueError("no samples to take the highest of")
+    return max(samples, key=lambda sample: sample.value)
+
+
+def compute_rounds_note(samples: Mapping[str, Sequence[Sample]], apart: float = 0.10) -> str | None:
+    """Return the note that says how the core-bound figures were kept, naming those whose rounds lie `apart` or more.
+
+    None with one round. The rounds' rates are listed for each figure whose highest is at least (1 + apart)
+    times its lowest, so a reader sees how much the host disturbed the run.
+    """
+    rounds = max((len(values) for values in samples.values()), default=0)
+    if rounds < 2:
+        return None
+    note = (f"Peaks and core-bound rates: each the best of {rounds} rounds taken in turn (a burst of other work on "
+            "a shared host lowers a round, never raises one)")
+    moved = []
+    for label, values in samples.items():
+        rates = [sample.value for sample in values]
+        if max(rates) >= (1 + apart) * min(rates):
+            moved.append(f"{label} " + ", ".join(f"{rate:.3g}" for rate in rates))
+    if moved:
+        note += f"; rounds {apart:.0%} or more apart: " + "; ".join(moved) + " (per second)"
+    return note + "."
 
 
 def cache_plateaus(
