@@ -99,7 +99,7 @@ class SuiteShape:
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
     random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
     cpu_rates: bool = False  # measure what only a CPU device needs: scalar instructions (§3.3), atomics (§3.4)
-    compute_rounds: int = COMPUTE_ROUNDS  # rounds of the core-bound figures, each kept at its best (in_rounds)
+    compute_rounds: int = COMPUTE_ROUNDS  # rounds of the core-bound figures, each kept at its best (Rounds)
 
 
 def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -406,7 +406,7 @@ def core_measurements(runtime: KernelRuntime, shape: SuiteShape, suite: SuiteRes
     """Return the suite's core-bound figures by label: how to measure each (a rate/s) and where its value goes.
 
     The peaks, the elementary calls, the integer divisions and, on a CPU device, the scalar instructions and
-    atomics: figures of the cores alone, measured in rounds (`in_rounds`) and kept at their best.
+    atomics: figures of the cores alone, measured in rounds (`Rounds`) and kept at their best.
     """
     figures: dict[str, tuple[Callable[[], Sample], Setter]] = {}
     items = shape.compute_items

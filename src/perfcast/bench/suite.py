@@ -232,8 +232,8 @@ def compute_rounds_note(samples: Mapping[str, Sequence[Sample]], apart: float = 
     rounds = max((len(values) for values in samples.values()), default=0)
     if rounds < 2:
         return None
-    note = (f"Peaks and core-bound rates: each the best of {rounds} rounds taken in turn (a burst of other work on "
-            "a shared host lowers a round, never raises one)")
+    note = (f"Peaks and core-bound rates: each the best of {rounds} rounds spread over the suite (a burst of other "
+            "work on a shared host lowers a round, never raises one)")
     moved = []
     for label, values in samples.items():
         rates = [sample.value for sample in values]
