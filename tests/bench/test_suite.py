@@ -15,8 +15,8 @@ from perfcast.bench.suite import (
     highest,
     in_rounds,
     measured_device,
-    rounds_at,
     moved_bytes,
+    rounds_at,
 )
 from perfcast.devices.catalog import catalog, device_to_yaml, parse_device_text
 
