@@ -24,7 +24,6 @@ from perfcast.bench.suite import (
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
-    compute_rounds_note,
     highest,
     in_rounds,
     moved_bytes,
@@ -548,13 +547,7 @@ def run_accelerator_suite(
                 runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
     tick("host to device copy")
     suite.host_link = measure(*upload_run(runtime, shape))
-    for _ in range(spots["end"]):
-        core_rounds.measure_round()
-    for label, sample in core_rounds.best().items():
-        core[label][1](sample)
-    note = compute_rounds_note(core_rounds.samples)
-    if note:
-        suite.notes.append(note)
+    core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)
     if shape.cpu_rates:
         tick("first-touched pages")
         suite.first_touches = first_touch_rate(runtime, max(3, reps))

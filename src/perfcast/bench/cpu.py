@@ -31,7 +31,6 @@ from perfcast.bench.suite import (
     SweepPoint,
     cache_plateaus,
     calibrated_rate,
-    compute_rounds_note,
     moved_bytes,
     rounds_at,
 )
@@ -393,13 +392,7 @@ class NativeCpuBackend:
                 gathered, reps, min_seconds,
             )
         # 4. The core-bound figures' last rounds (they were defined, and their first rounds taken, above).
-        for _ in range(spots["end"]):
-            core_rounds.measure_round()
-        for label, sample in core_rounds.best().items():
-            core[label][1](sample)
-        note = compute_rounds_note(core_rounds.samples)
-        if note:
-            suite.notes.append(note)
+        core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)
         # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
         # ridge a point is compute bound wherever its data lives, so its array shrinks to do the work of the
         # point at twice the ridge (as the accelerator suite does): the full-size sweep took 6 of the quick

@@ -189,6 +189,16 @@ class Rounds:
         """Return each figure's highest sample (rate/s) over the rounds measured so far."""
         return {label: highest(samples) for label, samples in self.samples.items()}
 
+    def finish(self, rounds: int, keep: Mapping[str, Callable[[Sample], None]], notes: list[str]) -> None:
+        """Take `rounds` more rounds, hand each figure's best (rate/s) to its `keep`, and add the rounds' note."""
+        for _ in range(rounds):
+            self.measure_round()
+        for label, sample in self.best().items():
+            keep[label](sample)
+        note = compute_rounds_note(self.samples)
+        if note:
+            notes.append(note)
+
 
 def in_rounds(measurements: Mapping[str, Callable[[], Sample]], rounds: int,
               before: Callable[[str], None] | None = None) -> dict[str, list[Sample]]:
