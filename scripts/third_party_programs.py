@@ -15,9 +15,11 @@ Each entry of ``programs.json`` is::
 ``command`` is a run meant to be timed on PoCL on a small (2-core) CPU: it
 takes roughly 1-20 s.  (PoCL caches compiled kernels in ~/.cache/pocl; the first run of a
 program after a build also pays for kernel compilation, up to a few
-seconds, so time repeated runs.)  ``profile_commands`` are two smaller runs of the same
-program, small enough to run under Oclgrind (``oclgrind <command>``) in about a
-minute.  Paths in commands are absolute or relative to ``cwd``.
+seconds, so time repeated runs.)  ``profile_commands`` are one or two runs of the same
+program small enough to run under Oclgrind (``oclgrind <command>``) in about a
+minute: smaller problems where the kernels' counts scale as the work-items do, else
+the timed problem with fewer steps or passes (each program's notes say which).
+Paths in commands are absolute or relative to ``cwd``.
 
 With ``--check`` the script also runs every command (natively, and the profile
 commands under Oclgrind) and leaves out the programs that fail.

@@ -249,6 +249,12 @@ def test_each_core_bound_figure_is_the_best_of_its_rounds_and_the_note_says_the_
         shape.compute_items * SCALAR_ROUNDS * SCALAR_INSTRUCTIONS / seconds_per_pass)
     launches = [name for name, _ in runtime.launched]
     assert launches.count("int_division") == 12 and launches.count("scalar_issue") == 12
+    # The rounds lie apart: one before the sweep, one between the stream kernels and the strided reads, one
+    # after the host copy.
+    rounds_at = [i for i, name in enumerate(launches) if name == "scalar_issue"][::4]
+    assert rounds_at[0] < launches.index("mem_triad")
+    assert launches.index("mem_triad") < rounds_at[1] < launches.index("mem_strided")
+    assert launches.index("upload") < rounds_at[2]
     note = next(note for note in suite.notes if note.startswith("Peaks and core-bound rates"))
     assert "best of 3 rounds" in note and "scalar instructions" in note and "integer divisions" not in note
 

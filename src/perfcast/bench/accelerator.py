@@ -307,9 +307,10 @@ def choose_peak_shapes(
             tried_shape = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
             return calibrated_rate(*peak_run(runtime, tried_shape, precision, "fma", results), 3, 0.005)
 
-        # The candidates in turn, in rounds, each kept at its best: a burst of other work on a shared host
-        # during one candidate's only trial would otherwise decide the shape.
-        rounds = in_rounds({c.label: (lambda c=c: trial(c)) for c in built_shapes}, shape.compute_rounds)
+        # The candidates in turn, three rounds back to back, each kept at its best: with one trial each, the
+        # first candidate tried read lowest in every run of a 2-core VM (57-60 against 64-100 GOP/s), and a
+        # burst of other work during one candidate's trial decided the shape.
+        rounds = in_rounds({c.label: (lambda c=c, trial=trial: trial(c)) for c in built_shapes}, shape.compute_rounds)
         tried = {c: (highest(rounds[c.label]).value, kernels) for c, kernels in built_shapes.items()}
         if not tried:
             raise BackendUnavailable(f"no {precision} compute kernel built (tried {', '.join(failed)})")

@@ -393,7 +393,7 @@ class NativeCpuBackend:
             )
         # 4. The core-bound figures' last rounds (they were defined, and their first rounds taken, above).
         core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)
-        # 6. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
+        # 5. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
         # ridge a point is compute bound wherever its data lives, so its array shrinks to do the work of the
         # point at twice the ridge (as the accelerator suite does): the full-size sweep took 6 of the quick
         # suite's seconds.
