@@ -830,6 +830,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if shutil.which("gcc") is None or shutil.which("g++") is None:
         parser.error("gcc and g++ are needed")
+    for name in ("rodinia", "shoc"):
+        gitdir = getattr(args, name)
+        if not (gitdir / "HEAD").is_file():
+            parser.error(f"--{name} {gitdir}: not a git folder (a bare checkout, or a clone's .git; no HEAD there)")
     out: Path = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     only = set(args.only) if args.only else None

@@ -10,6 +10,7 @@ import resource
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -289,6 +290,12 @@ def choose_peak_shapes(
     lanes: dict[str, int] = {}
     notes = []
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
+
+    def trial(candidate: PeakShape, kernels: dict[str, Any], precision: str, fma: str) -> Sample:
+        runtime.kernels.update(kernels)
+        tried_shape = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
+        return calibrated_rate(*peak_run(runtime, tried_shape, precision, "fma", results), 3, 0.005)
+
     for precision, shapes in candidates.items():
         fma, add = (PEAK_KERNELS[(precision, kind)][0] for kind in ("fma", "add_mul"))
         built_shapes: dict[PeakShape, dict[str, Any]] = {}
@@ -300,17 +307,11 @@ def choose_peak_shapes(
                 failed.append(candidate.label)
                 continue
             built_shapes[candidate] = {name: built[name] for name in (fma, add)}
-
-        def trial(candidate: PeakShape, precision: str = precision, fma: str = fma,
-                  built_shapes: dict[PeakShape, dict[str, Any]] = built_shapes) -> Sample:
-            runtime.kernels.update(built_shapes[candidate])
-            tried_shape = replace(shape, peak_lanes={**shape.peak_lanes, fma: candidate.lanes})
-            return calibrated_rate(*peak_run(runtime, tried_shape, precision, "fma", results), 3, 0.005)
-
         # The candidates in turn, three rounds back to back, each kept at its best: with one trial each, the
         # first candidate tried read lowest in every run of a 2-core VM (57-60 against 64-100 GOP/s), and a
         # burst of other work during one candidate's trial decided the shape.
-        rounds = in_rounds({c.label: (lambda c=c, trial=trial: trial(c)) for c in built_shapes}, shape.compute_rounds)
+        rounds = in_rounds({c.label: partial(trial, c, kernels, precision, fma) for c, kernels in built_shapes.items()},
+                           shape.compute_rounds)
         tried = {c: (highest(rounds[c.label]).value, kernels) for c, kernels in built_shapes.items()}
         if not tried:
             raise BackendUnavailable(f"no {precision} compute kernel built (tried {', '.join(failed)})")
