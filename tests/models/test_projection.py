@@ -213,3 +213,36 @@ def test_a_bad_share_is_refused():
         kernel(fp_issue_share=0.0)
     with pytest.raises(ValueError, match="fp_issue_share"):
         project(kernel(**HEAVY), DUAL, SINGLE, on_target_kernel=kernel(**HEAVY, fp_issue_share=0.5))
+
+
+def test_a_core_bound_time_caps_every_level_by_hand():
+    """Perf_core = FLOP / core time: 1600 FLOP in 2 ns is 0.8 TFLOP/s, under every level's roofline here."""
+    c = kernel_ceilings(kernel(), SOURCE, core_time=2e-9)
+    assert c.perf_core == pytest.approx(0.8e12)
+    assert c.rooflines == pytest.approx({"L1": 0.8e12, "L2": 0.8e12, "DRAM": 0.8e12})
+    loose = kernel_ceilings(kernel(), SOURCE, core_time=1e-12)  # 1.6e15 FLOP/s: caps nothing
+    assert loose.rooflines == pytest.approx(kernel_ceilings(kernel(), SOURCE).rooflines)
+    assert kernel_ceilings(kernel(), SOURCE).perf_core is None
+
+
+def test_a_kernel_core_bound_on_both_devices_scales_by_its_core_times():
+    """Bound by its core time on both sides, the projected time is the source's times the ratio of core times."""
+    slow = kernel(time=4e-9)
+    p = project(slow, SOURCE, TARGET, core_times=(3e-9, 5e-9))
+    assert p.lower == pytest.approx(p.upper)
+    assert p.time == pytest.approx(4e-9 * 5e-9 / 3e-9)
+    assert p.source.perf_core == pytest.approx(1600 / 3e-9) and p.target.perf_core == pytest.approx(1600 / 5e-9)
+
+
+def test_a_core_time_only_binds_where_it_is_below_the_bandwidth_rooflines():
+    """A loose core ceiling on both sides is §4 as written; one that binds on the target alone slows only it."""
+    assert project(kernel(), SOURCE, TARGET, core_times=(1e-15, 1e-15)).per_level == pytest.approx(
+        project(kernel(), SOURCE, TARGET).per_level)
+    bound_there = project(kernel(), SOURCE, TARGET, core_times=(1e-15, 4e-9))
+    assert bound_there.per_level == pytest.approx({level: 1.6e12 * 400e9 / roof for level, roof in
+                                                   kernel_ceilings(kernel(), SOURCE).rooflines.items()})
+
+
+def test_a_core_time_must_be_positive():
+    with pytest.raises(ValueError, match="core-bound time"):
+        kernel_ceilings(kernel(), SOURCE, core_time=0.0)

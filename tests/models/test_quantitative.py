@@ -10,6 +10,7 @@ from perfcast.models.quantitative import (
     DeviceRates,
     KernelCounts,
     atomic_cost,
+    core_time,
     cpu_ldst_rate,
     division_cost,
     first_touch_cost,
@@ -467,3 +468,27 @@ class TestVectorCallCost:
             vector_call_cost(1.0, 0, 16)
         with pytest.raises(ValueError, match="instructions per call"):
             vector_call_cost(-1.0, 4, 16)
+
+
+def test_core_time_by_hand_sets_the_memory_part_aside():
+    """FP32 on RATES: memory bound at 2400 B / 100 GB/s = 24 ns; its core part is W_comp / T'_op, then the costs."""
+    p = predict(kernel_parameters(FP32), RATES)
+    assert p.bound == "memory"
+    assert core_time(p) == pytest.approx(1400 / p.t_op_adjusted)
+    with_costs = predict(kernel_parameters(FP32), RATES, latency_floor({"L2": 10.0}, {"L2": 1e9}),
+                         division_cost(5.0, 1e9), atomics=atomic_cost(2.0, 1e9))
+    assert core_time(with_costs) == pytest.approx(max(1400 / p.t_op_adjusted, 1e-8) + 5e-9 + 2e-9)
+
+
+@given(fp=st.floats(1.0, 1e9), traffic=st.floats(0.0, 1e9), bandwidth=st.floats(1e9, 1e13))
+def test_core_time_is_never_above_the_prediction_and_equal_where_not_memory_bound(fp, traffic, bandwidth):
+    rates = DeviceRates(1e12, 5e11, 4e11, 5e11, 2.5e11, bandwidth)
+    p = predict_counts(counts(fp32=fp, ldst=fp / 2, inst_warp=fp / 16 + 1, dram_read=traffic), rates)
+    assert core_time(p) <= p.time * (1 + 1e-12)
+    if p.bound != "memory":
+        assert core_time(p) == pytest.approx(p.time)
+
+
+def test_a_kernel_without_compute_work_has_no_core_time():
+    with pytest.raises(ValueError, match="no compute work"):
+        core_time(predict_counts(counts(ldst=10, dram_read=100), RATES))

@@ -13,6 +13,7 @@ from perfcast.profiles.incore import (
     group_items,
     innermost_loops,
     kernel_incore,
+    modelled_core,
     pocl_llvm_cpu,
     read_blocks,
     unroll_factor,
@@ -302,6 +303,17 @@ tempfile_x.cl                                 7              0x1004             
     assert incore._assemblable("jne    1b20") == "jne    .Ltarget_1b20"
     assert incore._assemblable("call   10a0") == "call   .Ltarget_10a0"
     assert incore._assemblable("add    $0x10,%rax") == "add    $0x10,%rax"
+
+
+def test_the_host_core_is_modelled_where_llvm_has_a_model_of_it():
+    """A Zen 3 runs the code a distribution's PoCL built for Haswell: its latencies are the Zen 3's."""
+    known = {"haswell", "skylake-avx512", "x86-64", "x86-64-v3", "znver3", "generic"}
+    assert modelled_core("znver3", "haswell", known) == "znver3"
+    assert modelled_core("skylake-avx512", "skylake-avx512", known) == "skylake-avx512"
+    # No model of the host's core (a name LLVM lacks, or a generic level): PoCL's target, where LLVM knows it.
+    assert modelled_core("znver5", "haswell", known) == "haswell"
+    assert modelled_core("x86-64-v3", "skylake-avx512", known) == "skylake-avx512"
+    assert modelled_core("generic", None, known) is None
 
 
 def test_the_cpu_pocl_compiles_for_is_read_off_its_device_name():

@@ -6,8 +6,10 @@ Two runs of the suite's driver, one work-group of each kernel at the timed work 
   compiles every kernel with a line table and keeps it in the cache;
 * under Oclgrind with perfcast's block-count plugin, for how many times each basic block ran.
 
-`perfcast.profiles.incore` then gives each kernel its cycles a work-item; the CPU llvm-mca models is the one PoCL
-names in its device name (`pthread-skylake-avx512-...`). A platform other than PoCL records nothing.
+`perfcast.profiles.incore` then gives each kernel its cycles a work-item. llvm-mca models the host's core as LLVM
+names it (`modelled_core`): PoCL's code runs there, though a distribution's PoCL compiles it for the generic variant
+its device name gives (`pthread-haswell-...` on a Zen 3), which is recorded beside it (`target`) and modelled only
+where LLVM has no model of the host's core. A platform other than PoCL records nothing.
 
 The C suite (`run_gcc_incore`) is read the same way with gcc's tools in PoCL's and Oclgrind's place: its code built
 again with `-g` (the timed build's flags otherwise), and a `--coverage` build without OpenMP called once at the
@@ -40,6 +42,7 @@ from perfcast.profiles.incore import (
     llvm_host_cpu,
     mca_cycles,
     mca_tool,
+    modelled_core,
     pocl_llvm_cpu,
     read_blocks,
     with_lines,
@@ -67,9 +70,12 @@ def _run(command: list[str], env: Mapping[str, str], what: str, cwd: Path | None
 def _read_code(command: list[str], env: Mapping[str, str], device_name: str, what: str) -> dict[str, Any]:
     """Return the `incore` record of the kernels `command` launches on PoCL's CPU device `device_name`."""
     tool = mca_tool()
-    cpu = pocl_llvm_cpu(device_name, llvm_cpus(tool))
+    known = llvm_cpus(tool)
+    target = pocl_llvm_cpu(device_name, known)
+    cpu = modelled_core(llvm_host_cpu(tool), target, known)
     if cpu is None:
-        raise ToolError(f"PoCL's device {device_name!r} names no CPU that {Path(tool).name} models")
+        raise ToolError(f"neither this machine's CPU nor PoCL's device {device_name!r} names a CPU that "
+                        f"{Path(tool).name} models")
     with tempfile.TemporaryDirectory(prefix="perfcast-incore-") as folder:
         cache = Path(folder) / "pocl-cache"
         flags = " ".join(part for part in (env.get("POCL_EXTRA_BUILD_FLAGS", ""), "-g") if part)
@@ -82,7 +88,7 @@ def _read_code(command: list[str], env: Mapping[str, str], device_name: str, wha
         if not counts.is_file():
             raise ToolError("Oclgrind's block-count plugin wrote nothing (PERFCAST_BLOCKS_FILE)")
         found = analyse_pocl_kernels(cache, read_blocks(counts.read_text()), cpu)
-    return {"cpu": cpu, "tool": f"{Path(tool).name}, objdump, Oclgrind block counts, PoCL -g",
+    return {"cpu": cpu, "target": target, "tool": f"{Path(tool).name}, objdump, Oclgrind block counts, PoCL -g",
             "kernels": {name: estimate.as_record() for name, estimate in found.kernels.items()},
             "precisions": {name: {kind: estimate.as_record() for kind, estimate in split.items()}
                            for name, split in found.precisions.items()}}

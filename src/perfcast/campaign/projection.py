@@ -10,22 +10,35 @@ scores a range (contained within the spread) and its middle (APE).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
 
 from perfcast.campaign.archive import Archive
-from perfcast.campaign.score import Prediction, contains, percentage_error, profile_flop
+from perfcast.campaign.score import (
+    Prediction,
+    contains,
+    incore_prices_vectors,
+    kernel_incore_cycles,
+    lanes_and_packing,
+    percentage_error,
+    predict_profiled,
+    profile_flop,
+)
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.projection_view import ProjectionCapabilities, four_byte_dram, projection_capabilities
+from perfcast.devices.quantitative_view import quantitative_inputs
 from perfcast.devices.schema import Device, Precision
 from perfcast.errors import InputError
 from perfcast.models.projection import Projection, project
+from perfcast.models.quantitative import core_time
 from perfcast.plots.projection import IntervalRow
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
 from perfcast.profiles.projection_input import INT32_KINDS, projected_kernel
 from perfcast.safe_yaml import load_yaml_text
 
-__all__ = ["ArchiveProjection", "ArchiveRun", "KernelProjection", "distinct_target", "dominant_precision", "issue_note",
-           "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
+__all__ = ["ArchiveProjection", "ArchiveRun", "CompiledCode", "KernelProjection", "core_times", "distinct_target",
+           "dominant_precision", "issue_note", "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
 
 
 _PROJECTED = (Precision.FP32, Precision.FP64, Precision.INT32)  # the precisions a profile counts arithmetic in
@@ -100,17 +113,62 @@ def dominant_precision(profile: KernelProfile) -> Precision:
     return Precision(precision)
 
 
+@dataclass(frozen=True)
+class CompiledCode:
+    """What a CPU campaign recorded of the code its device ran: the compiler's report and the in-core reading."""
+
+    vectorisation: Mapping[str, Any] | None = None  # the campaign's `vectorisation` (lanes per kernel)
+    incore: Mapping[str, Any] | None = None  # the campaign's `incore` record (§3.5)
+    work_items: Mapping[str, float | None] | None = None  # the timed work-items per kernel
+
+
+def core_times(profile: KernelProfile, source: Device, target: Device,
+               code: CompiledCode | None = None) -> tuple[tuple[float, float] | None, str]:
+    """Return the kernel's core-bound time (s) on a CPU source and a CPU target, or None, and a note.
+
+    Each is the quantitative model's time with unlimited bandwidth (`core_time`, §3 with §3.1–§3.7) at that
+    device's own measured rates, the kernel's counts, lanes and in-core cycles the source's on both (§4 keeps
+    the kernel's counts and bytes; its scattered loads, simulated through the source's caches, are taken as the
+    target's too). None between devices that are not both CPUs (§4 as written, as on GPUs), or where a device
+    lacks a rate the model needs.
+    """
+    if source.kind != "cpu" or target.kind != "cpu":
+        return None, ""
+    code = code or CompiledCode()
+    lanes, packed = lanes_and_packing(profile.name, code.vectorisation, code.incore)
+    cycles = kernel_incore_cycles(profile.name, code.incore, (code.work_items or {}).get(profile.name))
+    vectors = incore_prices_vectors(code.incore)
+    simulated = (profile.bytes_from or "").startswith("simulated for ")
+    try:
+        predictions = []
+        for device in (source, target):
+            there = replace(profile, bytes_from=f"simulated for {device.name}") if simulated else profile
+            predictions.append(predict_profiled(there, quantitative_inputs(device), lanes, cycles, vectors, packed)[0])
+        times = [core_time(prediction) for prediction in predictions]
+    except (ValueError, LookupError) as error:
+        return None, f"no core-bound ceiling: {error}"
+    if all(prediction.bound == "memory" for prediction in predictions):
+        # §3's compute part counts every work-item's index arithmetic, which a vectorised loop does once a vector:
+        # it overprices a streaming kernel's core time, harmless where bandwidth bounds §3 but not as a ceiling.
+        return None, "no core-bound ceiling: the quantitative model finds the kernel memory bound on both devices"
+    note = (f"core-bound ceiling (§4, CPUs): {times[0]:.3g} s on {source.name}, {times[1]:.3g} s on {target.name} "
+            "(the quantitative model with unlimited bandwidth)")
+    return (times[0], times[1]), note
+
+
 def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device], *,
                      kernels: list[KernelProfile] | None = None, times: dict[str, float] | None = None,
                      precisions: dict[str, Precision] | None = None,
                      flop_ratios: dict[tuple[str, str], float] | None = None,
                      measured: dict[tuple[str, str], tuple[float, float]] | None = None,
+                     code: CompiledCode | None = None,
                      ) -> tuple[list[KernelProjection], dict[str, str]]:
     """Return each kernel projected onto each target, and the kernels left out with the reason.
 
     times: s on the source per kernel (default: the profile's durations); precisions: per kernel (default: the
     dominant one); flop_ratios: FLOP_t / FLOP_s per (kernel base name, target name); measured: (median s,
-    spread) per (kernel, target name).
+    spread) per (kernel, target name); code: what the source's campaign recorded of its compiled code, which the
+    core-bound ceiling between two CPUs reads (`core_times`).
     """
     times, precisions, flop_ratios, measured = times or {}, precisions or {}, flop_ratios or {}, measured or {}
     oclgrind = profiles.source.tool.lower().startswith("oclgrind")
@@ -141,12 +199,14 @@ def project_profiles(profiles: ProfileSet, source: Device, targets: list[Device]
                 on_target = projection_capabilities(target, precision, source, four_byte)
                 from_source = projection_capabilities(source, precision, four_byte=True) if four_byte else on_source
                 ratio = flop_ratios.get((kernel_base_name(profile.name), target.name), 1.0)
-                projection = project(kernel, from_source.maxima(), on_target.maxima(), ratio)
+                cores, core_note = core_times(profile, source, target, code)
+                projection = project(kernel, from_source.maxima(), on_target.maxima(), ratio, core_times=cores)
             except (LookupError, ValueError) as error:
                 left_out[f"{profile.name} -> {target.name}"] = str(error)
                 continue
             meas, spread = measured.get((profile.name, target.name), (None, 0.0))
             extra = [f"FLOP x {ratio:.4g} on {target.name} (SASS of its special functions)"] if ratio != 1.0 else []
+            extra += [core_note] if core_note else []
             assumed = issue_note(projection)
             extra += [assumed] if assumed else []
             if oclgrind and kernel.fp_issue_share is not None and on_source.fp_issue_share and on_target.fp_issue_share:
@@ -191,6 +251,12 @@ class ArchiveRun:
             if record.get("precision"):
                 precisions[name] = Precision(record["precision"])
         return cls(archive, device, profiles, timings, precisions, sizes)
+
+    def compiled_code(self) -> CompiledCode:
+        """Return what the campaign recorded of its compiled code: the compiler's report, in-core reading, work-items."""
+        manifest = self.archive.manifest
+        return CompiledCode(manifest.get("vectorisation"), manifest.get("incore"),
+                            {name: record.get("work_items") for name, record in manifest["kernels"].items()})
 
 
 def same_size_timings(target: ArchiveRun, source_sizes: dict[str, int | None]
@@ -246,6 +312,7 @@ def project_archive(source: ArchiveRun, target: ArchiveRun) -> ArchiveProjection
             times[name] = source.timings[name][0]
             measured[(name, target_device.name)] = comparable[name]
     projections, refused = project_profiles(source.profiles, source.device, [target_device], kernels=chosen,
-                                            times=times, precisions=source.precisions, measured=measured)
+                                            times=times, precisions=source.precisions, measured=measured,
+                                            code=source.compiled_code())
     left_out.update({name.split(" -> ")[0]: why for name, why in refused.items()})
     return ArchiveProjection(source, target, target_device, projections, left_out)

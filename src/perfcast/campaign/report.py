@@ -255,13 +255,17 @@ def _projection_section(result: ArchiveProjection, chart: str) -> list[str]:
     s_name, t_name = result.source.device.full_name, result.target_device.full_name
     worst = f"{summary.worst[0]} ({summary.worst[1]:.0%})" if summary.worst else "—"
     inside = f"{summary.contained[0]} of {summary.contained[1]}" if summary.contained else "—"
+    capped = sum(p.projection.source.perf_core is not None for p in result.projections)
     lines = [
         f"## Projection (§4): {s_name} → {t_name}", "",
         f"Every kernel profiled in `{result.source.archive.path.name}` and timed there, projected onto the device "
         f"of `{result.target.archive.path.name}` and compared with its time measured there. Interval: the per-level "
         "projections' extremes (over the FP issue shares the kernel may have, where its share is unknown between "
         "GPUs of different shares); time: FLOP (an integer kernel's: its integer operations) over the middle "
-        "performance of the levels.", "",
+        "performance of the levels."
+        + (f" Each level is capped by the kernel's core-bound ceiling on each device where it has one ({capped} of "
+           f"{len(result.projections)} kernels: docs/models.md, §4, a core-bound ceiling between two CPUs)."
+           if capped else ""), "",
         "| n | MAPE | median APE | worst kernel | intervals containing the measurement |", "|---|---|---|---|---|",
         f"| {summary.n} | {_pct(summary.mape)} | {_pct(summary.median_ape)} | {worst} | {inside} |", "",
         f"![projected intervals against measured times]({chart})", "",

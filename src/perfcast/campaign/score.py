@@ -360,11 +360,11 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None,
     statements in vectors (LLVM's SLP vectoriser packs sixteen products of SHOC's sgemmNN into two FMAs): where
     the run read the code (`incore`), those are its lanes (`packed_lanes`; `precision`: the group's builds).
     """
-    return _lanes(name, vectorisation, incore, precision)[0]
+    return lanes_and_packing(name, vectorisation, incore, precision)[0]
 
 
-def _lanes(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
-           precision: str | None = None) -> tuple[int | None, bool]:
+def lanes_and_packing(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
+                      precision: str | None = None) -> tuple[int | None, bool]:
     """Return `kernel_lanes` and whether they are those of its packed statements (taken from `packed_lanes`)."""
     lanes = (vectorisation or {}).get("lanes", {}).get(name)
     if lanes is None:
@@ -539,7 +539,7 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
             score.left_out[model] = "no profile of this kernel in the archive"
     else:
         def quantitative() -> Prediction:
-            lanes, packed = _lanes(kernel, vectorisation, incore, precision)  # a bad record: the model left out
+            lanes, packed = lanes_and_packing(kernel, vectorisation, incore, precision)  # a bad record: the model left out
             return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed)
 
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
@@ -615,7 +615,7 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     def quantitative() -> Prediction | None:
         if profile is None:
             return None
-        lanes, packed = _lanes(kernel.name, vectorisation, incore)  # a bad record: the model left out
+        lanes, packed = lanes_and_packing(kernel.name, vectorisation, incore)  # a bad record: the model left out
         return _quantitative(profile, device, measured, lanes,
                              kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
                              incore_prices_vectors(incore), packed)

@@ -55,6 +55,7 @@ def _row(p: KernelProjection) -> dict[str, Any]:
         "time_s": j.time, "time_range_s": list(j.time_range), "left_out": j.left_out,
         "fp_issue_share": j.fp_issue_share, "fp_issue_share_measured": j.fp_issue_measured,
         "ceilings": {side: {"perf_mix": c.perf_mix, "perf_ceil": c.perf_ceil, "issue_factor": c.issue_factor,
+                            "perf_core": c.perf_core,
                             "times_s": c.times,
                             "bandwidth_ceilings": c.bandwidth_ceilings, "intensities": c.intensities,
                             "rooflines": c.rooflines} for side, c in (("source", j.source), ("target", j.target))},
@@ -141,6 +142,7 @@ def project_command(
     given_times = _durations(times or [])
     run_precisions: dict[str, Precision] = {}
     source_sizes: dict[str, int | None] = {}
+    code = None
     if _is_archive(profile_path):
         run = ArchiveRun.of(Archive.read(profile_path))
         if run.profiles is None:
@@ -148,7 +150,7 @@ def project_command(
         profiles = run.profiles
         source = resolve_device(source_name) if source_name else run.device
         given_times = {**{name: t for name, (t, _) in run.timings.items()}, **given_times}
-        run_precisions, source_sizes = run.precisions, run.sizes
+        run_precisions, source_sizes, code = run.precisions, run.sizes, run.compiled_code()
     else:
         if source_name is None:
             raise InputError("--from: name the device the profile was taken on")
@@ -175,7 +177,7 @@ def project_command(
     ratios, basis = _sass_ratios(sass, define or [], source, devices, sass_counts) if sass else ({}, {})
     results, left_out = project_profiles(
         profiles, source, devices, kernels=chosen, times=given_times,
-        precisions={k: p for k, p in precisions.items() if p}, flop_ratios=ratios, measured=measured)
+        precisions={k: p for k, p in precisions.items() if p}, flop_ratios=ratios, measured=measured, code=code)
     results = [replace(p, notes=(*p.notes, basis[kernel_base_name(p.kernel)]))
                if kernel_base_name(p.kernel) in basis else p for p in results]
     if not results:

@@ -129,6 +129,7 @@ class KernelCeilings:
     rooflines: dict[str, float]  # op/s per roofline level
     left_out: dict[str, str] = field(default_factory=dict)  # roofline level -> why
     issue_factor: float = 1.0  # min(1, phi / the GPU's fp_issue_share): the share of Perf_mix issue allows
+    perf_core: float | None = None  # op/s: FLOP / the kernel's core-bound time on this device (CPUs), None: none
 
 
 def issue_factor(fp_share: float | None, gpu_share: float | None) -> float:
@@ -138,13 +139,18 @@ def issue_factor(fp_share: float | None, gpu_share: float | None) -> float:
     return min(1.0, fp_share / gpu_share)
 
 
-def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None = None) -> KernelCeilings:
+def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None = None,
+                    core_time: float | None = None) -> KernelCeilings:
     """Return Perf_mix, Perf_ceil, per-level times, bandwidth ceilings, intensities and rooflines (§4) on `gpu`.
 
-    perfcast's extension of §4: Perf_ceil is also multiplied by min(1, phi / s), phi the kernel's FP share of
+    perfcast's extensions of §4: Perf_ceil is also multiplied by min(1, phi / s), phi the kernel's FP share of
     issued instructions and s the GPU's (`issue_factor`); with either unknown the factor is 1, §4 as written.
+    `core_time` (s): the kernel's core-bound time on this device (the quantitative model's with unlimited
+    bandwidth, `perfcast.models.quantitative.core_time`); Perf_core = FLOP / core_time then caps every level's
+    roofline, as Perf_ceil does. None: no such ceiling, §4 as written.
     """
     flop = kernel.flop if flop is None else positive("flop", flop)
+    perf_core = None if core_time is None else flop / positive("core-bound time", core_time)
     n_fp = kernel.n_fma + kernel.n_add + kernel.n_mul
     perf_mix = gpu.fma * kernel.n_fma / n_fp + gpu.add_mul * (kernel.n_add + kernel.n_mul) / n_fp
     issue = issue_factor(kernel.fp_issue_share, gpu.fp_issue_share)
@@ -168,10 +174,11 @@ def kernel_ceilings(kernel: ProjectedKernel, gpu: GpuMaxima, flop: float | None 
             continue
         ceilings[level] = traversing[level] / spent
         intensities[level] = flop / traversing[level]
-        rooflines[level] = min(ceilings[level] * intensities[level], perf_ceil)
+        rooflines[level] = min(ceilings[level] * intensities[level], perf_ceil,
+                               math.inf if perf_core is None else perf_core)
     if not rooflines:
         raise ValueError("the kernel moves no bytes through any level: no roofline to project on")
-    return KernelCeilings(perf_mix, perf_ceil, times, ceilings, intensities, rooflines, left_out, issue)
+    return KernelCeilings(perf_mix, perf_ceil, times, ceilings, intensities, rooflines, left_out, issue, perf_core)
 
 
 def issue_shares(kernel_share: float | None, source_share: float | None,
@@ -222,8 +229,13 @@ class Projection:
 
 
 def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_ratio: float = 1.0,
-            on_target_kernel: ProjectedKernel | None = None) -> Projection:
+            on_target_kernel: ProjectedKernel | None = None,
+            core_times: tuple[float, float] | None = None) -> Projection:
     """Return the projection (§4) of a kernel measured on `source` onto `target`; `flop_ratio` scales its FLOP there.
+
+    `core_times`: the kernel's core-bound time (s) on the source and on the target, each device's Perf_core
+    (`kernel_ceilings`); both or neither, since a ceiling on one side alone would scale one roofline and not the
+    other.
 
     `flop_ratio` is FLOP_t / FLOP_s from the SASS comparison of special functions (1 when they compile alike).
     `on_target_kernel` is the kernel as it runs on the target where that differs from the profile in its active
@@ -242,9 +254,11 @@ def project(kernel: ProjectedKernel, source: GpuMaxima, target: GpuMaxima, flop_
     there = on_target_kernel or kernel
     point, span = issue_shares(kernel.fp_issue_share, source.fp_issue_share, target.fp_issue_share)
 
+    core_source, core_target = core_times or (None, None)
+
     def at(share: float | None) -> tuple[KernelCeilings, KernelCeilings, dict[str, float]]:
-        on_source = kernel_ceilings(replace(kernel, fp_issue_share=share), source)
-        on_target = kernel_ceilings(replace(there, fp_issue_share=share), target, flop_target)
+        on_source = kernel_ceilings(replace(kernel, fp_issue_share=share), source, core_time=core_source)
+        on_target = kernel_ceilings(replace(there, fp_issue_share=share), target, flop_target, core_target)
         per_level = {level: measured / on_source.rooflines[level] * on_target.rooflines[level]
                      for level in LEVELS if level in on_source.rooflines and level in on_target.rooflines}
         return on_source, on_target, per_level

@@ -58,7 +58,7 @@ vectorised runs as a vector library routine for `lanes` work-items at once:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from perfcast.models.numbers import non_negative, positive
@@ -77,6 +77,7 @@ __all__ = [
     "LatencyFloor",
     "QuantitativePrediction",
     "atomic_cost",
+    "core_time",
     "first_touch_cost",
     "cpu_ldst_rate",
     "division_cost",
@@ -518,6 +519,20 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
                                   issue, atomics, incore, first_touches)
+
+
+def core_time(prediction: QuantitativePrediction) -> float:
+    """Return the time (s) a prediction gives its kernel with unlimited memory bandwidth: its core-bound part.
+
+    §3 with the kernel's DRAM traffic set aside: W_comp / T'_op, then the same floors and added costs
+    (§3.1–§3.7) the prediction carries. It is at most the prediction's time, and equal to it wherever the kernel
+    was not memory bound. Cross-device projection between CPUs takes it as a kernel-specific ceiling
+    (docs/models.md, §4 "perfcast's addition for CPUs").
+    """
+    if prediction.kernel.w_comp == 0:
+        raise ValueError("the kernel has no compute work: no core-bound time")
+    return predict(replace(prediction.kernel, w_traf=0.0), prediction.rates, prediction.floor, prediction.divisions,
+                   prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches).time
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -46,7 +46,7 @@ __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "INNER", "InCore", "Loop", "LoopCost
            "analyse_pocl_kernels", "code_precision", "compiled_fp_lanes", "debug_lines", "disassembly",
            "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "is_padding", "kernel_incore",
            "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
-           "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
+           "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
@@ -457,6 +457,20 @@ def llvm_host_cpu(tool: str) -> str:
     if found is None:
         raise ToolError(f"{Path(tool).name} --version names no host CPU")
     return found[1]
+
+
+def modelled_core(host: str, target: str | None, known: Iterable[str]) -> str | None:
+    """Return the CPU llvm-mca should time a PoCL kernel's code on: the host's core, else PoCL's compile target.
+
+    PoCL's CPU device runs on the host, but a distribution's PoCL compiles for a generic variant of the host's ISA
+    (`pthread-haswell` on a Zen 3, `cpu-x86-64-v3` on a Zen 4): the instructions are the target's, their latencies
+    and ports the host core's. `host`: LLVM's name for this machine's CPU (`llvm_host_cpu`); a name LLVM has no
+    core model for (generic, x86-64 and its levels) gives way to `target` (`pocl_llvm_cpu`).
+    """
+    names = set(known)
+    if host in names and host != "generic" and not host.startswith("x86-64"):
+        return host
+    return target
 
 
 def pocl_llvm_cpu(device_name: str, known: Iterable[str]) -> str | None:
