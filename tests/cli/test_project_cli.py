@@ -36,6 +36,8 @@ def test_the_a100_capture_projected_onto_itself_and_an_h100():
     assert data["totals"]["h100-pcie"]["time_s"] == pytest.approx(h100["time_s"])
     figures = data["capabilities"]["h100-pcie/fp32"]
     assert figures["DRAM"]["how"] == "measured" and figures["fma"]["how"] == "scaled"
+    # Between GPUs §4 has no core-bound ceiling (docs/models.md, §4): the JSON says so with null.
+    assert h100["ceilings"]["source"]["perf_core"] is None and h100["ceilings"]["target"]["perf_core"] is None
 
 
 def test_table_totals_and_charts(tmp_path):

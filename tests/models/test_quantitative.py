@@ -492,3 +492,11 @@ def test_core_time_is_never_above_the_prediction_and_equal_where_not_memory_boun
 def test_a_kernel_without_compute_work_has_no_core_time():
     with pytest.raises(ValueError, match="no compute work"):
         core_time(predict_counts(counts(ldst=10, dram_read=100), RATES))
+
+
+def test_core_time_leaves_out_the_memory_base_under_an_added_cost():
+    """Memory bound, then divisions added: the prediction's bound is 'division', its core time still drops the bytes."""
+    p = predict(kernel_parameters(FP32), RATES, divisions=division_cost(5.0, 1e8))
+    assert p.bound == "division" and p.o_krn <= p.o_dev
+    assert core_time(p) == pytest.approx(1400 / p.t_op_adjusted + 5e-8)
+    assert core_time(p) < p.time

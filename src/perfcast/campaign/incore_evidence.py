@@ -72,7 +72,11 @@ def _read_code(command: list[str], env: Mapping[str, str], device_name: str, wha
     tool = mca_tool()
     known = llvm_cpus(tool)
     target = pocl_llvm_cpu(device_name, known)
-    cpu = modelled_core(llvm_host_cpu(tool), target, known)
+    try:
+        host = llvm_host_cpu(tool)
+    except ToolError:  # an LLVM that names no host CPU: PoCL's target is then the only name there is
+        host = ""
+    cpu = modelled_core(host, target, known)
     if cpu is None:
         raise ToolError(f"neither this machine's CPU nor PoCL's device {device_name!r} names a CPU that "
                         f"{Path(tool).name} models")
@@ -109,7 +113,8 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
     """Return the campaign's `incore` record: the CPU, the tools, and each kernel's cycles a work-item and loops.
 
     `sizes`: each kernel's problem size; `platform`, `device`: the OpenCL indices of the PoCL device; ToolError
-    where a tool is missing or fails, or PoCL's device names no CPU llvm-mca knows. `-g` is added to the build
+    where a tool is missing or fails, or llvm-mca models neither this machine's CPU nor the one PoCL's device
+    names. `-g` is added to the build
     flags PoCL is given (POCL_EXTRA_BUILD_FLAGS), not put in their place.
     """
     listing = ",".join(f"{name}={n}" for name, n in sizes.items())

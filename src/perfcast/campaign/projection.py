@@ -37,7 +37,7 @@ from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
 from perfcast.profiles.projection_input import INT32_KINDS, projected_kernel
 from perfcast.safe_yaml import load_yaml_text
 
-__all__ = ["ArchiveProjection", "ArchiveRun", "CompiledCode", "KernelProjection", "core_times", "distinct_target",
+__all__ = ["CORE_RATES", "ArchiveProjection", "ArchiveRun", "CompiledCode", "KernelProjection", "core_times", "distinct_target",
            "dominant_precision", "issue_note", "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
 
 
@@ -113,6 +113,12 @@ def dominant_precision(profile: KernelProfile) -> Precision:
     return Precision(precision)
 
 
+# The core rates `perfcast bench` measures on a CPU (`QuantitativeInputs` attribute -> words), every one of which
+# the core-bound ceiling needs on both devices: a term left unpriced on one side would skew the ratio.
+CORE_RATES = {"random_loads": "random-load rates", "int_divisions": "integer-division rate",
+              "scalar_instructions": "scalar-instruction rate", "atomics": "atomic rate"}
+
+
 @dataclass(frozen=True)
 class CompiledCode:
     """What a CPU campaign recorded of the code its device ran: the compiler's report and the in-core reading."""
@@ -129,28 +135,33 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
     Each is the quantitative model's time with unlimited bandwidth (`core_time`, §3 with §3.1–§3.7) at that
     device's own measured rates, the kernel's counts, lanes and in-core cycles the source's on both (§4 keeps
     the kernel's counts and bytes; its scattered loads, simulated through the source's caches, are taken as the
-    target's too). None between devices that are not both CPUs (§4 as written, as on GPUs), or where a device
-    lacks a rate the model needs.
+    target's too). None, with the reason (empty between devices that are not both CPUs: §4 as written, as on
+    GPUs): without the compiler's report of the kernel's lanes (a campaign's `vectorisation`), since §3 then
+    prices a vectorised kernel's accesses lane by lane; where a device lacks one of the core rates the bench
+    measures on CPUs (`CORE_RATES`); or where the model fails on either device.
     """
     if source.kind != "cpu" or target.kind != "cpu":
         return None, ""
     code = code or CompiledCode()
-    lanes, packed = lanes_and_packing(profile.name, code.vectorisation, code.incore)
-    cycles = kernel_incore_cycles(profile.name, code.incore, (code.work_items or {}).get(profile.name))
-    vectors = incore_prices_vectors(code.incore)
     simulated = (profile.bytes_from or "").startswith("simulated for ")
     try:
-        predictions = []
+        lanes, packed = lanes_and_packing(profile.name, code.vectorisation, code.incore)
+        if lanes is None:
+            return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
+                          "of the source gives one)")
+        cycles = kernel_incore_cycles(profile.name, code.incore, (code.work_items or {}).get(profile.name))
+        vectors = incore_prices_vectors(code.incore)
+        times = []
         for device in (source, target):
+            inputs = quantitative_inputs(device)
+            missing = [words for name, words in CORE_RATES.items() if not getattr(inputs, name)]
+            if missing:
+                return None, (f"no core-bound ceiling: {device.name} has no measured {', '.join(missing)} "
+                              "(a device profile older than the bench's CPU rates?)")
             there = replace(profile, bytes_from=f"simulated for {device.name}") if simulated else profile
-            predictions.append(predict_profiled(there, quantitative_inputs(device), lanes, cycles, vectors, packed)[0])
-        times = [core_time(prediction) for prediction in predictions]
-    except (ValueError, LookupError) as error:
+            times.append(core_time(predict_profiled(there, inputs, lanes, cycles, vectors, packed)[0]))
+    except (ValueError, LookupError, TypeError) as error:
         return None, f"no core-bound ceiling: {error}"
-    if all(prediction.bound == "memory" for prediction in predictions):
-        # §3's compute part counts every work-item's index arithmetic, which a vectorised loop does once a vector:
-        # it overprices a streaming kernel's core time, harmless where bandwidth bounds §3 but not as a ceiling.
-        return None, "no core-bound ceiling: the quantitative model finds the kernel memory bound on both devices"
     note = (f"core-bound ceiling (§4, CPUs): {times[0]:.3g} s on {source.name}, {times[1]:.3g} s on {target.name} "
             "(the quantitative model with unlimited bandwidth)")
     return (times[0], times[1]), note

@@ -48,8 +48,9 @@ from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
-           "footprint_profile", "group_kernel", "hull_miss", "kernel_traffic", "percentage_error", "profile_flop", "score_kernel",
-           "score_profiled", "summarise"]
+           "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors", "kernel_incore_cycles",
+           "kernel_traffic", "lanes_and_packing", "percentage_error", "predict_profiled", "profile_flop",
+           "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)

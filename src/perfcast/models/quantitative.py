@@ -525,9 +525,9 @@ def core_time(prediction: QuantitativePrediction) -> float:
     """Return the time (s) a prediction gives its kernel with unlimited memory bandwidth: its core-bound part.
 
     §3 with the kernel's DRAM traffic set aside: W_comp / T'_op, then the same floors and added costs
-    (§3.1–§3.7) the prediction carries. It is at most the prediction's time, and equal to it wherever the kernel
-    was not memory bound. Cross-device projection between CPUs takes it as a kernel-specific ceiling
-    (docs/models.md, §4 "perfcast's addition for CPUs").
+    (§3.1–§3.7) the prediction carries. It is at most the prediction's time, and equal to it wherever §3's own
+    comparison found the kernel compute bound (O_krn > O_dev, or no DRAM traffic). Cross-device projection
+    between CPUs takes it as a kernel-specific ceiling (docs/models.md, §4, a core-bound ceiling between two CPUs).
     """
     if prediction.kernel.w_comp == 0:
         raise ValueError("the kernel has no compute work: no core-bound time")

@@ -31,8 +31,9 @@ def _panel(ax, ceilings: KernelCeilings, title: str, points: dict[str, float],  
     """Draw one device's kernel-specific rooflines and the kernel's points (op/s per level) on `ax`; `work`: FLOP or OP."""
     low, high = span
     intensities = np.geomspace(low, high, 200)
+    top = min(ceilings.perf_ceil, ceilings.perf_core or float("inf"))
     for level, bandwidth in ceilings.bandwidth_ceilings.items():
-        roof = np.minimum(bandwidth * intensities, ceilings.perf_ceil) / GIGA
+        roof = np.minimum(bandwidth * intensities, top) / GIGA
         ax.plot(intensities, roof, color=_LEVEL_COLOURS[level], lw=1.5,
                 label=f"{level}: BW_ceil {bandwidth / GIGA:.4g} GB/s")
     ax.axhline(ceilings.perf_mix / GIGA, color="black", ls="--", lw=1,
@@ -40,6 +41,9 @@ def _panel(ax, ceilings: KernelCeilings, title: str, points: dict[str, float],  
     if ceilings.perf_ceil < ceilings.perf_mix * (1 - 1e-9):
         ax.axhline(ceilings.perf_ceil / GIGA, color="black", ls=":", lw=1,
                    label=f"Perf_ceil (warp efficiency) {ceilings.perf_ceil / GIGA:.4g} G{work}/s")
+    if ceilings.perf_core is not None:
+        ax.axhline(ceilings.perf_core / GIGA, color="#e7298a", ls="-.", lw=1,
+                   label=f"Perf_core (core-bound time) {ceilings.perf_core / GIGA:.4g} G{work}/s")
     for level, performance in points.items():
         ax.scatter([ceilings.intensities[level]], [performance / GIGA], color=_LEVEL_COLOURS[level],
                    marker=_LEVEL_MARKERS[level], s=50, zorder=4, edgecolor="black", lw=0.5)
