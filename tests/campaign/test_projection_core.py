@@ -16,9 +16,9 @@ ZEN3 = Path(__file__).parents[2] / "docs" / "validation" / "projection-pocl" / "
 
 @pytest.fixture(scope="module")
 def runs() -> dict[str, ArchiveRun]:
-    """The committed Zen 3 campaigns: PoCL on both cores and held to one, two of each (2026-11-28)."""
+    """The committed Zen 3 campaigns: PoCL on both cores and held to one, three of each (2026-11-28)."""
     return {name: ArchiveRun.of(Archive.read(ZEN3 / f"pocl-{name}.zip"))
-            for name in ("2core-zen3", "1core-zen3", "2core-zen3-b", "1core-zen3-b")}
+            for name in ("2core-zen3", "1core-zen3", "2core-zen3-b", "1core-zen3-b", "2core-zen3-c", "1core-zen3-c")}
 
 
 def _kernel(run: ArchiveRun, name: str):
@@ -69,7 +69,8 @@ def test_a_bad_incore_record_costs_the_ceiling_not_the_kernel(runs):
 
 
 @pytest.mark.parametrize(("source", "target"), [("2core-zen3", "1core-zen3"), ("1core-zen3", "2core-zen3"),
-                                                ("2core-zen3-b", "1core-zen3-b"), ("1core-zen3-b", "2core-zen3-b")])
+                                                ("2core-zen3-b", "1core-zen3-b"), ("1core-zen3-b", "2core-zen3-b"),
+                                                ("2core-zen3-c", "1core-zen3-c"), ("1core-zen3-c", "2core-zen3-c")])
 def test_the_ceiling_beats_section_4_alone_on_every_recorded_pair(runs, source, target):
     """§4 as written scaled these kernels by bandwidth ratios; the ceiling scales them by their cores' costs."""
     with_ceiling = project_archive(runs[source], runs[target])

@@ -114,8 +114,7 @@ def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device
 
     `sizes`: each kernel's problem size; `platform`, `device`: the OpenCL indices of the PoCL device; ToolError
     where a tool is missing or fails, or llvm-mca models neither this machine's CPU nor the one PoCL's device
-    names. `-g` is added to the build
-    flags PoCL is given (POCL_EXTRA_BUILD_FLAGS), not put in their place.
+    names. `-g` is added to the build flags PoCL is given (POCL_EXTRA_BUILD_FLAGS), not put in their place.
     """
     listing = ",".join(f"{name}={n}" for name, n in sizes.items())
     driver = [sys.executable, "-m", "perfcast.campaign.oclgrind_driver", "1", listing]
