@@ -17,18 +17,6 @@ import zipfile
 from pathlib import Path
 
 
-def pocl_cpu() -> tuple[int, int, str]:
-    """Return the (platform, device) indices and name of PoCL's CPU device."""
-    import pyopencl as cl
-
-    for p, platform in enumerate(cl.get_platforms()):
-        if "portable computing language" in platform.name.lower():
-            for d, device in enumerate(platform.get_devices()):
-                if device.type & cl.device_type.CPU:
-                    return p, d, device.name
-    sys.exit("no PoCL CPU device here")
-
-
 def quantitative(path: Path) -> dict[str, float]:
     """Return each kernel's quantitative APE in the archive at `path`."""
     from perfcast.campaign.archive import Archive
@@ -43,14 +31,18 @@ def main() -> None:
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     source, out = Path(sys.argv[1]), Path(sys.argv[2])
-    from perfcast.campaign.incore_evidence import run_pocl_incore
+    from perfcast.campaign.incore_evidence import pocl_cpu_device, run_pocl_incore
+
+    device = pocl_cpu_device()
+    if device is None:
+        sys.exit("no PoCL CPU device here")
 
     with zipfile.ZipFile(source) as archive:
         manifest = json.loads(archive.read("manifest.json"))
         members = {name: archive.read(name) for name in archive.namelist()}
     sizes = {name: record["n"] for name, record in manifest["kernels"].items() if "median_s" in record}
     before = manifest.get("incore") or {}
-    after = run_pocl_incore(sizes, *pocl_cpu())
+    after = run_pocl_incore(sizes, *device)
     manifest["incore"] = after
     members["manifest.json"] = json.dumps(manifest, indent=1).encode()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as written:

@@ -21,13 +21,12 @@ def _pocl_cpu_or_skip():
         build_oclgrind_plugin(BLOCKS_PLUGIN_SOURCE)
     except ToolError as error:
         pytest.skip(str(error))
-    cl = pytest.importorskip("pyopencl")
-    for p, platform in enumerate(cl.get_platforms()):
-        if "portable computing language" in platform.name.lower():
-            for d, device in enumerate(platform.get_devices()):
-                if device.type & cl.device_type.CPU:
-                    return p, d, device.name
-    pytest.skip("no PoCL CPU device")
+    from perfcast.campaign.incore_evidence import pocl_cpu_device
+
+    found = pocl_cpu_device()
+    if found is None:
+        pytest.skip("no PoCL CPU device")
+    return found
 
 
 def test_the_hash_s_rounds_are_its_inner_loop_and_a_work_item_loop_costs_nothing():

@@ -50,7 +50,7 @@ from perfcast.profiles.incore import (
 from perfcast.profiles.incore_gcc import c_kernel_incore, read_gcov_lines
 from perfcast.profiles.trace_plugin import build_oclgrind_plugin
 
-__all__ = ["run_gcc_incore", "run_pocl_incore", "run_program_incore"]
+__all__ = ["pocl_cpu_device", "run_gcc_incore", "run_pocl_incore", "run_program_incore"]
 
 INCORE_TIMEOUT = 900  # s, one run of the suite's driver under Oclgrind (the campaign's profile runs take as long)
 
@@ -107,6 +107,23 @@ def run_program_incore(command: list[str], device_name: str) -> dict[str, Any]:
     record = _read_code(command, os.environ, device_name, "the program")
     record["command"] = shlex.join(command)
     return record
+
+
+def pocl_cpu_device() -> tuple[int, int, str] | None:
+    """Return the OpenCL (platform, device) indices and the name of PoCL's CPU device, or None where there is none."""
+    try:
+        import pyopencl as cl
+    except ImportError:
+        return None
+    try:
+        for p, platform in enumerate(cl.get_platforms()):
+            if "portable computing language" in platform.name.lower():
+                for d, device in enumerate(platform.get_devices()):
+                    if device.type & cl.device_type.CPU:
+                        return p, d, device.name
+    except cl.Error:
+        return None
+    return None
 
 
 def run_pocl_incore(sizes: Mapping[str, int], platform: int, device: int, device_name: str) -> dict[str, Any]:

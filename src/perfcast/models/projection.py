@@ -5,10 +5,10 @@ threads per warp instruction, bytes that hit in each memory level, shared-memory
 moved, FLOP, measured time) gets, on each GPU (`GpuMaxima`: measured FMA-only and ADD/MUL-only rates and
 per-level bandwidths), its kernel-specific compute ceiling and bandwidth ceilings (`kernel_ceilings`). The
 projection (`project`) scales the measured performance on the source by the ratio of the target's roofline to
-the source's at each level and reports the interval, its middle and the times. Between two CPUs a caller may give
-each device's core-bound time, a further ceiling on every level (perfcast's extension, docs/models.md §4). Units: instructions, B, FLOP,
-op/s, B/s, s. A level the kernel never touches, or one the profile has no byte count for (`hits` lacks it), is
-left out, named in `left_out`, never divided by.
+the source's at each level and reports the interval, its middle and the times. Between two CPUs a caller may
+give each device's core-bound time, a further ceiling on every level (perfcast's extension, docs/models.md §4).
+Units: instructions, B, FLOP, op/s, B/s, s. A level the kernel never touches, or one the profile has no byte
+count for (`hits` lacks it), is left out, named in `left_out`, never divided by.
 """
 
 from __future__ import annotations
