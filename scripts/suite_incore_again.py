@@ -31,18 +31,22 @@ def main() -> None:
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     source, out = Path(sys.argv[1]), Path(sys.argv[2])
+    from perfcast.campaign.archive import Archive
     from perfcast.campaign.incore_evidence import pocl_cpu_device, run_pocl_incore
+    from perfcast.errors import PerfcastError
 
     device = pocl_cpu_device()
     if device is None:
         sys.exit("no PoCL CPU device here")
-
-    with zipfile.ZipFile(source) as archive:
-        manifest = json.loads(archive.read("manifest.json"))
-        members = {name: archive.read(name) for name in archive.namelist()}
-    sizes = {name: record["n"] for name, record in manifest["kernels"].items() if "median_s" in record}
-    before = manifest.get("incore") or {}
-    after = run_pocl_incore(sizes, *device)
+    try:
+        manifest = Archive.read(source).manifest  # a clear error for a file that is not a campaign archive
+        with zipfile.ZipFile(source) as archive:
+            members = {name: archive.read(name) for name in archive.namelist()}
+        sizes = {name: record["n"] for name, record in manifest["kernels"].items() if "median_s" in record}
+        before = manifest.get("incore") or {}
+        after = run_pocl_incore(sizes, *device)
+    except PerfcastError as error:
+        sys.exit(f"error: {error}")
     manifest["incore"] = after
     members["manifest.json"] = json.dumps(manifest, indent=1).encode()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as written:

@@ -17,10 +17,8 @@ from typing import Any
 from perfcast.campaign.archive import Archive
 from perfcast.campaign.score import (
     Prediction,
+    compiled_code_terms,
     contains,
-    incore_prices_vectors,
-    kernel_incore_cycles,
-    lanes_and_packing,
     percentage_error,
     predict_profiled,
     profile_flop,
@@ -145,12 +143,11 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
     code = code or CompiledCode()
     simulated = (profile.bytes_from or "").startswith("simulated for ")
     try:
-        lanes, packed = lanes_and_packing(profile.name, code.vectorisation, code.incore)
+        lanes, cycles, vectors, packed = compiled_code_terms(profile.name, code.vectorisation, code.incore,
+                                                             (code.work_items or {}).get(profile.name))
         if lanes is None:
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
                           "of the source gives one)")
-        cycles = kernel_incore_cycles(profile.name, code.incore, (code.work_items or {}).get(profile.name))
-        vectors = incore_prices_vectors(code.incore)
         times = []
         for device in (source, target):
             inputs = quantitative_inputs(device)

@@ -48,8 +48,8 @@ from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
-           "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors", "kernel_incore_cycles",
-           "kernel_traffic", "lanes_and_packing", "percentage_error", "predict_profiled", "profile_flop",
+           "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors",
+           "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "percentage_error", "predict_profiled", "profile_flop",
            "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
@@ -429,6 +429,17 @@ def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
     return bool((incore or {}).get("vector_loops"))
 
 
+def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
+                        work_items: float | None) -> tuple[int | None, float | None, bool, bool]:
+    """Return what a suite campaign's record of its compiled code gives `predict_profiled` for kernel `name`.
+
+    (lanes, in-core cycles at the timed size or None, whether the reading priced vector loops, whether the lanes
+    are packed statements'): `lanes_and_packing`, `kernel_incore_cycles`, `incore_prices_vectors`.
+    """
+    lanes, packed = lanes_and_packing(name, vectorisation, incore)
+    return lanes, kernel_incore_cycles(name, incore, work_items), incore_prices_vectors(incore), packed
+
+
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
                   ) -> Prediction:
@@ -616,10 +627,10 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
     def quantitative() -> Prediction | None:
         if profile is None:
             return None
-        lanes, packed = lanes_and_packing(kernel.name, vectorisation, incore)  # a bad record: the model left out
-        return _quantitative(profile, device, measured, lanes,
-                             kernel_incore_cycles(kernel.name, incore, record.get("work_items")),
-                             incore_prices_vectors(incore), packed)
+        # A bad record: the model left out.
+        lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
+                                                             record.get("work_items"))
+        return _quantitative(profile, device, measured, lanes, cycles, vectors, packed)
 
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),
