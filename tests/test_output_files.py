@@ -27,3 +27,15 @@ def test_an_interrupted_write_keeps_the_previous_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["profile.yaml"]
     write_text_atomic(path, "new\n")
     assert path.read_text() == "new\n"
+
+
+def test_json_finite_turns_nan_and_infinities_into_null_at_any_depth() -> None:
+    import json
+    import math
+
+    from perfcast.output_files import json_finite
+
+    data = {"a": math.nan, "b": [1.5, math.inf, (-math.inf, 2)], "c": {"d": 0.0, "e": "NaN"}, "f": None, "g": 3}
+    clean = json_finite(data)
+    assert clean == {"a": None, "b": [1.5, None, [None, 2]], "c": {"d": 0.0, "e": "NaN"}, "f": None, "g": 3}
+    json.dumps(clean, allow_nan=False)  # valid JSON

@@ -8,15 +8,18 @@ its target and renamed over it (atomic on POSIX file systems).
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from perfcast.errors import InputError
 
-__all__ = ["UnwritablePath", "check_writable", "replaced", "reproduce_block", "same_file", "write_text_atomic"]
+__all__ = ["UnwritablePath", "check_writable", "json_finite", "replaced", "reproduce_block", "same_file",
+           "write_text_atomic"]
 
 
 def _read_umask() -> int:
@@ -102,3 +105,14 @@ def markdown_cell(text: str) -> str:
 def reproduce_block(command: str) -> list[str]:
     """Return the Markdown lines that open every written report: the command that reproduces it."""
     return ["Reproduce with:", "", "```sh", command, "```", ""]
+
+
+def json_finite(data: Any) -> Any:
+    """Return `data` (dicts, lists, tuples, numbers) with every NaN or infinite float as None: JSON has neither."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {key: json_finite(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [json_finite(value) for value in data]
+    return data

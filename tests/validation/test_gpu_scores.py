@@ -1,6 +1,7 @@
 """Scoring on the GPU corpus, on a small synthetic kernel measured on two catalog GPUs."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from perfcast.validation.gpu_scores import (
     roofline_score,
     score_corpus,
 )
+from perfcast.validation.gpu_report import penalty_groups
 from perfcast.validation.kernel_work import kernel_work
 
 NAMES = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y", "use_shmem")
@@ -115,6 +117,21 @@ def test_a_configuration_failed_on_either_gpu_is_not_projected(gpus: dict) -> No
     a100, v100 = gpu_figures(gpus["a100-40gb"]), gpu_figures(gpus["v100"])
     pair = pair_score(kernel, work, "a100-40gb", "v100", a100, v100, plausible)
     assert pair.n == 2 and np.isnan(pair.projected[1]) and np.isnan(pair.projected[2])
+
+
+def test_the_source_penalty_is_the_targets_best_on_the_source_over_the_sources_optimum(gpus: dict) -> None:
+    work = _work()
+    a100, v100 = gpu_figures(gpus["a100-40gb"]), gpu_figures(gpus["v100"])
+    # The target's best (row 2) runs 6x the source's optimum (row 0) on the source; row 3 failed on the target.
+    kernel = _kernel([1e-3, 2e-3, 6e-3, 0.5e-3], [4e-3, 3e-3, 1e-3, math.nan])
+    plausible = {d: kernel.measured(d) for d in kernel.devices}
+    pair = pair_score(kernel, work, "a100-40gb", "v100", a100, v100, plausible)
+    assert pair.best_row == 2
+    assert pair.source_penalty == pytest.approx(6e-3 / 0.5e-3)  # the optimum over every plausible source row
+    bands = penalty_groups([pair, replace(pair, source_penalty=1.0), replace(pair, source_penalty=2.9),
+                            replace(pair, source_penalty=math.nan)])
+    assert [len(group) for group in bands.values()] == [1, 1, 1]  # NaN (no shared configuration) in none
+    assert list(bands) == ["1–1.5x", "1.5–3x", "above 3x"]
 
 
 def test_portability_carries_the_sources_best_and_takes_the_best_of_the_top_k() -> None:

@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from perfcast.bench.suite import profile_warnings
 from perfcast.campaign.archive import Archive
@@ -18,6 +19,7 @@ from perfcast.campaign.score import (
     NARROW,
     KernelScore,
     ModelSummary,
+    Prediction,
     counts_fills,
     footprint_profile,
     hull_miss,
@@ -31,7 +33,7 @@ from perfcast.kernels.campaign import kernel_named
 from perfcast.output_files import reproduce_block, write_text_atomic
 from perfcast.units import Dimension, format_duration, format_quantity
 
-__all__ = ["CampaignScores", "projection_summary", "score_archive", "species_names", "write_report"]
+__all__ = ["CampaignScores", "projection_summary", "score_archive", "scores_record", "species_names", "write_report"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,27 @@ class CampaignScores:
     scores: list[KernelScore]
     summaries: dict[str, ModelSummary]
     not_scored: dict[str, str]
+
+
+def scores_record(result: CampaignScores) -> dict[str, Any]:
+    """Return one archive's scores as JSON types: the device, each model's summary, each kernel's predictions (s)."""
+    def prediction(p: Prediction) -> dict[str, Any]:
+        return {"kind": p.kind, "time_s": p.time, "lower_s": p.lower, "upper_s": p.upper, "ape": p.ape,
+                "contained": p.contained, "efficiency": p.efficiency, "violation": p.violation, "bound": p.bound or None,
+                "terms": list(p.terms) if any(p.terms) else None, "detail": p.detail}
+
+    return {"archive": str(result.archive.path), "device": result.device.name,
+            "device_name": result.device.full_name,
+            "summaries": {model: {"n": s.n, "mape": s.mape, "median_ape": s.median_ape,
+                                  "worst": None if s.worst is None else {"kernel": s.worst[0], "ape": s.worst[1]},
+                                  "contained": None if s.contained is None else list(s.contained),
+                                  "violations": list(s.violations), "left_out": dict(s.left_out),
+                                  "median_width": s.median_width, "narrow_contained": s.narrow_contained}
+                          for model, s in result.summaries.items()},
+            "kernels": [{"kernel": k.kernel, "measured_s": k.measured, "spread": k.spread,
+                         "predictions": {model: prediction(p) for model, p in k.predictions.items()},
+                         "left_out": dict(k.left_out)} for k in result.scores],
+            "not_scored": dict(result.not_scored)}
 
 
 def species_names(archive: Archive) -> set[str]:

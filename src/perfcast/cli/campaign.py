@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from perfcast.cli.common import app, console, errors, fail, measuring_progress, printable
+from perfcast.cli.common import app, console, errors, fail, measuring_progress, print_json, printable
 from perfcast.output_files import check_writable
 
 if TYPE_CHECKING:
@@ -210,14 +210,18 @@ def report_command(
     archives: Annotated[list[Path], typer.Argument(help="Campaign archives (campaign run -o), one per device.")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for report.md and the charts.")] = Path("campaign-report"),
     species: Annotated[list[str] | None, typer.Option("--species", help=SPECIES_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print every kernel's predictions and each model's summary as JSON (the report is written too).")] = False,
 ) -> None:
     """Score every model on the archives' kernels: predicted against measured, APE, MAPE, ranges, violations."""
     from perfcast.campaign.program_species import parse_program_species
-    from perfcast.campaign.report import write_report
+    from perfcast.campaign.report import scores_record, write_report
 
     command = shlex.join(["perfcast", "campaign", "report", *[str(a) for a in archives], "-o", str(output),
                           *[part for item in species or () for part in ("--species", item)]])
     path, results = write_report(list(archives), output, command, parse_program_species(species or []))
+    if as_json:
+        print_json({"report": str(path), "archives": [scores_record(result) for result in results]})
+        return
     for archive, result in zip(archives, results):
         console.print(f"[bold]{printable(result.device.full_name)}[/] ({printable(archive)}):")
         for model, s in result.summaries.items():

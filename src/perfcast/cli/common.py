@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 
 from perfcast import __version__
 from perfcast.errors import PerfcastError
-from perfcast.output_files import check_writable
+from perfcast.output_files import check_writable, json_finite
 from perfcast.plots.files import SAVE_FORMATS
 from perfcast.units import format_duration
 
@@ -255,8 +255,8 @@ def registry_help(registry: dict[str, tuple[str, Any]]) -> str:
 
 
 def print_json(data: Any) -> None:
-    """Print `data` as JSON on stdout, with no styling, for scripts."""
-    typer.echo(json.dumps(data, indent=2, default=str))
+    """Print `data` as JSON on stdout, with no styling, for scripts (NaN and infinities as null: JSON has neither)."""
+    typer.echo(json.dumps(json_finite(data), indent=2, default=str, allow_nan=False))
 
 
 def resolve_device(name: str) -> Device:

@@ -13,6 +13,7 @@ import numpy as np
 from perfcast.devices.schema import Device
 from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
+from perfcast.output_files import json_finite
 from perfcast.validation.gpu_scores import IMPLAUSIBLE, METHODS, CorpusScores, PairScore
 
 __all__ = ["GOALS", "corpus_json", "corpus_markdown", "format_percent", "summary", "write_charts"]
@@ -51,6 +52,22 @@ def _groups(pairs: Sequence[PairScore]) -> dict[str, list[PairScore]]:
             "every level known": [p for p in pairs if not p.left_out]}
 
 
+# Bands of the source penalty (the target's best configuration on the source over the source's optimum).
+PENALTY_BANDS = ((1.0, 1.5), (1.5, 3.0), (3.0, math.inf))
+
+
+def _penalty_band(low: float, high: float) -> str:
+    """Return a band of source penalties in words."""
+    return f"{low:g}–{high:g}x" if math.isfinite(high) else f"above {low:g}x"
+
+
+def penalty_groups(pairs: Sequence[PairScore]) -> dict[str, list[PairScore]]:
+    """Return the pairs by how slowly the target's best configuration runs on the source (`PENALTY_BANDS`)."""
+    return {_penalty_band(low, high): [p for p in pairs if low <= p.source_penalty < high
+                                       or (low == 1.0 and p.source_penalty < low)]
+            for low, high in PENALTY_BANDS}
+
+
 def _middle(lower: float, upper: float) -> tuple[float, str]:
     """Return a range's middle (s) and which one (spec §6: geometric for ranges wider than 2x, else arithmetic)."""
     if upper > 2 * lower:
@@ -61,17 +78,6 @@ def _middle(lower: float, upper: float) -> tuple[float, str]:
 def _middle_ape(lower: float, upper: float, measured: float) -> float:
     """Return the APE of a range's middle against the measured time."""
     return abs(_middle(lower, upper)[0] - measured) / measured
-
-
-def _finite(data: Any) -> Any:
-    """Return `data` with every non-finite float as None (JSON has no NaN)."""
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if isinstance(data, dict):
-        return {key: _finite(value) for key, value in data.items()}
-    if isinstance(data, list | tuple):
-        return [_finite(value) for value in data]
-    return data
 
 
 def summary(scores: CorpusScores) -> dict[str, Any]:
@@ -93,6 +99,10 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
             "best_in_interval": sum(p.best_contained for p in pairs),
             "in_interval": _mean([p.contained for p in pairs]),
         }
+    by_penalty = {band: {"pairs": len(pairs), "same_vendor": sum(p.same_vendor for p in pairs),
+                         "best_mape": {m: _mean([p.best_ape[m] for p in pairs]) for m in METHODS},
+                         "best_median_ape": {m: _median([p.best_ape[m] for p in pairs]) for m in METHODS}}
+                  for band, pairs in penalty_groups(scores.pairs).items()}
     return {
         "roofline": {"configurations": sum(r.n - len(r.implausible) for r in scores.roofline),
                      "naive_violations": sum(r.naive_violations for r in scores.roofline),
@@ -101,6 +111,7 @@ def summary(scores: CorpusScores) -> dict[str, Any]:
         "hull": {"pairs": len(hull), "contained": len(contained), "contained_within_width": len(narrow_and_in),
                  "fraction_contained_within_width": len(narrow_and_in) / len(hull) if hull else math.nan},
         "projection": projection,
+        "projection_by_source_penalty": by_penalty,
         "tuning_replay": {r.strategy: {"spaces": sum(1 for s in scores.replays for x in s.replays
                                                      if x.strategy == r.strategy),
                                        "final_median": _median([statistics.median(x.chosen) for s in scores.replays
@@ -119,7 +130,7 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
     def clean(value: float) -> float | None:
         return round(value, 6) if math.isfinite(value) else None
 
-    return _finite({
+    return json_finite({
         "format": JSON_FORMAT, "version": JSON_VERSION, "quick": scores.quick,
         "corpus": {"repository": corpus.manifest.get("repository"), "kernels": list(corpus.kernels)},
         "summary": summary(scores),
@@ -143,7 +154,8 @@ def corpus_json(scores: CorpusScores, corpus: Corpus) -> dict[str, Any]:
                         "mape": {m: clean(v) for m, v in p.mape.items()},
                         "median_ape": {m: clean(v) for m, v in p.median_ape.items()},
                         "rank_correlation": clean(p.rank_correlation), "best_in_interval": p.best_contained,
-                        "in_interval": clean(p.contained)} for p in scores.pairs],
+                        "in_interval": clean(p.contained), "source_penalty": clean(p.source_penalty)}
+                       for p in scores.pairs],
         "portability": [{"kernel": p.kernel, "source": p.source, "target": p.target,
                          "best_carried": clean(p.best_carried),
                          "projected_top": {str(k): clean(v) for k, v in p.projected_top.items()}}
@@ -240,6 +252,10 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
                      f"configuration: perfcast / §4 as written / bandwidth ratio / FLOP ratio / max ratio | "
                      + " / ".join(format_percent(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
                      "below every baseline |")
+    band, figures = next(iter(head["projection_by_source_penalty"].items()))
+    lines.append(f"| projection, the target's best within {band.split('–')[1]} of the source's optimum on the source "
+                 f"({figures['pairs']} ordered pairs, {figures['same_vendor']} same vendor; §3 says why) | the same "
+                 "MAPE | " + " / ".join(format_percent(figures["best_mape"][m]) for m in METHODS) + " | — |")
     port = head["portability"]
     lines.append(f"| portability | median fraction of the target's optimum: source's best carried over / best of "
                  f"top-1, 3, 5 projected | {format_percent(port['best_carried_median'])} / "
@@ -339,6 +355,7 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
               + ", ".join(f"{f['best_in_interval']} of {f['pairs']} pairs ({g})" for g, f in head.items())
               + "; over every configuration, the mean fraction inside is "
               + ", ".join(f"{format_percent(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
+              *_penalty_table(scores.pairs),
               *_issue_table(scores.pairs),
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
               "", "| kernel | source → target | n | APE best: perfcast / §4 / bw / FLOP / max | MAPE all: perfcast / "
@@ -349,6 +366,29 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
                      + " / ".join(format_percent(p.mape[m]) for m in METHODS) + f" | {p.rank_correlation:.2f} | "
                      + (", ".join(p.left_out) or "—") + " |")
     return lines + ["", "</details>", ""]
+
+
+def _penalty_table(pairs: Sequence[PairScore]) -> list[str]:
+    """Return the best configuration's errors by its source penalty, with the pairs that miss most."""
+    lines = ["**Where the best configuration's misses come from.** Every method here starts from the time the "
+             "target's best configuration took on the source. Where that configuration runs far slower on the source "
+             "than the source's own optimum (its *source penalty*), the source time holds an inefficiency of the "
+             "source alone (a configuration one GPU's compiler or wavefront width serves badly), and a projection that "
+             "keeps each configuration's efficiency carries it to the target. No figure of either GPU names it; only "
+             "a model of why that configuration is slow there could. The errors by source penalty (pairs without a "
+             "configuration measured on both are in no band):", "",
+             "| source penalty | pairs (same vendor) | MAPE best: " + " / ".join(METHODS) + " | median APE best: "
+             "perfcast |", "|---|---|---|---|"]
+    for band, group in penalty_groups(pairs).items():
+        lines.append(f"| {band} | {len(group)} ({sum(p.same_vendor for p in group)}) | "
+                     + " / ".join(format_percent(_mean([p.best_ape[m] for p in group])) for m in METHODS)
+                     + f" | {format_percent(_median([p.best_ape['perfcast'] for p in group]))} |")
+    worst = sorted((p for p in pairs if math.isfinite(p.best_ape["perfcast"])),
+                   key=lambda p: p.best_ape["perfcast"], reverse=True)[:8]
+    lines += ["", "The pairs that miss most (APE of the best configuration, perfcast), with their source penalty: "
+              + "; ".join(f"{p.kernel} {p.source} → {p.target} {format_percent(p.best_ape['perfcast'])} "
+                          f"({p.source_penalty:.1f}x)" for p in worst) + ".", ""]
+    return lines
 
 
 def _issue_table(pairs: Sequence[PairScore]) -> list[str]:

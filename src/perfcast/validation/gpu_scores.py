@@ -215,6 +215,9 @@ class PairScore:
     best_ratio: dict[str, float] = field(default_factory=dict)  # method -> projected / measured, best configuration
     tuned_ratio: dict[str, float] = field(default_factory=dict)  # method -> projected source optimum / target optimum
     issue_shares: tuple[float | None, float | None] = (None, None)  # the source's and the target's fp32 issue share
+    # The target's best configuration on the source, over the source's optimum (>= 1): how much of the source
+    # time the projection starts from is the source's own inefficiency at that configuration.
+    source_penalty: float = math.nan
 
 
 # "§4 as written": perfcast's projection without the GPUs' issue shares (docs/models.md, §4), beside it.
@@ -279,10 +282,11 @@ def pair_score(kernel: CorpusKernel, work: KernelWork, source: str, target: str,
     spread = np.nan_to_num(kernel.spreads[:, kernel.column(target)], nan=0.0)
     inside = (fastest * (1 - spread) <= tt) & (tt <= slowest * (1 + spread))
     contained = float(inside[index].mean()) if len(index) else math.nan
+    penalty = float(ts[best] / np.min(np.where(plausible[source], ts, np.inf))) if best >= 0 else math.nan
     return PairScore(kernel.name, source, target, same, len(index), best, best_ape, mape, median,
                      spearman(projected[index], tt[index]), projected, tuned, left_out,
                      bool(inside[best]) if best >= 0 else False, contained, best_ratio, tuned_ratio,
-                     (on_source.maxima.fp_issue_share, on_target.maxima.fp_issue_share))
+                     (on_source.maxima.fp_issue_share, on_target.maxima.fp_issue_share), penalty)
 
 
 def without_issue_share(gpu: ScoredGpu) -> ScoredGpu:
