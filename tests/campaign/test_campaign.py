@@ -498,6 +498,38 @@ def test_a_kernel_left_scalar_whose_statements_were_packed_takes_the_compiled_co
     assert packed_lanes("flat", read) is None and packed_lanes("scalar", None) is None
 
 
+def test_a_kernel_whose_inner_loops_run_scalar_arithmetic_gives_up_the_reports_widest_vector():
+    """PoCL vectorises reduce_sum's first region 8 wide and leaves its reduction scalar: the reading says which runs."""
+    from perfcast.campaign.score import kernel_lanes, scalar_arithmetic
+
+    report = {"lanes": {"reduce": 8, "tiled": 4, "region": 4}}
+    read = {"kernels": {"reduce": {"fp_lanes": 1.0, "cycles_per_item": 365.5},  # inner loops, scalar arithmetic
+                        "tiled": {"fp_lanes": 4.0, "cycles_per_item": 364.9},  # inner loops, vector arithmetic
+                        # no inner loop found: the loops matched need not be the work's (bpnn_adjust_weights_ocl)
+                        "region": {"fp_lanes": 1.0, "cycles_per_item": 0.0}}}
+    assert kernel_lanes("reduce", report, read) == 1 and scalar_arithmetic("reduce", read)
+    assert kernel_lanes("tiled", report, read) == 4 and not scalar_arithmetic("tiled", read)
+    assert kernel_lanes("region", report, read) == 4 and not scalar_arithmetic("region", read)
+    assert kernel_lanes("reduce", report, None) == 8  # the code not read: the report stands
+    assert kernel_lanes("reduce", report, {"kernels": {"reduce": {"fp_lanes": None, "cycles_per_item": 3.0}}}) == 8
+    # The group's builds' reading first, as for packed statements.
+    split = {"kernels": {"reduce": {"fp_lanes": 1.0, "cycles_per_item": 9.0}},
+             "precisions": {"reduce": {"fp32": {"fp_lanes": 8.0, "cycles_per_item": 9.0}}}}
+    assert [kernel_lanes("reduce", report, split, p) for p in ("fp32", None)] == [8, 1]
+
+
+def test_reduce_sum_on_zen3_is_priced_at_its_scalar_issue():
+    """The committed Zen 3 archive: PoCL's report says 8 lanes, the reading scalar inner loops; §3.3 then binds."""
+    from perfcast.campaign.report import score_archive
+
+    zen3 = Path(__file__).parents[2] / "docs" / "validation" / "projection-pocl" / "zen3-avx2" / "pocl-2core-zen3.zip"
+    scores = {s.kernel: s for s in score_archive(Archive.read(zen3)).scores}
+    reduce = scores["reduce_sum"].predictions["quantitative"]
+    assert reduce.bound == "issue" and "issue floor" in reduce.detail
+    assert reduce.ape < 0.25  # 10.8 % (it was 55.5 % at the report's 8 lanes)
+    assert scores["sgemm_tiled"].predictions["quantitative"].bound != "issue"  # its FMAs run 4 wide
+
+
 def test_a_packed_kernel_loads_its_local_operands_in_its_vectors():
     """§3.6: packed statements price local accesses as global ones, at L1 in the lanes; the detail says so."""
     from perfcast.campaign.score import predict_profiled

@@ -50,7 +50,7 @@ from perfcast.species.grammar import parse_species
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
            "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors",
            "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "percentage_error", "predict_profiled", "profile_flop",
-           "score_kernel", "score_profiled", "summarise"]
+           "scalar_arithmetic", "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -366,12 +366,34 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None,
 
 def lanes_and_packing(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
                       precision: str | None = None) -> tuple[int | None, bool]:
-    """Return `kernel_lanes` and whether they are those of its packed statements (taken from `packed_lanes`)."""
+    """Return `kernel_lanes` and whether they are those of its packed statements (taken from `packed_lanes`).
+
+    The report's widest vector can belong to a loop that does little of the work: PoCL vectorises reduce_sum's
+    first region (one load a work-item) 8 wide and leaves its reduction's regions scalar ("the cost-model
+    indicates that vectorization is not beneficial", a remark without a source line). Where the run read the
+    code, found inner loops the work runs in, and its arithmetic, weighted by how often each instruction runs,
+    works on one element an instruction (`scalar_arithmetic`), the work runs scalar: 1.
+    """
     lanes = (vectorisation or {}).get("lanes", {}).get(name)
     if lanes is None:
         return None, False
+    if int(lanes) > 1 and scalar_arithmetic(name, incore, precision):
+        return 1, False
     packed = packed_lanes(name, incore, precision) if int(lanes) == 1 else None
     return (packed, True) if packed else (int(lanes), False)
+
+
+def scalar_arithmetic(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
+    """Return whether the code read for kernel `name` runs its work in inner loops of scalar arithmetic.
+
+    The reading found inner loops (in-core cycles a work-item above 0) and its floating-point arithmetic works on
+    one element an instruction (`fp_lanes`, `compiled_fp_lanes`, below 2). Without inner loops the loops the
+    reading matched need not be where the work is (backprop's bpnn_adjust_weights_ocl: its vectorised region was
+    not matched, a rarely run one was), so False, as where the code was not read or does no such arithmetic.
+    """
+    entry = incore_entry(name, incore, precision) or {}
+    compiled = entry.get("fp_lanes")
+    return compiled is not None and float(compiled) < 2 and float(entry.get("cycles_per_item") or 0.0) > 0
 
 
 def packed_lanes(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> int | None:
