@@ -39,3 +39,25 @@ def test_json_finite_turns_nan_and_infinities_into_null_at_any_depth() -> None:
     clean = json_finite(data)
     assert clean == {"a": None, "b": [1.5, None, [None, 2]], "c": {"d": 0.0, "e": "NaN"}, "f": None, "g": 3}
     json.dumps(clean, allow_nan=False)  # valid JSON
+
+
+def test_json_finite_turns_numpy_scalars_into_numbers() -> None:
+    import numpy as np
+
+    from perfcast.output_files import json_finite
+
+    clean = json_finite({"a": np.float32(1.5), "b": np.float64("nan"), "c": [np.int64(3), np.float32("inf")],
+                         "d": np.bool_(True), "e": np.array(2.0)})
+    assert clean == {"a": 1.5, "b": None, "c": [3, None], "d": True, "e": 2.0}
+    assert type(clean["c"][0]) is int and type(clean["d"]) is bool
+
+
+def test_print_json_writes_nan_as_null(capsys) -> None:
+    import json
+
+    import numpy as np
+
+    from perfcast.cli.common import print_json
+
+    print_json({"ape": float("nan"), "n": np.int64(3), "t": np.float32(0.25), "rows": [float("inf"), 1.0]})
+    assert json.loads(capsys.readouterr().out) == {"ape": None, "n": 3, "t": 0.25, "rows": [None, 1.0]}

@@ -108,7 +108,14 @@ def reproduce_block(command: str) -> list[str]:
 
 
 def json_finite(data: Any) -> Any:
-    """Return `data` (dicts, lists, tuples, numbers) with every NaN or infinite float as None: JSON has neither."""
+    """Return `data` (dicts, lists, tuples, numbers) with every NaN or infinite float as None: JSON has neither.
+
+    NumPy scalars (float32, int64, bool_) become the Python numbers they hold, so that JSON writes numbers, not
+    their text.
+    """
+    item = getattr(data, "item", None)
+    if item is not None and getattr(data, "shape", None) == ():  # a NumPy scalar (an array of shape () too)
+        data = item()
     if isinstance(data, float):
         return data if math.isfinite(data) else None
     if isinstance(data, dict):

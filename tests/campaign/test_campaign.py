@@ -502,19 +502,30 @@ def test_a_kernel_whose_inner_loops_run_scalar_arithmetic_gives_up_the_reports_w
     """PoCL vectorises reduce_sum's first region 8 wide and leaves its reduction scalar: the reading says which runs."""
     from perfcast.campaign.score import kernel_lanes, scalar_arithmetic
 
-    report = {"lanes": {"reduce": 8, "tiled": 4, "region": 4}}
-    read = {"kernels": {"reduce": {"fp_lanes": 1.0, "cycles_per_item": 365.5},  # inner loops, scalar arithmetic
-                        "tiled": {"fp_lanes": 4.0, "cycles_per_item": 364.9},  # inner loops, vector arithmetic
-                        # no inner loop found: the loops matched need not be the work's (bpnn_adjust_weights_ocl)
-                        "region": {"fp_lanes": 1.0, "cycles_per_item": 0.0}}}
+    def reading(fp_lanes: float | None, loops: list[tuple[int, float, bool]], per_item: float = 84.0) -> dict:
+        """An in-core record: (instructions an iteration, iterations a work-item, inner) per loop."""
+        return {"fp_lanes": fp_lanes, "instructions_per_item": per_item,
+                "loops": [{"instructions": n, "executions_per_item": e, "inner": inner, "unroll": 1, "copies": 1}
+                          for n, e, inner in loops]}
+
+    report = {"lanes": {"reduce": 8, "tiled": 4, "region": 4, "stencil": 4}}
+    read = {"kernels": {"reduce": reading(1.0, [(15, 8.0, True), (112, 9.0, True), (9, 1.0, False)]),
+                        "tiled": reading(4.0, [(19, 64.0, True)]),  # inner loops of vector arithmetic
+                        # no inner loop: the loops matched need not be the work's (bpnn_adjust_weights_ocl)
+                        "region": reading(1.0, [(20, 1.0, False)]),
+                        # an inner loop with a fifth of the work (SHOC stencil2d): 35 x 4 of 700
+                        "stencil": reading(1.0, [(35, 4.0, True)], per_item=700.0)}}
     assert kernel_lanes("reduce", report, read) == 1 and scalar_arithmetic("reduce", read)
     assert kernel_lanes("tiled", report, read) == 4 and not scalar_arithmetic("tiled", read)
     assert kernel_lanes("region", report, read) == 4 and not scalar_arithmetic("region", read)
+    assert kernel_lanes("stencil", report, read) == 4 and not scalar_arithmetic("stencil", read)
+    half = {"kernels": {"stencil": reading(1.0, [(35, 10.0, True)], per_item=700.0)}}  # exactly half: scalar
+    assert kernel_lanes("stencil", report, half) == 1
     assert kernel_lanes("reduce", report, None) == 8  # the code not read: the report stands
-    assert kernel_lanes("reduce", report, {"kernels": {"reduce": {"fp_lanes": None, "cycles_per_item": 3.0}}}) == 8
+    assert kernel_lanes("reduce", report, {"kernels": {"reduce": reading(None, [(15, 8.0, True)])}}) == 8
     # The group's builds' reading first, as for packed statements.
-    split = {"kernels": {"reduce": {"fp_lanes": 1.0, "cycles_per_item": 9.0}},
-             "precisions": {"reduce": {"fp32": {"fp_lanes": 8.0, "cycles_per_item": 9.0}}}}
+    split = {"kernels": {"reduce": reading(1.0, [(15, 8.0, True)])},
+             "precisions": {"reduce": {"fp32": reading(8.0, [(15, 8.0, True)])}}}
     assert [kernel_lanes("reduce", report, split, p) for p in ("fp32", None)] == [8, 1]
 
 

@@ -22,6 +22,7 @@ from perfcast.campaign.score import (
     percentage_error,
     predict_profiled,
     profile_flop,
+    profile_precision,
 )
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.projection_view import ProjectionCapabilities, four_byte_dram, projection_capabilities
@@ -144,7 +145,8 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
     simulated = (profile.bytes_from or "").startswith("simulated for ")
     try:
         lanes, cycles, vectors, packed = compiled_code_terms(profile.name, code.vectorisation, code.incore,
-                                                             (code.work_items or {}).get(profile.name))
+                                                             (code.work_items or {}).get(profile.name),
+                                                             profile_precision(profile))
         if lanes is None:
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
                           "of the source gives one)")

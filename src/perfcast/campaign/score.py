@@ -54,6 +54,7 @@ __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
+INNER_WORK = 0.5  # share of a kernel's instructions its inner loops must carry for their lanes to be the kernel's
 
 
 @dataclass(frozen=True)
@@ -357,9 +358,11 @@ def kernel_lanes(name: str, vectorisation: Mapping[str, Any] | None,
                  incore: Mapping[str, Any] | None = None, precision: str | None = None) -> int | None:
     """Return the lanes of kernel `name`: the compiler's report's (a campaign's `vectorisation`), or None.
 
-    A kernel the report leaves scalar (1: a work-item loop of it stayed scalar) may still run its work-item's own
-    statements in vectors (LLVM's SLP vectoriser packs sixteen products of SHOC's sgemmNN into two FMAs): where
-    the run read the code (`incore`), those are its lanes (`packed_lanes`; `precision`: the group's builds).
+    Where the run read the code (`incore`; `precision`: the group's builds), the reading can overrule the report
+    either way (`lanes_and_packing`). A kernel whose work runs in inner loops of scalar arithmetic takes 1
+    (`scalar_arithmetic`). A kernel the report leaves scalar (1: a work-item loop of it stayed scalar) may still
+    run its work-item's own statements in vectors (LLVM's SLP vectoriser packs sixteen products of SHOC's sgemmNN
+    into two FMAs): those are then its lanes (`packed_lanes`).
     """
     return lanes_and_packing(name, vectorisation, incore, precision)[0]
 
@@ -384,16 +387,24 @@ def lanes_and_packing(name: str, vectorisation: Mapping[str, Any] | None, incore
 
 
 def scalar_arithmetic(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
-    """Return whether the code read for kernel `name` runs its work in inner loops of scalar arithmetic.
+    """Return whether the code read for kernel `name` runs most of its work in inner loops of scalar arithmetic.
 
-    The reading found inner loops (in-core cycles a work-item above 0) and its floating-point arithmetic works on
-    one element an instruction (`fp_lanes`, `compiled_fp_lanes`, below 2). Without inner loops the loops the
-    reading matched need not be where the work is (backprop's bpnn_adjust_weights_ocl: its vectorised region was
-    not matched, a rarely run one was), so False, as where the code was not read or does no such arithmetic.
+    The reading's floating-point arithmetic works on one element an instruction (`fp_lanes`, `compiled_fp_lanes`
+    over the loops it matched, below 2), and its inner loops carry at least half of the kernel's instructions: their
+    compiled instructions an iteration x iterations a work-item, over Oclgrind's instructions a work-item
+    (`INNER_WORK`; machine against IR instructions, near enough for a majority). The matched loops need not be
+    where the work runs: backprop's bpnn_adjust_weights_ocl has no inner loop and its reading matched a rarely run
+    region, not its 4-wide one; SHOC stencil2d's inner loop holds a fifth of its work. False there, as where the
+    code was not read or does no floating-point arithmetic.
     """
     entry = incore_entry(name, incore, precision) or {}
-    compiled = entry.get("fp_lanes")
-    return compiled is not None and float(compiled) < 2 and float(entry.get("cycles_per_item") or 0.0) > 0
+    compiled, per_item = entry.get("fp_lanes"), float(entry.get("instructions_per_item") or 0.0)
+    if compiled is None or float(compiled) >= 2 or per_item <= 0:
+        return False
+    inner = sum(float(loop["instructions"]) * float(loop.get("executions_per_item") or 0.0)
+                / (int(loop.get("unroll") or 1) * int(loop.get("copies") or 1))
+                for loop in entry.get("loops") or () if loop.get("inner"))
+    return inner >= INNER_WORK * per_item
 
 
 def packed_lanes(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> int | None:
@@ -452,14 +463,17 @@ def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
 
 
 def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
-                        work_items: float | None) -> tuple[int | None, float | None, bool, bool]:
+                        work_items: float | None, precision: str | None = None
+                        ) -> tuple[int | None, float | None, bool, bool]:
     """Return what a suite campaign's record of its compiled code gives `predict_profiled` for kernel `name`.
 
     (lanes, in-core cycles at the timed size or None, whether the reading priced vector loops, whether the lanes
-    are packed statements'): `lanes_and_packing`, `kernel_incore_cycles`, `incore_prices_vectors`.
+    are packed statements'): `lanes_and_packing`, `kernel_incore_cycles`, `incore_prices_vectors`; `precision`
+    (`profile_precision`) picks the reading of that precision's builds where the record splits them.
     """
-    lanes, packed = lanes_and_packing(name, vectorisation, incore)
-    return lanes, kernel_incore_cycles(name, incore, work_items), incore_prices_vectors(incore), packed
+    lanes, packed = lanes_and_packing(name, vectorisation, incore, precision)
+    return (lanes, kernel_incore_cycles(name, incore, work_items, precision=precision), incore_prices_vectors(incore),
+            packed)
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
@@ -651,7 +665,7 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
             return None
         # A bad record: the model left out.
         lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
-                                                             record.get("work_items"))
+                                                             record.get("work_items"), profile_precision(profile))
         return _quantitative(profile, device, measured, lanes, cycles, vectors, packed)
 
     steps = {

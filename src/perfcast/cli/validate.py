@@ -635,18 +635,10 @@ def validate_choose_command(
     if markdown is not None:
         command = _command_line("perfcast validate choose --markdown " + str(markdown))
         write_text_atomic(markdown, check_markdown(sections, command, _machine()))
-    def finite(value: Any) -> Any:
-        """Return a number for JSON: None for NaN (no pair told apart, tau of two devices)."""
-        if isinstance(value, float) and value != value:
-            return None
-        if isinstance(value, dict):
-            return {key: finite(item) for key, item in value.items()}
-        return value
-
-    if as_json:
-        print_json({section.title: {"summary": finite(vars(section.summary)), "cases": [
+    if as_json:  # print_json writes NaN (no pair told apart, tau of two devices) as null
+        print_json({section.title: {"summary": vars(section.summary), "cases": [
             {"kernel": c.workload, "source": c.source, "devices": list(c.devices), "predicted_s": list(c.predicted),
-             "measured_s": list(c.measured), "tau": finite(c.tau), "top1": c.top(1), "top2": c.top(2)}
+             "measured_s": list(c.measured), "tau": c.tau, "top1": c.top(1), "top2": c.top(2)}
             for c in section.cases]} for section in sections})
         return
     table = Table(box=box.SIMPLE_HEAD, title="perfcast choose against measured orders", title_justify="left")

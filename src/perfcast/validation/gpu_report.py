@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 
 from perfcast.devices.schema import Device
+from perfcast.output_files import json_finite
 from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import Corpus
-from perfcast.output_files import json_finite
 from perfcast.validation.gpu_scores import IMPLAUSIBLE, METHODS, CorpusScores, PairScore
 
-__all__ = ["GOALS", "corpus_json", "corpus_markdown", "format_percent", "summary", "write_charts"]
+__all__ = ["GOALS", "PENALTY_BANDS", "corpus_json", "corpus_markdown", "format_percent", "penalty_groups", "summary",
+           "write_charts"]
 
 GOALS = {"hull_contained": 0.80, "hull_width": 3.0, "projection_best_mape": 0.15}
 JSON_FORMAT = "perfcast-gpu-corpus-scores"
@@ -57,14 +58,17 @@ PENALTY_BANDS = ((1.0, 1.5), (1.5, 3.0), (3.0, math.inf))
 
 
 def _penalty_band(low: float, high: float) -> str:
-    """Return a band of source penalties in words."""
-    return f"{low:g}–{high:g}x" if math.isfinite(high) else f"above {low:g}x"
+    """Return a band of source penalties in words (ASCII: the JSON's keys too)."""
+    return f"{low:g}-{high:g}x" if math.isfinite(high) else f"above {low:g}x"
 
 
 def penalty_groups(pairs: Sequence[PairScore]) -> dict[str, list[PairScore]]:
-    """Return the pairs by how slowly the target's best configuration runs on the source (`PENALTY_BANDS`)."""
-    return {_penalty_band(low, high): [p for p in pairs if low <= p.source_penalty < high
-                                       or (low == 1.0 and p.source_penalty < low)]
+    """Return the pairs by how slowly the target's best configuration runs on the source (`PENALTY_BANDS`).
+
+    The target's best is plausible on the source, so a penalty is at least 1; a pair with no configuration measured
+    on both has NaN and is in no band.
+    """
+    return {_penalty_band(low, high): [p for p in pairs if low <= p.source_penalty < high]
             for low, high in PENALTY_BANDS}
 
 
@@ -252,8 +256,8 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
                      f"configuration: perfcast / §4 as written / bandwidth ratio / FLOP ratio / max ratio | "
                      + " / ".join(format_percent(best[m]) for m in METHODS) + f" | ≤ {GOALS['projection_best_mape']:.0%}, "
                      "below every baseline |")
-    band, figures = next(iter(head["projection_by_source_penalty"].items()))
-    lines.append(f"| projection, the target's best within {band.split('–')[1]} of the source's optimum on the source "
+    figures = head["projection_by_source_penalty"][_penalty_band(*PENALTY_BANDS[0])]
+    lines.append(f"| projection, the target's best within {PENALTY_BANDS[0][1]:g}x of the source's optimum on the source "
                  f"({figures['pairs']} ordered pairs, {figures['same_vendor']} same vendor; §3 says why) | the same "
                  "MAPE | " + " / ".join(format_percent(figures["best_mape"][m]) for m in METHODS) + " | — |")
     port = head["portability"]
