@@ -57,6 +57,20 @@ def test_scalar_instructions_and_atomics_on_a_cpu_device(backend, quick_suite):
     assert 20 < quick_suite.first_touches.value < 1e8
 
 
+def test_the_guarded_triad_on_a_cpu_device(backend, quick_suite):
+    """On a CPU device the triad written with `if (i < n)` is timed too: a ceiling below the DRAM triad, or a note."""
+    from perfcast.devices.schema import GUARDED_ACCESSES
+
+    guarded = quick_suite.bandwidth_ceilings.get(GUARDED_ACCESSES)
+    if not backend.is_cpu:
+        assert guarded is None
+        return
+    noted = any("Global triad, guarded" in note for note in quick_suite.notes)
+    assert (guarded is not None) != noted  # one or the other, never both
+    if guarded is not None:
+        assert 1e8 < guarded.value < quick_suite.dram["triad"].value
+
+
 def test_random_loads_on_a_cpu_device(backend, quick_suite):
     from perfcast.bench.opencl import host_random_levels
 

@@ -427,6 +427,39 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
         assert c_floored.time == pytest.approx(expected) and "in-core bound" in c_floored.detail
 
 
+def test_a_kernel_whose_code_masks_its_accesses_streams_at_the_guarded_triads_rate():
+    """§3.6: B_mem of a kernel whose compiled code masks its loads and stores is the bench's guarded triad's."""
+    from perfcast.campaign.score import masked_code, predict_profiled
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.devices.schema import GUARDED_ACCESSES, Device
+    from perfcast.profiles.profile import KernelProfile
+
+    plain = _cpu_inputs()
+    data = plain.device.model_dump(mode="json", exclude_none=True)
+    guarded_rate = plain.rates.b_mem / 2
+    data["bandwidth_ceilings"] = {**data.get("bandwidth_ceilings", {}), GUARDED_ACCESSES: {
+        "value": guarded_rate, "source": "measured", "tool": "test", "date": "2026-11-28"}}
+    cpu = quantitative_inputs(Device.from_mapping(data))
+    assert cpu.guarded_dram == pytest.approx(guarded_rate) and plain.guarded_dram is None
+    assert "B_mem, masked accesses (CPU)" in cpu.sources
+    # A triad's counts: memory bound, its time the bytes over B_mem.
+    n = 1e6
+    metrics = {"fma_fp32": n, "fma_fp64": 0.0, "ldst": 3 * n, "inst_warp": 6 * n / 32, "fp32": n, "fp64": 0.0,
+               "int": 2 * n, "dram_read": 8 * n / 32, "dram_write": 4 * n / 32}
+    triad = KernelProfile("triad", 1, metrics)
+    unmasked, _, _ = predict_profiled(triad, cpu, 8)
+    masked, detail, _ = predict_profiled(triad, cpu, 8, masked=True)
+    assert unmasked.bound == masked.bound == "memory"
+    assert masked.time == pytest.approx(2 * unmasked.time) and "the guarded triad's" in detail
+    assert predict_profiled(triad, plain, 8, masked=True)[0].time == pytest.approx(unmasked.time)  # not measured
+    # A guarded rate at the DRAM figure (AVX-512 masks for free; the bench writes none above it) changes nothing.
+    data["bandwidth_ceilings"][GUARDED_ACCESSES]["value"] = plain.rates.b_mem
+    fast = quantitative_inputs(Device.from_mapping(data))
+    assert predict_profiled(triad, fast, 8, masked=True)[0].time == pytest.approx(unmasked.time)
+    record = {"kernels": {"triad": {"cycles_per_item": 0.0, "masked": True}, "old": {"cycles_per_item": 0.0}}}
+    assert masked_code("triad", record) and not masked_code("old", record) and not masked_code("triad", None)
+
+
 def _cpu_inputs(shared: float | None = None, elementary: float | None = None):  # type: ignore[no-untyped-def]
     """Zen 4 (256-bit SIMD) from the catalog, with a measured local-memory bandwidth and call rate if given."""
     from perfcast.devices.catalog import get_device

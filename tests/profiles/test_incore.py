@@ -325,3 +325,22 @@ def test_the_cpu_pocl_compiles_for_is_read_off_its_device_name():
     assert pocl_llvm_cpu("NVIDIA H100", known) is None
     assert pocl_llvm_cpu("cpu-minimal-znver4-AMD", known) == "znver4"
     assert pocl_llvm_cpu("cpu-tbb-skylake-avx512-Intel", known) == "skylake-avx512"
+
+
+def test_a_kernel_s_reading_says_whether_it_masks_its_loads_and_stores():
+    # The suite's triad as PoCL compiled it on an AVX2 host: its guard became masked moves in the work-item loop.
+    from perfcast.profiles.incore import masked_memory
+
+    guarded = ("vpcmpgtd %ymm11,%ymm1,%ymm11", "vmaskmovps (%rcx,%rdi,4),%ymm11,%ymm12",
+               "vfmadd213ps %ymm12,%ymm2,%ymm13", "vmaskmovps %ymm13,%ymm11,(%rax,%rdi,4)", "jne    1160")
+    assert masked_memory(guarded) and masked_memory(["vpmaskmovd %ymm1,%ymm2,(%rax)"])
+    # Plain vector moves, and AVX-512's masked move in its mask register, are not the costly kind.
+    assert not masked_memory(["vmovups (%rcx),%ymm1", "vmovups %zmm0,(%rax){%k1}", "kmovw %eax,%k1"])
+    blocks = [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 64, frozenset({20}), 6)]
+    loop = Loop(0x10, 0x20, guarded, frozenset({20}), (20,) * 5)
+    plain = Loop(0x10, 0x20, ("vmovups (%rcx),%ymm1", "vfmadd213ps %ymm1,%ymm2,%ymm3", "jne    10"),
+                 frozenset({20}), (20,) * 3)
+    costs = {(0x10, 0x20): (24.0, 12.0)}
+    assert kernel_incore("znver3", blocks, [loop], 64, costs).masked
+    assert not kernel_incore("znver3", blocks, [plain], 64, costs).masked
+    assert kernel_incore("znver3", blocks, [loop], 64, costs).as_record()["masked"] is True

@@ -31,7 +31,7 @@ from perfcast.bench.suite import (
     rounds_at,
 )
 from perfcast.bench.timing import median_and_spread
-from perfcast.devices.schema import SCALAR_ACCESSES
+from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
@@ -465,7 +465,7 @@ def run_accelerator_suite(
     core = core_measurements(runtime, shape, suite, results, measure)
     # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
     # figures, first touches (a CPU device), local memory, the sweep, the L2 points and the random loads per level.
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + int(shape.cpu_rates) + 1
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 2 * int(shape.cpu_rates) + 1
                          + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
     # apart, so that no one spell of a shared host's other work covers them all.
@@ -527,6 +527,17 @@ def run_accelerator_suite(
             # The profile's DRAM figure is the fastest width's; kernels whose threads access one float at a time
             # meet the scalar rate, a ceiling below it.
             suite.bandwidth_ceilings[SCALAR_ACCESSES] = rates["1-wide"]
+    if shape.cpu_rates:
+        # The same triad written as kernels are, guarded: where the compiler masks the guarded accesses (AVX2 has
+        # no mask registers) the masked loads and stores bound it in the cores, below the DRAM figure.
+        tick("global memory triad, guarded")
+        guarded = measure(runtime.timed("mem_triad_guarded", n, a, b, c, np.float32(3), np.int32(n)),
+                          stream["triad"][3])
+        if guarded.value < suite.dram["triad"].value:  # a ceiling below the roof; else the guard costs nothing here
+            suite.bandwidth_ceilings[GUARDED_ACCESSES] = guarded
+        else:
+            suite.notes.append(f"Global triad, guarded (if (i < n)): {guarded.value / 1e9:.3g} GB/s, not below the "
+                               "unguarded one: the guard costs nothing measurable here.")
     for _ in range(spots["middle"]):
         core_rounds.measure_round()
     tick("strided reads")

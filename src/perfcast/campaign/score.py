@@ -49,8 +49,8 @@ from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
            "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors",
-           "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "percentage_error", "predict_profiled", "profile_flop",
-           "scalar_arithmetic", "score_kernel", "score_profiled", "summarise"]
+           "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "masked_code", "percentage_error",
+           "predict_profiled", "profile_flop", "scalar_arithmetic", "score_kernel", "score_profiled", "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -280,8 +280,8 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
 
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
-                     incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
-                     ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
+                     incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
+                     masked: bool = False) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
@@ -290,6 +290,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     kernel left scalar on a CPU, without local memory, or to any kernel on a CPU where the reading priced its
     vector loops too (`incore_vectors`: gcc's code read with gcov's counts). `packed`: the lanes are a work-item's
     own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
+    `masked`: the compiled code loads or stores with AVX's masked moves (`masked_code`); on a CPU whose bench
+    measured the guarded triad, B_mem is then that rate where it is the lower (§3.6).
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     touches, unpriced = first_touch_term(profile, inputs)
@@ -328,6 +330,12 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                           + f"accesses at L1 in {min(access_lanes, simd)} of {simd} lanes"
                           + (f", {local / ldst:.0%} local at the local-memory rate"
                              if local and local_rate is not None else "") + ")")
+    if masked and inputs.device.kind == "cpu" and inputs.guarded_dram and inputs.guarded_dram < rates.b_mem:
+        # The masked moves bound a streaming kernel in the cores below the DRAM figure, as they bind the guarded
+        # triad the bench measures (docs/models.md §3.6).
+        rates = replace(rates, b_mem=inputs.guarded_dram)
+        ldst_words += (f"; B_mem {inputs.guarded_dram / 1e9:.3g} GB/s, the guarded triad's (§3.6: the compiled code "
+                       "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore,
                 touches)
@@ -407,6 +415,14 @@ def scalar_arithmetic(name: str, incore: Mapping[str, Any] | None, precision: st
     return inner >= INNER_WORK * per_item
 
 
+def masked_code(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
+    """Return whether the code read for kernel `name` loads or stores with AVX's masked moves (`masked_memory`).
+
+    False where the code was not read, or was read before readings recorded it.
+    """
+    return bool((incore_entry(name, incore, precision) or {}).get("masked"))
+
+
 def packed_lanes(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> int | None:
     """Return the elements the compiled floating-point arithmetic of kernel `name` works on an instruction, if over 1.
 
@@ -477,10 +493,10 @@ def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, inco
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
-                  incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False
-                  ) -> Prediction:
+                  incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
+                  masked: bool = False) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
-                                    packed)
+                                    packed, masked)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -588,7 +604,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     else:
         def quantitative() -> Prediction:
             lanes, packed = lanes_and_packing(kernel, vectorisation, incore, precision)  # a bad record: the model left out
-            return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed)
+            return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed,
+                                 masked_code(kernel, incore, precision))
 
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", quantitative)):
@@ -664,9 +681,11 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         if profile is None:
             return None
         # A bad record: the model left out.
+        precision = profile_precision(profile)
         lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
-                                                             record.get("work_items"), profile_precision(profile))
-        return _quantitative(profile, device, measured, lanes, cycles, vectors, packed)
+                                                             record.get("work_items"), precision)
+        return _quantitative(profile, device, measured, lanes, cycles, vectors, packed,
+                             masked_code(kernel.name, incore, precision))
 
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from perfcast.devices.schema import (
     COUNTED_RATES,
+    GUARDED_ACCESSES,
     SCALAR_ACCESSES,
     Device,
     Figure,
@@ -64,6 +65,7 @@ class QuantitativeInputs:
     simd_bits: int | None = None  # a CPU's SIMD width, bits (§3.6)
     local_rate: float | None = None  # local-memory accesses/s measured (a shared level), not stood in for by L1
     first_touches: float | None = None  # 4 KiB pages touched first per s, measured (§3.7's first-touch cost)
+    guarded_dram: float | None = None  # B/s of the guarded triad, measured: B_mem of a kernel whose code masks (§3.6)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -171,7 +173,14 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                                            "vectors, x lanes / SIMD lanes for a kernel vectorised narrower (§3.6)")
         summaries["T_ldst, global (CPU)"] = (f"L1 {_value(l1.bandwidth.value, Dimension.BANDWIDTH)} at {simd_bits}-bit "
                                              f"vectors ({l1.bandwidth.provenance.source})")
+    guarded = device.bandwidth_ceilings.get(GUARDED_ACCESSES) if device.kind == "cpu" else None
+    if guarded is not None:
+        sources["B_mem, masked accesses (CPU)"] = (_describe(guarded, Dimension.BANDWIDTH) + ", the triad written with a "
+                                                   "guard, for a kernel whose compiled code masks its accesses (§3.6)")
+        summaries["B_mem, masked accesses (CPU)"] = (f"{_value(guarded.value, Dimension.BANDWIDTH)} "
+                                                     f"({guarded.provenance.source}, {GUARDED_ACCESSES})")
     return QuantitativeInputs(device, rates, sources, summaries, costs, random, measured["int_divisions"],
                               measured["scalar_instructions"], measured["atomics"],
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
-                              l1_bandwidth, simd_bits, None if stand_in else t_ldst, measured["first_touches"])
+                              l1_bandwidth, simd_bits, None if stand_in else t_ldst, measured["first_touches"],
+                              None if guarded is None else guarded.value)

@@ -28,6 +28,7 @@ from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 
 __all__ = [
     "COUNTED_RATES",
+    "GUARDED_ACCESSES",
     "SCALAR_ACCESSES",
     "scalar_dram",
     "Clock",
@@ -485,6 +486,10 @@ class CountedRate(NamedTuple):
 # The bandwidth ceiling of DRAM accessed one 4-byte word per thread at a time, which perfcast bench writes where a
 # wider access reached more (the DRAM level's figure is then the widest access's): the rate §3's B_mem reads.
 SCALAR_ACCESSES = "4-byte accesses"
+# The rate (B/s moved) of the triad written with an int index and a guard, `if (i < n)`, as kernels are: on a CPU
+# whose compiler masks the guarded accesses of a vectorised work-item loop (AVX2), the masked loads and stores bind
+# it in the cores. §3's B_mem for a kernel whose compiled code masks its accesses (perfcast bench, OpenCL on CPUs).
+GUARDED_ACCESSES = "guarded accesses"
 
 COUNTED_RATES = (
     CountedRate("int_divisions", "int32 divisions", "div/s", "int32 divisions by a run-time divisor"),

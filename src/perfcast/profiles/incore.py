@@ -46,7 +46,7 @@ __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "INNER", "InCore", "Loop", "LoopCost
            "analyse_pocl_kernels", "code_precision", "compiled_fp_lanes", "debug_lines", "disassembly",
            "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "is_padding", "kernel_incore",
            "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
-           "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
+           "masked_memory", "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
@@ -118,11 +118,12 @@ class InCore:
     loops: tuple[LoopCost, ...]
     instructions_per_item: float = 0.0
     fp_lanes: float | None = None  # `compiled_fp_lanes` of the kernel's matched loops; None: no arithmetic in them
+    masked: bool = False  # a loop of it loads or stores with AVX's masked moves (`masked_memory`)
 
     def as_record(self) -> dict[str, object]:
         """Return the estimate as a manifest keeps it (JSON types)."""
         return {"cpu": self.cpu, "cycles_per_item": self.cycles_per_item,
-                "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes,
+                "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes, "masked": self.masked,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
                            "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner}
@@ -287,7 +288,20 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
                                   None if block is None else block.executions / items, unroll, copies))
     instructions = sum(block.executions * block.instructions for block in blocks) / items
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found), instructions,
-                  compiled_fp_lanes(weighted))
+                  compiled_fp_lanes(weighted), any(masked_memory(loop.body) for loop in loops))
+
+
+_MASKED_MOVE = re.compile(r"^vp?maskmov")
+
+
+def masked_memory(body: Iterable[str]) -> bool:
+    """Return whether a loop body loads or stores with AVX's masked moves (vmaskmovps/pd, vpmaskmovd/q).
+
+    A vectorised work-item loop whose work-items are guarded (`if (i < n)`) masks its accesses; without mask
+    registers (AVX2) a compiler does it with these, which cost more in the core than the bytes they move (AVX-512's
+    masked `vmovups ...{%k1}` is not one of them).
+    """
+    return any(_MASKED_MOVE.match(instruction) for instruction in body)
 
 
 _FP_ARITHMETIC = re.compile(r"^v?(?:fn?m(?:add|sub)\d{3}|fm(?:addsub|subadd)\d{3}|add|sub|mul|div|min|max|sqrt|"
@@ -516,7 +530,8 @@ def _agreed(found: Sequence[InCore]) -> InCore | None:
     if max(e.cycles_per_item for e in found) > 1.1 * min(e.cycles_per_item for e in found):
         return None
     lanes = [e.fp_lanes for e in found if e.fp_lanes is not None]
-    return replace(found[0], fp_lanes=min(lanes) if len(lanes) == len(found) else None)
+    return replace(found[0], fp_lanes=min(lanes) if len(lanes) == len(found) else None,
+                   masked=any(e.masked for e in found))
 
 
 def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> PoclReading:

@@ -80,6 +80,16 @@ __kernel void mem_triad(__global float *restrict a, __global const float *restri
     a[i] = b[i] + scalar * c[i];
 }
 
+/* The triad as most kernels are written: an int index and a guard for the last group. A CPU compiler without
+ * mask registers (AVX2) turns the guarded accesses of a vectorised work-item loop into masked loads and stores,
+ * which can cost more than the bytes they move. */
+__kernel void mem_triad_guarded(__global float *restrict a, __global const float *restrict b,
+                                __global const float *restrict c, float scalar, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) a[i] = b[i] + scalar * c[i];
+}
+
 /* One useful float per `stride` floats: neighbouring work-items touch different cache lines. */
 __kernel void mem_strided(__global const float *a, int stride, __global float *sink)
 {
