@@ -267,7 +267,7 @@ def corpus_markdown(scores: CorpusScores, corpus: Corpus, devices: Mapping[str, 
     lines += ["", f"![roofline fractions]({charts['roofline']})", ""]
     lines += _roofline_section(scores)
     lines += _hull_section(scores, charts)
-    lines += _projection_section(scores, charts, head["projection"])
+    lines += _projection_section(scores, charts, head["projection"], head["projection_by_source_penalty"])
     lines += _portability_section(scores)
     if scores.replays:
         lines += _replay_section(scores)
@@ -325,8 +325,9 @@ def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
     return lines + ["", f"![boat hull ranges]({charts['hull']})", ""]
 
 
-def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: Mapping[str, Any]) -> list[str]:
-    """Return the projection section: groups (`head`, the summary's), baselines, per-pair table and the heatmap."""
+def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: Mapping[str, Any],
+                        by_penalty: Mapping[str, Any]) -> list[str]:
+    """Return the projection section: groups and penalty bands (the summary's), baselines, per-pair table, heatmap."""
     lines = ["## 3. Cross-GPU projection (method 4) against the naive baselines", "",
              "Every configuration measured on both GPUs is projected from its source time; the baselines scale the "
              "source time by the ratio of DRAM bandwidths, of fp32 peaks, or by the larger of the two. *Best*: the "
@@ -359,7 +360,7 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
               + ", ".join(f"{f['best_in_interval']} of {f['pairs']} pairs ({g})" for g, f in head.items())
               + "; over every configuration, the mean fraction inside is "
               + ", ".join(f"{format_percent(f['in_interval'])} ({g})" for g, f in head.items()) + ".", "",
-              *_penalty_table(scores.pairs),
+              *_penalty_table(by_penalty, scores.pairs),
               *_issue_table(scores.pairs),
               f"![projection heatmap]({charts['projection']})", "", "<details><summary>Every ordered pair</summary>",
               "", "| kernel | source → target | n | APE best: perfcast / §4 / bw / FLOP / max | MAPE all: perfcast / "
@@ -372,8 +373,8 @@ def _projection_section(scores: CorpusScores, charts: Mapping[str, str], head: M
     return lines + ["", "</details>", ""]
 
 
-def _penalty_table(pairs: Sequence[PairScore]) -> list[str]:
-    """Return the best configuration's errors by its source penalty, with the pairs that miss most."""
+def _penalty_table(by_penalty: Mapping[str, Any], pairs: Sequence[PairScore]) -> list[str]:
+    """Return the best configuration's errors by its source penalty (the summary's bands), and the worst pairs."""
     lines = ["**Where the best configuration's misses come from.** Every method here starts from the time the "
              "target's best configuration took on the source. Where that configuration runs far slower on the source "
              "than the source's own optimum (its *source penalty*), the source time holds an inefficiency of the "
@@ -383,10 +384,10 @@ def _penalty_table(pairs: Sequence[PairScore]) -> list[str]:
              "configuration measured on both are in no band):", "",
              "| source penalty | pairs (same vendor) | MAPE best: " + " / ".join(METHODS) + " | median APE best: "
              "perfcast |", "|---|---|---|---|"]
-    for band, group in penalty_groups(pairs).items():
-        lines.append(f"| {band} | {len(group)} ({sum(p.same_vendor for p in group)}) | "
-                     + " / ".join(format_percent(_mean([p.best_ape[m] for p in group])) for m in METHODS)
-                     + f" | {format_percent(_median([p.best_ape['perfcast'] for p in group]))} |")
+    for band, figures in by_penalty.items():
+        lines.append(f"| {band} | {figures['pairs']} ({figures['same_vendor']}) | "
+                     + " / ".join(format_percent(figures["best_mape"][m]) for m in METHODS)
+                     + f" | {format_percent(figures['best_median_ape']['perfcast'])} |")
     worst = sorted((p for p in pairs if math.isfinite(p.best_ape["perfcast"])),
                    key=lambda p: p.best_ape["perfcast"], reverse=True)[:8]
     lines += ["", "The pairs that miss most (APE of the best configuration, perfcast), with their source penalty: "
