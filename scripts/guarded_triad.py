@@ -12,6 +12,7 @@ masked loads and stores (`vmaskmovps`), which AVX-512 does with its mask registe
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import statistics
@@ -50,10 +51,13 @@ def vector_memory(cache: Path, name: str) -> Counter[str]:
 
 def main() -> None:
     """Time both triads alternately and print their medians, rates and compiled memory instructions."""
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 24
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    if n % GROUP:
-        sys.exit(f"N must be a multiple of {GROUP}")
+    parser = argparse.ArgumentParser(description="The suite's guarded triad against the bench's, side by side.")
+    parser.add_argument("n", nargs="?", type=int, default=1 << 24, help="floats per array (a multiple of 256)")
+    parser.add_argument("rounds", nargs="?", type=int, default=5, help="alternating rounds of ten launches each")
+    args = parser.parse_args()
+    n, rounds = args.n, args.rounds
+    if n <= 0 or n % GROUP or rounds < 1:
+        parser.error(f"N must be a positive multiple of {GROUP}, ROUNDS at least 1")
     cache = Path(tempfile.mkdtemp(prefix="guarded-triad-"))
     os.environ["POCL_CACHE_DIR"] = str(cache)  # before PoCL loads: a fresh build we can read
     import pyopencl as cl
