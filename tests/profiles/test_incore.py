@@ -344,3 +344,119 @@ def test_a_kernel_s_reading_says_whether_it_masks_its_loads_and_stores():
     assert kernel_incore("znver3", blocks, [loop], 64, costs).masked
     assert not kernel_incore("znver3", blocks, [plain], 64, costs).masked
     assert kernel_incore("znver3", blocks, [loop], 64, costs).as_record()["masked"] is True
+
+
+# The suite's horner_fp64 as PoCL 3.1 compiled it for a Zen 3 (pthread-haswell, -g): the work-item loop unrolled
+# twice around two copies of the 16-step Horner loop (three instructions an iteration, one FMA chain).
+HORNER = [
+    (0x1000, "push   %rbp", 173), (0x1008, "shl    $0x8,%r8", 173), (0x100c, "xor    %eax,%eax", 173),
+    (0x101e, "jmp    102c", 173),
+    (0x1020, "add    $0x2,%rax", 173), (0x1024, "cmp    $0x100,%rax", 173), (0x102a, "je     1091", 173),
+    (0x102c, "lea    (%rax,%r8,1),%rcx", 173), (0x1030, "cmp    %edx,%ecx", 175), (0x1032, "jge    105f", 175),
+    (0x1034, "movslq %ecx,%r9", 176), (0x1037, "vmovsd (%rsi,%r9,8),%xmm2", 176), (0x103d, "mov    $0x10,%ecx", 0),
+    (0x1042, "vmovapd %xmm0,%xmm3", 0), (0x1046, "cs nopw 0x0(%rax,%rax,1)", 0),
+    (0x1050, "vfmadd213sd %xmm1,%xmm2,%xmm3", 178), (0x1055, "dec    %ecx", 177), (0x1057, "jne    1050", 177),
+    (0x1059, "vmovsd %xmm3,(%rdi,%r9,8)", 179),
+    (0x105f, "mov    %rax,%rcx", 0), (0x1062, "or     $0x1,%rcx", 0), (0x1066, "add    %r8,%rcx", 0),
+    (0x1069, "cmp    %edx,%ecx", 175), (0x106b, "jge    1020", 175),
+    (0x106d, "movslq %ecx,%r9", 176), (0x1070, "vmovsd (%rsi,%r9,8),%xmm2", 176), (0x1076, "mov    $0x10,%ecx", 0),
+    (0x107b, "vmovapd %xmm0,%xmm3", 0), (0x107f, "nop", 0),
+    (0x1080, "vfmadd213sd %xmm1,%xmm2,%xmm3", 178), (0x1085, "dec    %ecx", 177), (0x1087, "jne    1080", 177),
+    (0x1089, "vmovsd %xmm3,(%rdi,%r9,8)", 179), (0x108f, "jmp    1020", 179),
+    (0x1091, "pop    %rbp", 0), (0x1095, "ret", 0)]
+
+
+def _horner_blocks(steps: int, items: int = 256) -> list[Block]:
+    """Oclgrind's blocks of horner_fp64 over `items` work-items of `steps` Horner steps each."""
+    return [Block("horner_fp64", "entry", items, frozenset({174, 175}), 4),
+            Block("horner_fp64", "if.end", items, frozenset({176, 177}), 3),
+            Block("horner_fp64", "for.cond", items * (steps + 1), frozenset({177}), 2),
+            Block("horner_fp64", "for.body", items * steps, frozenset({177, 178}), 3),
+            Block("horner_fp64", "for.cond.cleanup", items, frozenset({179, 180}), 2)]
+
+
+def test_a_work_item_s_code_is_laid_out_with_each_copy_of_its_inner_loop_at_its_iterations():
+    from perfcast.profiles.incore import work_item_loop, work_item_trace
+
+    first, second = innermost_loops(HORNER)
+    around = work_item_loop(HORNER, first, _horner_blocks(16), 256)
+    assert around is not None
+    assert (around.start, around.end, around.iterations) == (0x1020, 0x108f, 16)
+    assert around.copies == ((0x1050, 0x1057), (0x1080, 0x1087))  # the work-item loop unrolled twice
+    trace = work_item_trace(HORNER, around)
+    # The work-item loop's own 22 instructions (padding left out), and 2 copies x 16 iterations x 3 instructions.
+    assert len(trace) == 22 + 2 * 16 * 3 and len(work_item_trace(HORNER, around, 5)) == 22 + 2 * 5 * 3
+    assert trace.count("vfmadd213sd %xmm1,%xmm2,%xmm3") == 32 and trace.count("jne    1050") == 16
+    assert trace[:3] == ("add    $0x2,%rax", "cmp    $0x100,%rax", "je     1091") and trace[-1] == "jmp    1020"
+    assert "nop" not in trace and not any(text.startswith("cs nop") for text in trace)
+    assert work_item_loop(HORNER, second, _horner_blocks(16), 256) == around  # either copy finds the same loop
+
+
+def test_a_work_item_s_code_is_not_laid_out_where_it_cannot_be_read_as_one():
+    from perfcast.profiles.incore import work_item_loop
+
+    loop = innermost_loops(HORNER)[0]
+    # The loop around it runs code more than once a work-item: a source loop, not the work-items'.
+    blocks = [*_horner_blocks(16)[:4], Block("horner_fp64", "for.cond.cleanup", 256 * 4, frozenset({179, 180}), 2)]
+    assert work_item_loop(HORNER, loop, blocks, 256) is None
+    # No loop around it, or a loop of another shape beside its copies.
+    alone = [row for row in HORNER if 0x1050 <= row[0] <= 0x1057]
+    assert work_item_loop(alone, loop, _horner_blocks(16), 256) is None
+    other = [row if row[0] != 0x1085 else (0x1085, "sub    $0x1,%ecx", 177) for row in HORNER]
+    assert work_item_loop(other, loop, _horner_blocks(16), 256) is None
+    # A loop that runs once a work-item is no inner loop.
+    assert work_item_loop(HORNER, loop, _horner_blocks(1), 256) is None
+
+
+def test_a_long_work_item_is_carried_on_along_the_line_through_two_shorter_layouts():
+    from perfcast.profiles.incore import TRACE_LIMIT, laid_out_cycles, work_item_loop
+
+    loop = innermost_loops(HORNER)[0]
+    # A made-up core: 30 cycles for the work-item loop's own code, 4 an FMA, and 20 back from the window's overlap.
+    def cycles(trace: tuple[str, ...]) -> float:
+        return 30.0 + 4.0 * trace.count("vfmadd213sd %xmm1,%xmm2,%xmm3") - 20.0
+
+    short = work_item_loop(HORNER, loop, _horner_blocks(16), 256)
+    assert short is not None and laid_out_cycles(HORNER, short, cycles) == pytest.approx((10 + 4 * 32) / 2)
+    steps = 5000  # 30,022 instructions laid out: over the limit
+    long = work_item_loop(HORNER, loop, _horner_blocks(steps), 256)
+    assert long is not None and 22 + 6 * steps > TRACE_LIMIT
+    calls: list[int] = []
+    assert laid_out_cycles(HORNER, long, lambda trace: calls.append(len(trace)) or cycles(trace)) == pytest.approx(
+        (10 + 4 * 2 * steps) / 2)
+    assert len(calls) == 2 and max(calls) <= TRACE_LIMIT
+
+
+def test_a_work_item_s_laid_out_cycles_stand_for_the_loop_s():
+    blocks = _horner_blocks(16)
+    first, second = innermost_loops(HORNER)
+    costs = {(first.start, first.end): (4.0, 1.0), (second.start, second.end): (4.0, 1.0)}
+    alone = kernel_incore("znver3", blocks, [first, second], 256, costs)
+    assert alone.cycles_per_item == pytest.approx(16 * 4.0 / 2)  # the chain, two copies taken to overlap
+    laid = kernel_incore("znver3", blocks, [first, second], 256, costs, {(first.start, first.end): 17.5,
+                                                                          (second.start, second.end): 17.5})
+    assert laid.cycles_per_item == pytest.approx(17.5) and laid.loops[0].item_cycles == 17.5
+    assert laid.as_record()["loops"][0]["item_cycles"] == 17.5 and alone.as_record()["loops"][0]["item_cycles"] is None
+
+
+@pytest.mark.skipif(not any(__import__("shutil").which(f"llvm-mca{v}") for v in ("", "-15", "-16", "-17", "-18", "-19")),
+                    reason="llvm-mca is not installed")
+def test_llvm_mca_overlaps_the_chains_of_consecutive_work_items_less_the_longer_they_are():
+    """A short chain leaves room in the core's window for the next work-items' chains; a long one fills it."""
+    from perfcast.profiles.incore import laid_out_cycles, mca_cycles, mca_tool, work_item_loop
+
+    tool = mca_tool()
+    loop = innermost_loops(HORNER)[0]
+    chain, _ = mca_cycles(loop.body + ("jne    1050",), "znver3", tool)
+    assert chain == pytest.approx(4.0, rel=0.05)  # an FMA's latency an iteration
+
+    def share(steps: int) -> float:
+        around = work_item_loop(HORNER, loop, _horner_blocks(steps), 256)
+        assert around is not None
+        cycles = laid_out_cycles(HORNER, around, lambda trace: mca_cycles(trace, "znver3", tool, 40)[0])
+        assert cycles is not None
+        return cycles / (steps * chain)  # of the chain's own cycles a work-item
+
+    shares = [share(steps) for steps in (16, 100, 300, 3000)]
+    assert shares[0] < 0.6  # at least two work-items' chains in flight
+    assert shares == sorted(shares) and shares[-1] > 0.95  # the longer the chain, the less the window hides

@@ -35,7 +35,7 @@ import re
 import shutil
 import subprocess
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -46,11 +46,16 @@ __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "INNER", "InCore", "Loop", "LoopCost
            "analyse_pocl_kernels", "code_precision", "compiled_fp_lanes", "debug_lines", "disassembly",
            "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "is_padding", "kernel_incore",
            "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
-           "masked_memory", "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines"]
+           "masked_memory", "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines",
+           "WorkItemLoop", "laid_out_cycles", "work_item_loop", "work_item_trace"]
 
 BLOCKS_PLUGIN_SOURCE = Path(__file__).with_name("oclgrind_blocks.cpp")
 INNER = 1.01  # executions a work-item above which a loop is an inner one (a loop's own line counts its entries too)
 MCA_ITERATIONS = 500  # iterations llvm-mca simulates: enough for a steady state of any loop body seen here
+# Instructions a work-item's code laid out straight may have for llvm-mca (`laid_out_cycles`): several times the
+# window of the cores LLVM models (224-512 instructions), so that longer ones are carried on along a line.
+TRACE_LIMIT = 2048
+MCA_INSTRUCTIONS = 250_000  # instructions llvm-mca simulates for a work-item's code (at least 10 of its iterations)
 _SKIPPED = ("nop", "data16", "cs nop", "xchg   %ax,%ax")  # alignment padding inside a loop: never executed
 _JUMP = re.compile(r"^j\w+\s+([0-9a-f]+)$")
 
@@ -90,6 +95,9 @@ class LoopCost:
     copies: int
     lanes: int = 1  # source iterations a vector iteration of the body runs (gcc's vectorised loops)
     flattened: int = 0  # copies of an inner loop laid into this body, the loop around it (0: none)
+    # llvm-mca's cycles a work-item of the work-item loop around this loop, each copy of it laid out at its
+    # iterations (`work_item_trace`): the core's window overlaps consecutive work-items' chains. None: not laid out.
+    item_cycles: float | None = None
 
     @property
     def inner(self) -> bool:
@@ -98,9 +106,11 @@ class LoopCost:
 
     @property
     def cycles_per_item(self) -> float:
-        """Return the loop's cycles a work-item (0 for a loop over work-items)."""
+        """Return the loop's cycles a work-item (0 for a loop over work-items); its work-item's code's where laid out."""
         if not self.inner:
             return 0.0
+        if self.item_cycles is not None:
+            return self.item_cycles
         assert self.executions_per_item is not None
         return self.executions_per_item / (self.unroll * self.lanes) * self.cycles / self.copies
 
@@ -126,7 +136,8 @@ class InCore:
                 "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes, "masked": self.masked,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
-                           "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner}
+                           "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner,
+                           "item_cycles": c.item_cycles}
                           for c in self.loops]}
 
 
@@ -248,14 +259,16 @@ def _matched(loop: Loop, blocks: Iterable[Block]) -> Block | None:
 
 
 def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], items: int,
-                  costs: Mapping[tuple[int, int], tuple[float, float]]) -> InCore:
+                  costs: Mapping[tuple[int, int], tuple[float, float]],
+                  item_costs: Mapping[tuple[int, int], float] | None = None) -> InCore:
     """Return a kernel's in-core cycles a work-item from its blocks (`items` work-items) and its loops' costs.
 
     `costs`: (start, end) of each loop -> llvm-mca's (cycles an iteration, ports alone). Each IR block is priced
     once, by the smallest loop that runs it (a larger one is an unrolled remainder or a chain of jumps into one);
     the loops with the same instructions as that one are copies the compiler made of the work-item loop around
     it, and their number divides its cycles, as that many work-items' chains are taken to overlap. A loop no
-    block fits is listed and costs nothing.
+    block fits is listed and costs nothing. `item_costs`: (start, end) of a loop -> llvm-mca's cycles a work-item
+    of the work-item loop around it laid out straight (`work_item_trace`), which then stand for the loop's.
     """
     if items < 1:
         raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
@@ -285,10 +298,99 @@ def kernel_incore(cpu: str, blocks: Sequence[Block], loops: Sequence[Loop], item
             unroll = unroll_factor(loop.sequence, block.lines) if block is not None else 1
             copies = sum(1 for other in group if _shape(other.body) == _shape(loop.body)) if block is not None else 1
             found.append(LoopCost(tuple(sorted(loop.lines)), len(loop.body) + 1, cycles, ports,
-                                  None if block is None else block.executions / items, unroll, copies))
+                                  None if block is None else block.executions / items, unroll, copies,
+                                  item_cycles=(item_costs or {}).get((loop.start, loop.end))))
     instructions = sum(block.executions * block.instructions for block in blocks) / items
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found), instructions,
                   compiled_fp_lanes(weighted), any(masked_memory(loop.body) for loop in loops))
+
+
+@dataclass(frozen=True)
+class WorkItemLoop:
+    """The work-item loop around an inner loop: its range, its copies of the inner loop, and their iterations."""
+
+    start: int
+    end: int
+    copies: tuple[tuple[int, int], ...]  # (head, closing jump) of each copy: one work-item each
+    iterations: int  # an inner loop's iterations a work-item (its block's executions a work-item over its unroll)
+
+
+def work_item_loop(instructions: Sequence[tuple[int, str, int]], loop: Loop, blocks: Sequence[Block],
+                   items: int) -> WorkItemLoop | None:
+    """Return the work-item loop around an inner loop, where its code can be laid out straight (`work_item_trace`).
+
+    `instructions`: the function as (address, instruction, source line); `blocks`: its IR blocks' counts over a
+    launch of `items` work-items. The work-item loop is the smallest loop around `loop`; each loop inside it is a
+    copy of `loop` (the work-item loop unrolled: one work-item each). None where there is no loop around `loop`,
+    another loop lies beside its copies, `loop` runs once a work-item or less, or the code of the loop around runs
+    more than once a work-item (it is a loop of the source, not the work-items').
+    """
+    block = _matched(loop, blocks)
+    if block is None or items < 1 or block.executions / items <= INNER:
+        return None
+    iterations = round(block.executions / items / unroll_factor(loop.sequence, block.lines))
+    ranges = loop_ranges(instructions)
+    around = [(s, e) for s, e in ranges if s <= loop.start and loop.end <= e and (s, e) != (loop.start, loop.end)]
+    if not around or iterations < 1:
+        return None
+    start, end = min(around, key=lambda r: r[1] - r[0])
+    inside = [(s, e) for s, e in ranges if start <= s and e <= end and (s, e) != (start, end)]
+    if any(_shape(loop_at(instructions, s, e).body) != _shape(loop.body) for s, e in inside):
+        return None
+    own = {line for address, _, line in instructions
+           if line and start <= address <= end and not any(s <= address <= e for s, e in inside)} - loop.lines
+    own_blocks = [b for b in blocks if b.lines & own]
+    if not own_blocks or any(b.executions / items > INNER for b in own_blocks):
+        return None
+    return WorkItemLoop(start, end, tuple(inside), iterations)
+
+
+def work_item_trace(instructions: Sequence[tuple[int, str, int]], around: WorkItemLoop,
+                    iterations: int | None = None) -> tuple[str, ...]:
+    """Return the work-item loop's code laid out straight: each copy of the inner loop `iterations` times.
+
+    `iterations`: the inner loop's a work-item by default. Each copy's iterations keep their closing jump; padding
+    is left out. llvm-mca then runs consecutive work-items' code back to back, as the core does: its window
+    overlaps the next work-item's chain with this one's where a work-item's code is short.
+    """
+    count = around.iterations if iterations is None else iterations
+    heads = dict(around.copies)
+    trace: list[str] = []
+    skip_to = -1
+    for address, text, _ in instructions:
+        if address < around.start or address > around.end or address <= skip_to or is_padding(text):
+            continue
+        if address in heads:
+            skip_to = heads[address]
+            body = [t for a, t, _ in instructions if address <= a <= skip_to and not is_padding(t)]
+            trace.extend(body * count)
+        else:
+            trace.append(text)
+    return tuple(trace)
+
+
+def laid_out_cycles(instructions: Sequence[tuple[int, str, int]], around: WorkItemLoop,
+                    cycles: Callable[[tuple[str, ...]], float]) -> float | None:
+    """Return the cycles a work-item of the work-item loop laid out straight, given llvm-mca's cycles of a trace.
+
+    Where the inner loops' iterations lay out more than `TRACE_LIMIT` instructions, two shorter layouts (the most
+    iterations that fit, and half as many) are run and the cycles carried on along the line through them: past a
+    window's worth, each more iteration costs what the chain does, and the overlap the window gives stays. None
+    where fewer than two iterations fit.
+    """
+    full = work_item_trace(instructions, around)
+    if len(full) <= TRACE_LIMIT:
+        return cycles(full) / len(around.copies)
+    base = len(work_item_trace(instructions, around, 0))
+    each = (len(work_item_trace(instructions, around, 1)) - base) or 1
+    longest = max(1, (TRACE_LIMIT - base) // each)
+    shortest = max(1, longest // 2)
+    if longest <= shortest:
+        return None
+    far, near = cycles(work_item_trace(instructions, around, longest)), cycles(work_item_trace(instructions, around,
+                                                                                               shortest))
+    slope = (far - near) / (longest - shortest)
+    return (far + (around.iterations - longest) * slope) / len(around.copies)
 
 
 _MASKED_MOVE = re.compile(r"^vp?maskmov")
@@ -430,7 +532,7 @@ def _assemblable(instruction: str) -> str:
     return re.sub(r"^((?:j\w+|call\w*)\s+)([0-9a-f]+)$", r"\1.Ltarget_\2", instruction)
 
 
-def mca_cycles(body: Sequence[str], cpu: str, tool: str) -> tuple[float, float]:
+def mca_cycles(body: Sequence[str], cpu: str, tool: str, iterations: int = MCA_ITERATIONS) -> tuple[float, float]:
     """Return llvm-mca's cycles an iteration of a loop body on `cpu`: steady state, and the ports alone.
 
     ToolError where llvm-mca did not take every instruction (it says "error:" and still exits 0, leaving the
@@ -438,7 +540,7 @@ def mca_cycles(body: Sequence[str], cpu: str, tool: str) -> tuple[float, float]:
     """
     text = "\n".join(_assemblable(line) for line in body) + "\n"
     try:
-        done = subprocess.run([tool, f"-mcpu={cpu}", f"-iterations={MCA_ITERATIONS}", "-"], input=text,
+        done = subprocess.run([tool, f"-mcpu={cpu}", f"-iterations={iterations}", "-"], input=text,
                               capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise ToolError(f"llvm-mca: {error}") from None
@@ -450,9 +552,9 @@ def mca_cycles(body: Sequence[str], cpu: str, tool: str) -> tuple[float, float]:
         said = done.stderr.strip().splitlines()
         raise ToolError(f"llvm-mca could not read a loop of {len(body)} instructions"
                         + (f": {said[0][:200]}" if said else ""))
-    if int(taken[1]) != MCA_ITERATIONS * len(body):
-        raise ToolError(f"llvm-mca took {int(taken[1]) // MCA_ITERATIONS} of a loop's {len(body)} instructions")
-    return int(cycles[1]) / MCA_ITERATIONS, float(ports[1])
+    if int(taken[1]) != iterations * len(body):
+        raise ToolError(f"llvm-mca took {int(taken[1]) // iterations} of a loop's {len(body)} instructions")
+    return int(cycles[1]) / iterations, float(ports[1])
 
 
 def llvm_cpus(tool: str) -> set[str]:
@@ -556,11 +658,19 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         table = debug_lines(shared)
         if not instructions or not table:  # no code or no line table: unknown, not "no inner loop"
             continue
-        loops = innermost_loops(with_lines(instructions, table))
+        listing = with_lines(instructions, table)
+        loops = innermost_loops(listing)
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
+        item_costs = {}
+        for loop in loops:
+            around = work_item_loop(listing, loop, counted, items) if loop.lines and not _vector(loop.body) else None
+            laid = None if around is None else laid_out_cycles(listing, around, lambda trace: mca_cycles(
+                trace, cpu, tool, max(10, min(MCA_ITERATIONS, MCA_INSTRUCTIONS // max(1, len(trace)))))[0])
+            if laid is not None:
+                item_costs[(loop.start, loop.end)] = laid
         estimates.setdefault(kernel, []).append(
             (code_precision(text for _, text in instructions),
-             kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs)))
+             kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs, item_costs)))
     kernels = {kernel: agreed for kernel, found in estimates.items()
                if (agreed := _agreed([estimate for _, estimate in found])) is not None}
     precisions = {}
