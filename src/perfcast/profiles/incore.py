@@ -17,13 +17,15 @@ block runs more than once a work-item, the loop is an inner loop of the source, 
 
 `unroll`: the median, over the block's lines, of how many separate runs of the line the body holds (the
 compiler unrolled the loop that many times); `copies`: how many loops of the function run the same block with
-the same instructions (the compiler unrolled the loop over work-items around it): they are taken to overlap, that
-many work-items' chains in flight at once, which holds for short chains and overstates the overlap of long loops
-(a heuristic). Each block is priced once, by the smallest loop that runs it (a larger one is an unrolled
-remainder), and `copies` counts the loops with that one's instructions. A loop over the work-items themselves (its
-block runs once a work-item or less) is left out: §3's throughput and the issue floor price it; so is a loop
-that runs vectors of work-items (256- or 512-bit registers, gathers, scatters: PoCL vectorised the work-item
-loop of a region of it), whose iterations the block counts do not give.
+the same instructions (the compiler unrolled the loop over work-items around it). Where the work-item loop around
+the copies is found (`work_item_loop`), its code is laid out straight, each copy at its iterations a work-item,
+and llvm-mca's cycles for it over the copies stand instead (`laid_out_cycles`): the core's window overlaps as many
+consecutive work-items' chains as their code lets it. Elsewhere the copies are taken to overlap, that many
+work-items' chains in flight at once (a heuristic). Each block is priced once, by the smallest loop that runs
+it (a larger one is an unrolled remainder), and `copies` counts the loops with that one's instructions. A loop
+over the work-items themselves (its block runs once a work-item or less) is left out: §3's throughput and the
+issue floor price it; so is a loop that runs vectors of work-items (256- or 512-bit registers, gathers,
+scatters: PoCL vectorised the work-item loop of a region of it), whose iterations the block counts do not give.
 The readers are pure; `objdump_function` (`disassembly`), `debug_lines`, `mca_cycles`, `llvm_cpus` and
 `analyse_pocl_kernels` call the tools.
 """
@@ -661,13 +663,16 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         listing = with_lines(instructions, table)
         loops = innermost_loops(listing)
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
+        laid: dict[WorkItemLoop, float | None] = {}  # the copies of one loop share their work-item loop
         item_costs = {}
         for loop in loops:
             around = work_item_loop(listing, loop, counted, items) if loop.lines and not _vector(loop.body) else None
-            laid = None if around is None else laid_out_cycles(listing, around, lambda trace: mca_cycles(
-                trace, cpu, tool, max(10, min(MCA_ITERATIONS, MCA_INSTRUCTIONS // max(1, len(trace)))))[0])
-            if laid is not None:
-                item_costs[(loop.start, loop.end)] = laid
+            if around is not None and around not in laid:
+                laid[around] = laid_out_cycles(listing, around, lambda trace: mca_cycles(
+                    trace, cpu, tool, max(10, min(MCA_ITERATIONS, MCA_INSTRUCTIONS // max(1, len(trace)))))[0])
+            cycles = None if around is None else laid[around]
+            if cycles is not None:
+                item_costs[(loop.start, loop.end)] = cycles
         estimates.setdefault(kernel, []).append(
             (code_precision(text for _, text in instructions),
              kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs, item_costs)))
