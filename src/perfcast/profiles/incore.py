@@ -324,8 +324,9 @@ def work_item_loop(instructions: Sequence[tuple[int, str, int]], loop: Loop, blo
     `instructions`: the function as (address, instruction, source line); `blocks`: its IR blocks' counts over a
     launch of `items` work-items. The work-item loop is the smallest loop around `loop`; each loop inside it is a
     copy of `loop` (the work-item loop unrolled: one work-item each). None where there is no loop around `loop`,
-    another loop lies beside its copies, `loop` runs once a work-item or less, or the code of the loop around runs
-    more than once a work-item (it is a loop of the source, not the work-items').
+    another loop lies beside its copies or crosses its bounds, `loop` runs once a work-item or less, or the code
+    of the loop around matches no block or runs more than once a work-item (it is a loop of the source, not the
+    work-items'). The iterations are the block's executions a work-item over the unroll, rounded to the nearest.
     """
     block = _matched(loop, blocks)
     if block is None or items < 1 or block.executions / items <= INNER:
@@ -336,6 +337,8 @@ def work_item_loop(instructions: Sequence[tuple[int, str, int]], loop: Loop, blo
     if not around or iterations < 1:
         return None
     start, end = min(around, key=lambda r: r[1] - r[0])
+    if any(s < start <= e < end or start < s <= end < e for s, e in ranges):
+        return None  # a loop that crosses its bounds (a jump back into it from beyond): not one work-item's code
     inside = [(s, e) for s, e in ranges if start <= s and e <= end and (s, e) != (start, end)]
     if any(_shape(loop_at(instructions, s, e).body) != _shape(loop.body) for s, e in inside):
         return None
@@ -372,13 +375,15 @@ def work_item_trace(instructions: Sequence[tuple[int, str, int]], around: WorkIt
 
 
 def laid_out_cycles(instructions: Sequence[tuple[int, str, int]], around: WorkItemLoop,
-                    cycles: Callable[[tuple[str, ...]], float]) -> float | None:
+                    cycles: Callable[[tuple[str, ...]], float], chain: float) -> float | None:
     """Return the cycles a work-item of the work-item loop laid out straight, given llvm-mca's cycles of a trace.
 
     Where the inner loops' iterations lay out more than `TRACE_LIMIT` instructions, two shorter layouts (the most
     iterations that fit, and half as many) are run and the cycles carried on along the line through them: past a
-    window's worth, each more iteration costs what the chain does, and the overlap the window gives stays. None
-    where fewer than two iterations fit.
+    window's worth, each more iteration costs what the chain does, and the overlap the window gives stays. The
+    line rises at least by `chain` (llvm-mca's cycles an iteration of the inner loop alone) a copy an iteration:
+    where the work-item's own code is long, the shorter layouts hide the chain behind its issue, which the full
+    one, its chains longer than the window, does not. None where fewer than two iterations fit.
     """
     full = work_item_trace(instructions, around)
     if len(full) <= TRACE_LIMIT:
@@ -391,7 +396,7 @@ def laid_out_cycles(instructions: Sequence[tuple[int, str, int]], around: WorkIt
         return None
     far, near = cycles(work_item_trace(instructions, around, longest)), cycles(work_item_trace(instructions, around,
                                                                                                shortest))
-    slope = (far - near) / (longest - shortest)
+    slope = max((far - near) / (longest - shortest), chain * len(around.copies))
     return (far + (around.iterations - longest) * slope) / len(around.copies)
 
 
@@ -668,8 +673,12 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         for loop in loops:
             around = work_item_loop(listing, loop, counted, items) if loop.lines and not _vector(loop.body) else None
             if around is not None and around not in laid:
-                laid[around] = laid_out_cycles(listing, around, lambda trace: mca_cycles(
-                    trace, cpu, tool, max(10, min(MCA_ITERATIONS, MCA_INSTRUCTIONS // max(1, len(trace)))))[0])
+                try:
+                    laid[around] = laid_out_cycles(listing, around, lambda trace: mca_cycles(
+                        trace, cpu, tool, max(10, min(MCA_ITERATIONS, MCA_INSTRUCTIONS // max(1, len(trace)))))[0],
+                        costs[(loop.start, loop.end)][0])
+                except ToolError:  # code of the work-item loop llvm-mca cannot read: the loop's own cycles stand
+                    laid[around] = None
             cycles = None if around is None else laid[around]
             if cycles is not None:
                 item_costs[(loop.start, loop.end)] = cycles
