@@ -594,6 +594,9 @@ def test_a_packed_kernel_loads_its_local_operands_in_its_vectors():
     private = KernelProfile("k", 1, {**metrics, "local_ldst": 0.0})
     chained, detail, _ = predict_profiled(private, cpu, 8, incore_cycles=1e9, packed=True)
     assert chained.bound == "in-core" and chained.incore is not None
+    assert "cycles of inner loops /" in detail and "laid out" not in detail
+    laid, detail, _ = predict_profiled(private, cpu, 8, incore_cycles=1e9, packed=True, laid_out=True)
+    assert laid.time == chained.time and "cycles of the work-items' code laid out, inner loops included /" in detail
     assert predict_profiled(private, cpu, 8, incore_cycles=1e9)[0].incore is None  # the report's own 8 lanes
     assert predict_profiled(profile, cpu, 8, incore_cycles=1e9, packed=True)[0].incore is None  # barriers
     # Its own float4 loads (16 B an access, as the profile counts them) are the vectors already: 8 x 4 / 16 = 2.
@@ -1012,3 +1015,18 @@ def test_a_hull_miss_names_what_the_hull_lacks_or_the_figure_the_kernel_beat():
     from perfcast.models.quantitative import Bound
 
     assert set(HULL_LACKS) == set(get_args(Bound))  # every term the quantitative model can bind on is named
+
+
+def test_a_reading_says_whether_it_laid_out_a_work_item_s_code():
+    from perfcast.campaign.score import incore_laid_out
+
+    def record(item_cycles, inner=True):  # type: ignore[no-untyped-def]
+        return {"kernels": {"k": {"cycles_per_item": 16.0, "loops": [
+            {"inner": inner, "cycles": 4.0, "executions_per_item": 16.0, "unroll": 1, "copies": 2,
+             "item_cycles": item_cycles}]}}}
+
+    assert incore_laid_out("k", record(16.0))
+    assert not incore_laid_out("k", record(None)) and not incore_laid_out("k", record(16.0, inner=False))
+    older = {"kernels": {"k": {"cycles_per_item": 32.0, "loops": [{"inner": True, "cycles": 4.0}]}}}
+    assert not incore_laid_out("k", older) and not incore_laid_out("other", record(16.0))
+    assert not incore_laid_out("k", None)

@@ -325,6 +325,9 @@ class TestInCoreFloor:
         floor = incore_floor(6e9, 2, 3e9)  # 6 G cycles on 2 cores at 3 GHz: 1 s
         assert floor.time == pytest.approx(1.0)
         assert floor.explain() == "6e+09 cycles of inner loops / (2 cores x 3 GHz)"
+        laid = incore_floor(6e9, 2, 3e9, laid_out=True)  # the work-items' code laid out: the same time, said so
+        assert laid.time == floor.time
+        assert laid.explain() == "6e+09 cycles of the work-items' code laid out, inner loops included / (2 cores x 3 GHz)"
 
     def test_bad_figures_are_refused(self):
         for cycles, cores, clock, word in ((-1.0, 2, 3e9, "in-core cycles"), (1.0, 0, 3e9, "cores"),

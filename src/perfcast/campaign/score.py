@@ -48,9 +48,10 @@ from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
-           "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_prices_vectors",
-           "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "masked_code", "percentage_error",
-           "predict_profiled", "profile_flop", "scalar_arithmetic", "score_kernel", "score_profiled", "summarise"]
+           "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_laid_out",
+           "incore_prices_vectors", "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "masked_code",
+           "percentage_error", "predict_profiled", "profile_flop", "scalar_arithmetic", "score_kernel", "score_profiled",
+           "summarise"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -281,7 +282,8 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                     masked: bool = False) -> tuple[QuantitativePrediction, str, dict[str, str]]:
+                     masked: bool = False, laid_out: bool = False
+                     ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
@@ -291,7 +293,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     vector loops too (`incore_vectors`: gcc's code read with gcov's counts). `packed`: the lanes are a work-item's
     own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
     `masked`: the compiled code loads or stores with AVX's masked moves (`masked_code`); on a CPU whose bench
-    measured the guarded triad, B_mem is then that rate where it is the lower (§3.6).
+    measured the guarded triad, B_mem is then that rate where it is the lower (§3.6). `laid_out`: the in-core
+    cycles are the work-items' code laid out (`incore_laid_out`), which the explanation says.
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     touches, unpriced = first_touch_term(profile, inputs)
@@ -305,7 +308,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     barriers = profile.metrics.get("local_ldst", 0.0) > 0
     read = incore_vectors or ((lanes == 1 or packed) and not barriers)
     if incore_cycles is not None and read and inputs.device.kind == "cpu":
-        incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value)
+        incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value, laid_out)
     rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
     if lanes is not None and lanes >= 1 and inputs.device.kind == "cpu" and inputs.simd_bits:
         # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
@@ -415,6 +418,15 @@ def scalar_arithmetic(name: str, incore: Mapping[str, Any] | None, precision: st
     return inner >= INNER_WORK * per_item
 
 
+def incore_laid_out(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
+    """Return whether the in-core reading of kernel `name` laid out a work-item's code (a loop's `item_cycles`).
+
+    False where the code was not read, was read before readings laid it out, or no inner loop was laid out.
+    """
+    entry = incore_entry(name, incore, precision) or {}
+    return any(loop.get("inner") and loop.get("item_cycles") is not None for loop in entry.get("loops") or ())
+
+
 def masked_code(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
     """Return whether the code read for kernel `name` loads or stores with AVX's masked moves (`masked_memory`).
 
@@ -494,9 +506,9 @@ def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, inco
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                  masked: bool = False) -> Prediction:
+                  masked: bool = False, laid_out: bool = False) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
-                                    packed, masked)
+                                    packed, masked, laid_out)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -605,7 +617,7 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         def quantitative() -> Prediction:
             lanes, packed = lanes_and_packing(kernel, vectorisation, incore, precision)  # a bad record: the model left out
             return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed,
-                                 masked_code(kernel, incore, precision))
+                                 masked_code(kernel, incore, precision), incore_laid_out(kernel, incore, precision))
 
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", quantitative)):
@@ -685,7 +697,7 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
                                                              record.get("work_items"), precision)
         return _quantitative(profile, device, measured, lanes, cycles, vectors, packed,
-                             masked_code(kernel.name, incore, precision))
+                             masked_code(kernel.name, incore, precision), incore_laid_out(kernel.name, incore, precision))
 
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),

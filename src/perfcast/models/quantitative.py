@@ -332,12 +332,14 @@ class InCoreFloor:
     """A scalar kernel's inner loops: their cycles (every work-item's, summed) on `cores` cores at `clock` Hz (§3.5).
 
     The cycles are llvm-mca's for each inner loop of the compiled code times the loop's iterations (Oclgrind's),
-    with the work-items whose chains the compiler put in flight together overlapped (perfcast.profiles.incore).
+    with the work-items whose chains the compiler put in flight together overlapped (perfcast.profiles.incore);
+    `laid_out`: for the work-items' code laid out straight, the work-item loop around the inner loops included.
     """
 
     cycles: float
     cores: int
     clock: float
+    laid_out: bool = False
 
     @property
     def time(self) -> float:
@@ -346,15 +348,19 @@ class InCoreFloor:
 
     def explain(self) -> str:
         """Return the floor in words: cycles, cores and clock."""
-        return f"{self.cycles:.3g} cycles of inner loops / ({self.cores} cores x {self.clock / 1e9:.3g} GHz)"
+        what = "of the work-items' code laid out, inner loops included" if self.laid_out else "of inner loops"
+        return f"{self.cycles:.3g} cycles {what} / ({self.cores} cores x {self.clock / 1e9:.3g} GHz)"
 
 
-def incore_floor(cycles: float, cores: int, clock: float) -> InCoreFloor:
-    """Return the in-core floor (s): `cycles` of a kernel's inner loops on `cores` cores at `clock` Hz (§3.5)."""
+def incore_floor(cycles: float, cores: int, clock: float, laid_out: bool = False) -> InCoreFloor:
+    """Return the in-core floor (s): `cycles` of a kernel's inner loops on `cores` cores at `clock` Hz (§3.5).
+
+    `laid_out`: the cycles are the work-items' code laid out straight (perfcast.profiles.incore.laid_out_cycles).
+    """
     non_negative("in-core cycles", cycles)
     positive("cores", cores)
     positive("clock", clock)
-    return InCoreFloor(cycles, cores, clock)
+    return InCoreFloor(cycles, cores, clock, laid_out)
 
 
 def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l1_accesses: float,
