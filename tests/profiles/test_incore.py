@@ -460,6 +460,24 @@ def test_a_long_work_item_s_line_rises_at_least_by_its_chain():
     assert around is not None and laid_out_cycles(listing, around, core, 4.0) is None
 
 
+def test_a_mean_of_iterations_between_whole_numbers_takes_the_cycles_between_theirs():
+    from perfcast.profiles.incore import laid_out_cycles, work_item_loop
+
+    listing, blocks = _one_copy(4, 16)
+    uneven = [blocks[0], Block("k", "for.body", 64 * 16 + 16, frozenset({20, 21}), 3)]  # 16.25 a work-item
+    around = work_item_loop(listing, innermost_loops(listing)[0], uneven, 64)
+    assert around is not None and around.iterations == pytest.approx(16.25)
+    seen: list[int] = []
+
+    def core(trace: tuple[str, ...]) -> float:  # 10 cycles of own code, 4 a step
+        steps = trace.count("vfmadd213sd %xmm1,%xmm2,%xmm3")
+        seen.append(steps)
+        return 10.0 + 4.0 * steps
+
+    assert laid_out_cycles(listing, around, core, 4.0) == pytest.approx(10.0 + 4.0 * 16.25)
+    assert sorted(seen) == [16, 17]
+
+
 def test_a_work_item_loop_crossed_by_another_loop_or_matching_no_block_is_not_laid_out():
     from perfcast.profiles.incore import work_item_loop
 

@@ -33,6 +33,7 @@ The readers are pure; `objdump_function` (`disassembly`), `debug_lines`, `mca_cy
 from __future__ import annotations
 
 import bisect
+import math
 import re
 import shutil
 import subprocess
@@ -314,7 +315,7 @@ class WorkItemLoop:
     start: int
     end: int
     copies: tuple[tuple[int, int], ...]  # (head, closing jump) of each copy: one work-item each
-    iterations: int  # an inner loop's iterations a work-item (its block's executions a work-item over its unroll)
+    iterations: float  # an inner loop's iterations a work-item (its block's executions a work-item over its unroll)
 
 
 def work_item_loop(instructions: Sequence[tuple[int, str, int]], loop: Loop, blocks: Sequence[Block],
@@ -326,12 +327,13 @@ def work_item_loop(instructions: Sequence[tuple[int, str, int]], loop: Loop, blo
     copy of `loop` (the work-item loop unrolled: one work-item each). None where there is no loop around `loop`,
     another loop lies beside its copies or crosses its bounds, `loop` runs once a work-item or less, or the code
     of the loop around matches no block or runs more than once a work-item (it is a loop of the source, not the
-    work-items'). The iterations are the block's executions a work-item over the unroll, rounded to the nearest.
+    work-items'). The iterations are the block's executions a work-item over the unroll (a mean: they may vary
+    from one work-item to the next).
     """
     block = _matched(loop, blocks)
     if block is None or items < 1 or block.executions / items <= INNER:
         return None
-    iterations = round(block.executions / items / unroll_factor(loop.sequence, block.lines))
+    iterations = block.executions / items / unroll_factor(loop.sequence, block.lines)
     ranges = loop_ranges(instructions)
     around = [(s, e) for s, e in ranges if s <= loop.start and loop.end <= e and (s, e) != (loop.start, loop.end)]
     if not around or iterations < 1:
@@ -354,11 +356,11 @@ def work_item_trace(instructions: Sequence[tuple[int, str, int]], around: WorkIt
                     iterations: int | None = None) -> tuple[str, ...]:
     """Return the work-item loop's code laid out straight: each copy of the inner loop `iterations` times.
 
-    `iterations`: the inner loop's a work-item by default. Each copy's iterations keep their closing jump; padding
-    is left out. llvm-mca then runs consecutive work-items' code back to back, as the core does: its window
-    overlaps the next work-item's chain with this one's where a work-item's code is short.
+    `iterations`: the inner loop's a work-item, rounded to the nearest, by default. Each copy's iterations keep
+    their closing jump; padding is left out. llvm-mca then runs consecutive work-items' code back to back, as the
+    core does: its window overlaps the next work-item's chain with this one's where a work-item's code is short.
     """
-    count = around.iterations if iterations is None else iterations
+    count = max(1, round(around.iterations)) if iterations is None else iterations
     heads = dict(around.copies)
     trace: list[str] = []
     skip_to = -1
@@ -383,11 +385,15 @@ def laid_out_cycles(instructions: Sequence[tuple[int, str, int]], around: WorkIt
     window's worth, each more iteration costs what the chain does, and the overlap the window gives stays. The
     line rises at least by `chain` (llvm-mca's cycles an iteration of the inner loop alone) a copy an iteration:
     where the work-item's own code is long, the shorter layouts hide the chain behind its issue, which the full
-    one, its chains longer than the window, does not. None where fewer than two iterations fit.
+    one, its chains longer than the window, does not. A mean of iterations between two whole numbers takes the
+    cycles between theirs, in proportion. None where fewer than two iterations fit.
     """
-    full = work_item_trace(instructions, around)
-    if len(full) <= TRACE_LIMIT:
-        return cycles(full) / len(around.copies)
+    low = max(1, math.floor(around.iterations))
+    high = max(low, math.ceil(around.iterations))
+    if len(work_item_trace(instructions, around, high)) <= TRACE_LIMIT:
+        below = cycles(work_item_trace(instructions, around, low))
+        above = below if high == low else cycles(work_item_trace(instructions, around, high))
+        return (below + (around.iterations - low) * (above - below)) / len(around.copies)
     base = len(work_item_trace(instructions, around, 0))
     each = (len(work_item_trace(instructions, around, 1)) - base) or 1
     longest = max(1, (TRACE_LIMIT - base) // each)
