@@ -390,9 +390,10 @@ def laid_out_cycles(instructions: Sequence[tuple[int, str, int]], around: WorkIt
     """
     low = max(1, math.floor(around.iterations))
     high = max(low, math.ceil(around.iterations))
-    if len(work_item_trace(instructions, around, high)) <= TRACE_LIMIT:
-        below = cycles(work_item_trace(instructions, around, low))
-        above = below if high == low else cycles(work_item_trace(instructions, around, high))
+    longest_whole = work_item_trace(instructions, around, high)
+    if len(longest_whole) <= TRACE_LIMIT:
+        above = cycles(longest_whole)
+        below = above if high == low else cycles(work_item_trace(instructions, around, low))
         return (below + (around.iterations - low) * (above - below)) / len(around.copies)
     base = len(work_item_trace(instructions, around, 0))
     each = (len(work_item_trace(instructions, around, 1)) - base) or 1
