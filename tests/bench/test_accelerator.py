@@ -143,6 +143,26 @@ def test_sweep_points_that_time_launches_are_left_out_of_the_plateaus():
     assert launch_free(points, None) == points  # a runtime without a launch latency keeps every point
 
 
+def test_a_set_walk_takes_lines_one_l1_set_span_apart_eight_times_what_the_level_before_holds():
+    from perfcast.bench.accelerator import set_walk_index, set_walk_lines
+
+    # 32 KiB L1 of 8 ways (a 4 KiB set span), 512 KiB L2 of 8 ways, 32 MiB L3 of 16 ways (a Zen 3 core's):
+    # L2 holds 8 x 64 KiB / 4 KiB = 128 of the lines, L3 8192.
+    walk = set_walk_lines([("L2", 512 * 2**10, 8, 64), ("L1", 32 * 2**10, 8, 64), ("L3", 32 * 2**20, 16, 64)])
+    assert walk is not None and walk.stride == 4096
+    assert walk.levels == (("L2", 64), ("L3", 1024))  # min(8 x 8, 128 / 2), min(8 x 128, 8192 / 2)
+    # A level whose set span is below the stride holds only its ways of them; one that holds fewer than four
+    # times the level before is left out; without L1's ways there is no walk.
+    small = set_walk_lines([("L1", 32 * 2**10, 8, 64), ("L2", 64 * 2**10, 16, 64)])
+    assert small is None  # L2: 16 x max(1, 4 KiB / 4 KiB) = 16 lines, below 4 x 8
+    assert set_walk_lines([("L1", 32 * 2**10, None, 64), ("L2", 2**20, 16, 64)]) is None
+    index = set_walk_index(walk, 64, 10000, 4)
+    assert set(np.unique(index * 4 % 4096)) == {0}  # every line in the same L1 set
+    assert len(np.unique(index)) == 64 and index.max() == 63 * 1024
+    with pytest.raises(ValueError, match="whole number"):
+        set_walk_index(walk, 64, 10, 3)
+
+
 def test_random_working_sets_sit_between_each_level_and_the_one_before():
     from perfcast.bench.accelerator import random_working_sets
 

@@ -76,6 +76,20 @@ def test_random_loads_per_level_are_measured_and_slow_down_outward(host, quick_s
     assert set(device.random_loads) == set(loads)
 
 
+def test_set_walk_loads_per_level_are_measured_where_the_caches_have_ways(host, quick_suite):
+    from perfcast.bench.accelerator import set_walk_lines
+
+    walk = set_walk_lines([(m.level, m.size.value, m.ways, m.line) for m in host.memory
+                           if m.level in ("L1", "L2", "L3") and m.size is not None])
+    walked = quick_suite.set_walk_loads
+    assert set(walked) == {level for level, _ in (walk.levels if walk else ())}
+    # Lines of one L1 set are never served much faster than random lines of the same level (on a Zen 3 they
+    # came 2-7x slower), and never slower than DRAM's random loads by far.
+    for level, sample in walked.items():
+        assert quick_suite.random_loads["DRAM"].value / 2 < sample.value < 1.5 * quick_suite.random_loads[level].value
+    assert set(measured_device(host, quick_suite).set_walk_loads) == set(walked)
+
+
 def test_profile_from_the_suite(host, quick_suite):
     profile = measured_device(host, quick_suite)
     assert profile.name == f"{host.name}-cpu"

@@ -81,6 +81,14 @@ def test_random_loads_on_a_cpu_device(backend, quick_suite):
     assert set(loads) == {"DRAM", *(level for level, _ in host_random_levels())}
     assert loads["DRAM"].value == pytest.approx(quick_suite.bandwidth_ceilings["uncoalesced"].value / 4)
     assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
+    # The same kernel through lines of one L1 set, per level the host's caches give (none without their ways).
+    from perfcast.bench.opencl import host_set_walk
+
+    walk = host_set_walk()
+    walked = quick_suite.set_walk_loads
+    assert set(walked) == {level for level, _ in (walk.levels if walk else ())}
+    for level, sample in walked.items():
+        assert loads["DRAM"].value / 2 < sample.value < 1.5 * loads[level].value
 
 
 def test_launch_latency_and_the_read_widths(quick_suite):

@@ -192,7 +192,34 @@ class TestLatencyFloor:
         assert "L3: no measured rate" in floor.explain()
         assert latency_floor({"L3": 0.0}, {}).unpriced == ()  # nothing served there: nothing missing
 
+    def test_loads_in_one_l1_set_by_hand(self):
+        # 3e6 scattered loads at L3, 2e6 of them in the L1 set of the one before: 1e6 / 0.5e9 + 2e6 / 0.2e9.
+        floor = latency_floor({"L3": 3e6, "DRAM": 1e5}, self.RANDOM, in_set={"L3": 2e6, "DRAM": 1e5},
+                              set_rates={"L3": 0.2e9})
+        assert floor.per_level == pytest.approx({"L3": 2e-3 + 1e-2, "DRAM": 1e-3})  # DRAM has no set rate: random
+        assert floor.in_set == {"L3": 2e6} and floor.set_rates == {"L3": 0.2e9}
+        assert "2e+06 in one L1 set / 2e+08 load/s" in floor.explain()
+        # A count above the level's loads (extrapolated apart) is capped at them; no set rate: the random rates.
+        capped = latency_floor({"L3": 1e6}, self.RANDOM, in_set={"L3": 5e6}, set_rates={"L3": 0.2e9})
+        assert capped.time == pytest.approx(1e6 / 0.2e9)
+        plain = latency_floor({"L3": 3e6}, self.RANDOM, in_set={"L3": 2e6})
+        assert plain.time == pytest.approx(3e6 / 0.5e9) and plain.in_set == {}
+
+    @given(st.floats(0, 1e9), st.floats(0, 1), st.floats(1e6, 1e10))
+    def test_a_slower_set_walk_never_speeds_a_kernel_up(self, loads, share, set_rate):
+        walk = {"L3": loads * share}
+        base = latency_floor({"L3": loads}, self.RANDOM, in_set=walk, set_rates={"L3": set_rate})
+        slower = latency_floor({"L3": loads}, self.RANDOM, in_set=walk, set_rates={"L3": set_rate / 2})
+        assert slower.time >= base.time
+        # At the random rate itself, the walk costs what random loads do.
+        same = latency_floor({"L3": loads}, self.RANDOM, in_set=walk, set_rates={"L3": self.RANDOM["L3"]})
+        assert same.time == pytest.approx(loads / self.RANDOM["L3"])
+
     def test_bad_counts_and_rates_are_refused(self):
+        with pytest.raises(ValueError, match="in one L1 set at L2"):
+            latency_floor({"L2": 1.0}, self.RANDOM, in_set={"L2": -1.0})
+        with pytest.raises(ValueError, match="random-load rate of L2"):
+            latency_floor({"L2": 1.0}, self.RANDOM, in_set={"L2": 1.0}, set_rates={"L2": 0.0})
         with pytest.raises(ValueError, match="scattered loads at L2"):
             latency_floor({"L2": -1.0}, self.RANDOM)
         with pytest.raises(ValueError, match="random-load rate of L3"):

@@ -27,6 +27,7 @@ from perfcast.profiles.traffic import (
     apply_traffic,
     read_trace,
     scattered_loads,
+    set_walk_loads,
     simulate_launch,
     simulate_trace,
     traffic_metrics,
@@ -127,6 +128,33 @@ def test_a_column_walk_is_scattered_and_a_stream_is_not(tmp_path):
     assert streamed.scattered_loads == {"L1": 0.0, "L2": 3.0, "DRAM": 1.0}
     # A GPU has no such count: its warps hide latency another way.
     assert simulate_launch(stream, _gpu(1)).scattered_loads == {}
+
+
+def test_set_walk_loads_by_hand():
+    # Scattered loads (True) in L1 sets 3, 3, 5, 3 with a stream's load between: the second and none after it
+    # share the set of the scattered load before them; a load that is not scattered never counts.
+    scattered = np.array([True, False, True, True, True, False])
+    sets = np.array([3, 3, 3, 5, 3, 3])
+    assert set_walk_loads(scattered, sets).tolist() == [False, False, True, False, False, False]
+    assert not set_walk_loads(np.array([True]), np.array([1])).any()
+
+
+def test_a_column_walk_one_l1_set_span_apart_is_a_set_walk_and_one_line_more_is_not(tmp_path):
+    # The small CPU's L1: 4 KiB of 4 ways, 16 sets, a set span of 1 KiB. Rows 4 KiB apart all fall in L1 set 0:
+    # every load after the first shares the set of the one before. Rows 4 KiB + 64 B apart step through the sets.
+    column = _launch(tmp_path, {0: _records(np.arange(256) * 4096, lanes=np.zeros(256), ordinals=np.arange(256))})
+    walked = simulate_launch(column, _cpu(), lanes=1)
+    assert walked.set_walk_loads == {"L1": 0.0, "L2": 0.0, "DRAM": 255.0}
+    metrics = traffic_metrics([walked])
+    assert metrics["set_walk_dram"] == 255.0 and "set_walk_l1" not in metrics  # no count, no metric
+    skewed = _launch(tmp_path, {0: _records(np.arange(256) * (4096 + LINE), lanes=np.zeros(256),
+                                            ordinals=np.arange(256))})
+    spread = simulate_launch(skewed, _cpu(), lanes=1)
+    assert sum(spread.scattered_loads.values()) == 256 and sum(spread.set_walk_loads.values()) == 0
+    # Random gathers land in the set before them about once in 16 here.
+    gathered = simulate_launch(_gather_launch(), _cpu(cores=2, l2=2**20), total_groups=64, lanes=1)
+    share = sum(gathered.set_walk_loads.values()) / sum(gathered.scattered_loads.values())
+    assert 0.03 < share < 0.10
 
 
 def _gather_launch() -> LaunchTrace:

@@ -35,7 +35,8 @@ from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
-           "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite"]
+           "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite", "SetWalk", "set_walk_index",
+           "set_walk_lines"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 # Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
@@ -98,8 +99,53 @@ class SuiteShape:
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
     random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
+    set_walk: SetWalk | None = None  # lines sharing one L1 set per cache level, for the same kernel (CPU devices)
     cpu_rates: bool = False  # measure what only a CPU device needs: scalar instructions (§3.3), atomics (§3.4)
     compute_rounds: int = COMPUTE_ROUNDS  # rounds of the core-bound figures, each kept at its best (Rounds)
+
+
+@dataclass(frozen=True)
+class SetWalk:
+    """Random loads among lines that all fall in one L1 set: the lines' stride (B) and how many, per level past L1."""
+
+    stride: int  # B between the lines: the L1's size over its ways, so every line has the same L1 set index
+    levels: tuple[tuple[str, int], ...]  # (level, lines): the level holds them, the one before at most half
+
+
+def set_walk_lines(caches: Sequence[tuple[str, float, int | None, int | None]]) -> SetWalk | None:
+    """Return the lines of a walk through one L1 set that each cache level past L1 serves; None without L1's ways.
+
+    `caches`: (level, bytes one core's loads can find there, ways, line B). Lines `stride` apart share every
+    set-index bit below the stride in every level, so a level holds ways x max(1, its set span / stride) of them
+    (a walk fills its sets that far, however physical pages are placed). A level's walk takes eight times the
+    lines the level before holds (so that level serves an eighth of them at most), at most half its own; a level
+    that holds fewer than four times the one before is left out.
+    """
+    ordered = sorted(caches, key=lambda item: item[1])
+    if not ordered:
+        return None
+    _, l1_size, l1_ways, l1_line = ordered[0]
+    if not l1_ways or not l1_line or l1_size % (l1_ways * l1_line):
+        return None
+    stride = int(l1_size) // l1_ways
+    held = [float(l1_ways)]
+    levels = []
+    for level, size, ways, _ in ordered[1:]:
+        span = size / ways if ways else size
+        holds = (ways or 1) * max(1.0, span / stride)
+        lines = int(min(8 * held[-1], holds / 2))
+        if lines >= 2 * held[-1]:
+            levels.append((level, lines))
+        held.append(holds)
+    return SetWalk(stride, tuple(levels)) if levels else None
+
+
+def set_walk_index(walk: SetWalk, lines: int, count: int, element_bytes: int, seed: int = 2) -> np.ndarray:
+    """Return `count` element indices, each of a random one of `lines` lines `walk.stride` B apart (int64)."""
+    if walk.stride % element_bytes:
+        raise ValueError(f"a set walk's stride of {walk.stride} B is not a whole number of {element_bytes}-byte elements")
+    drawn = np.random.default_rng(seed).integers(0, lines, count, dtype=np.int64)
+    return drawn * (walk.stride // element_bytes)
 
 
 def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -466,7 +512,8 @@ def run_accelerator_suite(
     # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
     # figures, first touches (a CPU device), local memory, the sweep, the L2 points and the random loads per level.
     tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 2 * int(shape.cpu_rates) + 1
-                         + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels))
+                         + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels)
+                         + (len(shape.set_walk.levels) if shape.set_walk else 0))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
     # apart, so that no one spell of a shared host's other work covers them all.
     core_rounds = Rounds({label: run for label, (run, _) in core.items()}, tick)
@@ -558,6 +605,17 @@ def run_accelerator_suite(
             drawn = np.random.default_rng(1).integers(0, max(1, working_set // 4), n, dtype=np.int32)
             suite.random_loads[level] = measure(
                 runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
+    for level, lines in shape.set_walk.levels if shape.set_walk else ():
+        # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the
+        # L1's set span apart): each line's miss must take a way of that one set, fewer than a core has misses.
+        tick(f"set-walk loads in {level} ({lines} lines {shape.set_walk.stride} B apart)")
+        if lines * shape.set_walk.stride > 4 * n:
+            suite.notes.append(f"Set-walk loads in {level}: {lines} lines {shape.set_walk.stride} B apart reach past "
+                               f"the suite's {4 * n / 2**20:.3g} MiB array; not measured.")
+            continue
+        index = set_walk_index(shape.set_walk, lines, n, 4).astype(np.int32)
+        suite.set_walk_loads[level] = measure(
+            runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(index), sink), n)
     tick("host to device copy")
     suite.host_link = measure(*upload_run(runtime, shape))
     core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)

@@ -18,8 +18,11 @@ from perfcast.bench.accelerator import (
     SCALAR_INSTRUCTIONS,
     SCALAR_ROUNDS,
     ProgressSteps,
+    SetWalk,
     chain_defines,
     random_working_sets,
+    set_walk_index,
+    set_walk_lines,
 )
 from perfcast.bench.suite import (
     COMPUTE_ROUNDS,
@@ -255,6 +258,11 @@ class NativeCpuBackend:
                 capacities.append((level.level, level.size.value * copies))
         return sorted(capacities, key=lambda item: item[1])
 
+    def _set_walk(self) -> SetWalk | None:
+        """Return the walk through one L1 set of this device's caches, None where their ways are unknown."""
+        return set_walk_lines([(level.level, level.size.value, level.ways, level.line) for level in self.device.memory
+                               if level.level in ("L1", "L2", "L3") and level.size is not None])
+
     def _cache_reach(self) -> list[tuple[str, float]]:
         """Return (level, bytes one core's loads can find there) for the data caches: a private level's one copy."""
         return [(level.level, level.size.value) for level in self.device.memory
@@ -303,8 +311,9 @@ class NativeCpuBackend:
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
         random_sets = random_working_sets(self._cache_reach())
+        walk = self._set_walk()
         tick = ProgressSteps(progress, len(sizes) + 4 + 3 + (len(_COMPUTE) + len(_ELEMENTARY) + 3 + 2) * COMPUTE_ROUNDS
-                             + 10 + len(random_sets))
+                             + 10 + len(random_sets) + (len(walk.levels) if walk else 0))
 
         # The core-bound figures, in rounds at the start, after the DRAM kernels and after the random loads,
         # seconds apart (Rounds: each kept at its best round): peaks per precision and instruction kind from
@@ -389,6 +398,20 @@ class NativeCpuBackend:
             suite.random_loads[level] = calibrated_rate(
                 lambda passes, drawn=drawn: lib.mem_random(_ptr(reads, _D), _ptr(drawn, _I64), gathered, passes,
                                                            threads, _ptr(sink, _D)),
+                gathered, reps, min_seconds,
+            )
+        # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the L1's
+        # set span apart): each line's miss takes a way of that one set, and fewer misses overlap.
+        for level, lines in walk.levels if walk else ():
+            tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
+            if lines * walk.stride > 8 * read_elements:
+                suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past the "
+                                   f"suite's {8 * read_elements / 2**20:.3g} MiB array; not measured.")
+                continue
+            walked = set_walk_index(walk, lines, gathered, 8)
+            suite.set_walk_loads[level] = calibrated_rate(
+                lambda passes, walked=walked: lib.mem_random(_ptr(reads, _D), _ptr(walked, _I64), gathered, passes,
+                                                             threads, _ptr(sink, _D)),
                 gathered, reps, min_seconds,
             )
         # 4. The core-bound figures' last rounds (they were defined, and their first rounds taken, above).

@@ -24,10 +24,12 @@ from perfcast.bench.accelerator import (
     first_touch_rate,
     host_link_bytes,
     launch_latency,
+    SetWalk,
     peak_run,
     random_working_sets,
     read_runs,
     run_accelerator_suite,
+    set_walk_lines,
     suite_elements,
     upload_run,
 )
@@ -219,6 +221,7 @@ class OpenClBackend:
             item_read_widths=ITEM_READ_WIDTHS,
             upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
             random_levels=host_random_levels() if self.is_cpu else (),
+            set_walk=host_set_walk() if self.is_cpu else None,
             cpu_rates=self.cpu_rates,
         )
         shape, notes = self._choose_peak_shapes(runtime, shape)
@@ -250,6 +253,14 @@ def host_random_levels(cpu_dir: Path = SYSFS_CPU0) -> list[tuple[str, int]]:
 
     caches = [(f"L{cache.level}", float(cache.size)) for cache in read_caches(cpu_dir) if cache.level in (1, 2, 3)]
     return random_working_sets(caches)
+
+
+def host_set_walk(cpu_dir: Path = SYSFS_CPU0) -> SetWalk | None:
+    """Return the set walk of this host's caches (a CPU device's), from sysfs; None where sysfs lacks L1's ways."""
+    from perfcast.bench.detect import read_caches
+
+    return set_walk_lines([(f"L{cache.level}", float(cache.size), cache.ways, cache.line)
+                           for cache in read_caches(cpu_dir) if cache.level in (1, 2, 3)])
 
 
 @dataclass

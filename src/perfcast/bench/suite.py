@@ -97,6 +97,7 @@ class SuiteResult:
     compute_ceilings: dict[str, Sample] = field(default_factory=dict)  # fp32 FMA rate lacking something
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
     random_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3, DRAM -> random loads per second
+    set_walk_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3 -> the same, lines in one L1 set
     int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
     scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
     atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
@@ -397,6 +398,7 @@ def _named_samples(suite: SuiteResult) -> list[tuple[str, Sample]]:
     named += [(f"{precision} elementary functions", s) for precision, s in suite.elementary.items()]
     named += [(f"bandwidth {label}", s) for label, s in suite.bandwidth_ceilings.items()]
     named += [(f"random loads in {level}", s) for level, s in suite.random_loads.items()]
+    named += [(f"set-walk loads in {level}", s) for level, s in suite.set_walk_loads.items()]
     named += [(rate.label, sample) for rate, sample in _counted_rates(suite)]
     if suite.host_link is not None:
         named.append(("host link", suite.host_link))
@@ -499,6 +501,10 @@ def measured_device(
     if suite.random_loads:
         data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
                                 for level, sample in suite.random_loads.items()}
+    if suite.set_walk_loads:
+        data["set_walk_loads"] = {
+            level: _figure(sample, f"{suite.tool}, independent loads to random lines that share one L1 set", today)
+            for level, sample in suite.set_walk_loads.items()}
     for rate, sample in _counted_rates(suite):
         data[rate.name] = _figure(sample, f"{suite.tool}, {rate.method}", today)
     if suite.host_link is not None and data.get("host_link"):
@@ -537,6 +543,9 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
                              sample.repetitions])
         for level, sample in suite.random_loads.items():
             writer.writerow([f"random loads {level}", "", "", sample.value, "load/s", sample.spread,
+                             sample.repetitions])
+        for level, sample in suite.set_walk_loads.items():
+            writer.writerow([f"set-walk loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
         for rate, s in _counted_rates(suite):
             writer.writerow([rate.label, "", "", s.value, rate.unit, s.spread, s.repetitions])

@@ -151,8 +151,12 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
                           "of the source gives one)")
         times = []
-        for device in (source, target):
-            inputs = quantitative_inputs(device)
+        both = [quantitative_inputs(device) for device in (source, target)]
+        # Set-walk rates (§3.1) price a walk's loads on both devices or on neither: one side's alone would skew it.
+        walked = set(both[0].set_walk_loads) & set(both[1].set_walk_loads)
+        both = [replace(inputs, set_walk_loads={k: v for k, v in inputs.set_walk_loads.items() if k in walked})
+                for inputs in both]
+        for device, inputs in zip((source, target), both, strict=True):
             missing = [words for name, words in CORE_RATES.items() if not getattr(inputs, name)]
             if missing:
                 return None, (f"no core-bound ceiling: {device.name} has no measured {', '.join(missing)} "

@@ -76,6 +76,10 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"random loads in {served_by}", figure.value,
                          old(lambda d, n=served_by: d.random_loads.get(n)), loads))
+    for served_by, figure in after.set_walk_loads.items():
+        if ours(figure):
+            rows.append((f"loads in one L1 set, {served_by}", figure.value,
+                         old(lambda d, n=served_by: d.set_walk_loads.get(n)), loads))
     from perfcast.devices.schema import COUNTED_RATES  # here: the CLI starts without pydantic
 
     for rate in COUNTED_RATES:

@@ -127,6 +127,9 @@ def _print_device(device: Device) -> None:
     for served_by, figure in device.random_loads.items():
         rows.append((f"random loads in {served_by}", figure, Dimension.COMPUTE))
         units[rows[-1][0]] = "load/s"
+    for served_by, figure in device.set_walk_loads.items():
+        rows.append((f"loads in one L1 set, {served_by}", figure, Dimension.COMPUTE))
+        units[rows[-1][0]] = "load/s"
     from perfcast.devices.schema import COUNTED_RATES  # here: the CLI starts without pydantic
 
     for rate in COUNTED_RATES:

@@ -66,6 +66,7 @@ class QuantitativeInputs:
     local_rate: float | None = None  # local-memory accesses/s measured (a shared level), not stood in for by L1
     first_touches: float | None = None  # 4 KiB pages touched first per s, measured (§3.7's first-touch cost)
     guarded_dram: float | None = None  # B/s of the guarded triad, measured: B_mem of a kernel whose code masks (§3.6)
+    set_walk_loads: dict[str, float] = field(default_factory=dict)  # L2, L3 -> loads/s to lines of one L1 set (§3.1)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -157,6 +158,10 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         key = f"random loads {level}"
         sources[key] = _describe(figure, Dimension.COMPUTE, "load/s")
         summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, 'load/s')} ({figure.provenance.source})"
+    for level, figure in device.set_walk_loads.items():
+        key = f"set-walk loads {level}"
+        sources[key] = _describe(figure, Dimension.COMPUTE, "load/s")
+        summaries[key] = f"{_value(figure.value, Dimension.COMPUTE, 'load/s')} ({figure.provenance.source})"
     measured: dict[str, float | None] = {}
     for rate in COUNTED_RATES:
         figure = getattr(device, rate.name)
@@ -183,4 +188,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               measured["scalar_instructions"], measured["atomics"],
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
                               l1_bandwidth, simd_bits, None if stand_in else t_ldst, measured["first_touches"],
-                              None if guarded is None else guarded.value)
+                              None if guarded is None else guarded.value,
+                              {level: figure.value for level, figure in device.set_walk_loads.items()})

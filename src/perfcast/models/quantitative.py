@@ -58,7 +58,8 @@ vectorised runs as a vector library routine for `lanes` work-items at once:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from perfcast.models.numbers import non_negative, positive
@@ -206,13 +207,17 @@ class LatencyFloor:
     """Scattered loads per level (count), the device's random-load rate of each (load/s), and their time (s).
 
     `per_level`: loads / rate of each level with both; `unpriced`: levels that served scattered loads but have
-    no measured rate (left out of the floor, which is then a lower bound of it).
+    no measured rate (left out of the floor, which is then a lower bound of it). `in_set`: of each level's loads,
+    those that shared the L1 set of the scattered load before them, priced at `set_rates` (the device's set-walk
+    rate of the level, load/s) where it has one.
     """
 
     loads: dict[str, float]
     rates: dict[str, float]
     per_level: dict[str, float]
     unpriced: tuple[str, ...]
+    in_set: dict[str, float] = field(default_factory=dict)
+    set_rates: dict[str, float] = field(default_factory=dict)
 
     @property
     def time(self) -> float:
@@ -221,27 +226,48 @@ class LatencyFloor:
 
     def explain(self) -> str:
         """Return the floor in words: the loads and rate of each level, and the levels without a rate."""
-        parts = [f"{self.loads[level]:.3g} at {level} / {self.rates[level]:.3g} load/s"
-                 for level in self.per_level if self.loads[level] > 0]
+        parts = []
+        for level in self.per_level:
+            if self.loads[level] <= 0:
+                continue
+            walked = self.in_set.get(level, 0.0)
+            if walked > 0 and level in self.set_rates:
+                parts.append(f"{self.loads[level] - walked:.3g} at {level} / {self.rates[level]:.3g} load/s + "
+                             f"{walked:.3g} in one L1 set / {self.set_rates[level]:.3g} load/s")
+            else:
+                parts.append(f"{self.loads[level]:.3g} at {level} / {self.rates[level]:.3g} load/s")
         text = "; ".join(parts) or "no scattered loads past L1"
         if self.unpriced:
             text += f" ({', '.join(self.unpriced)}: no measured rate, left out)"
         return text
 
 
-def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_level: str = "L1") -> LatencyFloor:
+def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_level: str = "L1",
+                  in_set: Mapping[str, float] | None = None, set_rates: Mapping[str, float] | None = None
+                  ) -> LatencyFloor:
     """Return the latency floor (s) of scattered loads per level (count) at the random-load rates (load/s) given.
 
     Loads served by `first_level` cost no more than any load, which §3 prices already: they are left out.
+    `in_set`: of each level's scattered loads, those in the L1 set of the scattered load before them (count; at
+    most the level's loads), priced at `set_rates` (load/s, a set walk's) where the level has one, else as
+    the rest.
     """
     for level, count in scattered.items():
         non_negative(f"scattered loads at {level}", count)
-    for level, rate in rates.items():
+    for level, count in (in_set or {}).items():
+        non_negative(f"scattered loads in one L1 set at {level}", count)
+    for level, rate in (*rates.items(), *(set_rates or {}).items()):
         positive(f"random-load rate of {level}", rate)
     beyond = {level: count for level, count in scattered.items() if level != first_level}
-    per_level = {level: count / rates[level] for level, count in beyond.items() if level in rates}
+    walked = {level: min(count, (in_set or {}).get(level, 0.0)) for level, count in beyond.items()
+              if (in_set or {}).get(level, 0.0) > 0 and level in (set_rates or {})}
+    per_level = {level: (count - walked.get(level, 0.0)) / rates[level]
+                 + (walked[level] / set_rates[level] if level in walked and set_rates is not None else 0.0)
+                 for level, count in beyond.items() if level in rates}
     unpriced = tuple(level for level, count in beyond.items() if level not in rates and count > 0)
-    return LatencyFloor(dict(beyond), {k: v for k, v in rates.items() if k in beyond}, per_level, unpriced)
+    return LatencyFloor(dict(beyond), {k: v for k, v in rates.items() if k in beyond}, per_level, unpriced,
+                        {k: v for k, v in walked.items() if k in per_level},
+                        {k: v for k, v in (set_rates or {}).items() if k in walked and k in per_level})
 
 
 @dataclass(frozen=True)

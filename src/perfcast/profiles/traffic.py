@@ -49,11 +49,13 @@ from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
-__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic",
-           "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages",
-           "read_trace", "scattered_by_level", "scattered_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
+__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "TRACE_MAGIC", "LaunchTrace",
+           "LaunchTraffic", "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches",
+           "first_touched_pages", "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level",
+           "set_walk_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
+SET_WALK_PREFIX = "set_walk_"  # profile metrics: scattered loads in the L1 set of the one before, per level
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
                    ("space", "u1"), ("flags", "u1")])
 GROUP_LEVEL = 0xFFFFFFFF
@@ -219,6 +221,9 @@ class LaunchTraffic:
     # (sampled, scaled to the launch); empty where not followed.
     reuse: tuple[float, ...] = ()
     reuse_scattered: tuple[float, ...] = ()
+    # CPU only: of the scattered loads each level served, those that shared the L1 set of the scattered load
+    # before them on their core (count, scaled): a walk down a column of rows one L1 set span apart.
+    set_walk_loads: Mapping[str, float] = field(default_factory=dict)
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -277,6 +282,7 @@ class _Machine:
         # fetched to write into (write-allocate fills), which are traffic between L1 and L2, not requests.
         self.requested = np.zeros(2)
         self.scattered = [0] * (len(hierarchy.levels) + 1)  # scattered loads served per level, DRAM last
+        self.set_walk = [0] * (len(hierarchy.levels) + 1)  # of them, those in the L1 set of the one before
         self.fetched: set[int] = set()  # lines scattered loads brought from DRAM, and the order they came in
         self.first_fetches: list[int] = []
         self.outer_line = hierarchy.levels[-1].line
@@ -292,7 +298,8 @@ class _Machine:
         """Return, per level and for DRAM, [load, store, hit, miss] bytes so far, summed over instances.
 
         Beside them, under "scattered", the scattered loads each level served so far (count, DRAM last) and the
-        lines scattered loads have brought from DRAM for the first time (count); where reuse distances are
+        lines scattered loads have brought from DRAM for the first time (count); under "set_walk", those of the
+        scattered loads that shared the L1 set of the one before (count per level, DRAM last); where reuse distances are
         followed, "reuse" and "reuse_scattered": the accesses and scattered loads per distance bin so far.
         """
         found = {}
@@ -307,6 +314,7 @@ class _Machine:
         m = self.memory.stats()
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
+        found["set_walk"] = np.array(self.set_walk, dtype=float)
         if self.reuse is not None:
             found["reuse"] = self.reuse.accesses.copy()
             found["reuse_scattered"] = self.reuse.scattered.copy()
@@ -329,11 +337,12 @@ class _Machine:
         if again.any():
             self.reuse.repeat(int(again.sum()), int(spread[first:last][again].sum()))
 
-    def count_scattered(self, core: int, address: int, size: int, virtual: int) -> None:
+    def count_scattered(self, core: int, address: int, size: int, virtual: int, in_set: bool = False) -> None:
         """Load `address` through `core`'s caches alone, adding it to the level that served it.
 
         `virtual`: the address before its page was placed (the same without pages), which names the line a
-        first fetch from DRAM brought, so that it can be found in its buffer.
+        first fetch from DRAM brought, so that it can be found in its buffer. `in_set`: the load shares the L1
+        set of the scattered load before it (counted apart too, per level).
         """
         chain = self.chains[core]
         first, last = chain[0], chain[-1]
@@ -356,6 +365,8 @@ class _Machine:
                     self.fetched.add(line)
                     self.first_fetches.append(line)
         self.scattered[level] += 1
+        if in_set:
+            self.set_walk[level] += 1
 
     def write_back(self) -> None:
         """Write every dirty line to the level beyond (inner levels first)."""
@@ -414,8 +425,9 @@ class _Stream:
     local_load: int
     local_store: int
     # Where the stream has a scattered load (CPU only): addresses, flags, sizes and, per access, the virtual
-    # address of a scattered load (-1 for the others), as lists, sent access by access a few at a time.
-    listed: tuple[list[int], list[int], list[int], list[int]] | None = None
+    # address of a scattered load (-1 for the others) and whether it shares the L1 set of the scattered load
+    # before it (set_walk_loads), as lists, sent access by access a few at a time.
+    listed: tuple[list[int], list[int], list[int], list[int], list[bool]] | None = None
     # The accesses the reuse tracker may follow (perfcast.profiles.reuse): their indices in the stream, outermost
     # lines, the lines' hashes, whether each is a scattered load and whether it touches the line of the one before.
     sampled: tuple[np.ndarray, ...] = (np.zeros(0, dtype=np.int64),) * 5
@@ -438,6 +450,21 @@ def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_
     scattered = np.zeros(len(lines), dtype=bool)
     scattered[new_line] = ~near
     return loads & scattered
+
+
+def set_walk_loads(scattered: np.ndarray, l1_sets: np.ndarray) -> np.ndarray:
+    """Return which scattered loads fall in the L1 set of the scattered load before them (in issue order).
+
+    `scattered`: which accesses are scattered loads; `l1_sets`: each access's L1 set index. A walk down a matrix
+    column whose rows lie the L1's set span apart (4 KiB for 32 KiB of 8 ways) sends every load to one set: each
+    miss takes a way of it, so fewer of them overlap than random loads' (docs/models.md, §3.1).
+    """
+    found = np.zeros(len(scattered), dtype=bool)
+    where = np.flatnonzero(scattered)
+    if len(where) > 1:
+        sets = l1_sets[where]
+        found[where[1:]] = sets[1:] == sets[:-1]
+    return found
 
 
 def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: CacheHierarchy | None = None) -> _Stream:
@@ -486,7 +513,9 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
         if scattered.any():
             # Each scattered load with its virtual address (which names its line), every other access with -1.
             named = np.where(scattered, virtual.astype(np.int64), -1)
-            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist())
+            first = hierarchy.levels[0]
+            walked = set_walk_loads(scattered, (addresses // np.uint64(first.line)) % np.uint64(first.sets))
+            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist(), walked.tolist())
     if machine.reuse is None:
         return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
     lines = addresses >> np.uint64(machine.unit_bits)
@@ -505,10 +534,10 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
     if stream.listed is not None:
         # Scattered loads go one at a time (the level serving each is counted), and so does the rest of a stream
         # that has them: its runs are too short to be worth cutting.
-        addresses, flag_list, size_list, named = stream.listed
+        addresses, flag_list, size_list, named, walked = stream.listed
         if start < len(addresses):
             _send_each(machine, core, addresses[start:end], flag_list[start:end], size_list[start:end],
-                       named[start:end])
+                       named[start:end], walked[start:end])
         return
     flags = stream.flags[start:end]
     sizes = stream.sizes[start:end]
@@ -535,13 +564,13 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
 
 
 def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[int], sizes: list[int],
-               named: list[int]) -> None:
+               named: list[int], walked: list[bool]) -> None:
     """Send accesses one by one, in order, counting the level that serves each scattered load (named >= 0)."""
     first, atomic_level = machine.first[core].backend, machine.atomic[core].backend
     loaded = stored = 0
-    for address, flag, size, virtual in zip(addresses, flags, sizes, named, strict=True):
+    for address, flag, size, virtual, in_set in zip(addresses, flags, sizes, named, walked, strict=True):
         if virtual >= 0:
-            machine.count_scattered(core, address, size, virtual)
+            machine.count_scattered(core, address, size, virtual, in_set)
             loaded += size
         elif flag & FLAG_ATOMIC:
             atomic_level.iterload((address,), size)
@@ -593,6 +622,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
     counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
+    counted_walk = np.zeros(len(hierarchy.levels) + 1)  # of them, in the L1 set of the scattered load before
     counted_reuse = np.zeros((2, REUSE_BINS + 1))  # accesses and scattered loads per reuse distance (reuse.py)
     first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
@@ -635,6 +665,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         after = machine.stats()
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
+        counted_walk += after["set_walk"] - before["set_walk"]
         if machine.reuse is not None:
             counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
         first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
@@ -660,6 +691,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     gx, gy, gz = launch.global_size
     scattered = ({} if hierarchy.coalesce else
                  {name: float(max(0.0, count) * scale) for name, count in zip(names, counted_scattered, strict=True)})
+    walked = ({} if hierarchy.coalesce else
+              {name: float(max(0.0, count) * scale) for name, count in zip(names, counted_walk, strict=True)})
     fetched, cap = first_fetches(launch, hierarchy, first_lines) if scattered else (0.0, 0.0)
     fetched *= scale
     if sampled and fetched:
@@ -678,7 +711,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                          launch.accesses, tuple(notes), float(filled), scattered, hierarchy.lanes, fetched, cap,
                          touched, pages[0], pages[1],
                          reuse=tuple(float(v) for v in counted_reuse[0] * scale) if machine.reuse else (),
-                         reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale) if machine.reuse else ())
+                         reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale) if machine.reuse else (),
+                         set_walk_loads=walked)
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -701,6 +735,12 @@ def first_touched_pages(metrics: Mapping[str, float]) -> float | None:
     if not any(name in metrics for name in FIRST_TOUCH_METRICS):
         return None
     return sum(metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
+
+
+def set_walk_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Return, per level, the scattered loads it served that shared the L1 set of the one before (count)."""
+    return {name[len(SET_WALK_PREFIX):].upper(): value for name, value in metrics.items()
+            if name.startswith(SET_WALK_PREFIX)}
 
 
 def scattered_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -855,6 +895,9 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
         for name, count in launch.scattered_loads.items():
             add(f"scattered_{name.lower()}", count)
+        for name, count in launch.set_walk_loads.items():
+            if count:
+                add(f"{SET_WALK_PREFIX}{name.lower()}", count)
         add("touched_bytes", launch.touched_bytes)
         if launch.first_store_pages is not None and launch.first_load_pages is not None:
             add(FIRST_TOUCH_METRICS[0], launch.first_store_pages)
