@@ -5,6 +5,8 @@
  *   /tmp/strided_walk walk STRIDE_FLOATS HUGE [DEPTH]   work-items in order, each summing x[i + k*STRIDE],
  *                                                       k < DEPTH (64)
  *   /tmp/strided_walk gather MIB HUGE              independent loads to random lines of MIB MiB (as the bench's)
+ *   /tmp/strided_walk setgather STRIDE_B LINES     the same loads to random ones of LINES lines STRIDE_B bytes
+ *                                                  apart (as the bench's set_walk_loads; 4 KiB pages)
  *
  * HUGE 1 asks for transparent huge pages (madvise; the line "AnonHugePages" says what the kernel gave). */
 #define _GNU_SOURCE
@@ -43,12 +45,38 @@ static void huge_pages(void)
 int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: %s walk STRIDE_FLOATS HUGE [DEPTH] | gather MIB HUGE\n", argv[0]);
+        fprintf(stderr, "usage: %s walk STRIDE_FLOATS HUGE [DEPTH] | gather MIB HUGE | setgather STRIDE_B LINES\n",
+                argv[0]);
         return 2;
     }
     int huge = atoi(argv[3]);
     double best = 1e9, loads;
     volatile float sink;
+    if (!strcmp(argv[1], "setgather")) {
+        size_t stride = (size_t)atol(argv[2]), lines = (size_t)atol(argv[3]), count = 1 << 24;
+        char *x = (char *)pages(stride * lines + 64, 0);
+        unsigned *index = malloc(count * sizeof *index), s = 12345;
+        for (size_t i = 0; i < count; i++) {
+            s = s * 1664525u + 1013904223u;
+            index[i] = (unsigned)((((unsigned long long)s * lines) >> 32) * stride);
+        }
+        loads = (double)count;
+        for (int r = 0; r < 5; r++) {
+            double t0 = now();
+            float a = 0, b = 0, c = 0, d = 0;
+            for (size_t i = 0; i < count; i += 4) {
+                a += *(float *)(x + index[i]); b += *(float *)(x + index[i + 1]);
+                c += *(float *)(x + index[i + 2]); d += *(float *)(x + index[i + 3]);
+            }
+            double t = now() - t0;
+            sink = a + b + c + d;
+            if (t < best) best = t;
+        }
+        printf("setgather: %zu lines %zu B apart (%.3g MiB): %.3g G loads/s\n", lines, stride,
+               stride * lines / 1048576.0, loads / best / 1e9);
+        (void)sink;
+        return 0;
+    }
     if (!strcmp(argv[1], "walk")) {
         long stride = atol(argv[2]), depth = argc == 5 ? atol(argv[4]) : 64;  /* stride x depth floats, each once */
         float *x = pages((size_t)stride * depth * sizeof(float), huge);
