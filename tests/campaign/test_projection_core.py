@@ -104,3 +104,19 @@ def test_the_cli_and_the_report_say_where_the_ceiling_applies(tmp_path):
     report = runner.invoke(app, ["campaign", "report", str(two), str(one), "-o", str(tmp_path)])
     assert report.exit_code == 0, report.output
     assert "core-bound ceiling on each device where it has one (12 of 12 kernels" in (tmp_path / "report.md").read_text()
+
+
+def test_set_walk_rates_price_a_walk_on_both_devices_or_on_neither():
+    """A level's set-walk rate (§3.1) counts only where both devices have one: one side's alone would skew the ratio."""
+    two = ArchiveRun.of(Archive.read(ZEN3 / "pocl-2core-zen3-f.zip"))
+    one = ArchiveRun.of(Archive.read(ZEN3 / "pocl-1core-zen3-f.zip"))
+    sgemm = _kernel(two, "sgemm_naive")
+    assert sgemm.metrics["set_walk_l3"] > 1e9  # its column of B: every load in the L1 set of the one before
+    assert two.device.set_walk_loads and one.device.set_walk_loads
+    walked, _ = core_times(sgemm, two.device, one.device, two.compiled_code())
+    plain = [device.model_copy(update={"set_walk_loads": {}}) for device in (two.device, one.device)]
+    random, _ = core_times(sgemm, *plain, two.compiled_code())
+    one_sided, _ = core_times(sgemm, two.device, plain[1], two.compiled_code())
+    assert one_sided == random  # the source's rate alone is not taken
+    # With both, the walk is priced at the slower set-walk rates on each side: both times grow.
+    assert walked[0] > 1.5 * random[0] and walked[1] > 1.5 * random[1]
