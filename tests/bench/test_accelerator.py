@@ -176,6 +176,17 @@ def test_random_working_sets_sit_between_each_level_and_the_one_before():
     assert random_working_sets([]) == []
 
 
+def test_random_working_sets_double_up_to_half_of_their_level():
+    from perfcast.bench.accelerator import random_working_set_doublings
+
+    # A Zen 3 core: 32 KiB L1, 512 KiB L2, 32 MiB L3. L2's own set is 128 KiB, L3's 2 MiB; doublings to half.
+    found = random_working_set_doublings([("L1", 32 * 2**10), ("L2", 512 * 2**10), ("L3", 32 * 2**20)])
+    assert found == [("L2", 256 * 2**10), ("L3", 4 * 2**20), ("L3", 8 * 2**20), ("L3", 16 * 2**20)]
+    # A level whose own set is already half of it has none; no level, none.
+    assert random_working_set_doublings([("L2", 2**20), ("L3", 4 * 2**20)]) == []
+    assert random_working_set_doublings([]) == []
+
+
 class WholeSuiteRuntime:
     """Every kernel the suite launches, timed as `NS_PER_ITEM` ns per work-item and pass; the launches recorded."""
 

@@ -74,6 +74,15 @@ def test_random_loads_per_level_are_measured_and_slow_down_outward(host, quick_s
     assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
     device = measured_device(host, quick_suite)
     assert set(device.random_loads) == set(loads)
+    # Each cache level's rate over its own set and over doublings of it: the level's figure is its own set's.
+    from perfcast.bench.accelerator import random_working_set_doublings
+
+    sets = {(level, size) for level, sizes in quick_suite.random_loads_by_size.items() for size in sizes}
+    assert sets == set(random_working_sets(reach)) | set(random_working_set_doublings(reach))
+    for level, size in random_working_sets(reach):
+        assert quick_suite.random_loads_by_size[level][size] is loads[level]
+    assert {level: set(sizes) for level, sizes in device.random_loads_by_size.items()} == \
+        {level: set(sizes) for level, sizes in quick_suite.random_loads_by_size.items()}
 
 
 def test_set_walk_loads_per_level_are_measured_where_the_caches_have_ways(host, quick_suite):

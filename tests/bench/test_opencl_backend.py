@@ -79,6 +79,9 @@ def test_random_loads_on_a_cpu_device(backend, quick_suite):
         assert loads == {}
         return
     assert set(loads) == {"DRAM", *(level for level, _ in host_random_levels())}
+    sets = {(level, size) for level, sizes in quick_suite.random_loads_by_size.items() for size in sizes}
+    assert sets == set(host_random_levels()) | set(host_random_levels(doublings=True))
+    assert all(quick_suite.random_loads_by_size[level][size] is loads[level] for level, size in host_random_levels())
     assert loads["DRAM"].value == pytest.approx(quick_suite.bandwidth_ceilings["uncoalesced"].value / 4)
     assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
     # The same kernel through lines of one L1 set, per level the host's caches give (none without their ways).

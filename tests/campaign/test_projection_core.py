@@ -120,3 +120,26 @@ def test_set_walk_rates_price_a_walk_on_both_devices_or_on_neither():
     assert one_sided == random  # the source's rate alone is not taken
     # With both, the walk is priced at the slower set-walk rates on each side: both times grow.
     assert walked[0] > 1.5 * random[0] and walked[1] > 1.5 * random[1]
+
+
+def test_random_rates_by_working_set_count_only_where_both_cpus_have_them():
+    """A level's rate at the size its loads gather from (§3.1) is read on both devices or on neither."""
+    from dataclasses import replace
+
+    two = ArchiveRun.of(Archive.read(ZEN3 / "pocl-2core-zen3-f.zip"))
+    one = ArchiveRun.of(Archive.read(ZEN3 / "pocl-1core-zen3-f.zip"))
+    spmv = _kernel(two, "spmv_csr")
+    loads = spmv.metrics["scattered_l3"]
+    spmv = replace(spmv, metrics={**spmv.metrics, "gather_loads_l3": loads, "gather_log2_l3": 24 * loads})  # 16 MiB
+
+    def slowed(device):
+        """The device with an L3 whose random loads over 16 MiB come at a tenth of its own rate."""
+        own = device.random_loads["L3"]
+        curve = {2**21: own, 2**24: own.model_copy(update={"value": own.value / 10})}
+        return device.model_copy(update={"random_loads_by_size": {"L3": curve}})
+
+    plain, _ = core_times(spmv, two.device, one.device, two.compiled_code())
+    one_sided, _ = core_times(spmv, slowed(two.device), one.device, two.compiled_code())
+    both, _ = core_times(spmv, slowed(two.device), slowed(one.device), two.compiled_code())
+    assert one_sided == plain
+    assert both[0] > 3 * plain[0] and both[1] > 3 * plain[1]

@@ -18,6 +18,7 @@ from perfcast.models.quantitative import (
     issue_floor,
     kernel_parameters,
     latency_floor,
+    random_rate_at,
     predict,
     predict_counts,
     vector_call_cost,
@@ -214,6 +215,29 @@ class TestLatencyFloor:
         # At the random rate itself, the walk costs what random loads do.
         same = latency_floor({"L3": loads}, self.RANDOM, in_set=walk, set_rates={"L3": self.RANDOM["L3"]})
         assert same.time == pytest.approx(loads / self.RANDOM["L3"])
+
+    def test_a_levels_rate_at_the_size_its_loads_gather_from_by_hand(self):
+        curve = {2**21: 0.8e9, 2**22: 0.8e9, 2**23: 0.6e9, 2**24: 0.4e9}  # B -> load/s
+        assert random_rate_at(curve, 2**20) == 0.8e9  # below the smallest set: the level's own rate
+        assert random_rate_at(curve, 2**26) == 0.4e9  # beyond the largest: its rate, the slowest measured
+        assert random_rate_at(curve, 2**23) == pytest.approx(0.6e9)
+        # Half-way in log size between 8 and 16 MiB: half-way in log rate, sqrt(0.6 x 0.4) G/s.
+        assert random_rate_at(curve, 2**23.5) == pytest.approx((0.6e9 * 0.4e9) ** 0.5)
+        # 6.4e7 loads at L3 gathering from 16 MiB: 0.16 s, where the level's own rate gave 0.08 s.
+        floor = latency_floor({"L3": 6.4e7}, {"L3": 0.8e9}, curves={"L3": curve}, spans={"L3": 2**24})
+        assert floor.time == pytest.approx(0.16) and floor.spans == {"L3": 2**24}
+        assert "L3 (gathering from 16 MiB) / 4e+08 load/s" in floor.explain()
+        # Without a span, or without a curve for the level, the level's own rate.
+        assert latency_floor({"L3": 6.4e7}, {"L3": 0.8e9}, curves={"L3": curve}).time == pytest.approx(0.08)
+        assert latency_floor({"L3": 6.4e7}, {"L3": 0.8e9}, spans={"L3": 2**24}).time == pytest.approx(0.08)
+        with pytest.raises(ValueError, match="no measured random-load rates"):
+            random_rate_at({}, 1.0)
+
+    @given(st.floats(1e3, 1e9), st.floats(1e3, 1e9))
+    def test_a_larger_buffer_is_never_gathered_from_faster_where_the_curve_falls(self, a, b):
+        curve = {2**21: 0.9e9, 2**22: 0.8e9, 2**23: 0.6e9, 2**24: 0.4e9}
+        small, large = sorted((a * 64, b * 64))
+        assert random_rate_at(curve, large) <= random_rate_at(curve, small)
 
     def test_bad_counts_and_rates_are_refused(self):
         with pytest.raises(ValueError, match="in one L1 set at L2"):

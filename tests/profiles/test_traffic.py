@@ -183,6 +183,25 @@ def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_f
     assert small.scattered_loads["DRAM"] > 4096
 
 
+
+def test_scattered_loads_say_the_size_of_the_buffer_they_gather_from():
+    from perfcast.profiles.traffic import gather_spans_by_level
+
+    # Every gather lies in the one 256 KiB vector: the geometric mean size is 256 KiB at each level serving them.
+    traffic = simulate_launch(_gather_launch(), _cpu(cores=2, l2=2**20), total_groups=64, lanes=1)
+    # (The counts are the simulated ones; the first fetches capped later move loads, not the sizes' mean.)
+    assert sum(loads for loads, _ in traffic.gather_spans.values()) == pytest.approx(
+        sum(traffic.scattered_loads.values()))
+    for level, (loads, total) in traffic.gather_spans.items():
+        assert total == pytest.approx(18 * loads)
+    spans = gather_spans_by_level(traffic_metrics([traffic]))
+    assert {"L2", "DRAM"} <= set(spans) and all(size == pytest.approx(262144) for size in spans.values())
+    # A launch whose buffers are not known (an older trace) says nothing of them.
+    unknown = _gather_launch()
+    unknown.buffers.clear()
+    assert simulate_launch(unknown, _cpu(cores=2, l2=2**20), total_groups=64, lanes=1).gather_spans == {}
+
+
 def _paged(hierarchy: CacheHierarchy, page: int = 4096) -> CacheHierarchy:
     from dataclasses import replace
 

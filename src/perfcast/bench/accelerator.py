@@ -35,7 +35,7 @@ from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
-           "first_touch_rate", "minor_faults", "random_working_sets", "run_accelerator_suite", "SetWalk", "set_walk_index",
+           "first_touch_rate", "minor_faults", "random_working_set_doublings", "random_working_sets", "run_accelerator_suite", "SetWalk", "set_walk_index",
            "set_walk_lines"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
@@ -99,6 +99,7 @@ class SuiteShape:
     upload_bytes: int = UPLOAD_BYTES  # one host-to-device copy
     l2_read_items: int = 0  # threads of the L2 read sweep (a full GPU); 0: the runtime has no mem_read_l2 kernel
     random_levels: Sequence[tuple[str, int]] = ()  # (level, working set B) of the random-load kernel per cache level
+    random_sizes: Sequence[tuple[str, int]] = ()  # (level, working set B): the same kernel over larger sets in a level
     set_walk: SetWalk | None = None  # lines sharing one L1 set per cache level, for the same kernel (CPU devices)
     cpu_rates: bool = False  # measure what only a CPU device needs: scalar instructions (§3.3), atomics (§3.4)
     compute_rounds: int = COMPUTE_ROUNDS  # rounds of the core-bound figures, each kept at its best (Rounds)
@@ -146,6 +147,22 @@ def set_walk_index(walk: SetWalk, lines: int, count: int, element_bytes: int, se
         raise ValueError(f"a set walk's stride of {walk.stride} B is not a whole number of {element_bytes}-byte elements")
     drawn = np.random.default_rng(seed).integers(0, lines, count, dtype=np.int64)
     return drawn * (walk.stride // element_bytes)
+
+
+def random_working_set_doublings(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
+    """Return (level, B) working sets past each level's random working set: doublings of it up to half the level.
+
+    `caches` as `random_working_sets`. A level's random loads slow down within it (its TLB's reach, the share of a
+    shared cache others leave): these sets measure how, for the latency floor's rate at a kernel's own set.
+    """
+    sizes = dict(caches)
+    found = []
+    for level, working_set in random_working_sets(caches):
+        size = 2 * working_set
+        while size <= sizes[level] / 2:
+            found.append((level, int(size)))
+            size *= 2
+    return found
 
 
 def random_working_sets(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -513,7 +530,7 @@ def run_accelerator_suite(
     # figures, first touches (a CPU device), local memory, the sweep, the L2 points and the random loads per level.
     tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 2 * int(shape.cpu_rates) + 1
                          + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels)
-                         + (len(shape.set_walk.levels) if shape.set_walk else 0))
+                         + len(shape.random_sizes)                         + (len(shape.set_walk.levels) if shape.set_walk else 0))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
     # apart, so that no one spell of a shared host's other work covers them all.
     core_rounds = Rounds({label: run for label, (run, _) in core.items()}, tick)
@@ -600,11 +617,16 @@ def run_accelerator_suite(
         # line in L2 or L3 (the DRAM figure is the one above, per load).
         dram = suite.bandwidth_ceilings["uncoalesced"]
         suite.random_loads["DRAM"] = replace(dram, value=dram.value / 4)
-        for level, working_set in shape.random_levels:
+        for level, working_set in (*shape.random_levels, *shape.random_sizes):
             tick(f"random loads in {level} ({working_set / 2**20:.3g} MiB)")
+            if working_set > 4 * n:
+                suite.notes.append(f"Random loads in {level} over {working_set / 2**20:.3g} MiB reach past the suite's "
+                                   f"{4 * n / 2**20:.3g} MiB array; not measured.")
+                continue
             drawn = np.random.default_rng(1).integers(0, max(1, working_set // 4), n, dtype=np.int32)
-            suite.random_loads[level] = measure(
-                runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
+            sample = measure(runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
+            suite.random_loads.setdefault(level, sample)  # the level's own figure: its first, smallest set's
+            suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
     for level, lines in shape.set_walk.levels if shape.set_walk else ():
         # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the
         # L1's set span apart): each line's miss must take a way of that one set, fewer than a core has misses.

@@ -20,6 +20,7 @@ from perfcast.bench.accelerator import (
     ProgressSteps,
     SetWalk,
     chain_defines,
+    random_working_set_doublings,
     random_working_sets,
     set_walk_index,
     set_walk_lines,
@@ -310,7 +311,7 @@ class NativeCpuBackend:
             "Working sets within the caches below the last level: the best of three placements of their arrays "
             f"(L1 triad {', '.join(f'{rate / 1e9:.0f}' for rate in placement_rates)} GB/s)."
         )
-        random_sets = random_working_sets(self._cache_reach())
+        random_sets = random_working_sets(self._cache_reach()) + random_working_set_doublings(self._cache_reach())
         walk = self._set_walk()
         tick = ProgressSteps(progress, len(sizes) + 4 + 3 + (len(_COMPUTE) + len(_ELEMENTARY) + 3 + 2) * COMPUTE_ROUNDS
                              + 10 + len(random_sets) + (len(walk.levels) if walk else 0))
@@ -394,12 +395,18 @@ class NativeCpuBackend:
         suite.random_loads["DRAM"] = replace(dram, value=dram.value / 8)
         for level, working_set in random_sets:
             tick(f"random loads in {level} ({working_set / 2**20:.3g} MiB)")
+            if working_set > 8 * read_elements:
+                suite.notes.append(f"Random loads in {level} over {working_set / 2**20:.3g} MiB reach past the "
+                                   f"suite's {8 * read_elements / 2**20:.3g} MiB array; not measured.")
+                continue
             drawn = np.random.default_rng(1).integers(0, max(1, working_set // 8), gathered, dtype=np.int64)
-            suite.random_loads[level] = calibrated_rate(
+            sample = calibrated_rate(
                 lambda passes, drawn=drawn: lib.mem_random(_ptr(reads, _D), _ptr(drawn, _I64), gathered, passes,
                                                            threads, _ptr(sink, _D)),
                 gathered, reps, min_seconds,
             )
+            suite.random_loads.setdefault(level, sample)  # the level's own figure: its first, smallest set's
+            suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
         # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the L1's
         # set span apart): each line's miss takes a way of that one set, and fewer misses overlap.
         for level, lines in walk.levels if walk else ():

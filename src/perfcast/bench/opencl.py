@@ -26,6 +26,7 @@ from perfcast.bench.accelerator import (
     launch_latency,
     SetWalk,
     peak_run,
+    random_working_set_doublings,
     random_working_sets,
     read_runs,
     run_accelerator_suite,
@@ -221,6 +222,7 @@ class OpenClBackend:
             item_read_widths=ITEM_READ_WIDTHS,
             upload_bytes=host_link_bytes(self.device.max_mem_alloc_size),
             random_levels=host_random_levels() if self.is_cpu else (),
+            random_sizes=host_random_levels(doublings=True) if self.is_cpu else (),
             set_walk=host_set_walk() if self.is_cpu else None,
             cpu_rates=self.cpu_rates,
         )
@@ -247,12 +249,15 @@ class OpenClBackend:
         return OpenClProbe(runtime, shape, self.repetitions)
 
 
-def host_random_levels(cpu_dir: Path = SYSFS_CPU0) -> list[tuple[str, int]]:
-    """Return the random-load working sets of this host's caches (a CPU device's), from sysfs; none without it."""
+def host_random_levels(cpu_dir: Path = SYSFS_CPU0, doublings: bool = False) -> list[tuple[str, int]]:
+    """Return the random-load working sets of this host's caches (a CPU device's), from sysfs; none without it.
+
+    `doublings`: the larger sets past each level's own, up to half the level (`random_working_set_doublings`).
+    """
     from perfcast.bench.detect import read_caches
 
     caches = [(f"L{cache.level}", float(cache.size)) for cache in read_caches(cpu_dir) if cache.level in (1, 2, 3)]
-    return random_working_sets(caches)
+    return random_working_set_doublings(caches) if doublings else random_working_sets(caches)
 
 
 def host_set_walk(cpu_dir: Path = SYSFS_CPU0) -> SetWalk | None:

@@ -98,6 +98,8 @@ class SuiteResult:
     elementary: dict[str, Sample] = field(default_factory=dict)  # precision -> exp/log/sin calls per second
     random_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3, DRAM -> random loads per second
     set_walk_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3 -> the same, lines in one L1 set
+    # L2, L3 -> working set (B) -> random loads per second: the level's own set and doublings of it in the level
+    random_loads_by_size: dict[str, dict[int, Sample]] = field(default_factory=dict)
     int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
     scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
     atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
@@ -501,6 +503,11 @@ def measured_device(
     if suite.random_loads:
         data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
                                 for level, sample in suite.random_loads.items()}
+    if suite.random_loads_by_size:
+        data["random_loads_by_size"] = {
+            level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of {size / 2**20:.4g} MiB",
+                                  today) for size, sample in sorted(sizes.items())}
+            for level, sizes in suite.random_loads_by_size.items()}
     if suite.set_walk_loads:
         data["set_walk_loads"] = {
             level: _figure(sample, f"{suite.tool}, independent loads to random lines that share one L1 set", today)
@@ -547,6 +554,10 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         for level, sample in suite.set_walk_loads.items():
             writer.writerow([f"set-walk loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
+        for level, sizes in suite.random_loads_by_size.items():
+            for size, sample in sorted(sizes.items()):
+                writer.writerow([f"random loads {level}", size, "B", sample.value, "load/s", sample.spread,
+                                 sample.repetitions])
         for rate, s in _counted_rates(suite):
             writer.writerow([rate.label, "", "", s.value, rate.unit, s.spread, s.repetitions])
         if suite.host_link is not None:

@@ -152,9 +152,12 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
                           "of the source gives one)")
         times = []
         both = [quantitative_inputs(device) for device in (source, target)]
-        # Set-walk rates (§3.1) price a walk's loads on both devices or on neither: one side's alone would skew it.
+        # Set-walk rates and random-load rates by working set (§3.1) price a level's loads on both devices or on
+        # neither: one side's alone would skew the ratio.
         walked = set(both[0].set_walk_loads) & set(both[1].set_walk_loads)
-        both = [replace(inputs, set_walk_loads={k: v for k, v in inputs.set_walk_loads.items() if k in walked})
+        curved = set(both[0].random_curves) & set(both[1].random_curves)
+        both = [replace(inputs, set_walk_loads={k: v for k, v in inputs.set_walk_loads.items() if k in walked},
+                        random_curves={k: v for k, v in inputs.random_curves.items() if k in curved})
                 for inputs in both]
         for device, inputs in zip((source, target), both, strict=True):
             missing = [words for name, words in CORE_RATES.items() if not getattr(inputs, name)]

@@ -42,7 +42,13 @@ from perfcast.models.quantitative import (
 )
 from perfcast.models.roofline import hierarchical_roofline
 from perfcast.profiles.profile import KernelProfile
-from perfcast.profiles.traffic import FIRST_TOUCH_METRICS, first_touched_pages, scattered_by_level, set_walk_by_level
+from perfcast.profiles.traffic import (
+    FIRST_TOUCH_METRICS,
+    first_touched_pages,
+    gather_spans_by_level,
+    scattered_by_level,
+    set_walk_by_level,
+)
 from perfcast.species.application import PrimitivePrediction, predict_primitive
 from perfcast.species.classes import class_variables
 from perfcast.species.grammar import parse_species
@@ -247,7 +253,8 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
             left_out["latency floor"] = f"no latency floor: the scattered loads were {origin}, not {inputs.device.name}"
         else:
             floor = latency_floor(scattered, inputs.random_loads, in_set=set_walk_by_level(profile.metrics),
-                                  set_rates=inputs.set_walk_loads)
+                                  set_rates=inputs.set_walk_loads, curves=inputs.random_curves,
+                                  spans=gather_spans_by_level(profile.metrics))
     divided = profile.metrics.get("div_int", 0.0)
     divisions = division_cost(divided, inputs.int_divisions) if divided and inputs.int_divisions else None
     if divided and inputs.int_divisions is None:

@@ -76,6 +76,11 @@ def _compare_rows(
         if ours(figure):
             rows.append((f"random loads in {served_by}", figure.value,
                          old(lambda d, n=served_by: d.random_loads.get(n)), loads))
+    for served_by, sizes in after.random_loads_by_size.items():
+        for size, figure in sorted(sizes.items()):
+            if ours(figure):
+                rows.append((f"random loads in {served_by}, {size / 2**20:.4g} MiB", figure.value,
+                             old(lambda d, n=served_by, b=size: d.random_loads_by_size.get(n, {}).get(b)), loads))
     for served_by, figure in after.set_walk_loads.items():
         if ours(figure):
             rows.append((f"loads in one L1 set, {served_by}", figure.value,

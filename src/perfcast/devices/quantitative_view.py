@@ -67,6 +67,8 @@ class QuantitativeInputs:
     first_touches: float | None = None  # 4 KiB pages touched first per s, measured (§3.7's first-touch cost)
     guarded_dram: float | None = None  # B/s of the guarded triad, measured: B_mem of a kernel whose code masks (§3.6)
     set_walk_loads: dict[str, float] = field(default_factory=dict)  # L2, L3 -> loads/s to lines of one L1 set (§3.1)
+    # L2, L3 -> working set (B) -> random loads/s over it, measured (§3.1: a level's rate at a kernel's own set)
+    random_curves: dict[str, dict[float, float]] = field(default_factory=dict)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -189,4 +191,6 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
                               l1_bandwidth, simd_bits, None if stand_in else t_ldst, measured["first_touches"],
                               None if guarded is None else guarded.value,
-                              {level: figure.value for level, figure in device.set_walk_loads.items()})
+                              {level: figure.value for level, figure in device.set_walk_loads.items()},
+                              {level: {float(size): figure.value for size, figure in sizes.items()}
+                               for level, sizes in device.random_loads_by_size.items() if sizes})

@@ -329,6 +329,11 @@ class Device(BaseModel):
         default_factory=dict, description="independent loads per second, every core, each to a random line of a "
         "working set held by the level named (L2, L3) or by none (DRAM), written as op/s: what a load no "
         "prefetcher foresees costs where its line is found. The quantitative model's latency floor reads it")
+    random_loads_by_size: dict[str, dict[PositiveInt, ComputeFigure]] = Field(
+        default_factory=dict, description="CPU: the same random loads per level over several working sets (B) it "
+        "holds, the level's own (random_loads) and doublings of it up to half the level, written as op/s: a level's "
+        "random loads slow down within it (its TLB's reach, the share of a shared cache others leave). The latency "
+        "floor prices a level's scattered loads at the rate of the buffers they gather from")
     set_walk_loads: dict[str, ComputeFigure] = Field(
         default_factory=dict, description="CPU: the same loads, each to a random one of lines that all share one L1 "
         "set (lines the L1's size over its ways apart, as down a matrix column of that row length), held by the "

@@ -218,6 +218,8 @@ class LatencyFloor:
     unpriced: tuple[str, ...]
     in_set: dict[str, float] = field(default_factory=dict)
     set_rates: dict[str, float] = field(default_factory=dict)
+    # Per level, the size (B) of what its scattered loads gather from, where `rates` was read at it (random_rate_at).
+    spans: dict[str, float] = field(default_factory=dict)
 
     @property
     def time(self) -> float:
@@ -231,26 +233,54 @@ class LatencyFloor:
             if self.loads[level] <= 0:
                 continue
             walked = self.in_set.get(level, 0.0)
+            where = (f"{level} (gathering from {self.spans[level] / 2**20:.3g} MiB)" if level in self.spans
+                     else level)
             if walked > 0 and level in self.set_rates:
-                parts.append(f"{self.loads[level] - walked:.3g} at {level} / {self.rates[level]:.3g} load/s + "
+                parts.append(f"{self.loads[level] - walked:.3g} at {where} / {self.rates[level]:.3g} load/s + "
                              f"{walked:.3g} in one L1 set / {self.set_rates[level]:.3g} load/s")
             else:
-                parts.append(f"{self.loads[level]:.3g} at {level} / {self.rates[level]:.3g} load/s")
+                parts.append(f"{self.loads[level]:.3g} at {where} / {self.rates[level]:.3g} load/s")
         text = "; ".join(parts) or "no scattered loads past L1"
         if self.unpriced:
             text += f" ({', '.join(self.unpriced)}: no measured rate, left out)"
         return text
 
 
+def random_rate_at(curve: Mapping[float, float], working_set: float) -> float:
+    """Return the random-load rate (load/s) at `working_set` (B), log-log between a level's measured sets.
+
+    `curve`: working set (B) -> loads/s measured over it. Outside the measured sets the nearest one's rate: a
+    buffer larger than the largest set is gathered from at that set's rate (the level's slowest measured).
+    """
+    if not curve:
+        raise ValueError("no measured random-load rates to read a working set's from")
+    for size, rate in curve.items():
+        positive(f"working set {size!r}", size)
+        positive(f"random-load rate over {size:g} B", rate)
+    positive("working set", working_set)
+    sizes = sorted(curve)
+    if working_set <= sizes[0]:
+        return curve[sizes[0]]
+    if working_set >= sizes[-1]:
+        return curve[sizes[-1]]
+    upper = next(i for i, size in enumerate(sizes) if size >= working_set)
+    low, high = sizes[upper - 1], sizes[upper]
+    share = math.log(working_set / low) / math.log(high / low)
+    return math.exp(math.log(curve[low]) + share * (math.log(curve[high]) - math.log(curve[low])))
+
+
 def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_level: str = "L1",
-                  in_set: Mapping[str, float] | None = None, set_rates: Mapping[str, float] | None = None
-                  ) -> LatencyFloor:
+                  in_set: Mapping[str, float] | None = None, set_rates: Mapping[str, float] | None = None,
+                  curves: Mapping[str, Mapping[float, float]] | None = None,
+                  spans: Mapping[str, float] | None = None) -> LatencyFloor:
     """Return the latency floor (s) of scattered loads per level (count) at the random-load rates (load/s) given.
 
     Loads served by `first_level` cost no more than any load, which §3 prices already: they are left out.
     `in_set`: of each level's scattered loads, those in the L1 set of the scattered load before them (count; at
     most the level's loads), priced at `set_rates` (load/s, a set walk's) where the level has one, else as
-    the rest.
+    the rest. `curves` (level -> working set B -> load/s) and `spans` (level -> the size, B, of what its scattered
+    loads gather from): where a level has both, the rest of its loads take the curve's rate at that size
+    (`random_rate_at`) in place of `rates`.
     """
     for level, count in scattered.items():
         non_negative(f"scattered loads at {level}", count)
@@ -259,6 +289,9 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
     for level, rate in (*rates.items(), *(set_rates or {}).items()):
         positive(f"random-load rate of {level}", rate)
     beyond = {level: count for level, count in scattered.items() if level != first_level}
+    read_at = {level: float(size) for level, size in (spans or {}).items()
+               if level in beyond and (curves or {}).get(level)}
+    rates = {**rates, **{level: random_rate_at((curves or {})[level], size) for level, size in read_at.items()}}
     walked = {level: min(count, (in_set or {}).get(level, 0.0)) for level, count in beyond.items()
               if (in_set or {}).get(level, 0.0) > 0 and level in (set_rates or {})}
     per_level = {level: (count - walked.get(level, 0.0)) / rates[level]
@@ -267,7 +300,8 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
     unpriced = tuple(level for level, count in beyond.items() if level not in rates and count > 0)
     return LatencyFloor(dict(beyond), {k: v for k, v in rates.items() if k in beyond}, per_level, unpriced,
                         {k: v for k, v in walked.items() if k in per_level},
-                        {k: v for k, v in (set_rates or {}).items() if k in walked and k in per_level})
+                        {k: v for k, v in (set_rates or {}).items() if k in walked and k in per_level},
+                        {k: v for k, v in read_at.items() if k in per_level})
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,13 @@ from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
 __all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "TRACE_MAGIC", "LaunchTrace",
            "LaunchTraffic", "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches",
-           "first_touched_pages", "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level",
+           "first_touched_pages", "gather_spans_by_level", "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level",
            "set_walk_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 SET_WALK_PREFIX = "set_walk_"  # profile metrics: scattered loads in the L1 set of the one before, per level
+# Profile metrics per level: scattered loads in a known buffer, and the sum of log2 of its size (B) over them.
+SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX = "gather_loads_", "gather_log2_"
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
                    ("space", "u1"), ("flags", "u1")])
 GROUP_LEVEL = 0xFFFFFFFF
@@ -224,6 +227,9 @@ class LaunchTraffic:
     # CPU only: of the scattered loads each level served, those that shared the L1 set of the scattered load
     # before them on their core (count, scaled): a walk down a column of rows one L1 set span apart.
     set_walk_loads: Mapping[str, float] = field(default_factory=dict)
+    # CPU only: per level, (the scattered loads it served that lie in a known buffer, the sum of log2 of those
+    # buffers' sizes in B), scaled: the geometric mean size of what the level's scattered loads gather from.
+    gather_spans: Mapping[str, tuple[float, float]] = field(default_factory=dict)
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -283,6 +289,11 @@ class _Machine:
         self.requested = np.zeros(2)
         self.scattered = [0] * (len(hierarchy.levels) + 1)  # scattered loads served per level, DRAM last
         self.set_walk = [0] * (len(hierarchy.levels) + 1)  # of them, those in the L1 set of the one before
+        # Of them, those in a known buffer, and the sum of log2 of their buffers' sizes (B), per level.
+        self.span_loads = [0] * (len(hierarchy.levels) + 1)
+        self.span_log2 = [0.0] * (len(hierarchy.levels) + 1)
+        # The launch's buffers: addresses -> (buffer sizes B, buffer of each, inside one), set per launch.
+        self.buffers: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         self.fetched: set[int] = set()  # lines scattered loads brought from DRAM, and the order they came in
         self.first_fetches: list[int] = []
         self.outer_line = hierarchy.levels[-1].line
@@ -299,7 +310,8 @@ class _Machine:
 
         Beside them, under "scattered", the scattered loads each level served so far (count, DRAM last) and the
         lines scattered loads have brought from DRAM for the first time (count); under "set_walk", those of the
-        scattered loads that shared the L1 set of the one before (count per level, DRAM last); where reuse distances are
+        scattered loads that shared the L1 set of the one before (count per level, DRAM last); under "span_loads"
+        and "span_log2", the scattered loads in a known buffer and the sum of log2 of its size (B); where reuse distances are
         followed, "reuse" and "reuse_scattered": the accesses and scattered loads per distance bin so far.
         """
         found = {}
@@ -315,6 +327,8 @@ class _Machine:
         found["DRAM"] = np.array([m["LOAD_byte"], m["STORE_byte"], 0.0, 0.0])
         found["scattered"] = np.array([*self.scattered, len(self.first_fetches)], dtype=float)
         found["set_walk"] = np.array(self.set_walk, dtype=float)
+        found["span_loads"] = np.array(self.span_loads, dtype=float)
+        found["span_log2"] = np.array(self.span_log2, dtype=float)
         if self.reuse is not None:
             found["reuse"] = self.reuse.accesses.copy()
             found["reuse_scattered"] = self.reuse.scattered.copy()
@@ -337,12 +351,14 @@ class _Machine:
         if again.any():
             self.reuse.repeat(int(again.sum()), int(spread[first:last][again].sum()))
 
-    def count_scattered(self, core: int, address: int, size: int, virtual: int, in_set: bool = False) -> None:
+    def count_scattered(self, core: int, address: int, size: int, virtual: int, in_set: bool = False,
+                        span: float = -1.0) -> None:
         """Load `address` through `core`'s caches alone, adding it to the level that served it.
 
         `virtual`: the address before its page was placed (the same without pages), which names the line a
         first fetch from DRAM brought, so that it can be found in its buffer. `in_set`: the load shares the L1
-        set of the scattered load before it (counted apart too, per level).
+        set of the scattered load before it (counted apart too, per level). `span`: log2 of the size (B) of the
+        buffer it gathers from, summed per level with the loads that have one (negative: none known).
         """
         chain = self.chains[core]
         first, last = chain[0], chain[-1]
@@ -367,6 +383,9 @@ class _Machine:
         self.scattered[level] += 1
         if in_set:
             self.set_walk[level] += 1
+        if span >= 0:
+            self.span_log2[level] += span
+            self.span_loads[level] += 1
 
     def write_back(self) -> None:
         """Write every dirty line to the level beyond (inner levels first)."""
@@ -425,9 +444,10 @@ class _Stream:
     local_load: int
     local_store: int
     # Where the stream has a scattered load (CPU only): addresses, flags, sizes and, per access, the virtual
-    # address of a scattered load (-1 for the others) and whether it shares the L1 set of the scattered load
-    # before it (set_walk_loads), as lists, sent access by access a few at a time.
-    listed: tuple[list[int], list[int], list[int], list[int], list[bool]] | None = None
+    # address of a scattered load (-1 for the others), whether it shares the L1 set of the scattered load
+    # before it (set_walk_loads) and the log2 of the size (B) of the buffer it gathers from (-1: in none known),
+    # as lists, sent access by access a few at a time.
+    listed: tuple[list[int], list[int], list[int], list[int], list[bool], list[float]] | None = None
     # The accesses the reuse tracker may follow (perfcast.profiles.reuse): their indices in the stream, outermost
     # lines, the lines' hashes, whether each is a scattered load and whether it touches the line of the one before.
     sampled: tuple[np.ndarray, ...] = (np.zeros(0, dtype=np.int64),) * 5
@@ -515,7 +535,12 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             named = np.where(scattered, virtual.astype(np.int64), -1)
             first = hierarchy.levels[0]
             walked = set_walk_loads(scattered, (addresses // np.uint64(first.line)) % np.uint64(first.sets))
-            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist(), walked.tolist())
+            spans = np.full(len(addresses), -1.0)
+            if machine.buffers is not None and scattered.any():
+                sizes_of, owner, inside = machine.buffers(virtual[scattered])
+                spans[scattered] = np.where(inside, np.log2(np.maximum(sizes_of[owner], 1.0)), -1.0)
+            listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist(), walked.tolist(),
+                      spans.tolist())
     if machine.reuse is None:
         return _Stream(np.ascontiguousarray(addresses), flags, sizes, local_load, local_store, listed)
     lines = addresses >> np.uint64(machine.unit_bits)
@@ -534,10 +559,10 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
     if stream.listed is not None:
         # Scattered loads go one at a time (the level serving each is counted), and so does the rest of a stream
         # that has them: its runs are too short to be worth cutting.
-        addresses, flag_list, size_list, named, walked = stream.listed
+        addresses, flag_list, size_list, named, walked, spans = stream.listed
         if start < len(addresses):
             _send_each(machine, core, addresses[start:end], flag_list[start:end], size_list[start:end],
-                       named[start:end], walked[start:end])
+                       named[start:end], walked[start:end], spans[start:end])
         return
     flags = stream.flags[start:end]
     sizes = stream.sizes[start:end]
@@ -564,13 +589,13 @@ def _send(machine: _Machine, core: int, stream: _Stream, start: int, end: int) -
 
 
 def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[int], sizes: list[int],
-               named: list[int], walked: list[bool]) -> None:
+               named: list[int], walked: list[bool], spans: list[float]) -> None:
     """Send accesses one by one, in order, counting the level that serves each scattered load (named >= 0)."""
     first, atomic_level = machine.first[core].backend, machine.atomic[core].backend
     loaded = stored = 0
-    for address, flag, size, virtual, in_set in zip(addresses, flags, sizes, named, walked, strict=True):
+    for address, flag, size, virtual, in_set, span in zip(addresses, flags, sizes, named, walked, spans, strict=True):
         if virtual >= 0:
-            machine.count_scattered(core, address, size, virtual, in_set)
+            machine.count_scattered(core, address, size, virtual, in_set, span)
             loaded += size
         elif flag & FLAG_ATOMIC:
             atomic_level.iterload((address,), size)
@@ -623,6 +648,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
     counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
     counted_walk = np.zeros(len(hierarchy.levels) + 1)  # of them, in the L1 set of the scattered load before
+    counted_spans = np.zeros((2, len(hierarchy.levels) + 1))  # of them, in a known buffer; sum of log2 its size
+    machine.buffers = partial(_buffer_of, launch) if launch.buffers else None
     counted_reuse = np.zeros((2, REUSE_BINS + 1))  # accesses and scattered loads per reuse distance (reuse.py)
     first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
     names = [level.name for level in hierarchy.levels] + ["DRAM"]
@@ -666,6 +693,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
         counted_walk += after["set_walk"] - before["set_walk"]
+        counted_spans += np.stack([after[key] - before[key] for key in ("span_loads", "span_log2")])
         if machine.reuse is not None:
             counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
         first_lines.extend(machine.first_fetches[int(before["scattered"][-1]):])
@@ -693,6 +721,9 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                  {name: float(max(0.0, count) * scale) for name, count in zip(names, counted_scattered, strict=True)})
     walked = ({} if hierarchy.coalesce else
               {name: float(max(0.0, count) * scale) for name, count in zip(names, counted_walk, strict=True)})
+    spans = ({} if hierarchy.coalesce else
+             {name: (float(loads * scale), float(total * scale))
+              for name, loads, total in zip(names, *counted_spans, strict=True) if loads > 0})
     fetched, cap = first_fetches(launch, hierarchy, first_lines) if scattered else (0.0, 0.0)
     fetched *= scale
     if sampled and fetched:
@@ -712,7 +743,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                          touched, pages[0], pages[1],
                          reuse=tuple(float(v) for v in counted_reuse[0] * scale) if machine.reuse else (),
                          reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale) if machine.reuse else (),
-                         set_walk_loads=walked)
+                         set_walk_loads=walked, gather_spans=spans)
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -741,6 +772,16 @@ def set_walk_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
     """Return, per level, the scattered loads it served that shared the L1 set of the one before (count)."""
     return {name[len(SET_WALK_PREFIX):].upper(): value for name, value in metrics.items()
             if name.startswith(SET_WALK_PREFIX)}
+
+
+def gather_spans_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
+    """Return, per level, the geometric mean size (B) of the buffers its scattered loads gathered from."""
+    found = {}
+    for name, loads in metrics.items():
+        if name.startswith(SPAN_LOADS_PREFIX) and loads > 0:
+            level = name[len(SPAN_LOADS_PREFIX):]
+            found[level.upper()] = float(2.0 ** (metrics.get(f"{SPAN_LOG2_PREFIX}{level}", 0.0) / loads))
+    return found
 
 
 def scattered_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -898,6 +939,9 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         for name, count in launch.set_walk_loads.items():
             if count:
                 add(f"{SET_WALK_PREFIX}{name.lower()}", count)
+        for name, (loads, log2_sum) in launch.gather_spans.items():
+            add(f"{SPAN_LOADS_PREFIX}{name.lower()}", loads)
+            add(f"{SPAN_LOG2_PREFIX}{name.lower()}", log2_sum)
         add("touched_bytes", launch.touched_bytes)
         if launch.first_store_pages is not None and launch.first_load_pages is not None:
             add(FIRST_TOUCH_METRICS[0], launch.first_store_pages)
