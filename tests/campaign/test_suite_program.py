@@ -141,6 +141,14 @@ def test_scaled_first_fetches_of_the_same_buffers_are_capped_at_their_lines():
     assert m["scattered_l3"] == pytest.approx(500 * 64 + 62_000) and m["scattered_l2"] == 640
     assert m["scattered_first"] == pytest.approx(2000)
     assert any("served by L3" in note for note in capped.notes)
+    assert "set_walk_l3" not in m  # a profile without set-walk counts gets none
+    # With them (a fifth of the scattered loads walk one L1 set), the loads moved to L3 take their share along.
+    walking = KernelProfile("k", 1, {**metrics, "set_walk_l2": 0.0, "set_walk_l3": 100.0, "set_walk_dram": 302.0},
+                            work_items=512).scaled(64.0, work_items=512 * 64)
+    w = _capped_first_fetches(walking, 64.0).metrics
+    share = 402 / 2010
+    assert w["set_walk_l3"] == pytest.approx(share * w["scattered_l3"])
+    assert w["set_walk_dram"] == pytest.approx(share * w["scattered_dram"]) and w["set_walk_dram"] <= w["scattered_dram"]
     # Fewer first fetches than lines: nothing moves.
     few = KernelProfile("k", 1, {**metrics, "scattered_first": 10.0}, work_items=512).scaled(64.0)
     assert _capped_first_fetches(few, 64.0).metrics == few.metrics

@@ -18,9 +18,9 @@ from perfcast.models.quantitative import (
     issue_floor,
     kernel_parameters,
     latency_floor,
-    random_rate_at,
     predict,
     predict_counts,
+    random_rate_at,
     vector_call_cost,
 )
 

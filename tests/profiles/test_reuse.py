@@ -142,6 +142,11 @@ def test_levels_lose_the_hits_the_timed_size_misses_one_line_each():
     assert changed["scattered_dram"] == pytest.approx(100.0)
     assert changed.get("scattered_l1", 0.0) == pytest.approx(0.0, abs=1e-6)
     assert "grows with the problem" in found.describe(moved)
+    # Loads that walk one L1 set go with the scattered loads they are among: 60 of the 100, all now at DRAM.
+    walking = {**scaled, "set_walk_l1": 60.0, "set_walk_l2": 0.0, "set_walk_dram": 0.0}
+    carried, _ = extrapolated_metrics(walking, found, [("L1", 64), ("L2", 64)])
+    assert carried["set_walk_dram"] == pytest.approx(60.0) and carried["set_walk_l1"] == pytest.approx(0.0, abs=1e-6)
+    assert carried["unextrapolated_set_walk_l1"] == 60.0
 
 
 def test_no_histogram_no_extrapolation():

@@ -34,9 +34,9 @@ from perfcast.bench.timing import median_and_spread
 from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
-__all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SuiteShape", "choose_peak_shapes",
-           "first_touch_rate", "minor_faults", "random_working_set_doublings", "random_working_sets", "run_accelerator_suite", "SetWalk", "set_walk_index",
-           "set_walk_lines"]
+__all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SetWalk", "SuiteShape",
+           "choose_peak_shapes", "first_touch_rate", "minor_faults", "random_working_set_doublings",
+           "random_working_sets", "run_accelerator_suite", "set_walk_index", "set_walk_lines"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 # Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
@@ -527,10 +527,11 @@ def run_accelerator_suite(
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
     core = core_measurements(runtime, shape, suite, results, measure)
     # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
-    # figures, first touches (a CPU device), local memory, the sweep, the L2 points and the random loads per level.
+    # figures, first touches (a CPU device), local memory, the sweep, the L2 points, the random loads per level and
+    # working set, and the set-walk loads per level (each one step, measured or skipped).
     tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 2 * int(shape.cpu_rates) + 1
                          + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels)
-                         + len(shape.random_sizes)                         + (len(shape.set_walk.levels) if shape.set_walk else 0))
+                         + len(shape.random_sizes) + (len(shape.set_walk.levels) if shape.set_walk else 0))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
     # apart, so that no one spell of a shared host's other work covers them all.
     core_rounds = Rounds({label: run for label, (run, _) in core.items()}, tick)
@@ -627,15 +628,17 @@ def run_accelerator_suite(
             sample = measure(runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
             suite.random_loads.setdefault(level, sample)  # the level's own figure: its first, smallest set's
             suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
-    for level, lines in shape.set_walk.levels if shape.set_walk else ():
+    walk = shape.set_walk
+    for level, lines in walk.levels if walk is not None else ():
+        assert walk is not None  # for the type checker: no levels without a walk
         # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the
         # L1's set span apart): each line's miss must take a way of that one set, fewer than a core has misses.
-        tick(f"set-walk loads in {level} ({lines} lines {shape.set_walk.stride} B apart)")
-        if lines * shape.set_walk.stride > 4 * n:
-            suite.notes.append(f"Set-walk loads in {level}: {lines} lines {shape.set_walk.stride} B apart reach past "
+        tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
+        if lines * walk.stride > 4 * n:
+            suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past "
                                f"the suite's {4 * n / 2**20:.3g} MiB array; not measured.")
             continue
-        index = set_walk_index(shape.set_walk, lines, n, 4).astype(np.int32)
+        index = set_walk_index(walk, lines, n, 4).astype(np.int32)
         suite.set_walk_loads[level] = measure(
             runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(index), sink), n)
     tick("host to device copy")

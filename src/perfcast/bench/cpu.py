@@ -409,7 +409,8 @@ class NativeCpuBackend:
             suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
         # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the L1's
         # set span apart): each line's miss takes a way of that one set, and fewer misses overlap.
-        for level, lines in walk.levels if walk else ():
+        for level, lines in walk.levels if walk is not None else ():
+            assert walk is not None  # for the type checker: no levels without a walk
             tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
             if lines * walk.stride > 8 * read_elements:
                 suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past the "

@@ -853,7 +853,7 @@ def _with_pages(scaled: KernelProfile, launches: Sequence[KernelProfile], growth
 
 def _capped_first_fetches(profile: KernelProfile, factor: float) -> KernelProfile:
     """Return a profile scaled by `factor` with its scattered first fetches from DRAM capped at its buffers' lines."""
-    from perfcast.profiles.traffic import cap_first_fetches, scattered_by_level
+    from perfcast.profiles.traffic import cap_first_fetches, scattered_by_level, set_walks_shared_out
 
     metrics = dict(profile.metrics)
     scattered = scattered_by_level(metrics)
@@ -864,6 +864,7 @@ def _capped_first_fetches(profile: KernelProfile, factor: float) -> KernelProfil
     moved = cap_first_fetches(scattered, metrics.get("scattered_first", 0.0), cap, caches[-1])
     if not moved:
         return profile
+    metrics.update(set_walks_shared_out(metrics, scattered))
     metrics.update({f"scattered_{level.lower()}": value for level, value in scattered.items()})
     metrics["scattered_first"] -= moved
     note = (f"{moved:.4g} scattered first fetches from DRAM, scaled with the work-items, are served by {caches[-1]}: "

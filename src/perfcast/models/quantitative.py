@@ -18,7 +18,10 @@ gather, a column walk) waits for its line instead. Given the scattered loads
 each level served (the traffic simulation's count) and the device's measured
 rate of random loads found in that level, the time cannot be below
 Σ_l loads_l / rate_l; where that floor is above the §3 time, it is the
-prediction, bound "latency".
+prediction, bound "latency". A level's rate is read at the size of what its
+loads gather from where the device measured the level over several working
+sets (`random_rate_at`), and its loads that walk one L1 set take the device's
+set-walk rate of the level.
 
 Integer divisions (§3.2): §3 counts one as any integer instruction, while a
 CPU's divider takes several cycles for each and no vector unit has one. A

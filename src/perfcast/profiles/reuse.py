@@ -346,4 +346,9 @@ def extrapolated_metrics(metrics: Mapping[str, float], found: ReuseExtrapolation
             count = total * shares[name] / norm
             if abs(count - metrics.get(key, 0.0)) > 1e-9 * max(1.0, count):
                 changed[key] = count
+        if any(key in changed for key in counted.values()):
+            from perfcast.profiles.traffic import set_walks_shared_out  # traffic imports this module
+
+            shared_out = {name: changed.get(key, metrics.get(key, 0.0)) for name, key in counted.items()}
+            changed.update(set_walks_shared_out(metrics, shared_out))
     return {**{f"unextrapolated_{key}": metrics.get(key, 0.0) for key in changed}, **changed}, moved

@@ -32,6 +32,10 @@ index array, a walk down a matrix column) waits for its line. Each load on a CPU
 line is neither one of the SCATTER_WINDOW accesses before it on its core nor next to one of theirs (a stream
 prefetcher's trigger), and the simulation counts, per level, the scattered loads that level served (the loads
 that reached it less those it passed on): the input of the quantitative model's latency floor (docs/models.md).
+Of them it also counts, per level, those in the L1 set of the SET_WALK_RUN scattered loads before them in their
+work-group's issue order (a walk down a column of rows one L1 set span apart, `set_walk_*`), and the loads in a
+known buffer with the sum of log2 of its size (`gather_loads_*`, `gather_log2_*`: the geometric mean size of what
+a level's scattered loads gather from, at which the floor reads that level's random-load rate).
 """
 
 from __future__ import annotations
@@ -50,10 +54,11 @@ from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
-__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "TRACE_MAGIC", "LaunchTrace",
-           "LaunchTraffic", "LevelTraffic", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches",
-           "first_touched_pages", "gather_spans_by_level", "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level",
-           "set_walk_loads", "simulate_launch", "simulate_trace", "traffic_metrics"]
+__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "SET_WALK_RUN", "SPAN_LOADS_PREFIX",
+           "SPAN_LOG2_PREFIX", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
+           "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages", "gather_spans_by_level",
+           "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level", "set_walk_loads",
+           "set_walks_shared_out", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 SET_WALK_PREFIX = "set_walk_"  # profile metrics: scattered loads in the L1 set of the one before, per level
@@ -472,18 +477,26 @@ def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_
     return loads & scattered
 
 
-def set_walk_loads(scattered: np.ndarray, l1_sets: np.ndarray) -> np.ndarray:
-    """Return which scattered loads fall in the L1 set of the scattered load before them (in issue order).
+SET_WALK_RUN = 2  # scattered loads before a load, in its work-group's issue order, that must share its L1 set
 
-    `scattered`: which accesses are scattered loads; `l1_sets`: each access's L1 set index. A walk down a matrix
-    column whose rows lie the L1's set span apart (4 KiB for 32 KiB of 8 ways) sends every load to one set: each
-    miss takes a way of it, so fewer of them overlap than random loads' (docs/models.md, §3.1).
+
+def set_walk_loads(scattered: np.ndarray, l1_sets: np.ndarray, run: int = SET_WALK_RUN) -> np.ndarray:
+    """Return which scattered loads fall in the L1 set of each of the `run` scattered loads before them.
+
+    `scattered`: which accesses are scattered loads, in issue order; `l1_sets`: each access's L1 set index. A walk
+    down a matrix column whose rows lie the L1's set span apart (4 KiB for 32 KiB of 8 ways) sends every load to
+    one set: each miss takes a way of it, so fewer of them overlap than random loads' (docs/models.md, §3.1).
+    A run is asked for, not one match: random gathers land in the set of the load before them once in `sets`
+    (1/64 on a 32 KiB L1), in that of the two before once in `sets` squared.
     """
     found = np.zeros(len(scattered), dtype=bool)
     where = np.flatnonzero(scattered)
-    if len(where) > 1:
+    if len(where) > run:
         sets = l1_sets[where]
-        found[where[1:]] = sets[1:] == sets[:-1]
+        same = np.ones(len(where) - run, dtype=bool)
+        for back in range(1, run + 1):
+            same &= sets[run:] == sets[run - back:len(sets) - back]
+        found[where[run:]] = same
     return found
 
 
@@ -784,6 +797,21 @@ def gather_spans_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
     return found
 
 
+def set_walks_shared_out(metrics: Mapping[str, float], scattered: Mapping[str, float]) -> dict[str, float]:
+    """Return `set_walk_*` metrics for scattered loads moved among levels (`scattered`: level -> count, after).
+
+    Where a profile's scattered loads are shared out anew (carried to a larger size, first fetches capped), its
+    loads that walk one L1 set go with them: each level keeps the profile's share of them over all its levels.
+    Without set-walk metrics, none.
+    """
+    walks = set_walk_by_level(metrics)
+    if not walks:
+        return {}
+    before = sum(scattered_by_level(metrics).values())
+    share = min(1.0, sum(walks.values()) / before) if before > 0 else 0.0
+    return {f"{SET_WALK_PREFIX}{level.lower()}": share * count for level, count in scattered.items()}
+
+
 def scattered_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
     """Return the scattered loads each level served (count), by level name, from a profile's traffic metrics."""
     prefix = "scattered_"
@@ -936,10 +964,11 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
         for name, count in launch.scattered_loads.items():
             add(f"scattered_{name.lower()}", count)
-        for name, count in launch.set_walk_loads.items():
-            if count:
-                add(f"{SET_WALK_PREFIX}{name.lower()}", count)
-        for name, (loads, log2_sum) in launch.gather_spans.items():
+        # Every level of a launch with scattered loads gets these, zeros too: a profile simulated again (for
+        # another device) must not keep the counts of the last simulation where this one has none.
+        for name in launch.scattered_loads:
+            loads, log2_sum = launch.gather_spans.get(name, (0.0, 0.0))
+            add(f"{SET_WALK_PREFIX}{name.lower()}", launch.set_walk_loads.get(name, 0.0))
             add(f"{SPAN_LOADS_PREFIX}{name.lower()}", loads)
             add(f"{SPAN_LOG2_PREFIX}{name.lower()}", log2_sum)
         add("touched_bytes", launch.touched_bytes)
