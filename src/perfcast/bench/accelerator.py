@@ -35,7 +35,7 @@ from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SetWalk", "SuiteShape",
-           "choose_peak_shapes", "first_touch_rate", "minor_faults", "random_working_set_doublings",
+           "choose_peak_shapes", "first_touch_rate", "measure_set_walks", "minor_faults", "random_working_set_doublings",
            "random_working_sets", "run_accelerator_suite", "set_walk_index", "set_walk_lines"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
@@ -147,6 +147,26 @@ def set_walk_index(walk: SetWalk, lines: int, count: int, element_bytes: int, se
         raise ValueError(f"a set walk's stride of {walk.stride} B is not a whole number of {element_bytes}-byte elements")
     drawn = np.random.default_rng(seed).integers(0, lines, count, dtype=np.int64)
     return drawn * (walk.stride // element_bytes)
+
+
+def measure_set_walks(walk: SetWalk | None, array_bytes: int, element_bytes: int, count: int,
+                      tick: Callable[[str], None], suite: SuiteResult,
+                      gathers: Callable[[np.ndarray], Sample]) -> None:
+    """Measure each level's loads to lines of one L1 set (load/s) into `suite.set_walk_loads`.
+
+    The same gathers as the random loads, to lines that all share one L1 set (a walk down a matrix column whose
+    rows are the L1's set span apart): each line's miss must take a way of that one set, fewer than a core has
+    misses. `gathers(index)` times `count` loads of the `array_bytes` array at those element indices (of
+    `element_bytes` each). A level whose lines reach past the array is said in the notes, not measured.
+    """
+    for level, lines in walk.levels if walk is not None else ():
+        assert walk is not None  # for the type checker: no levels without a walk
+        tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
+        if lines * walk.stride > array_bytes:
+            suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past the "
+                               f"suite's {array_bytes / 2**20:.3g} MiB array; not measured.")
+            continue
+        suite.set_walk_loads[level] = gathers(set_walk_index(walk, lines, count, element_bytes))
 
 
 def random_working_set_doublings(caches: Sequence[tuple[str, float]]) -> list[tuple[str, int]]:
@@ -628,19 +648,8 @@ def run_accelerator_suite(
             sample = measure(runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(drawn), sink), n)
             suite.random_loads.setdefault(level, sample)  # the level's own figure: its first, smallest set's
             suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
-    walk = shape.set_walk
-    for level, lines in walk.levels if walk is not None else ():
-        assert walk is not None  # for the type checker: no levels without a walk
-        # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the
-        # L1's set span apart): each line's miss must take a way of that one set, fewer than a core has misses.
-        tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
-        if lines * walk.stride > 4 * n:
-            suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past "
-                               f"the suite's {4 * n / 2**20:.3g} MiB array; not measured.")
-            continue
-        index = set_walk_index(walk, lines, n, 4).astype(np.int32)
-        suite.set_walk_loads[level] = measure(
-            runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(index), sink), n)
+    measure_set_walks(shape.set_walk, 4 * n, 4, n, tick, suite, lambda index: measure(
+        runtime.timed("mem_random", n // PER_ITEM, a, runtime.buffer(index.astype(np.int32)), sink), n))
     tick("host to device copy")
     suite.host_link = measure(*upload_run(runtime, shape))
     core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)

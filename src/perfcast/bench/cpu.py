@@ -20,9 +20,9 @@ from perfcast.bench.accelerator import (
     ProgressSteps,
     SetWalk,
     chain_defines,
+    measure_set_walks,
     random_working_set_doublings,
     random_working_sets,
-    set_walk_index,
     set_walk_lines,
 )
 from perfcast.bench.suite import (
@@ -407,21 +407,11 @@ class NativeCpuBackend:
             )
             suite.random_loads.setdefault(level, sample)  # the level's own figure: its first, smallest set's
             suite.random_loads_by_size.setdefault(level, {})[working_set] = sample
-        # The same gathers to lines that all share one L1 set (a walk down a matrix column whose rows are the L1's
-        # set span apart): each line's miss takes a way of that one set, and fewer misses overlap.
-        for level, lines in walk.levels if walk is not None else ():
-            assert walk is not None  # for the type checker: no levels without a walk
-            tick(f"set-walk loads in {level} ({lines} lines {walk.stride} B apart)")
-            if lines * walk.stride > 8 * read_elements:
-                suite.notes.append(f"Set-walk loads in {level}: {lines} lines {walk.stride} B apart reach past the "
-                                   f"suite's {8 * read_elements / 2**20:.3g} MiB array; not measured.")
-                continue
-            walked = set_walk_index(walk, lines, gathered, 8)
-            suite.set_walk_loads[level] = calibrated_rate(
-                lambda passes, walked=walked: lib.mem_random(_ptr(reads, _D), _ptr(walked, _I64), gathered, passes,
-                                                             threads, _ptr(sink, _D)),
-                gathered, reps, min_seconds,
-            )
+        measure_set_walks(walk, 8 * read_elements, 8, gathered, tick, suite, lambda index: calibrated_rate(
+            lambda passes: lib.mem_random(_ptr(reads, _D), _ptr(index, _I64), gathered, passes, threads,
+                                          _ptr(sink, _D)),
+            gathered, reps, min_seconds,
+        ))
         # 4. The core-bound figures' last rounds (they were defined, and their first rounds taken, above).
         core_rounds.finish(spots["end"], {label: keep for label, (_, keep) in core.items()}, suite.notes)
         # 5. Intensity sweep (mixbench): k FMAs per fp32 element between its load and store. Past twice the
