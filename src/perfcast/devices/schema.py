@@ -338,7 +338,7 @@ class Device(BaseModel):
         default_factory=dict, description="CPU: the same loads, each to a random one of lines that all share one L1 "
         "set (lines the L1's size over its ways apart, as down a matrix column of that row length), held by the "
         "level named (L2, L3), written as op/s: every miss takes a way of the one set, so fewer overlap. The "
-        "latency floor prices the scattered loads that share the L1 set of the one before them with it")
+        "latency floor prices the scattered loads in the L1 set of the two scattered loads before them with it")
     int_divisions: ComputeFigure | None = Field(
         default=None, description="int32 divisions per second, every core (or SM), by a divisor known only at run "
         "time, written as op/s: what an index divided by a size costs. The quantitative model "

@@ -211,8 +211,9 @@ class LatencyFloor:
 
     `per_level`: loads / rate of each level with both; `unpriced`: levels that served scattered loads but have
     no measured rate (left out of the floor, which is then a lower bound of it). `in_set`: of each level's loads,
-    those that shared the L1 set of the scattered load before them, priced at `set_rates` (the device's set-walk
-    rate of the level, load/s) where it has one.
+    those that walk one L1 set with the scattered loads before them, priced at `set_rates` (the device's
+    set-walk rate of the level, load/s) where it has one. `spans`: per level, the size (B) its loads gather from,
+    where the level's rate was read at it.
     """
 
     loads: dict[str, float]
@@ -221,7 +222,7 @@ class LatencyFloor:
     unpriced: tuple[str, ...]
     in_set: dict[str, float] = field(default_factory=dict)
     set_rates: dict[str, float] = field(default_factory=dict)
-    # Per level, the size (B) of what its scattered loads gather from, where `rates` was read at it (random_rate_at).
+    # Per level, the size (B) of what its scattered loads gather from, where `rates` was read at it (random_rate_at)
     spans: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -279,7 +280,7 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
     """Return the latency floor (s) of scattered loads per level (count) at the random-load rates (load/s) given.
 
     Loads served by `first_level` cost no more than any load, which §3 prices already: they are left out.
-    `in_set`: of each level's scattered loads, those in the L1 set of the scattered load before them (count; at
+    `in_set`: of each level's scattered loads, those walking one L1 set (the simulation's set_walk count; at
     most the level's loads), priced at `set_rates` (load/s, a set walk's) where the level has one, else as
     the rest. `curves` (level -> working set B -> load/s) and `spans` (level -> the size, B, of what its scattered
     loads gather from): where a level has both, the rest of its loads take the curve's rate at that size

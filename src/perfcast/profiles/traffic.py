@@ -61,7 +61,7 @@ __all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX",
            "set_walks_shared_out", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
-SET_WALK_PREFIX = "set_walk_"  # profile metrics: scattered loads in the L1 set of the one before, per level
+SET_WALK_PREFIX = "set_walk_"  # profile metrics per level: scattered loads walking one L1 set (set_walk_loads)
 # Profile metrics per level: scattered loads in a known buffer, and the sum of log2 of its size (B) over them.
 SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX = "gather_loads_", "gather_log2_"
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
@@ -229,8 +229,9 @@ class LaunchTraffic:
     # (sampled, scaled to the launch); empty where not followed.
     reuse: tuple[float, ...] = ()
     reuse_scattered: tuple[float, ...] = ()
-    # CPU only: of the scattered loads each level served, those that shared the L1 set of the scattered load
-    # before them on their core (count, scaled): a walk down a column of rows one L1 set span apart.
+    # CPU only: of the scattered loads each level served, those in the L1 set of the SET_WALK_RUN scattered loads
+    # before them in their work-group's issue order (count, scaled): a walk down a column of rows one L1 set
+    # span apart.
     set_walk_loads: Mapping[str, float] = field(default_factory=dict)
     # CPU only: per level, (the scattered loads it served that lie in a known buffer, the sum of log2 of those
     # buffers' sizes in B), scaled: the geometric mean size of what the level's scattered loads gather from.
@@ -293,7 +294,7 @@ class _Machine:
         # fetched to write into (write-allocate fills), which are traffic between L1 and L2, not requests.
         self.requested = np.zeros(2)
         self.scattered = [0] * (len(hierarchy.levels) + 1)  # scattered loads served per level, DRAM last
-        self.set_walk = [0] * (len(hierarchy.levels) + 1)  # of them, those in the L1 set of the one before
+        self.set_walk = [0] * (len(hierarchy.levels) + 1)  # of them, those walking one L1 set (set_walk_loads)
         # Of them, those in a known buffer, and the sum of log2 of their buffers' sizes (B), per level.
         self.span_loads = [0] * (len(hierarchy.levels) + 1)
         self.span_log2 = [0.0] * (len(hierarchy.levels) + 1)
@@ -315,9 +316,10 @@ class _Machine:
 
         Beside them, under "scattered", the scattered loads each level served so far (count, DRAM last) and the
         lines scattered loads have brought from DRAM for the first time (count); under "set_walk", those of the
-        scattered loads that shared the L1 set of the one before (count per level, DRAM last); under "span_loads"
-        and "span_log2", the scattered loads in a known buffer and the sum of log2 of its size (B); where reuse distances are
-        followed, "reuse" and "reuse_scattered": the accesses and scattered loads per distance bin so far.
+        scattered loads that walk one L1 set (`set_walk_loads`; count per level, DRAM last); under "span_loads"
+        and "span_log2", the scattered loads in a known buffer and the sum of log2 of its size (B); where reuse
+        distances are followed, "reuse" and "reuse_scattered": the accesses and scattered loads per distance bin
+        so far.
         """
         found = {}
         for position, (level, copies) in enumerate(zip(self.hierarchy.levels, self.levels, strict=True)):
@@ -361,8 +363,8 @@ class _Machine:
         """Load `address` through `core`'s caches alone, adding it to the level that served it.
 
         `virtual`: the address before its page was placed (the same without pages), which names the line a
-        first fetch from DRAM brought, so that it can be found in its buffer. `in_set`: the load shares the L1
-        set of the scattered load before it (counted apart too, per level). `span`: log2 of the size (B) of the
+        first fetch from DRAM brought, so that it can be found in its buffer. `in_set`: the load walks one L1 set
+        with the scattered loads before it (`set_walk_loads`; counted apart too, per level). `span`: log2 of the size (B) of the
         buffer it gathers from, summed per level with the loads that have one (negative: none known).
         """
         chain = self.chains[core]
@@ -449,7 +451,7 @@ class _Stream:
     local_load: int
     local_store: int
     # Where the stream has a scattered load (CPU only): addresses, flags, sizes and, per access, the virtual
-    # address of a scattered load (-1 for the others), whether it shares the L1 set of the scattered load
+    # address of a scattered load (-1 for the others), whether it walks one L1 set with the scattered loads
     # before it (set_walk_loads) and the log2 of the size (B) of the buffer it gathers from (-1: in none known),
     # as lists, sent access by access a few at a time.
     listed: tuple[list[int], list[int], list[int], list[int], list[bool], list[float]] | None = None
@@ -549,7 +551,7 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             first = hierarchy.levels[0]
             walked = set_walk_loads(scattered, (addresses // np.uint64(first.line)) % np.uint64(first.sets))
             spans = np.full(len(addresses), -1.0)
-            if machine.buffers is not None and scattered.any():
+            if machine.buffers is not None:
                 sizes_of, owner, inside = machine.buffers(virtual[scattered])
                 spans[scattered] = np.where(inside, np.log2(np.maximum(sizes_of[owner], 1.0)), -1.0)
             listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist(), walked.tolist(),
@@ -660,7 +662,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     sampled = len(launch.groups) < groups_total
     counted = np.zeros((len(hierarchy.levels) + 1, 4))
     counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
-    counted_walk = np.zeros(len(hierarchy.levels) + 1)  # of them, in the L1 set of the scattered load before
+    counted_walk = np.zeros(len(hierarchy.levels) + 1)  # of them, those walking one L1 set (set_walk_loads)
     counted_spans = np.zeros((2, len(hierarchy.levels) + 1))  # of them, in a known buffer; sum of log2 its size
     machine.buffers = partial(_buffer_of, launch) if launch.buffers else None
     counted_reuse = np.zeros((2, REUSE_BINS + 1))  # accesses and scattered loads per reuse distance (reuse.py)
@@ -782,7 +784,7 @@ def first_touched_pages(metrics: Mapping[str, float]) -> float | None:
 
 
 def set_walk_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
-    """Return, per level, the scattered loads it served that shared the L1 set of the one before (count)."""
+    """Return, per level, the scattered loads it served that walk one L1 set (count; `set_walk_loads`)."""
     return {name[len(SET_WALK_PREFIX):].upper(): value for name, value in metrics.items()
             if name.startswith(SET_WALK_PREFIX)}
 
