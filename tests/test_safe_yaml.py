@@ -36,6 +36,13 @@ def test_files_must_be_utf8_small_and_files(tmp_path):
     big.write_bytes(b"a" * (MAX_FILE_BYTES + 1))
     with pytest.raises(YamlInputError, match="more than"):
         load_yaml_file(big)
+    # A profile (a program's launch groups take megabytes) is read to MAX_PROFILE_BYTES; a device file is not.
+    from perfcast.safe_yaml import MAX_PROFILE_BYTES
+
+    big.write_bytes(b"a: " + b"b" * (MAX_FILE_BYTES + 1))
+    assert load_yaml_file(big, MAX_PROFILE_BYTES) == {"a": "b" * (MAX_FILE_BYTES + 1)}
+    with pytest.raises(YamlInputError, match="more than the 4,194,304"):
+        load_yaml_text(big.read_text())
     with pytest.raises(YamlInputError, match="is a folder"):
         load_yaml_file(tmp_path)
     with pytest.raises(YamlInputError, match="cannot read"):

@@ -21,10 +21,13 @@ from perfcast.errors import InputError
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "YamlInputError", "load_model_file", "load_yaml_file",
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_NODES", "MAX_PROFILE_BYTES", "YamlInputError", "load_model_file", "load_yaml_file",
            "load_yaml_text"]
 
 MAX_FILE_BYTES = 4 * 2**20  # the largest device file in the catalog is ~10 kB
+# A profile holds a kernel's metrics per launch group: a program's thousand groups (Rodinia nw's 1,023) take
+# megabytes. Its reader allows as much as a campaign archive's member may hold; the depth and node limits stay.
+MAX_PROFILE_BYTES = 64 * 2**20
 MAX_DEPTH = 64  # nesting; a device file is 5 levels deep
 MAX_NODES = 1_000_000  # values with every alias expanded; a device file has a few hundred
 
@@ -101,10 +104,10 @@ def _depth(node: yaml.Node, source: str) -> None:
                                  "aliases are expanded")
 
 
-def load_yaml_text(text: str, source: str = "<string>") -> Any:
-    """Return the data of YAML `text`; every problem is a YamlInputError naming `source` and the line."""
-    if len(text) > MAX_FILE_BYTES:
-        raise YamlInputError(f"{source}: {len(text):,} characters, more than the {MAX_FILE_BYTES:,} perfcast reads")
+def load_yaml_text(text: str, source: str = "<string>", max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Return the data of YAML `text` of at most `max_bytes` characters; a problem is a YamlInputError naming `source`."""
+    if len(text) > max_bytes:
+        raise YamlInputError(f"{source}: {len(text):,} characters, more than the {max_bytes:,} perfcast reads")
     try:
         loader = _StrictLoader(text)  # it checks the characters here: a control character is a ReaderError
     except yaml.YAMLError as error:
@@ -130,15 +133,15 @@ def load_yaml_text(text: str, source: str = "<string>") -> Any:
         loader.dispose()
 
 
-def load_yaml_file(path: str | Path) -> Any:
-    """Return the data of the YAML file at `path`: UTF-8, at most MAX_FILE_BYTES, strict as load_yaml_text."""
+def load_yaml_file(path: str | Path, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """Return the data of the YAML file at `path`: UTF-8, at most `max_bytes` B, strict as load_yaml_text."""
     path = Path(path)
     try:
         size = path.stat().st_size
         if path.is_dir():
             raise YamlInputError(f"{path}: is a folder, not a YAML file")
-        if size > MAX_FILE_BYTES:
-            raise YamlInputError(f"{path}: {size:,} bytes, more than the {MAX_FILE_BYTES:,} perfcast reads")
+        if size > max_bytes:
+            raise YamlInputError(f"{path}: {size:,} bytes, more than the {max_bytes:,} perfcast reads")
         raw = path.read_bytes()
     except OSError as error:
         raise YamlInputError(f"{path}: cannot read: {error.strerror or error}") from None
@@ -147,7 +150,7 @@ def load_yaml_file(path: str | Path) -> Any:
     except UnicodeDecodeError as error:
         line = raw[: error.start].count(b"\n") + 1
         raise YamlInputError(f"{path}: line {line}: not UTF-8 text (byte {raw[error.start]:#04x})") from None
-    return load_yaml_text(text, str(path))
+    return load_yaml_text(text, str(path), max_bytes)
 
 
 M = TypeVar("M", bound="BaseModel")

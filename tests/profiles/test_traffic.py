@@ -160,7 +160,11 @@ def test_a_column_walk_one_l1_set_span_apart_is_a_set_walk_and_one_line_more_is_
     walked = simulate_launch(column, _cpu(), lanes=1)
     assert walked.set_walk_loads == {"L1": 0.0, "L2": 0.0, "DRAM": 254.0}  # all but the first two
     metrics = traffic_metrics([walked])
-    assert metrics["set_walk_dram"] == 254.0 and metrics["set_walk_l1"] == 0.0
+    assert metrics["set_walk_dram"] == 254.0 and "set_walk_l1" not in metrics  # none there, no metric
+    # A profile simulated again keeps no set walks of the simulation before where this one found none.
+    profile = ProfileSet(ProfileSource("oclgrind"), (KernelProfile("k", 1, {"set_walk_l2": 9.0, "int": 1.0}),))
+    again = apply_traffic(profile, [walked], "every work-group").kernels[0].metrics
+    assert "set_walk_l2" not in again and again["set_walk_dram"] == 254.0 and again["int"] == 1.0
     skewed = _launch(tmp_path, {0: _records(np.arange(256) * (4096 + LINE), lanes=np.zeros(256),
                                             ordinals=np.arange(256))})
     spread = simulate_launch(skewed, _cpu(), lanes=1)

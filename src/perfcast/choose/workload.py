@@ -351,7 +351,7 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
     from perfcast.campaign.archive import Archive, ArchiveError
     from perfcast.profiles import read_profile
     from perfcast.profiles.profile import ProfileError, ProfileSet
-    from perfcast.safe_yaml import YamlInputError, load_yaml_file, load_yaml_text
+    from perfcast.safe_yaml import MAX_PROFILE_BYTES, YamlInputError, load_yaml_file, load_yaml_text
     from perfcast.species.application_file import load_application
 
     options = options or WorkloadOptions()
@@ -371,7 +371,8 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
             raise WorkloadError(str(error)) from None
         if archive.profile_yaml is None:
             raise WorkloadError(f"{path}: the campaign archive holds no profile (it ran without a profiler)")
-        profile = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml), f"{path}:profile.yaml")
+        profile = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml, f"{path}:profile.yaml", MAX_PROFILE_BYTES),
+                                          f"{path}:profile.yaml")
         workload = ProfileWorkload(_named(path.stem, options.kernels), str(path), profile, options.kernels)
         workload.measured = _archive_measured(archive, [k.name for k in workload.kernels])
         return workload

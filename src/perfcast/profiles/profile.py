@@ -245,7 +245,7 @@ class ProfileSet:
 
 def load_profile(path: str | Path) -> ProfileSet:
     """Return the profile saved at `path` (a perfcast profile YAML file)."""
-    from perfcast.safe_yaml import load_yaml_file
+    from perfcast.safe_yaml import MAX_PROFILE_BYTES, load_yaml_file
 
-    return ProfileSet.from_mapping(load_yaml_file(path), str(path))
+    return ProfileSet.from_mapping(load_yaml_file(path, MAX_PROFILE_BYTES), str(path))
 

@@ -64,6 +64,7 @@ TRACE_MAGIC = b"PCTRACE1"
 SET_WALK_PREFIX = "set_walk_"  # profile metrics per level: scattered loads walking one L1 set (set_walk_loads)
 # Profile metrics per level: scattered loads in a known buffer, and the sum of log2 of its size (B) over them.
 SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX = "gather_loads_", "gather_log2_"
+_SIMULATED_SPARSE = (SET_WALK_PREFIX, SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX)  # written only where above zero
 RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordinal", "<u4"), ("region", "<u2"),
                    ("space", "u1"), ("flags", "u1")])
 GROUP_LEVEL = 0xFFFFFFFF
@@ -966,11 +967,12 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
         add("dram_write_allocate_bytes", launch.write_allocate_bytes)
         for name, count in launch.scattered_loads.items():
             add(f"scattered_{name.lower()}", count)
-        # Every level of a launch with scattered loads gets these, zeros too: a profile simulated again (for
-        # another device) must not keep the counts of the last simulation where this one has none.
-        for name in launch.scattered_loads:
-            loads, log2_sum = launch.gather_spans.get(name, (0.0, 0.0))
-            add(f"{SET_WALK_PREFIX}{name.lower()}", launch.set_walk_loads.get(name, 0.0))
+        # Only counts above zero: a program's thousand launch groups each carry them (its profile must stay under
+        # what perfcast reads); `apply_traffic` drops a profile's older ones first.
+        for name, count in launch.set_walk_loads.items():
+            if count:
+                add(f"{SET_WALK_PREFIX}{name.lower()}", count)
+        for name, (loads, log2_sum) in launch.gather_spans.items():
             add(f"{SPAN_LOADS_PREFIX}{name.lower()}", loads)
             add(f"{SPAN_LOG2_PREFIX}{name.lower()}", log2_sum)
         add("touched_bytes", launch.touched_bytes)
@@ -1041,7 +1043,10 @@ def apply_traffic(profile: ProfileSet, traffic: Sequence[LaunchTraffic], samplin
         note = (f"bytes per level simulated through {device}'s caches ({len(launches)} launch(es), {sampling}; "
                 f"first launch: {levels})")
         extra = [n for launch in launches for n in launch.notes]
-        updated = kernel.with_metrics(note, f"simulated for {device}", **traffic_metrics(launches))
+        # The last simulation's set walks and buffer sizes go: this one writes only the counts it found.
+        kept = {k: v for k, v in kernel.metrics.items() if not k.startswith(_SIMULATED_SPARSE)}
+        updated = replace(kernel, metrics=kept).with_metrics(note, f"simulated for {device}",
+                                                             **traffic_metrics(launches))
         if extra:
             updated = replace(updated, notes=(*updated.notes, *dict.fromkeys(extra)))
         kernels.append(updated)
