@@ -286,25 +286,25 @@ def latency_floor(scattered: dict[str, float], rates: dict[str, float], first_le
     loads gather from): where a level has both, the rest of its loads take the curve's rate at that size
     (`random_rate_at`) in place of `rates`.
     """
+    in_set, set_rates, curves, spans = in_set or {}, set_rates or {}, curves or {}, spans or {}
     for level, count in scattered.items():
         non_negative(f"scattered loads at {level}", count)
-    for level, count in (in_set or {}).items():
+    for level, count in in_set.items():
         non_negative(f"scattered loads in one L1 set at {level}", count)
-    for level, rate in (*rates.items(), *(set_rates or {}).items()):
+    for level, rate in (*rates.items(), *set_rates.items()):
         positive(f"random-load rate of {level}", rate)
     beyond = {level: count for level, count in scattered.items() if level != first_level}
-    read_at = {level: float(size) for level, size in (spans or {}).items()
-               if level in beyond and (curves or {}).get(level)}
-    rates = {**rates, **{level: random_rate_at((curves or {})[level], size) for level, size in read_at.items()}}
-    walked = {level: min(count, (in_set or {}).get(level, 0.0)) for level, count in beyond.items()
-              if (in_set or {}).get(level, 0.0) > 0 and level in (set_rates or {})}
+    read_at = {level: float(size) for level, size in spans.items() if level in beyond and curves.get(level)}
+    rates = {**rates, **{level: random_rate_at(curves[level], size) for level, size in read_at.items()}}
+    walked = {level: min(count, in_set[level]) for level, count in beyond.items()
+              if in_set.get(level, 0.0) > 0 and level in set_rates}
     per_level = {level: (count - walked.get(level, 0.0)) / rates[level]
-                 + (walked[level] / set_rates[level] if level in walked and set_rates is not None else 0.0)
+                 + (walked[level] / set_rates[level] if level in walked else 0.0)
                  for level, count in beyond.items() if level in rates}
     unpriced = tuple(level for level, count in beyond.items() if level not in rates and count > 0)
     return LatencyFloor(dict(beyond), {k: v for k, v in rates.items() if k in beyond}, per_level, unpriced,
                         {k: v for k, v in walked.items() if k in per_level},
-                        {k: v for k, v in (set_rates or {}).items() if k in walked and k in per_level},
+                        {k: v for k, v in set_rates.items() if k in walked and k in per_level},
                         {k: v for k, v in read_at.items() if k in per_level})
 
 
