@@ -137,6 +137,17 @@ def test_arrays_start_on_a_page():
         assert np.all(array == 0.5)
 
 
+def test_a_copy_on_a_page_keeps_shape_type_and_values():
+    from perfcast.bench.cpu import on_page
+
+    rng = np.random.default_rng(1)
+    for array in (rng.random((33, 7), np.float32), np.arange(5, dtype=np.int32), rng.random(1 << 20)):
+        placed = on_page(array[1:])  # a view 4 or 8 B past numpy's start: off any line
+        assert placed.ctypes.data % 4096 == 0 and placed.flags.c_contiguous
+        assert placed.shape == array[1:].shape and placed.dtype == array.dtype and np.array_equal(placed, array[1:])
+    assert on_page(np.zeros(0, np.float32)).size == 0
+
+
 def test_streaming_shares_start_on_their_own_pages(library):
     import ctypes
 

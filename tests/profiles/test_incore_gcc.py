@@ -215,3 +215,45 @@ def test_two_inner_loops_in_one_loop_are_each_priced_at_their_own_steady_state()
     priced = sorted((loop for loop in found.loops if loop.inner), key=lambda loop: loop.lines)
     assert [loop.flattened for loop in priced] == [0, 0]
     assert found.cycles_per_item == pytest.approx(4 * 1 + 6 * 1)  # one-instruction bodies, 4 and 6 a work-item
+
+
+# A tiled SGEMM as gcc 12 compiles it on AVX2: the column loop (16 iterations, line 94) unrolled away and its
+# sixteen products packed into two 8-float FMAs by the SLP vectoriser; the k loop (lines 92-93) is the inner loop
+# left, run once an iteration. gcc reports only "basic block part vectorized": no vectorised loop (widest 0).
+TILED = [
+    (0x400, "vmovaps (%r14),%ymm2", 94),
+    (0x404, "lea    -0x40(%r13),%r12", 93),
+    (0x410, "vbroadcastss (%r12),%ymm0", 93),
+    (0x416, "add    $0x4,%r12", 92),
+    (0x41a, "vfmadd231ps (%rsi),%ymm0,%ymm2", 94),
+    (0x41f, "vfmadd231ps 0x20(%rsi),%ymm0,%ymm1", 94),
+    (0x425, "add    %rbx,%rsi", 92),
+    (0x428, "cmp    %r12,%r13", 92),
+    (0x42b, "jne    410", 92),
+    (0x430, "vmovaps %ymm2,(%r14)", 94),
+    (0x434, "add    $0x40,%r14", 91),
+    (0x438, "cmp    %r14,%r8", 91),
+    (0x43b, "jne    400", 91),
+]
+
+
+def test_packed_statements_give_the_arithmetic_s_lanes_but_not_the_loop_s():
+    items, k = 256, 64  # work-items (outputs) the nest covers, k trips an entry of the inner loop
+    rows = items // 16  # the loop around runs once per row of 16 outputs
+    counts = {91: rows, 92: rows * (k + 1), 93: rows * k, 94: rows * k * 16}  # a loop's test runs once more
+    found = c_kernel_incore("cpu", [_listing(TILED)], counts, items, _price, 0)
+    (priced,) = [loop for loop in found.loops if loop.inner]
+    # The k loop runs one of its own iterations a pass, whatever its arithmetic packs: no lanes, so its cycles
+    # stand: 64 passes of its 6 instructions laid into each row's 5 of its own (closing jumps left out), over the
+    # row's 16 work-items. Lanes of 8 would have cut them 8 times.
+    assert priced.lanes == 1 and priced.flattened == k
+    assert found.cycles_per_item == pytest.approx((k * 6 + 5) / 16)
+    # Its floating-point instructions each work on 8 floats: the elements a profiler counts one instruction of.
+    assert found.fp_lanes == pytest.approx(8.0)
+    # The same loop with scalar FMAs: one element an instruction.
+    scalar = [(a, t.replace("ps (", "ss (").replace("ps 0x20", "ss 0x20").replace("ymm", "xmm"), line)
+              for a, t, line in TILED]
+    assert c_kernel_incore("cpu", [_listing(scalar)], counts, items, _price, 0).fp_lanes == pytest.approx(1.0)
+    # Integer work alone: no floating-point lanes to give.
+    assert c_kernel_incore("cpu", [_listing(HASH)], {190: 5, 191: 4, 192: 68, 193: 64, 194: 64, 198: 4}, 4,
+                           _price, 0).fp_lanes is None

@@ -70,7 +70,10 @@ class NativeTimer:
 
     def time(self, kernel: CampaignKernel, n: int, repetitions: int) -> dict[str, Any]:
         """Return the kernel's checked result and the times (s) of `repetitions` calls after a warm-up."""
-        arrays = kernel.arrays(n, np.random.default_rng(0))
+        from perfcast.bench.cpu import on_page
+
+        # On pages, as OpenCL's buffers are: numpy's own placement changes a kernel's cache lines run to run.
+        arrays = {name: on_page(array) for name, array in kernel.arrays(n, np.random.default_rng(0)).items()}
         inputs = {name: array.copy() for name, array in arrays.items()}
         function = getattr(self.library.handle, kernel.name)
         function.restype = ctypes.c_double
