@@ -114,3 +114,11 @@ def test_matrix_product_has_one_work_unit_per_output():
     v = class_variables(bound)
     assert (v.w, v.m) == (64 * 16, 32)
     assert v.d == 64 * 32 + 32 * 16 + 64 * 16
+    # Each row and column is read by many work units: staged on chip, its overhead a neighbourhood's 64, not 4m.
+    assert v.o == 64
+    big = class_variables(parse_species("NxK|tile(1xK) ^ KxM|tile(Kx1) -> NxM|element").bind({"N": 64, "K": 4096,
+                                                                                               "M": 16}))
+    assert big.o == 64 and big.m == 4096
+    # A tile read by its own work unit alone keeps 4m (rounded to a power of two): each application loads.
+    own = class_variables(parse_species("64x32|tile(1x32) ^ 64|element -> 64|element"))
+    assert own.origin == "derived" and own.w == 64 and own.m == 32 and own.o == 128

@@ -248,7 +248,12 @@ def _derive(s: Species, tile: HaloTile) -> ClassVariables:
             # Each work unit reads its share of the tiles, or, combining tiles of several inputs, one whole tile of each.
             m = max(m, _count(pattern) * (1 if combined else _units(access) / w))
             c += n
-            overhead = max(overhead, 4 * m)
+            # A tile only its own work unit reads is loaded as the operator is applied: index maths and a load
+            # each application (4m, the reference's tile classes). Tiles combined into more work units than they
+            # number (a matrix product's rows and columns) are each read by many units, so a kernel stages them
+            # on chip and its loads and index maths are amortised over the units sharing them, as a
+            # neighbourhood's window is: the neighbourhood's 64.
+            overhead = max(overhead, 64.0 if combined else 4 * m)
             # A work unit walking whole contiguous rows: neighbours are a row apart.
             strided = strided or (pattern[-1] == shape[-1] > 1 and _count(pattern[:-1]) == 1)
         elif kind == "full":

@@ -213,10 +213,10 @@ def _gemm(configs: NDArray[np.int64], parameters: tuple[str, ...], problem: Mapp
                "not bytes.",
                "Per-thread loads count the distinct words each warp reads (threads sharing an A or B value are "
                "served by one broadcast), with warps of 32 threads.",
-               "Boat hull: the derived class's overhead o = 4m (4 ops per element of each chunk, as the reference "
-               "table's tile classes) is twice the 2m FLOP, so c0 is three times the time of the FMAs alone; "
-               "CLBlast keeps its tiles in registers and pays no such overhead per FMA, so its best time lies "
-               "below c0 (1.4-2.7x): for this code the hull's lower end is not a bound.")
+               "Boat hull: the chunks are combined into more work units than they number (each row of A and column "
+               "of B is read by 4096 outputs), so the derived class takes the neighbourhood's overhead o = 64, "
+               "staged on chip, not the 4m of a tile read by one work unit: with 4m the overhead was twice the 2m "
+               "FLOP and every best time lay 1.4-2.7x below c0.")
     zero = _full(configs, 0)
     return KernelWork(_full(configs, 2 * fma), _full(configs, fma), zero, zero, np.maximum(l1, panels),
                       np.maximum(panels, dram), dram, staged, col["MDIMC"] * col["NDIMC"], hull, caveats)
