@@ -191,4 +191,3 @@ def test_the_compilers_report_narrows_the_cpu_boat_hull():
     gpu = score_kernel(kernel_named("triad"), {"median_s": 0.01, "spread": 0.0, "n": 1 << 20}, get_device("h200"),
                        None, report).predictions["boat hull"]
     assert "compiler" not in gpu.detail  # a GPU's hull has no CPU floors to rule out
-
