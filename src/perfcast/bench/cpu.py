@@ -42,9 +42,9 @@ from perfcast.devices.schema import Device
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeLibrary, VectorIsa, build_library, native_flags, vector_isa
 
 __all__ = [
-    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "atomic_rate", "on_page", "bench_build", "bench_library", "compute_rate",
-    "division_rate", "elementary_rate", "placed_arrays", "register_blocks", "scalar_flags", "scalar_issue_rate",
-    "streaming_arrays", "triad_rate",
+    "CHAIN_LENGTH", "NativeCpuBackend", "aligned_full", "atomic_rate", "bench_build", "bench_library", "compute_rate",
+    "division_rate", "elementary_rate", "on_page", "placed_arrays", "register_blocks", "scalar_flags",
+    "scalar_issue_rate", "streaming_arrays", "triad_rate",
 ]
 
 SOURCE = Path(__file__).parent / "kernels" / "bench.c"
