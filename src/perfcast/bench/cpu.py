@@ -76,9 +76,10 @@ def aligned_full(count: int, value: float, dtype: type = np.float64) -> np.ndarr
 def on_page(array: np.ndarray) -> np.ndarray:
     """Return a copy of `array` (same shape and type) whose first element starts a 4 KiB page.
 
-    A kernel that reads a row of 16 floats as two 32-byte vectors reads two cache lines where the row starts
-    on a line, three where numpy's allocation put it 16 or 48 B past one: that alone moved the C suite's tiled
-    SGEMM between 70 and 157 ms from one allocation to the next on a Zen 3 core. OpenCL buffers start aligned.
+    A kernel that reads a row of 16 floats as two 32-byte vectors reads one cache line where the row starts on
+    a line, two where numpy's allocation put it 16-48 B past one (and splits each load at 16 or 48 B): that
+    alone moved the C suite's tiled SGEMM between 70 and 157 ms from one allocation to the next on a Zen 3
+    core. OpenCL buffers start aligned.
     """
     raw = np.empty(array.nbytes + PAGE, dtype=np.uint8)
     start = -raw.ctypes.data % PAGE
