@@ -202,6 +202,25 @@ def test_a_samples_first_fetches_of_a_gathered_buffer_that_fits_are_not_scaled_f
 
 
 
+def test_a_gather_s_recent_span_is_its_buffer_s_pages_and_a_walk_s_the_pages_it_returns_to():
+    from perfcast.profiles.traffic import SPAN_WINDOW, recent_spans
+
+    rng = np.random.default_rng(3)
+    for pages in (64, 512, 4096):  # a random gather over P pages reads P back (the bench's own loads)
+        found = recent_spans(rng.integers(0, pages, 8 * SPAN_WINDOW).astype(np.uint64))
+        assert np.median(found) == pytest.approx(pages, rel=0.05)
+    # By hand: 4 loads on 2 pages, D = 2 = P (1 - e^(-4/P)): P = 2 gives 1.73 and P = 3 gives 2.21, so the root
+    # lies between them; checked against the equation itself.
+    (span,) = set(recent_spans(np.array([7, 9, 7, 9], dtype=np.uint64)).tolist())
+    assert 2 < span < 3 and span * (1 - np.exp(-4 / span)) == pytest.approx(2)
+    # SHOC's reduction: 16 work-items in turn walk the same 256 pages, 32 pages apart, of a 32 MiB input.
+    walk = np.tile(np.arange(256, dtype=np.uint64) * 32, 16)
+    assert recent_spans(walk) == pytest.approx(np.full(len(walk), 256.0), rel=1e-4)
+    # Every page new: the loads say only that the span is wide; the buffer's size decides.
+    assert np.isinf(recent_spans(np.arange(100, dtype=np.uint64))).all()
+    assert recent_spans(np.zeros(0, dtype=np.uint64)).size == 0
+
+
 def test_scattered_loads_say_the_size_of_the_buffer_they_gather_from():
     from perfcast.profiles.traffic import gather_spans_by_level
 

@@ -55,9 +55,9 @@ from perfcast.profiles.profile import KernelProfile, ProfileSet
 from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
 __all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "SET_WALK_RUN", "SPAN_LOADS_PREFIX",
-           "SPAN_LOG2_PREFIX", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
+           "SPAN_LOG2_PREFIX", "SPAN_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
            "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages", "gather_spans_by_level",
-           "read_trace", "scattered_by_level", "scattered_loads", "set_walk_by_level", "set_walk_loads",
+           "read_trace", "recent_spans", "scattered_by_level", "scattered_loads", "set_walk_by_level", "set_walk_loads",
            "set_walks_shared_out", "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
@@ -483,6 +483,35 @@ def scattered_loads(lines: np.ndarray, loads: np.ndarray, window: int = SCATTER_
 SET_WALK_RUN = 2  # scattered loads before a load, in its work-group's issue order, that must share its L1 set
 
 
+SPAN_WINDOW = 4096  # scattered loads a work-group issues in a row whose distinct pages say how wide it gathers
+PAGE_BYTES = 4096  # the page the span is counted in where the hierarchy places none
+
+
+def recent_spans(pages: np.ndarray, window: int = SPAN_WINDOW) -> np.ndarray:
+    """Return, per scattered load, the pages (count) a uniform random gather would span to touch as few as its window.
+
+    `pages`: the virtual page of each scattered load, in issue order. They are taken `window` at a time; a block
+    of n loads touching D distinct pages is what n loads drawn at random from P pages touch on average,
+    D = P (1 - e^(-n/P)), solved for P. A random gather over a buffer reads its buffer's pages back (the bench's
+    own loads, spmv's vector); a walk that returns to the pages it just left reads the few it walks (SHOC's
+    reduction: each of 16 work-items in turn walks the same 256 pages of a 32 MiB input, grid-sized steps apart).
+    A block whose pages are all distinct says only that the span is wide: infinity (the buffer's size decides).
+    """
+    from scipy.special import lambertw
+
+    spans = np.full(len(pages), np.inf)
+    for start in range(0, len(pages), window):
+        block = pages[start:start + window]
+        n, distinct = len(block), len(np.unique(block))
+        if distinct >= n:
+            continue
+        # r x = 1 - e^(-x) with r = D / n and x = n / P: x = 1/r + W0(-(1/r) e^(-1/r)), the root other than 0.
+        r = distinct / n
+        x = 1.0 / r + float(lambertw(-(1.0 / r) * np.exp(-1.0 / r), 0).real)
+        spans[start:start + n] = n / x if x > 0 else np.inf
+    return spans
+
+
 def set_walk_loads(scattered: np.ndarray, l1_sets: np.ndarray, run: int = SET_WALK_RUN) -> np.ndarray:
     """Return which scattered loads fall in the L1 set of each of the `run` scattered loads before them.
 
@@ -554,7 +583,12 @@ def _prepare(records: np.ndarray, core: int, machine: _Machine, hierarchy: Cache
             spans = np.full(len(addresses), -1.0)
             if machine.buffers is not None:
                 sizes_of, owner, inside = machine.buffers(virtual[scattered])
-                spans[scattered] = np.where(inside, np.log2(np.maximum(sizes_of[owner], 1.0)), -1.0)
+                # The size a level's random-load rate is read at: the buffer's, or less where the loads keep to
+                # fewer of its pages than a random gather over it would (`recent_spans`).
+                page = hierarchy.page_bytes or PAGE_BYTES
+                recent = recent_spans(virtual[scattered] // np.uint64(page)) * page
+                gathered = np.minimum(np.asarray(sizes_of[owner], dtype=float), recent)
+                spans[scattered] = np.where(inside, np.log2(np.maximum(gathered, 1.0)), -1.0)
             listed = (addresses.tolist(), flags.tolist(), sizes.tolist(), named.tolist(), walked.tolist(),
                       spans.tolist())
     if machine.reuse is None:
