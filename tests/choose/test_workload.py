@@ -32,6 +32,28 @@ def test_profile_is_the_sum_of_its_kernels_quantitative_times():
     assert workload.predict(device).time == pytest.approx(expected)
 
 
+def test_a_profile_past_a_device_file_s_size_is_read_once_as_a_profile(tmp_path, monkeypatch):
+    """A program's profile runs to megabytes (nw's 1,023 launch groups: 4.8 MB); choose reads it as predict does."""
+    from dataclasses import replace
+
+    import perfcast.profiles
+    from perfcast.safe_yaml import MAX_FILE_BYTES
+
+    profile = read_profile(NCU)
+    # A long command (one scalar: quick to parse) takes the file past the 4 MiB a device file may have.
+    big = replace(profile, source=replace(profile.source, command="x" * (MAX_FILE_BYTES + 1)))
+    path = big.save(tmp_path / "big.yaml")
+    assert path.stat().st_size > MAX_FILE_BYTES
+
+    def not_again(*args, **kwargs):
+        raise AssertionError("the profile's YAML was parsed twice")
+
+    monkeypatch.setattr(perfcast.profiles, "read_profile", not_again)
+    workload = read_workload(path)
+    assert isinstance(workload, ProfileWorkload)
+    assert [k.name for k in workload.kernels] == [k.name for k in profile.kernels]
+
+
 def test_archive_keeps_only_the_chosen_kernels_and_knows_its_measured_time():
     workload = read_workload(H200_ARCHIVE, WorkloadOptions(kernels=("triad", "stencil7")))
     assert [k.name for k in workload.kernels] == ["triad", "stencil7"]

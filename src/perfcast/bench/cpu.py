@@ -57,6 +57,15 @@ CHAIN_LENGTH = 256  # operations on each register-resident value per pass of a c
 PAGE = 4096  # B: arrays start on a page, as likwid-bench's and STREAM's do
 
 
+def _page_empty(count: int, dtype: np.dtype | type) -> np.ndarray:
+    """Return `count` uninitialised elements of `dtype` whose first one starts a 4 KiB page."""
+    size = count * np.dtype(dtype).itemsize
+    raw = np.empty(size + PAGE, dtype=np.uint8)
+    start = -raw.ctypes.data % PAGE
+    array: np.ndarray = raw[start:start + size].view(dtype)
+    return array
+
+
 def aligned_full(count: int, value: float, dtype: type = np.float64) -> np.ndarray:
     """Return `count` elements equal to `value`, starting on a 4 KiB page.
 
@@ -65,10 +74,7 @@ def aligned_full(count: int, value: float, dtype: type = np.float64) -> np.ndarr
     that alone held the L1 triad at two thirds of its aligned rate on an AVX2
     core (198 against 286 GB/s on one thread).
     """
-    itemsize = np.dtype(dtype).itemsize
-    raw = np.empty(count * itemsize + PAGE, dtype=np.uint8)
-    start = -raw.ctypes.data % PAGE
-    array: np.ndarray = raw[start:start + count * itemsize].view(dtype)
+    array = _page_empty(count, dtype)
     array.fill(value)
     return array
 
@@ -81,9 +87,7 @@ def on_page(array: np.ndarray) -> np.ndarray:
     alone moved the C suite's tiled SGEMM between 70 and 157 ms from one allocation to the next on a Zen 3
     core. OpenCL buffers start aligned.
     """
-    raw = np.empty(array.nbytes + PAGE, dtype=np.uint8)
-    start = -raw.ctypes.data % PAGE
-    placed: np.ndarray = raw[start:start + array.nbytes].view(array.dtype).reshape(array.shape)
+    placed = _page_empty(array.size, array.dtype).reshape(array.shape)
     placed[...] = array
     return placed
 

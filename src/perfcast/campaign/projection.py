@@ -32,9 +32,8 @@ from perfcast.errors import InputError
 from perfcast.models.projection import Projection, project
 from perfcast.models.quantitative import core_time
 from perfcast.plots.projection import IntervalRow
-from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet
+from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, profile_from_text
 from perfcast.profiles.projection_input import INT32_KINDS, projected_kernel
-from perfcast.safe_yaml import MAX_PROFILE_BYTES, load_yaml_text
 
 __all__ = ["CORE_RATES", "ArchiveProjection", "ArchiveRun", "CompiledCode", "KernelProjection", "core_times", "distinct_target",
            "dominant_precision", "issue_note", "kernel_base_name", "project_archive", "project_profiles", "same_size_timings"]
@@ -257,8 +256,7 @@ class ArchiveRun:
     def of(cls, archive: Archive) -> ArchiveRun:
         """Return the projection's view of a campaign archive (kernels skipped or wrong are not timed)."""
         device = parse_device_text(archive.device_yaml, f"{archive.path}:device.yaml")
-        source = f"{archive.path}:profile.yaml"
-        profiles = (ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml, source, MAX_PROFILE_BYTES), source)
+        profiles = (profile_from_text(archive.profile_yaml, f"{archive.path}:profile.yaml")
                     if archive.profile_yaml else None)
         timings, precisions, sizes = {}, {}, {}
         for name, record in archive.manifest["kernels"].items():

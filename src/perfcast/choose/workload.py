@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -350,8 +350,8 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
     """Return the workload in `what`: a profile, campaign archive, application YAML, C file, 'corpus:KERNEL' or species."""
     from perfcast.campaign.archive import Archive, ArchiveError
     from perfcast.profiles import read_profile
-    from perfcast.profiles.profile import ProfileError, ProfileSet
-    from perfcast.safe_yaml import MAX_PROFILE_BYTES, YamlInputError, load_yaml_file, load_yaml_text
+    from perfcast.profiles.profile import PROFILE_FORMAT, ProfileError, ProfileSet, profile_from_text
+    from perfcast.safe_yaml import MAX_PROFILE_BYTES, YamlInputError, load_yaml_file
     from perfcast.species.application_file import load_application
 
     options = options or WorkloadOptions()
@@ -371,23 +371,27 @@ def read_workload(what: str | Path, options: WorkloadOptions | None = None) -> W
             raise WorkloadError(str(error)) from None
         if archive.profile_yaml is None:
             raise WorkloadError(f"{path}: the campaign archive holds no profile (it ran without a profiler)")
-        profile = ProfileSet.from_mapping(load_yaml_text(archive.profile_yaml, f"{path}:profile.yaml", MAX_PROFILE_BYTES),
-                                          f"{path}:profile.yaml")
+        profile = profile_from_text(archive.profile_yaml, f"{path}:profile.yaml")
         workload = ProfileWorkload(_named(path.stem, options.kernels), str(path), profile, options.kernels)
         workload.measured = _archive_measured(archive, [k.name for k in workload.kernels])
         return workload
     if path.suffix == ".c":
         return _c_file(path, options)
+    parsed: dict[str, Any] | None = None  # a perfcast profile's YAML, where the file is one
     if path.suffix in (".yaml", ".yml"):
         try:
-            data = load_yaml_file(path)
+            # A profile's YAML may run to MAX_PROFILE_BYTES (a program's thousand launch groups); an application
+            # file's own reader keeps its smaller limit.
+            data = load_yaml_file(path, MAX_PROFILE_BYTES)
         except YamlInputError as error:
             raise WorkloadError(str(error)) from None
         if isinstance(data, dict) and "primitives" in data:
             application = load_application(path)
             return HullWorkload(application.name, str(path), application)
+        if isinstance(data, dict) and data.get("format") == PROFILE_FORMAT:
+            parsed = data  # a perfcast profile, read once: a 5 MB one takes seconds to parse
     try:
-        profile = read_profile(path)
+        profile = ProfileSet.from_mapping(parsed, str(path)) if parsed is not None else read_profile(path)
     except ProfileError as error:
         raise WorkloadError(f"{path}: not a workload perfcast reads ({error}); choose reads profiles, campaign "
                             "archives, application files, C files, species and corpus:KERNEL") from None

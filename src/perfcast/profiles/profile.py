@@ -27,6 +27,7 @@ __all__ = [
     "ProfileSet",
     "ProfileSource",
     "load_profile",
+    "profile_from_text",
     "scaling_differences",
 ]
 
@@ -248,4 +249,11 @@ def load_profile(path: str | Path) -> ProfileSet:
     from perfcast.safe_yaml import MAX_PROFILE_BYTES, load_yaml_file
 
     return ProfileSet.from_mapping(load_yaml_file(path, MAX_PROFILE_BYTES), str(path))
+
+
+def profile_from_text(text: str, source: str) -> ProfileSet:
+    """Return the perfcast profile in YAML `text` (a campaign archive's member), `source` naming it in errors."""
+    from perfcast.safe_yaml import MAX_PROFILE_BYTES, load_yaml_text
+
+    return ProfileSet.from_mapping(load_yaml_text(text, source, MAX_PROFILE_BYTES), source)
 
