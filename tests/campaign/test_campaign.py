@@ -352,6 +352,42 @@ def test_the_quantitative_score_has_a_division_cost_where_the_device_measured_di
     assert "division bound" in floored.detail and "1e+06 integer divisions / 1e+08 div/s" in floored.detail
 
 
+def test_divisions_the_compiled_code_has_no_divide_for_are_not_priced():
+    """§3.2: a kernel whose compiled code holds no integer divide loses its counted divisions' time, and says why."""
+    from perfcast.campaign.score import score_kernel, without_compiled_out_divisions
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel, v100 = kernel_named("stencil7"), get_device("v100")
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 10000 / 32, "fp32": 8000.0,
+               "fp64": 0.0, "int": 1e6, "dram_read": 1.0, "dram_write": 1.0, "div_int": 1e6}
+    profile = KernelProfile("stencil7", 1, metrics)
+    data = v100.model_dump(mode="json", exclude_none=True)
+    data["int_divisions"] = {"value": 1e8, "source": "measured", "tool": "test", "date": "2026-11-28"}
+    device = Device.from_mapping(data)
+    record = {"median_s": 1e-2, "spread": 0.0, "n": kernel.sizes[-1]}
+    divides = {"kernels": {"stencil7": {"cycles_per_item": 0.0, "divides": 3}}}
+    shifts = {"kernels": {"stencil7": {"cycles_per_item": 0.0, "divides": 0}}}
+    unread = {"kernels": {"stencil7": {"cycles_per_item": 0.0}}}  # a reading older than the count
+    priced = score_kernel(kernel, record, device, profile, None, divides).predictions["quantitative"]
+    assert priced.time == pytest.approx(score_kernel(kernel, record, device, profile, None, unread)
+                                        .predictions["quantitative"].time)
+    assert priced.time > 1e-2 and "division bound" in priced.detail
+    freed = score_kernel(kernel, record, device, profile, None, shifts).predictions["quantitative"]
+    assert freed.time == pytest.approx(priced.time - 1e-2)
+    assert "division" not in freed.bound and "no divide instruction for the profile's 1e+06" in freed.detail
+    # The profile itself: its count gone, a note kept; unchanged where the code divides, was not read, or counts none.
+    stripped, note = without_compiled_out_divisions(profile, "stencil7", shifts)
+    assert stripped.metrics["div_int"] == 0.0 and note in stripped.notes and profile.metrics["div_int"] == 1e6
+    assert without_compiled_out_divisions(profile, "stencil7", divides) == (profile, None)
+    assert without_compiled_out_divisions(profile, "stencil7", None) == (profile, None)
+    assert without_compiled_out_divisions(profile, "other", shifts) == (profile, None)
+    none = KernelProfile("stencil7", 1, {**metrics, "div_int": 0.0})
+    assert without_compiled_out_divisions(none, "stencil7", shifts) == (none, None)
+
+
 def test_the_issue_floor_applies_where_the_compilers_report_says_scalar():
     """10^6 instructions at 10^9 inst/s: a 1 ms floor for a kernel left scalar, none for a vectorised one or without a rate."""
     from perfcast.campaign.score import score_kernel
@@ -509,6 +545,37 @@ def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_lo
         assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
     gpu = quantitative_inputs(get_device("v100"))
     assert gpu.l1_bandwidth is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
+
+
+def test_an_integer_kernel_vectorised_on_bytes_does_four_times_the_work_a_vector_instruction():
+    """§3.6: 32 lanes of a 256-bit vector and 1-byte stores (a byte memset): integer rates x4, L1 accesses in 32 lanes."""
+    from perfcast.campaign.score import predict_profiled
+    from perfcast.profiles.profile import KernelProfile
+
+    cpu = _cpu_inputs()
+    assert cpu.simd_bits == 256
+    n = 1e6
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "fp32": 0.0, "fp64": 0.0, "int": 3 * n, "ldst": n,
+               "global_ldst": n, "global_store_bytes": n, "global_load_bytes": 0.0, "inst_warp": 7 * n / 32,
+               "dram_read": 0.0, "dram_write": 1.0}
+    memset = KernelProfile("memset", 1, metrics)
+    words, detail, _ = predict_profiled(memset, cpu, 8)  # the report's 8 lanes: 4-byte lanes fill the vector
+    bytes_, detail32, _ = predict_profiled(memset, cpu, 32)
+    assert bytes_.rates.t_int == pytest.approx(4 * words.rates.t_int)
+    assert bytes_.rates.t_add == pytest.approx(4 * words.rates.t_add)
+    assert words.bound == bytes_.bound == "compute" and bytes_.time < words.time
+    assert "integer rates x4" in detail32 and "accesses at L1 in 32 of 32 lanes" in detail32
+    assert "integer rates" not in detail
+    # 2-byte stores at 16 lanes: x2.
+    shorts = KernelProfile("memset", 1, {**metrics, "global_store_bytes": 2 * n})
+    assert predict_profiled(shorts, cpu, 16)[0].rates.t_int == pytest.approx(2 * words.rates.t_int)
+    # Either reading alone is not enough: 4-byte accesses at 16 lanes (two registers a vector), or bytes at 8
+    # lanes; nor is floating-point work, whatever its lanes.
+    ints = KernelProfile("memset", 1, {**metrics, "global_store_bytes": 4 * n})
+    assert predict_profiled(ints, cpu, 16)[0].rates.t_int == pytest.approx(words.rates.t_int)
+    assert predict_profiled(memset, cpu, 4)[0].rates.t_int == pytest.approx(words.rates.t_int)
+    floats = KernelProfile("memset", 1, {**metrics, "fp32": n, "add_fp32": n})
+    assert predict_profiled(floats, cpu, 32)[0].rates.t_int == pytest.approx(words.rates.t_int)
 
 
 def test_a_kernel_left_scalar_whose_statements_were_packed_takes_the_compiled_code_s_lanes():

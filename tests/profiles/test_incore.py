@@ -262,6 +262,37 @@ def test_a_kernel_built_in_two_precisions_keeps_a_reading_of_each(tmp_path, monk
     assert set(reading.precisions["k"]) == {"fp32", "fp64"}
 
 
+def test_the_reading_counts_the_integer_divides_of_a_kernel_s_code(tmp_path, monkeypatch):
+    # Rodinia's backprop divides by a loop's powers of two; PoCL unrolls the loop and each divide becomes a mask.
+    from perfcast.profiles import incore
+    from perfcast.profiles.incore import integer_divides
+
+    assert integer_divides(["idivl  %ecx", "divq   %rsi", "div    %r8d", "idivw  (%rax)", "cltd"]) == 4
+    # Floating-point divides are not the integer divider's.
+    assert integer_divides(["vdivps %ymm1,%ymm2,%ymm3", "divss  %xmm1,%xmm0", "vdivsd %xmm1,%xmm2,%xmm3",
+                            "divpd  %xmm1,%xmm0", "call   divide"]) == 0
+    for build in ("AA", "BB"):
+        (tmp_path / build / "k" / "64-1-1").mkdir(parents=True)
+        (tmp_path / build / "k" / "64-1-1" / "k.so").write_bytes(b"")
+    code = {"AA": ["vmulss %xmm0,%xmm1,%xmm1", "and    $0x3,%eax"], "BB": ["vmulss %xmm0,%xmm1,%xmm1", "idivl  %ecx"]}
+
+    def function(path, name):  # type: ignore[no-untyped-def]
+        body = code[path.parts[-4]]
+        return [(0x10 + 4 * i, text) for i, text in enumerate(body)] + [(0x10 + 4 * len(body), "jne    10")]
+
+    monkeypatch.setattr(incore, "mca_tool", lambda: "llvm-mca")
+    monkeypatch.setattr(incore, "objdump_function", function)
+    monkeypatch.setattr(incore, "debug_lines", lambda path: [(0x10, 20)])
+    monkeypatch.setattr(incore, "mca_cycles", lambda body, cpu, tool, iterations=500: (10.0, 2.0))
+    blocks = {"k": [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]}
+    # Two builds that agree: the one reading divides where either build does (another local size may keep a divide).
+    reading = incore.analyse_pocl_kernels(tmp_path, blocks, "znver3").kernels["k"]
+    assert reading.divides == 1 and reading.as_record()["divides"] == 1
+    code["BB"] = ["vmulss %xmm0,%xmm1,%xmm1", "shr    $0x2,%eax"]
+    assert incore.analyse_pocl_kernels(tmp_path, blocks, "znver3").kernels["k"].divides == 0
+    assert kernel_incore("znver3", blocks["k"], [], 64, {}).divides is None  # not read: unknown, not none
+
+
 def test_a_loop_no_block_fits_costs_nothing():
     loop = Loop(0x14, 0x20, ("a",), frozenset({300}), (300,))
     estimate = kernel_incore("znver4", read_blocks(BLOCKS)["hash"], [loop], 256, {(0x14, 0x20): (5.0, 1.0)})

@@ -250,6 +250,10 @@ def test_packed_statements_give_the_arithmetic_s_lanes_but_not_the_loop_s():
     assert found.cycles_per_item == pytest.approx((k * 6 + 5) / 16)
     # Its floating-point instructions each work on 8 floats: the elements a profiler counts one instruction of.
     assert found.fp_lanes == pytest.approx(8.0)
+    assert found.divides == 0  # and no integer divide in its code
+    divided = [(a, "idivl  %ecx" if t.startswith("vfmadd") else t, line) for a, t, line in TILED]
+    assert c_kernel_incore("cpu", [_listing(divided)], counts, items, _price, 0).divides == sum(
+        t.startswith("vfmadd") for _, t, _ in TILED) > 0
     # The same loop with scalar FMAs: one element an instruction.
     scalar = [(a, t.replace("ps (", "ss (").replace("ps 0x20", "ss 0x20").replace("ymm", "xmm"), line)
               for a, t, line in TILED]

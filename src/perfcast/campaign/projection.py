@@ -23,6 +23,7 @@ from perfcast.campaign.score import (
     predict_profiled,
     profile_flop,
     profile_precision,
+    without_compiled_out_divisions,
 )
 from perfcast.devices.catalog import parse_device_text
 from perfcast.devices.projection_view import ProjectionCapabilities, four_byte_dram, projection_capabilities
@@ -146,6 +147,7 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
         lanes, cycles, vectors, packed = compiled_code_terms(profile.name, code.vectorisation, code.incore,
                                                              (code.work_items or {}).get(profile.name),
                                                              profile_precision(profile))
+        profile = without_compiled_out_divisions(profile, profile.name, code.incore, profile_precision(profile))[0]
         if lanes is None:
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
                           "of the source gives one)")

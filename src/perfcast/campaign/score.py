@@ -57,7 +57,7 @@ __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_
            "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_laid_out",
            "incore_prices_vectors", "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "masked_code",
            "percentage_error", "predict_profiled", "profile_flop", "scalar_arithmetic", "score_kernel", "score_profiled",
-           "summarise"]
+           "summarise", "without_compiled_out_divisions"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -317,10 +317,18 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     read = incore_vectors or ((lanes == 1 or packed) and not barriers)
     if incore_cycles is not None and read and inputs.device.kind == "cpu":
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value, laid_out)
-    rates, ldst_words, costs = inputs.rates, "", dict(inputs.elementary_cost)
+    rates, ldst_words, narrow_words, costs = inputs.rates, "", "", dict(inputs.elementary_cost)
     if lanes is not None and lanes >= 1 and inputs.device.kind == "cpu" and inputs.simd_bits:
         # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
         element = 8 if profile.metrics.get("fp64", 0.0) > 0 else 4
+        narrow = _narrow_elements(profile, lanes, inputs.simd_bits)
+        if narrow is not None:
+            # An integer kernel on 1- or 2-byte elements: each vector instruction does 4 / element times the work of
+            # one on 4-byte lanes, which the device's integer rates count (Rodinia streamcluster's byte memset).
+            element = narrow
+            rates = replace(rates, t_int=rates.t_int * 4 / element, t_add=rates.t_add * 4 / element)
+            narrow_words = (f"; integer rates x{4 // element} (§3.6: {lanes} lanes of {element}-byte elements a "
+                            "vector, by the compiler's report and the kernel's accesses)")
         simd = max(1, inputs.simd_bits // (8 * element))
         if lanes > 1 and not packed:  # the vector routine's instructions serve its lanes
             # (packed statements of one work-item call the scalar routine: the packing says nothing of calls)
@@ -350,12 +358,29 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore,
                 touches)
-    detail = p.explain() + ldst_words + "".join(
+    detail = p.explain() + ldst_words + narrow_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         f"(the device's measured rate{', shared by the lanes (§3.6)' if precision in shared else ''})"
         for precision, cost in costs.items()
         if profile.elementary_calls(precision)) + "".join(f"; {note}" for note in left_out.values())
     return p, detail, left_out
+
+
+def _narrow_elements(profile: KernelProfile, lanes: int, simd_bits: int) -> int | None:
+    """Return the element size (B) of an integer kernel vectorised on elements narrower than 4 B, else None.
+
+    Both must say so: the compiler's lanes above what 4-byte elements fill of the SIMD width (an fp32 loop may
+    take two registers a vector as well), and the kernel's global and local accesses under 4 B each on average.
+    No floating-point work: a float is 4 bytes whatever it loads. The size is the larger of the two readings.
+    """
+    m = profile.metrics
+    if m.get("fp32", 0.0) > 0 or m.get("fp64", 0.0) > 0 or lanes * 32 <= simd_bits:
+        return None
+    accesses = m.get("global_ldst", 0.0) + m.get("local_ldst", 0.0)
+    moved = sum(m.get(f"{space}_{kind}_bytes", 0.0) for space in ("global", "local") for kind in ("load", "store"))
+    if accesses <= 0 or moved <= 0 or moved / accesses >= 3:
+        return None
+    return 1 if max(moved / accesses, simd_bits / 8 / lanes) < 1.5 else 2
 
 
 def _packed_access_lanes(profile: KernelProfile, lanes: int, element: int) -> int:
@@ -433,6 +458,25 @@ def incore_laid_out(name: str, incore: Mapping[str, Any] | None, precision: str 
     """
     entry = incore_entry(name, incore, precision) or {}
     return any(loop.get("inner") and loop.get("item_cycles") is not None for loop in entry.get("loops") or ())
+
+
+def without_compiled_out_divisions(profile: KernelProfile, name: str, incore: Mapping[str, Any] | None,
+                                   precision: str | None = None) -> tuple[KernelProfile, str | None]:
+    """Return a profile without the integer divisions the code the device ran has no divide for, and a note.
+
+    Oclgrind counts the divisions of its own build, which keeps loops rolled: a division by a loop's powers of two
+    (Rodinia's backprop and srad reductions) divides by a variable there, and by a constant in PoCL's build, which
+    unrolls the loop and makes each a shift. Where the reading of kernel `name` (`incore`) found no integer divide
+    instruction in its compiled code, the profile's divisions are not the divider's (§3.2): none is priced. The
+    profile unchanged and None where it counts none, the code was not read, or the code divides.
+    """
+    divided = profile.metrics.get("div_int", 0.0)
+    divides = (incore_entry(name, incore, precision) or {}).get("divides")
+    if not divided or divides is None or int(divides) > 0:
+        return profile, None
+    note = (f"integer divisions not priced: the compiled code has no divide instruction for the profile's "
+            f"{divided:.3g} (their divisors are constants there, §3.2)")
+    return replace(profile, metrics={**profile.metrics, "div_int": 0.0}, notes=(*profile.notes, note)), note
 
 
 def masked_code(name: str, incore: Mapping[str, Any] | None, precision: str | None = None) -> bool:
@@ -615,6 +659,9 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
     if profile is not None and device.kind == "cpu":  # a GPU's launches map no host page
         profile, counted = with_timed_faults(profile, record)
     precision = profile_precision(profile) if profile is not None else None
+    if profile is not None:
+        profile, undivided = without_compiled_out_divisions(profile, kernel, incore, precision)
+        counted = "; ".join(note for note in (counted, undivided) if note) or None
     cycles = (kernel_incore_cycles(kernel, incore, record.get("work_items"), 32 * profile.metrics["inst_warp"],
                                    precision)
               if profile is not None and "inst_warp" in profile.metrics else None)
@@ -704,8 +751,11 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         precision = profile_precision(profile)
         lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
                                                              record.get("work_items"), precision)
-        return _quantitative(profile, device, measured, lanes, cycles, vectors, packed,
-                             masked_code(kernel.name, incore, precision), incore_laid_out(kernel.name, incore, precision))
+        divided, undivided = without_compiled_out_divisions(profile, kernel.name, incore, precision)
+        prediction = _quantitative(divided, device, measured, lanes, cycles, vectors, packed,
+                                   masked_code(kernel.name, incore, precision),
+                                   incore_laid_out(kernel.name, incore, precision))
+        return replace(prediction, detail=f"{prediction.detail}; {undivided}") if undivided else prediction
 
     steps = {
         "roofline": lambda: _roofline(kernel, n, device, measured, spread, profile),

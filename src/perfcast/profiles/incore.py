@@ -47,8 +47,8 @@ from perfcast.profiles.profile import ProfileError
 
 __all__ = ["BLOCKS_PLUGIN_SOURCE", "Block", "INNER", "InCore", "Loop", "LoopCost", "PoclReading",
            "analyse_pocl_kernels", "code_precision", "compiled_fp_lanes", "debug_lines", "disassembly",
-           "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "is_padding", "kernel_incore",
-           "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
+           "fp_arithmetic_lanes", "function_code", "group_items", "innermost_loops", "integer_divides", "is_padding",
+           "kernel_incore", "listed_functions", "llvm_cpus", "llvm_host_cpu", "loop_at", "loop_ranges", "mca_cycles", "mca_tool",
            "masked_memory", "modelled_core", "objdump_function", "pocl_llvm_cpu", "read_blocks", "unroll_factor", "with_lines",
            "WorkItemLoop", "laid_out_cycles", "work_item_loop", "work_item_trace"]
 
@@ -132,11 +132,13 @@ class InCore:
     instructions_per_item: float = 0.0
     fp_lanes: float | None = None  # `compiled_fp_lanes` of the kernel's matched loops; None: no arithmetic in them
     masked: bool = False  # a loop of it loads or stores with AVX's masked moves (`masked_memory`)
+    divides: int | None = None  # integer divide instructions in the code it compiled into; None: not read
 
     def as_record(self) -> dict[str, object]:
         """Return the estimate as a manifest keeps it (JSON types)."""
         return {"cpu": self.cpu, "cycles_per_item": self.cycles_per_item,
                 "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes, "masked": self.masked,
+                "divides": self.divides,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
                            "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner,
@@ -420,6 +422,19 @@ def masked_memory(body: Iterable[str]) -> bool:
     return any(_MASKED_MOVE.match(instruction) for instruction in body)
 
 
+_INTEGER_DIVIDE = re.compile(r"^i?div[bwlq]?\s")  # x86's div and idiv in AT&T syntax; divss, vdivps are not
+
+
+def integer_divides(instructions: Iterable[str]) -> int:
+    """Return how many of a code's instructions divide integers (x86's div and idiv, AT&T syntax; a count).
+
+    The divider runs only these. A division a profiler counts in the IR it runs may have none in the code a CPU
+    runs: a divisor the compiler came to know (a loop over powers of two unrolled, each divisor a constant) becomes
+    shifts or a multiply (docs/models.md, §3.2).
+    """
+    return sum(1 for instruction in instructions if _INTEGER_DIVIDE.match(instruction))
+
+
 _FP_ARITHMETIC = re.compile(r"^v?(?:fn?m(?:add|sub)\d{3}|fm(?:addsub|subadd)\d{3}|add|sub|mul|div|min|max|sqrt|"
                             r"r(?:sqrt|cp)(?:14|28)?|h(?:add|sub)|addsub|dp|scalef)(?P<kind>[sp][sd])\s+"
                             r"(?P<operands>.*)$")
@@ -646,8 +661,10 @@ def _agreed(found: Sequence[InCore]) -> InCore | None:
     if max(e.cycles_per_item for e in found) > 1.1 * min(e.cycles_per_item for e in found):
         return None
     lanes = [e.fp_lanes for e in found if e.fp_lanes is not None]
+    divides = [e.divides for e in found if e.divides is not None]
     return replace(found[0], fp_lanes=min(lanes) if len(lanes) == len(found) else None,
-                   masked=any(e.masked for e in found))
+                   masked=any(e.masked for e in found),
+                   divides=max(divides) if len(divides) == len(found) else None)
 
 
 def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu: str) -> PoclReading:
@@ -672,6 +689,8 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
         table = debug_lines(shared)
         if not instructions or not table:  # no code or no line table: unknown, not "no inner loop"
             continue
+        # PoCL inlines every function a kernel calls into it (its Flatten pass): the kernel's function is all its code.
+        divides = integer_divides(text for _, text in instructions)
         listing = with_lines(instructions, table)
         loops = innermost_loops(listing)
         costs = {(loop.start, loop.end): mca_cycles(loop.body, cpu, tool) for loop in loops if loop.lines}
@@ -691,7 +710,8 @@ def analyse_pocl_kernels(cache: Path, blocks: Mapping[str, Sequence[Block]], cpu
                 item_costs[(loop.start, loop.end)] = cycles
         estimates.setdefault(kernel, []).append(
             (code_precision(text for _, text in instructions),
-             kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs, item_costs)))
+             replace(kernel_incore(cpu, counted, [loop for loop in loops if loop.lines], items, costs, item_costs),
+                     divides=divides)))
     kernels = {kernel: agreed for kernel, found in estimates.items()
                if (agreed := _agreed([estimate for _, estimate in found])) is not None}
     precisions = {}

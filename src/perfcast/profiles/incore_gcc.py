@@ -43,6 +43,7 @@ from perfcast.profiles.incore import (
     LoopCost,
     compiled_fp_lanes,
     innermost_loops,
+    integer_divides,
     is_padding,
     loop_at,
     loop_ranges,
@@ -269,7 +270,8 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
     # report calls scalar may run packed arithmetic all the same (its SLP vectoriser packs a fully unrolled inner
     # loop: sgemm_tiled's sixteen columns in two 8-float FMAs, reported only as "basic block part vectorized").
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found),
-                  fp_lanes=compiled_fp_lanes(running))
+                  fp_lanes=compiled_fp_lanes(running),
+                  divides=integer_divides(text for function in functions for _, text, _ in function))
 
 
 def _laid_out(function: Sequence[tuple[int, str, int]], reading: _Reading, inner: Sequence[_Reading], items: int,
