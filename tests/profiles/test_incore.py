@@ -229,16 +229,13 @@ def test_the_precision_of_compiled_code_is_that_of_most_of_its_arithmetic():
     assert code_precision(["add    $0x1,%eax", "vmovupd (%rax),%ymm0"]) is None
 
 
-def test_a_kernel_built_in_two_precisions_keeps_a_reading_of_each(tmp_path, monkeypatch):
-    # SHOC's md: one name, a float build and a double build (two PoCL cache entries), 10 and 20 cycles an
-    # iteration: they disagree as a whole, and each precision's one build is its own reading.
+def _two_builds(tmp_path, monkeypatch, code: dict[str, list[str]]) -> dict[str, list[Block]]:  # type: ignore[no-untyped-def]
+    """Two PoCL cache entries of kernel k, builds AA and BB, whose code is `code`'s (read when analysed); its blocks."""
     from perfcast.profiles import incore
 
     for build in ("AA", "BB"):
         (tmp_path / build / "k" / "64-1-1").mkdir(parents=True)
         (tmp_path / build / "k" / "64-1-1" / "k.so").write_bytes(b"")
-    code = {"AA": ["vmulss %xmm0,%xmm1,%xmm1", "vaddss %xmm1,%xmm2,%xmm2"],
-            "BB": ["vmulsd %xmm0,%xmm1,%xmm1", "vsubpd %ymm3,%ymm4,%ymm5", "vaddsd %xmm1,%xmm2,%xmm2"]}
 
     def function(path, name):  # type: ignore[no-untyped-def]
         body = code[path.parts[-4]]
@@ -247,9 +244,19 @@ def test_a_kernel_built_in_two_precisions_keeps_a_reading_of_each(tmp_path, monk
     monkeypatch.setattr(incore, "mca_tool", lambda: "llvm-mca")
     monkeypatch.setattr(incore, "objdump_function", function)
     monkeypatch.setattr(incore, "debug_lines", lambda path: [(0x10, 20)])
+    return {"k": [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]}
+
+
+def test_a_kernel_built_in_two_precisions_keeps_a_reading_of_each(tmp_path, monkeypatch):
+    # SHOC's md: one name, a float build and a double build (two PoCL cache entries), 10 and 20 cycles an
+    # iteration: they disagree as a whole, and each precision's one build is its own reading.
+    from perfcast.profiles import incore
+
+    blocks = _two_builds(tmp_path, monkeypatch, {
+        "AA": ["vmulss %xmm0,%xmm1,%xmm1", "vaddss %xmm1,%xmm2,%xmm2"],
+        "BB": ["vmulsd %xmm0,%xmm1,%xmm1", "vsubpd %ymm3,%ymm4,%ymm5", "vaddsd %xmm1,%xmm2,%xmm2"]})
     monkeypatch.setattr(incore, "mca_cycles",
                         lambda body, cpu, tool, iterations=500: (20.0 if "vmulsd" in body[0] else 10.0, 2.0))
-    blocks = {"k": [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]}
     reading = incore.analyse_pocl_kernels(tmp_path, blocks, "skylake-avx512")
     assert reading.kernels == {}  # 100 and 200 cycles a work-item: no one reading
     split = reading.precisions["k"]
@@ -271,20 +278,9 @@ def test_the_reading_counts_the_integer_divides_of_a_kernel_s_code(tmp_path, mon
     # Floating-point divides are not the integer divider's.
     assert integer_divides(["vdivps %ymm1,%ymm2,%ymm3", "divss  %xmm1,%xmm0", "vdivsd %xmm1,%xmm2,%xmm3",
                             "divpd  %xmm1,%xmm0", "call   divide"]) == 0
-    for build in ("AA", "BB"):
-        (tmp_path / build / "k" / "64-1-1").mkdir(parents=True)
-        (tmp_path / build / "k" / "64-1-1" / "k.so").write_bytes(b"")
     code = {"AA": ["vmulss %xmm0,%xmm1,%xmm1", "and    $0x3,%eax"], "BB": ["vmulss %xmm0,%xmm1,%xmm1", "idivl  %ecx"]}
-
-    def function(path, name):  # type: ignore[no-untyped-def]
-        body = code[path.parts[-4]]
-        return [(0x10 + 4 * i, text) for i, text in enumerate(body)] + [(0x10 + 4 * len(body), "jne    10")]
-
-    monkeypatch.setattr(incore, "mca_tool", lambda: "llvm-mca")
-    monkeypatch.setattr(incore, "objdump_function", function)
-    monkeypatch.setattr(incore, "debug_lines", lambda path: [(0x10, 20)])
+    blocks = _two_builds(tmp_path, monkeypatch, code)
     monkeypatch.setattr(incore, "mca_cycles", lambda body, cpu, tool, iterations=500: (10.0, 2.0))
-    blocks = {"k": [Block("k", "entry", 64, frozenset({10}), 3), Block("k", "for.body", 640, frozenset({20}), 6)]}
     # Two builds that agree: the one reading divides where either build does (another local size may keep a divide).
     reading = incore.analyse_pocl_kernels(tmp_path, blocks, "znver3").kernels["k"]
     assert reading.divides == 1 and reading.as_record()["divides"] == 1
