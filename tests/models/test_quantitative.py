@@ -54,6 +54,21 @@ class TestKernelParameters:
         assert k.e_mix == 1.0  # every fp64 instruction an FMA
         assert k.d_ops == pytest.approx(0.5)
 
+    def test_with_the_targets_rates_the_precision_whose_work_takes_longer_is_the_kernels(self):
+        # SHOC's sgemmNN on PoCL: 3.4e7 fp32 ops beside 3.3e4 fp64 ones (8 a work-item of scaling).
+        few = counts(fp32=16_800, fma32=16_800, fp64=33, inst_warp=1_400)
+        assert kernel_parameters(few).k_type == "fp64"  # the spec's rule: any fp64 instruction
+        k = kernel_parameters(few, RATES)
+        assert (k.k_type, k.w_comp, k.e_mix) == ("fp32", 33_600, 1.0)
+        # fp64 work at half the rate: fp64 as soon as its time at T_DP reaches fp32's at T_SP (a tie is fp64).
+        assert kernel_parameters(counts(fp32=1000, fp64=500, inst_warp=100), RATES).k_type == "fp64"
+        assert kernel_parameters(counts(fp32=1000, fp64=499, inst_warp=100), RATES).k_type == "fp32"
+        # A device without double precision: the spec's rule, and predict says why it cannot.
+        no_dp = DeviceRates(t_sp=1000e9, t_dp=None, t_int=400e9, t_add=500e9, t_ldst=250e9, b_mem=100e9)
+        assert kernel_parameters(few, no_dp).k_type == "fp64"
+        # One precision alone is unaffected by the rates.
+        assert kernel_parameters(FP32, RATES) == kernel_parameters(FP32)
+
     def test_integer_kernel(self):
         k = kernel_parameters(counts(int=640, ldst=320, inst_warp=40))
         assert (k.k_type, k.w_comp, k.e_mix) == ("int", 640, 0.5)

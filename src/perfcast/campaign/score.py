@@ -356,7 +356,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
         ldst_words += (f"; B_mem {inputs.guarded_dram / 1e9:.3g} GB/s, the guarded triad's (§3.6: the compiled code "
                        "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
-    p = predict(kernel_parameters(profile.counts(costs or None)), rates, floor, divisions, issue, atomics, incore,
+    p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
                 touches)
     detail = p.explain() + ldst_words + narrow_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "

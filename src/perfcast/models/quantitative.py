@@ -174,9 +174,17 @@ class KernelParameters:
     d_other: float
 
 
-def kernel_parameters(counts: KernelCounts) -> KernelParameters:
-    """Return K_type, W_comp (op), W_traf (B), E_mix and the densities D_ops, D_ldst, D_other of a kernel."""
-    if counts.fp64 > 0:
+def kernel_parameters(counts: KernelCounts, rates: DeviceRates | None = None) -> KernelParameters:
+    """Return K_type, W_comp (op), W_traf (B), E_mix and the densities D_ops, D_ldst, D_other of a kernel.
+
+    `rates`: the target's, where a kernel has work in both precisions: K_type is then the precision whose work
+    takes longer at its own peak (docs/models.md §3), not fp64 for any fp64 instruction at all. Without them,
+    or on a device without T_DP, the spec's rule.
+    """
+    fp64_first = counts.fp64 > 0
+    if fp64_first and counts.fp32 > 0 and rates is not None and rates.t_dp:
+        fp64_first = (counts.fp64 + counts.fma64) / rates.t_dp >= (counts.fp32 + counts.fma32) / rates.t_sp
+    if fp64_first:
         k_type: KernelType = "fp64"
         w_comp, i_ops = counts.fp64 + counts.fma64, counts.fp64
         e_mix = (counts.fp64 + counts.fma64) / (2 * counts.fp64)
@@ -607,4 +615,4 @@ def core_time(prediction: QuantitativePrediction) -> float:
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:
     """Return the §3 prediction (time in s) of a kernel given by its counts on a device given by its rates."""
-    return predict(kernel_parameters(counts), rates)
+    return predict(kernel_parameters(counts, rates), rates)
