@@ -144,10 +144,10 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
     code = code or CompiledCode()
     simulated = (profile.bytes_from or "").startswith("simulated for ")
     try:
+        precision = profile_precision(profile)
         lanes, cycles, vectors, packed = compiled_code_terms(profile.name, code.vectorisation, code.incore,
-                                                             (code.work_items or {}).get(profile.name),
-                                                             profile_precision(profile))
-        profile = without_compiled_out_divisions(profile, profile.name, code.incore, profile_precision(profile))[0]
+                                                             (code.work_items or {}).get(profile.name), precision)
+        profile = without_compiled_out_divisions(profile, profile.name, code.incore, precision)[0]
         if lanes is None:
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
                           "of the source gives one)")

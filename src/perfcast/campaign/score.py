@@ -366,6 +366,11 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     return p, detail, left_out
 
 
+def _global_and_local_bytes(metrics: Mapping[str, float]) -> float:
+    """Return the bytes a profile's global and local loads and stores move (B)."""
+    return sum(metrics.get(f"{space}_{kind}_bytes", 0.0) for space in ("global", "local") for kind in ("load", "store"))
+
+
 def _narrow_elements(profile: KernelProfile, lanes: int, simd_bits: int) -> int | None:
     """Return the element size (B) of an integer kernel vectorised on elements narrower than 4 B, else None.
 
@@ -377,7 +382,7 @@ def _narrow_elements(profile: KernelProfile, lanes: int, simd_bits: int) -> int 
     if m.get("fp32", 0.0) > 0 or m.get("fp64", 0.0) > 0 or lanes * 32 <= simd_bits:
         return None
     accesses = m.get("global_ldst", 0.0) + m.get("local_ldst", 0.0)
-    moved = sum(m.get(f"{space}_{kind}_bytes", 0.0) for space in ("global", "local") for kind in ("load", "store"))
+    moved = _global_and_local_bytes(m)
     if accesses <= 0 or moved <= 0 or moved / accesses >= 3:
         return None
     return 1 if max(moved / accesses, simd_bits / 8 / lanes) < 1.5 else 2
@@ -393,7 +398,7 @@ def _packed_access_lanes(profile: KernelProfile, lanes: int, element: int) -> in
     # The accesses that move those bytes: global and local ones (`ldst` counts private and constant ones too, in
     # profiles without `global_ldst`).
     accesses = m["global_ldst"] + m.get("local_ldst", 0.0) if "global_ldst" in m else m.get("ldst", 0.0)
-    moved = sum(m.get(f"{space}_{kind}_bytes", 0.0) for space in ("global", "local") for kind in ("load", "store"))
+    moved = _global_and_local_bytes(m)
     per_access = max(moved / accesses, element) if accesses > 0 and moved > 0 else element
     return max(1, min(lanes, round(lanes * element / per_access)))
 
