@@ -84,6 +84,13 @@ def test_random_loads_on_a_cpu_device(backend, quick_suite):
     assert all(quick_suite.random_loads_by_size[level][size] is loads[level] for level, size in host_random_levels())
     assert loads["DRAM"].value == pytest.approx(quick_suite.bandwidth_ceilings["uncoalesced"].value / 4)
     assert all(sample.value > loads["DRAM"].value for level, sample in loads.items() if level != "DRAM")
+    # The same sets at computed addresses, no index array read: each set measured both ways.
+    computed = quick_suite.random_loads_computed
+    assert {(level, size) for level, sizes in computed.items() for size in sizes} == sets
+    assert all(sample.value > 0 and sample.repetitions >= 1 for sizes in computed.values() for sample in sizes.values())
+    device = parse_device_text(device_to_yaml(measured_device(backend.base_device(), quick_suite)))
+    assert {level: set(sizes) for level, sizes in device.random_loads_computed.items()} == \
+        {level: set(sizes) for level, sizes in computed.items()}
     # The same kernel through lines of one L1 set, per level the host's caches give (none without their ways).
     from perfcast.bench.opencl import host_set_walk
 

@@ -7,6 +7,7 @@ import shutil
 import struct
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,9 @@ from perfcast.models.caches import CacheHierarchy, CacheLevel
 from perfcast.profiles.profile import KernelProfile, ProfileSet, ProfileSource
 from perfcast.profiles.traffic import (
     FLAG_ATOMIC,
+    FLAG_INDIRECT,
     FLAG_STORE,
+    INDIRECT_METRIC,
     RECORD,
     SPACE_GLOBAL,
     SPACE_LOCAL,
@@ -25,6 +28,7 @@ from perfcast.profiles.traffic import (
     LaunchTrace,
     TraceError,
     apply_traffic,
+    indirect_share,
     read_trace,
     scattered_loads,
     set_walk_loads,
@@ -602,6 +606,50 @@ def test_oclgrind_plugin_counts_the_pages_each_launch_touches_first(tmp_path):
     found = [(launch.kernel, launch.first_store_pages, launch.first_load_pages, len(launch.groups))
              for launch in read_trace(trace)]
     assert found == [("fill", 8, 0, 1), ("fill", 0, 0, 1), ("fill", 7, 0, 1), ("copy", 8, 0, 1), ("total", 0, 8, 1)]
+
+
+GATHER_PROGRAM = Path(__file__).parent.parent / "data" / "opencl" / "gather.py"
+
+
+def test_oclgrind_plugin_flags_the_loads_whose_address_was_loaded(tmp_path):
+    """tests/data/opencl/gather.py: a gather through an index array, one at computed addresses, a two-hop chase."""
+    plugin = _plugin_or_skip()
+    from perfcast.profiles.trace_plugin import TraceSampling, trace_environment
+
+    trace = tmp_path / "t.trace"
+    env = {**os.environ, **trace_environment(trace, TraceSampling())}
+    subprocess.run(["oclgrind", "--plugins", str(plugin), sys.executable, str(GATHER_PROGRAM), "256"], env=env,
+                   check=True, capture_output=True)
+    launches = {launch.kernel: np.concatenate(list(launch.groups.values())) for launch in read_trace(trace)}
+    assert set(launches) == {"indexed", "hashed", "chased"}
+
+    def loads(records: np.ndarray, indirect: bool) -> int:
+        plain = (records["flags"] & (FLAG_STORE | FLAG_ATOMIC)) == 0
+        return int(np.count_nonzero(plain & (((records["flags"] & FLAG_INDIRECT) != 0) == indirect)))
+
+    # indexed: 256 index loads at computed addresses, 256 loads of `a` through them; stores never flagged.
+    assert (loads(launches["indexed"], False), loads(launches["indexed"], True)) == (256, 256)
+    assert not np.any(launches["indexed"]["flags"][launches["indexed"]["flags"] & FLAG_STORE != 0] & FLAG_INDIRECT)
+    assert (loads(launches["hashed"], False), loads(launches["hashed"], True)) == (256, 0)
+    assert (loads(launches["chased"], False), loads(launches["chased"], True)) == (256, 256)
+
+
+def test_indirect_scattered_loads_are_counted_and_shared(tmp_path):
+    # The gather launch with every other gathered load flagged indirect: about half the scattered loads are.
+    launch = _gather_launch()
+    flagged = {g: records.copy() for g, records in launch.groups.items()}
+    for records in flagged.values():
+        records["flags"][::2] |= FLAG_INDIRECT
+    traffic = simulate_launch(replace(launch, groups=flagged), _cpu(cores=2, l2=2**20), total_groups=64, lanes=1)
+    scattered = sum(traffic.scattered_loads.values())
+    assert traffic.indirect_loads == pytest.approx(scattered / 2, rel=0.05)
+    metrics = traffic_metrics([traffic])
+    assert metrics[INDIRECT_METRIC] == pytest.approx(traffic.indirect_loads)
+    assert indirect_share(metrics) == pytest.approx(0.5, rel=0.05)
+    # Unflagged, none are; a profile that does not count them (an older trace) has no share.
+    plain = simulate_launch(launch, _cpu(cores=2, l2=2**20), total_groups=64, lanes=1)
+    assert plain.indirect_loads == 0 and indirect_share(traffic_metrics([plain])) == 0.0
+    assert indirect_share({"scattered_l2": 5.0}) is None and indirect_share({INDIRECT_METRIC: 1.0}) is None
 
 
 def test_oclgrind_plugin_samples_work_groups(tmp_path):

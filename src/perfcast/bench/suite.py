@@ -100,6 +100,8 @@ class SuiteResult:
     set_walk_loads: dict[str, Sample] = field(default_factory=dict)  # L2, L3 -> the same, lines in one L1 set
     # L2, L3 -> working set (B) -> random loads per second: the level's own set and doublings of it in the level
     random_loads_by_size: dict[str, dict[int, Sample]] = field(default_factory=dict)
+    # The same sets with each address computed from the indices rather than read from an index array
+    random_loads_computed: dict[str, dict[int, Sample]] = field(default_factory=dict)
     int_divisions: Sample | None = None  # int32 divisions per second, every core or SM
     scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
     atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
@@ -508,6 +510,11 @@ def measured_device(
             level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of {size / 2**20:.4g} MiB",
                                   today) for size, sample in sorted(sizes.items())}
             for level, sizes in suite.random_loads_by_size.items()}
+    if suite.random_loads_computed:
+        data["random_loads_computed"] = {
+            level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of {size / 2**20:.4g} MiB "
+                                  "at computed addresses", today) for size, sample in sorted(sizes.items())}
+            for level, sizes in suite.random_loads_computed.items()}
     if suite.set_walk_loads:
         data["set_walk_loads"] = {
             level: _figure(sample, f"{suite.tool}, independent loads to random lines that share one L1 set", today)
@@ -558,6 +565,10 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
             for size, sample in sorted(sizes.items()):
                 writer.writerow([f"random loads {level}", size, "B", sample.value, "load/s", sample.spread,
                                  sample.repetitions])
+        for level, sizes in suite.random_loads_computed.items():
+            for size, sample in sorted(sizes.items()):
+                writer.writerow([f"random loads {level} at computed addresses", size, "B", sample.value, "load/s",
+                                 sample.spread, sample.repetitions])
         for rate, s in _counted_rates(suite):
             writer.writerow([rate.label, "", "", s.value, rate.unit, s.spread, s.repetitions])
         if suite.host_link is not None:

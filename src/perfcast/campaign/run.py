@@ -36,7 +36,13 @@ from perfcast.errors import BackendUnavailable, InputError, NotFound, ToolError
 from perfcast.kernels.campaign import KERNELS, OPENCL_SOURCE, TILE, CampaignKernel, kernel_named, opencl_options
 from perfcast.profiles.metrics import METRICS
 from perfcast.profiles.profile import KernelProfile, ProfileSet, load_profile, scaling_differences
-from perfcast.profiles.traffic import FIRST_TOUCH_METRICS, SET_WALK_PREFIX, SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX
+from perfcast.profiles.traffic import (
+    FIRST_TOUCH_METRICS,
+    INDIRECT_METRIC,
+    SET_WALK_PREFIX,
+    SPAN_LOADS_PREFIX,
+    SPAN_LOG2_PREFIX,
+)
 
 if TYPE_CHECKING:
     from perfcast.devices.schema import Device
@@ -48,7 +54,7 @@ Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
 TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
-                   "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram",
+                   "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram", INDIRECT_METRIC,
                    *(f"{prefix}{level}" for prefix in (SET_WALK_PREFIX, SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX)
                      for level in ("l1", "l2", "l3", "dram")))
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the simulation or the footprint anyway.

@@ -334,6 +334,11 @@ class Device(BaseModel):
         "holds, the level's own (random_loads) and doublings of it up to half the level, written as op/s: a level's "
         "random loads slow down within it (its TLB's reach, the share of a shared cache others leave). The latency "
         "floor prices a level's scattered loads at the rate of the buffers they gather from")
+    random_loads_computed: dict[str, dict[PositiveInt, ComputeFigure]] = Field(
+        default_factory=dict, description="CPU: loads per second to random lines of the same working sets "
+        "(random_loads_by_size), each address computed from the work-item's index (a hash) instead of read from an "
+        "index array, written as op/s: the level's own rate, without the wait for an index the gather adds. Listed "
+        "beside the gather's; the latency floor does not read it (docs/models.md §3.1 says why)")
     set_walk_loads: dict[str, ComputeFigure] = Field(
         default_factory=dict, description="CPU: the same loads, each to a random one of lines that all share one L1 "
         "set (lines the L1's size over its ways apart, as down a matrix column of that row length), held by the "

@@ -27,6 +27,9 @@
 #include <oclgrind/WorkGroup.h>
 #include <oclgrind/WorkItem.h>
 
+#include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
+
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
@@ -37,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace
@@ -45,6 +49,10 @@ const char MAGIC[8] = {'P', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 const uint32_t CHUNK_KERNEL = 1, CHUNK_GROUP = 2, CHUNK_END = 3, CHUNK_BUFFER = 4, CHUNK_PAGES = 5;
 const uint8_t SPACE_GLOBAL = 1, SPACE_CONSTANT = 2, SPACE_LOCAL = 3;
 const uint8_t FLAG_STORE = 1, FLAG_ATOMIC = 2;
+// A load whose address depends on a value loaded from global, constant or local memory (a gather through an
+// index array, a pointer chase): its line is known only once the load before it returns.
+const uint8_t FLAG_INDIRECT = 4;
+const size_t INDIRECT_WALK = 512; // values a walk back from an address visits at most (a kernel's dataflow)
 const uint32_t GROUP_LEVEL = 0xffffffffu; // an access made by the whole work-group (async copies)
 const size_t PAGE = 4096;
 
@@ -73,6 +81,54 @@ struct GroupState
 };
 
 thread_local GroupState group;
+
+// Whether a value depends on a load from global, constant or local memory, walking back through the instructions
+// that compute it (address arithmetic, casts, phis). Oclgrind runs optimised IR, so an index held in a variable
+// is a register, not a private store: a load from private memory ends the walk as a constant would.
+bool loadedValue(const llvm::Value* start)
+{
+  std::vector<const llvm::Value*> work{start};
+  std::unordered_set<const llvm::Value*> seen;
+  while (!work.empty() && seen.size() < INDIRECT_WALK)
+  {
+    const llvm::Value* value = work.back();
+    work.pop_back();
+    if (!seen.insert(value).second)
+      continue;
+    if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(value))
+    {
+      if (load->getPointerAddressSpace() != 0)
+        return true;
+      continue;
+    }
+    if (const auto* instruction = llvm::dyn_cast<llvm::Instruction>(value))
+      for (const llvm::Use& operand : instruction->operands())
+        work.push_back(operand.get());
+  }
+  return false;
+}
+
+// Each thread's verdict per load instruction (instructions live as long as their program, which outlives a launch).
+thread_local std::unordered_map<const llvm::Instruction*, bool> indirectLoads;
+
+// Whether the load a work-item is executing takes its address from a loaded value (`loadedValue` of its address).
+bool indirectLoad(const oclgrind::WorkItem* item)
+{
+  const llvm::Instruction* instruction = item->getCurrentInstruction();
+  if (!instruction)
+    return false;
+  auto found = indirectLoads.find(instruction);
+  if (found != indirectLoads.end())
+    return found->second;
+  bool indirect = false;
+  if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(instruction))
+    indirect = loadedValue(load->getPointerOperand());
+  else if (const auto* call = llvm::dyn_cast<llvm::CallInst>(instruction)) // vloadN and the like: the pointer is an argument
+    for (const llvm::Use& argument : call->args())
+      indirect = indirect || (argument->getType()->isPointerTy() && loadedValue(argument.get()));
+  indirectLoads.emplace(instruction, indirect);
+  return indirect;
+}
 
 // One flag per 4 KiB page of a global buffer: set once anything touched the page. Flags are set by the worker
 // threads of a launch at once, so each is an atomic byte; a buffer's map lives as long as any thread holds it.
@@ -241,7 +297,8 @@ public:
   void memoryLoad(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address,
                   size_t size) override
   {
-    record(memory, item, address, size, 0);
+    bool global = memory->getAddressSpace() == oclgrind::AddrSpaceGlobal;
+    record(memory, item, address, size, group.recording && global && indirectLoad(item) ? FLAG_INDIRECT : 0);
   }
 
   void memoryStore(const oclgrind::Memory* memory, const oclgrind::WorkItem* item, size_t address, size_t size,

@@ -8,7 +8,8 @@ The trace comes from perfcast's Oclgrind plugin (`oclgrind_trace.cpp`, built by 
 * kind 2, a work-group's accesses: uint64 group index (dispatch order), uint64 n; n records of 24 bytes:
   uint64 address, uint32 size, uint32 lane (local linear index; 0xffffffff: the group as a whole),
   uint32 ordinal (the work-item's accesses counted from 0), uint16 region (barriers passed), uint8 space
-  (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic).
+  (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic, 4 indirect: a global load whose address
+  depends on a value loaded from memory; traces before this flag have none).
 * kind 3, the launch's end: uint64 work-groups run, recorded, and left out past the size cap.
 * kind 4, a global buffer placed (at its allocation, or at its first access): uint64 base address, uint64 size.
 * kind 5, before a launch's end: uint64 pages stored first, uint64 pages loaded first. Over every work-group
@@ -54,11 +55,12 @@ from perfcast.models.caches import CacheHierarchy
 from perfcast.profiles.profile import KernelProfile, ProfileSet
 from perfcast.profiles.reuse import REUSE_BINS, ReuseTracker, histogram_metrics
 
-__all__ = ["FIRST_TOUCH_METRICS", "RECORD", "SCATTER_WINDOW", "SET_WALK_PREFIX", "SET_WALK_RUN", "SPAN_LOADS_PREFIX",
-           "SPAN_LOG2_PREFIX", "SPAN_WINDOW", "TRACE_MAGIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "TraceError",
-           "apply_traffic", "cap_first_fetches", "first_fetches", "first_touched_pages", "gather_spans_by_level",
-           "read_trace", "recent_spans", "scattered_by_level", "scattered_loads", "set_walk_by_level", "set_walk_loads",
-           "set_walks_shared_out", "simulate_launch", "simulate_trace", "traffic_metrics"]
+__all__ = ["FIRST_TOUCH_METRICS", "INDIRECT_METRIC", "LaunchTrace", "LaunchTraffic", "LevelTraffic", "RECORD",
+           "SCATTER_WINDOW", "SET_WALK_PREFIX", "SET_WALK_RUN", "SPAN_LOADS_PREFIX", "SPAN_LOG2_PREFIX",
+           "SPAN_WINDOW", "TRACE_MAGIC", "TraceError", "apply_traffic", "cap_first_fetches", "first_fetches",
+           "first_touched_pages", "gather_spans_by_level", "indirect_share", "read_trace", "recent_spans",
+           "scattered_by_level", "scattered_loads", "set_walk_by_level", "set_walk_loads", "set_walks_shared_out",
+           "simulate_launch", "simulate_trace", "traffic_metrics"]
 
 TRACE_MAGIC = b"PCTRACE1"
 SET_WALK_PREFIX = "set_walk_"  # profile metrics per level: scattered loads walking one L1 set (set_walk_loads)
@@ -69,7 +71,8 @@ RECORD = np.dtype([("address", "<u8"), ("size", "<u4"), ("lane", "<u4"), ("ordin
                    ("space", "u1"), ("flags", "u1")])
 GROUP_LEVEL = 0xFFFFFFFF
 SPACE_GLOBAL, SPACE_CONSTANT, SPACE_LOCAL = 1, 2, 3
-FLAG_STORE, FLAG_ATOMIC = 1, 2
+FLAG_STORE, FLAG_ATOMIC, FLAG_INDIRECT = 1, 2, 4
+INDIRECT_METRIC = "indirect_scattered"  # profile metric: of the scattered loads (every level), those FLAG_INDIRECT
 _KERNEL, _GROUP, _END, _BUFFER, _PAGES = 1, 2, 3, 4, 5
 _LOCAL_BASE = 1 << 56  # where a CPU's local memory is placed, per core, far from any buffer
 SCATTER_WINDOW = 32  # accesses before a load, on its core, whose lines (or their neighbours) make it a stream's
@@ -237,6 +240,9 @@ class LaunchTraffic:
     # CPU only: per level, (the scattered loads it served that lie in a known buffer, the sum of log2 of those
     # buffers' sizes in B), scaled: the geometric mean size of what the level's scattered loads gather from.
     gather_spans: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    # CPU only: of the scattered loads (every level), those whose address came from a loaded value (the trace's
+    # FLAG_INDIRECT; count, scaled): a gather through an index array waits for its index before its line.
+    indirect_loads: float = 0.0
 
     def level(self, name: str) -> LevelTraffic:
         """Return the level called `name`."""
@@ -299,6 +305,7 @@ class _Machine:
         # Of them, those in a known buffer, and the sum of log2 of their buffers' sizes (B), per level.
         self.span_loads = [0] * (len(hierarchy.levels) + 1)
         self.span_log2 = [0.0] * (len(hierarchy.levels) + 1)
+        self.indirect = 0  # scattered loads whose address came from a loaded value (FLAG_INDIRECT)
         # The launch's buffers: addresses -> (buffer sizes B, buffer of each, inside one), set per launch.
         self.buffers: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray]] | None = None
         self.fetched: set[int] = set()  # lines scattered loads brought from DRAM, and the order they came in
@@ -337,6 +344,7 @@ class _Machine:
         found["set_walk"] = np.array(self.set_walk, dtype=float)
         found["span_loads"] = np.array(self.span_loads, dtype=float)
         found["span_log2"] = np.array(self.span_log2, dtype=float)
+        found["indirect"] = np.array([self.indirect], dtype=float)
         if self.reuse is not None:
             found["reuse"] = self.reuse.accesses.copy()
             found["reuse_scattered"] = self.reuse.scattered.copy()
@@ -360,13 +368,14 @@ class _Machine:
             self.reuse.repeat(int(again.sum()), int(spread[first:last][again].sum()))
 
     def count_scattered(self, core: int, address: int, size: int, virtual: int, in_set: bool = False,
-                        span: float = -1.0) -> None:
+                        span: float = -1.0, indirect: bool = False) -> None:
         """Load `address` through `core`'s caches alone, adding it to the level that served it.
 
         `virtual`: the address before its page was placed (the same without pages), which names the line a
         first fetch from DRAM brought, so that it can be found in its buffer. `in_set`: the load walks one L1 set
         with the scattered loads before it (`set_walk_loads`; counted apart too, per level). `span`: log2 of the size (B) of the
-        buffer it gathers from, summed per level with the loads that have one (negative: none known).
+        buffer it gathers from, summed per level with the loads that have one (negative: none known). `indirect`:
+        its address came from a loaded value (FLAG_INDIRECT; counted apart, over every level).
         """
         chain = self.chains[core]
         first, last = chain[0], chain[-1]
@@ -389,6 +398,7 @@ class _Machine:
                     self.fetched.add(line)
                     self.first_fetches.append(line)
         self.scattered[level] += 1
+        self.indirect += indirect
         if in_set:
             self.set_walk[level] += 1
         if span >= 0:
@@ -645,7 +655,7 @@ def _send_each(machine: _Machine, core: int, addresses: list[int], flags: list[i
     loaded = stored = 0
     for address, flag, size, virtual, in_set, span in zip(addresses, flags, sizes, named, walked, spans, strict=True):
         if virtual >= 0:
-            machine.count_scattered(core, address, size, virtual, in_set, span)
+            machine.count_scattered(core, address, size, virtual, in_set, span, bool(flag & FLAG_INDIRECT))
             loaded += size
         elif flag & FLAG_ATOMIC:
             atomic_level.iterload((address,), size)
@@ -699,6 +709,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
     counted_scattered = np.zeros(len(hierarchy.levels) + 1)  # served per level, DRAM last
     counted_walk = np.zeros(len(hierarchy.levels) + 1)  # of them, those walking one L1 set (set_walk_loads)
     counted_spans = np.zeros((2, len(hierarchy.levels) + 1))  # of them, in a known buffer; sum of log2 its size
+    counted_indirect = 0.0  # of them, those whose address came from a loaded value (FLAG_INDIRECT)
     machine.buffers = partial(_buffer_of, launch) if launch.buffers else None
     counted_reuse = np.zeros((2, REUSE_BINS + 1))  # accesses and scattered loads per reuse distance (reuse.py)
     first_lines: list[int] = []  # lines the counted scattered loads were the first to bring from DRAM
@@ -743,6 +754,7 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
         counted += np.array([after[name] - before[name] for name in names])
         counted_scattered += (after["scattered"] - before["scattered"])[:-1]
         counted_walk += after["set_walk"] - before["set_walk"]
+        counted_indirect += float(after["indirect"][0] - before["indirect"][0])
         counted_spans += np.stack([after[key] - before[key] for key in ("span_loads", "span_log2")])
         if machine.reuse is not None:
             counted_reuse += np.stack([after[key] - before[key] for key in ("reuse", "reuse_scattered")])
@@ -793,7 +805,8 @@ def simulate_launch(launch: LaunchTrace, hierarchy: CacheHierarchy, total_groups
                          touched, pages[0], pages[1],
                          reuse=tuple(float(v) for v in counted_reuse[0] * scale) if machine.reuse else (),
                          reuse_scattered=tuple(float(v) for v in counted_reuse[1] * scale) if machine.reuse else (),
-                         set_walk_loads=walked, gather_spans=spans)
+                         set_walk_loads=walked, gather_spans=spans,
+                         indirect_loads=0.0 if hierarchy.coalesce else max(0.0, counted_indirect) * scale)
 
 
 def first_fetches(launch: LaunchTrace, hierarchy: CacheHierarchy, first_lines: Sequence[int]) -> tuple[float, float]:
@@ -816,6 +829,18 @@ def first_touched_pages(metrics: Mapping[str, float]) -> float | None:
     if not any(name in metrics for name in FIRST_TOUCH_METRICS):
         return None
     return sum(metrics.get(name, 0.0) for name in FIRST_TOUCH_METRICS)
+
+
+def indirect_share(metrics: Mapping[str, float]) -> float | None:
+    """Return the share of a profile's scattered loads (every level) whose address came from a loaded value.
+
+    None where the profile does not count them (a trace before FLAG_INDIRECT, a GPU's) or has no scattered load.
+    """
+    indirect = metrics.get(INDIRECT_METRIC)
+    total = sum(scattered_by_level(metrics).values())
+    if indirect is None or total <= 0:
+        return None
+    return min(1.0, max(0.0, indirect / total))
 
 
 def set_walk_by_level(metrics: Mapping[str, float]) -> dict[str, float]:
@@ -1014,6 +1039,7 @@ def traffic_metrics(traffic: Sequence[LaunchTraffic]) -> dict[str, float]:
             add(FIRST_TOUCH_METRICS[0], launch.first_store_pages)
             add(FIRST_TOUCH_METRICS[1], launch.first_load_pages)
         if launch.scattered_loads:
+            add(INDIRECT_METRIC, launch.indirect_loads)
             add("scattered_first", launch.scattered_first)
             add("scattered_first_cap", launch.scattered_first_cap)
         if launch.reuse:

@@ -107,6 +107,17 @@ __kernel void mem_random(__global const float *a, __global const int *idx, __glo
     sink[i] = s;
 }
 
+/* The same loads with each address computed from the indices (a multiplicative hash scaled to `count`
+ * elements, in 64 bits: PoCL 3.1's mul_hi was slower than the loads), read from no index array: a level's own
+ * rate of loads to random lines, without the wait for an index, or the index array's traffic, mem_random adds. */
+__kernel void mem_random_computed(__global const float *a, uint count, __global float *sink)
+{
+    uint i = get_global_id(0), step = get_global_size(0);
+    float s = 0.0f;
+    for (uint r = 0; r < PER_ITEM; r++) s += a[(uint)(((ulong)((i + r * step) * 2654435761u) * count) >> 32)];
+    sink[i] = s;
+}
+
 /* ---------------------------------------------------------------- compute
  * PEAK_CHAINS independent chains of PEAK_WIDTH-wide vectors per work-item: explicit vectors, because a
  * per-work-item loop is not vectorised across work-items by every runtime (PoCL on CPUs).  Both are
