@@ -133,3 +133,19 @@ def test_prices_file_overrides_the_catalog(tmp_path):
     path.write_text("version: 1\nprices:\n  h200: {kind: rental, usd: -1, reference: x, date: 2026-11-01}\n")
     with pytest.raises(InputError, match="usd"):
         load_prices(path)
+
+
+def test_a_cpu_profile_with_every_floor_term_ranks_a_measured_cpu():
+    # md's profile from a program campaign (Zen 3, PoCL): scattered loads, half of them indirect, and pages
+    # touched first; its device profile has random-load rates. Every term the prediction names is one a ranking
+    # knows (a term it did not know was a KeyError).
+    from perfcast.campaign.archive import Archive
+    from perfcast.campaign.projection import ArchiveRun
+
+    run = ArchiveRun.of(Archive.read(ROOT / "docs" / "validation" / "programs" / "zen3-avx2-indirect" / "md" / "md.zip"))
+    assert run.profiles is not None
+    device = run.device
+    workload = ProfileWorkload("md", "md.zip", run.profiles)
+    assert any("indirect_scattered" in kernel.metrics for kernel in run.profiles.kernels)
+    prediction = workload.predict(device)
+    assert prediction.time > 0 and "bound" in prediction.detail

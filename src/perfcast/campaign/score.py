@@ -256,12 +256,6 @@ def cpu_terms(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | N
             floor = latency_floor(scattered, inputs.random_loads, in_set=set_walk_by_level(profile.metrics),
                                   set_rates=inputs.set_walk_loads, curves=inputs.random_curves,
                                   spans=gather_spans_by_level(profile.metrics))
-            share = indirect_share(profile.metrics)
-            if share is not None:
-                # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed
-                # addresses made hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
-                left_out["indirect loads"] = (f"{share:.0%} of the scattered loads take their address from a loaded "
-                                              "value; every one is priced as the bench's gather")
     divided = profile.metrics.get("div_int", 0.0)
     divisions = division_cost(divided, inputs.int_divisions) if divided and inputs.int_divisions else None
     if divided and inputs.int_divisions is None:
@@ -365,6 +359,12 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
                 touches)
+    share = indirect_share(profile.metrics) if floor is not None else None
+    if share is not None:
+        # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses
+        # made hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
+        ldst_words += (f"; {share:.0%} of the scattered loads take their address from a loaded value, every one "
+                       "priced as the bench's gather")
     detail = p.explain() + ldst_words + narrow_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         f"(the device's measured rate{', shared by the lanes (§3.6)' if precision in shared else ''})"

@@ -137,7 +137,8 @@ class ProfileWorkload(Workload):
 _LEFT_OUT = {"integer divisions": "integer divisions unpriced (no measured rate here)",
              "latency floor": "no latency floor (traffic simulated for another device)",
              "issue floor": "no issue floor for scalar code (no compiler's report)",
-             "atomics": "atomics unpriced (no measured rate here)"}
+             "atomics": "atomics unpriced (no measured rate here)",
+             "first touches": "first-touched pages unpriced (no measured rate here)"}
 
 
 class HullWorkload(Workload):

@@ -101,6 +101,16 @@ bool loadedValue(const llvm::Value* start)
         return true;
       continue;
     }
+    if (const auto* call = llvm::dyn_cast<llvm::CallInst>(value))
+    {
+      // A builtin that reads memory (vloadN, an atomic) returns a loaded value where a pointer argument of it
+      // points outside private memory; get_global_id and the like read none.
+      if (call->mayReadFromMemory())
+        for (const llvm::Use& argument : call->args())
+          if (const auto* pointer = llvm::dyn_cast<llvm::PointerType>(argument->getType()))
+            if (pointer->getAddressSpace() != 0)
+              return true;
+    }
     if (const auto* instruction = llvm::dyn_cast<llvm::Instruction>(value))
       for (const llvm::Use& operand : instruction->operands())
         work.push_back(operand.get());
@@ -108,7 +118,7 @@ bool loadedValue(const llvm::Value* start)
   return false;
 }
 
-// Each thread's verdict per load instruction (instructions live as long as their program, which outlives a launch).
+// Each worker thread's verdict per load instruction (Oclgrind's workers live for one launch, its program longer).
 thread_local std::unordered_map<const llvm::Instruction*, bool> indirectLoads;
 
 // Whether the load a work-item is executing takes its address from a loaded value (`loadedValue` of its address).
@@ -123,9 +133,9 @@ bool indirectLoad(const oclgrind::WorkItem* item)
   bool indirect = false;
   if (const auto* load = llvm::dyn_cast<llvm::LoadInst>(instruction))
     indirect = loadedValue(load->getPointerOperand());
-  else if (const auto* call = llvm::dyn_cast<llvm::CallInst>(instruction)) // vloadN and the like: the pointer is an argument
+  else if (const auto* call = llvm::dyn_cast<llvm::CallInst>(instruction)) // vloadN: a pointer and an offset
     for (const llvm::Use& argument : call->args())
-      indirect = indirect || (argument->getType()->isPointerTy() && loadedValue(argument.get()));
+      indirect = indirect || loadedValue(argument.get());
   indirectLoads.emplace(instruction, indirect);
   return indirect;
 }

@@ -9,7 +9,8 @@ The trace comes from perfcast's Oclgrind plugin (`oclgrind_trace.cpp`, built by 
   uint64 address, uint32 size, uint32 lane (local linear index; 0xffffffff: the group as a whole),
   uint32 ordinal (the work-item's accesses counted from 0), uint16 region (barriers passed), uint8 space
   (1 global, 2 constant, 3 local), uint8 flags (1 store, 2 atomic, 4 indirect: a global load whose address
-  depends on a value loaded from memory; traces before this flag have none).
+  depends on a value loaded from memory, or read by a builtin such as vload2; traces before this flag have none,
+  under the same magic).
 * kind 3, the launch's end: uint64 work-groups run, recorded, and left out past the size cap.
 * kind 4, a global buffer placed (at its allocation, or at its first access): uint64 base address, uint64 size.
 * kind 5, before a launch's end: uint64 pages stored first, uint64 pages loaded first. Over every work-group
@@ -834,7 +835,8 @@ def first_touched_pages(metrics: Mapping[str, float]) -> float | None:
 def indirect_share(metrics: Mapping[str, float]) -> float | None:
     """Return the share of a profile's scattered loads (every level) whose address came from a loaded value.
 
-    None where the profile does not count them (a trace before FLAG_INDIRECT, a GPU's) or has no scattered load.
+    None where the profile does not count them (one made before FLAG_INDIRECT, a GPU's) or has no scattered load; a
+    trace recorded before the flag simulates to a share of 0.
     """
     indirect = metrics.get(INDIRECT_METRIC)
     total = sum(scattered_by_level(metrics).values())
