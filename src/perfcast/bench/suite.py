@@ -505,16 +505,13 @@ def measured_device(
     if suite.random_loads:
         data["random_loads"] = {level: _figure(sample, f"{suite.tool}, independent loads to random lines", today)
                                 for level, sample in suite.random_loads.items()}
-    if suite.random_loads_by_size:
-        data["random_loads_by_size"] = {
-            level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of {size / 2**20:.4g} MiB",
-                                  today) for size, sample in sorted(sizes.items())}
-            for level, sizes in suite.random_loads_by_size.items()}
-    if suite.random_loads_computed:
-        data["random_loads_computed"] = {
-            level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of {size / 2**20:.4g} MiB "
-                                  "at computed addresses", today) for size, sample in sorted(sizes.items())}
-            for level, sizes in suite.random_loads_computed.items()}
+    for key, curves, how in (("random_loads_by_size", suite.random_loads_by_size, ""),
+                             ("random_loads_computed", suite.random_loads_computed, " at computed addresses")):
+        if curves:
+            data[key] = {
+                level: {size: _figure(sample, f"{suite.tool}, independent loads to random lines of "
+                                      f"{size / 2**20:.4g} MiB{how}", today) for size, sample in sorted(sizes.items())}
+                for level, sizes in curves.items()}
     if suite.set_walk_loads:
         data["set_walk_loads"] = {
             level: _figure(sample, f"{suite.tool}, independent loads to random lines that share one L1 set", today)
@@ -561,14 +558,11 @@ def write_suite_csv(suite: SuiteResult, path: Path) -> Path:
         for level, sample in suite.set_walk_loads.items():
             writer.writerow([f"set-walk loads {level}", "", "", sample.value, "load/s", sample.spread,
                              sample.repetitions])
-        for level, sizes in suite.random_loads_by_size.items():
-            for size, sample in sorted(sizes.items()):
-                writer.writerow([f"random loads {level}", size, "B", sample.value, "load/s", sample.spread,
-                                 sample.repetitions])
-        for level, sizes in suite.random_loads_computed.items():
-            for size, sample in sorted(sizes.items()):
-                writer.writerow([f"random loads {level} at computed addresses", size, "B", sample.value, "load/s",
-                                 sample.spread, sample.repetitions])
+        for curves, how in ((suite.random_loads_by_size, ""), (suite.random_loads_computed, " at computed addresses")):
+            for level, sizes in curves.items():
+                for size, sample in sorted(sizes.items()):
+                    writer.writerow([f"random loads {level}{how}", size, "B", sample.value, "load/s", sample.spread,
+                                     sample.repetitions])
         for rate, s in _counted_rates(suite):
             writer.writerow([rate.label, "", "", s.value, rate.unit, s.spread, s.repetitions])
         if suite.host_link is not None:

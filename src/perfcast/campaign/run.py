@@ -54,7 +54,8 @@ Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
 TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
-                   "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram", INDIRECT_METRIC,
+                   "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram",
+                   INDIRECT_METRIC,
                    *(f"{prefix}{level}" for prefix in (SET_WALK_PREFIX, SPAN_LOADS_PREFIX, SPAN_LOG2_PREFIX)
                      for level in ("l1", "l2", "l3", "dram")))
 # The §3 counts whose scaling is checked; the DRAM ones are replaced by the simulation or the footprint anyway.

@@ -360,12 +360,11 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
                 touches)
     share = indirect_share(profile.metrics) if floor is not None else None
-    if share is not None:
-        # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses
-        # made hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
-        ldst_words += (f"; {share:.0%} of the scattered loads take their address from a loaded value, every one "
-                       "priced as the bench's gather")
-    detail = p.explain() + ldst_words + narrow_words + "".join(
+    # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
+    # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
+    indirect_words = ("" if share is None else f"; {share:.0%} of the scattered loads take their address from a "
+                      "loaded value, every one priced as the bench's gather")
+    detail = p.explain() + ldst_words + indirect_words + narrow_words + "".join(
         f"; {profile.elementary_calls(precision):.3g} {precision} elementary calls at {cost:.3g} instructions each "
         f"(the device's measured rate{', shared by the lanes (§3.6)' if precision in shared else ''})"
         for precision, cost in costs.items()

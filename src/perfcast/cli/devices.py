@@ -127,15 +127,11 @@ def _print_device(device: Device) -> None:
     for served_by, figure in device.random_loads.items():
         rows.append((f"random loads in {served_by}", figure, Dimension.COMPUTE))
         units[rows[-1][0]] = "load/s"
-    for served_by, sizes in device.random_loads_by_size.items():
-        for size, figure in sorted(sizes.items()):
-            rows.append((f"random loads in {served_by}, {size / 2**20:.4g} MiB", figure, Dimension.COMPUTE))
-            units[rows[-1][0]] = "load/s"
-    for served_by, sizes in device.random_loads_computed.items():
-        for size, figure in sorted(sizes.items()):
-            rows.append((f"random loads in {served_by}, {size / 2**20:.4g} MiB, computed addresses", figure,
-                         Dimension.COMPUTE))
-            units[rows[-1][0]] = "load/s"
+    for curves, how in ((device.random_loads_by_size, ""), (device.random_loads_computed, ", computed addresses")):
+        for served_by, sizes in curves.items():
+            for size, figure in sorted(sizes.items()):
+                rows.append((f"random loads in {served_by}, {size / 2**20:.4g} MiB{how}", figure, Dimension.COMPUTE))
+                units[rows[-1][0]] = "load/s"
     for served_by, figure in device.set_walk_loads.items():
         rows.append((f"loads in one L1 set, {served_by}", figure, Dimension.COMPUTE))
         units[rows[-1][0]] = "load/s"
