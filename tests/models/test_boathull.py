@@ -10,6 +10,7 @@ from perfcast.models.boathull import (
     ClassVariables,
     CpuFigures,
     GpuFigures,
+    issue_floor,
     predict_application,
     predict_cpu,
     predict_gpu,
@@ -21,6 +22,54 @@ ELEMENTWISE = ClassVariables(w=1e6, m=1, o=16, d=2e6, c=2e6, u=0, floors=("c1",)
 SCATTER = ClassVariables(w=1e6, m=1, o=16, d=2e6, c=2e6, u=0, floors=("c1", "m1"))
 GPU = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, b_bus=1e10)
 CPU = CpuFigures(p_compute=1e11, p_memory=2e10, n_threads=4, w_vector_bits=256)
+
+
+CONVOLUTION = ClassVariables(w=1e6, m=9, o=64, d=2e6, c=2e6, u=0, floors=("c1", "i1"))
+
+
+class TestIssueFloor:
+    """i1: the operator's instructions and one on-chip load per application share the GPU's instruction issue."""
+
+    def test_by_hand(self):
+        share_one = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=1.0)
+        p = predict_gpu(CONVOLUTION, share_one, [2])
+        # c0 = 1e6·(2·9 + 64)/1e12 = 82 µs; i1 without FMA = 1e6·(9·(2·2 + 2) + 2·64)/1e12 = 182 µs
+        assert p.terms["c0"][0] == pytest.approx(82e-6)
+        assert p.terms["i1"][0] == pytest.approx(182e-6)
+        assert p.upper[0] == pytest.approx(182e-6) and p.upper_term[0] == "i1"
+        assert p.lower[0] == pytest.approx(82e-6)  # the lower end assumes loads in spare issues or registers
+        # With FMA assumed: 1e6·(9·(2 + 2) + 64)/1e12 = 100 µs, still above c0.
+        fma = predict_gpu(CONVOLUTION, share_one, [2], assume=["fma"])
+        assert fma.terms["i1"][0] == pytest.approx(100e-6) and fma.upper[0] == pytest.approx(100e-6)
+
+    def test_half_share_leaves_the_range_as_the_spec_has_it(self):
+        # Loads issued in the spare half of the issues: i1 never exceeds c1 = 2·c0 at any f.
+        half = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=0.5)
+        plain = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10)
+        f = np.array([0.5, 2, 16, 256])
+        np.testing.assert_allclose(predict_gpu(CONVOLUTION, half, f).upper, predict_gpu(CONVOLUTION, plain, f).upper)
+        assert (predict_gpu(CONVOLUTION, half, f).terms["i1"] <= predict_gpu(CONVOLUTION, half, f).terms["c1"]).all()
+
+    @given(share=st.floats(0.05, 1.0), f=st.floats(0.0, 1e3))
+    def test_grows_with_the_share_and_falls_with_fma(self, share, f):
+        f_array = np.array([f])
+        with_fma = issue_floor(CONVOLUTION, f_array, 1e12, share, fma=True)
+        without = issue_floor(CONVOLUTION, f_array, 1e12, share, fma=False)
+        assert with_fma[0] <= without[0]
+        assert issue_floor(CONVOLUTION, f_array, 1e12, min(1.0, share * 1.5), fma=True)[0] >= with_fma[0]
+
+    def test_registers_rule_it_out_and_without_a_share_it_is_unpriced(self):
+        share_one = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=1.0)
+        ruled = predict_gpu(CONVOLUTION, share_one, [2], assume=["registers"])
+        assert ruled.ruled_out == ("i1",) and ruled.upper_term[0] == "c1"
+        unknown = predict_gpu(CONVOLUTION, GPU, [2])
+        assert "i1" not in unknown.terms and unknown.unpriced == ("i1",) and unknown.floors == ("c1",)
+        assert predict_gpu(ELEMENTWISE, share_one, [2]).unpriced == ()  # not a floor of the class
+
+    def test_share_must_be_a_fraction(self):
+        for share in (0.0, 1.5, float("nan")):
+            with pytest.raises(ValueError, match="issue share"):
+                GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=share)
 
 
 class TestGpu:

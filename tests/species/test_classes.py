@@ -42,6 +42,13 @@ def test_2d_convolution_with_halo():
     assert v.name == "2D convolution" and v.origin == "reference"
     assert (v.w, v.m, v.o, v.d, v.u) == (n, 49, 64, 2 * n, 0)
     assert v.c == 2 * n + n * 228 / 256 == 3_031_040
+    assert v.floors == ("c1", "i1")  # each tap reads its neighbour from the staged tile: the GPU's issue floor
+
+
+def test_a_derived_class_reading_a_neighbourhood_has_the_issue_floor():
+    two_inputs = variables("1024x1024|neighb(3x3) ^ 1024x1024|element -> 1024x1024|element")
+    assert two_inputs.origin == "derived" and "i1" in two_inputs.floors
+    assert "i1" not in variables("1024x1024|element ^ 1024x1024|element -> 1024x1024|element").floors
 
 
 def test_halo_with_a_custom_tile():

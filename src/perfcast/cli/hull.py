@@ -114,7 +114,7 @@ def hull_command(
     species: Annotated[str, typer.Argument(help="Algorithmic species, e.g. '1024x1024|neighb(7x7) -> 1024x1024|element'.")],
     device_names: Annotated[list[str], typer.Option("--device", "-d", help="Catalog name, device YAML file or 'host'. Repeatable.")],
     f_values: Annotated[str, typer.Option("--f", help="Operator complexities (ops per application), comma-separated.")] = "1,4,16,64,256,1024",
-    assume: Annotated[list[str] | None, typer.Option("--assume", help="Rule out floors: fma, coalesced (GPU); vectorised, multithreaded (CPU).")] = None,
+    assume: Annotated[list[str] | None, typer.Option("--assume", help="Rule out floors: fma, coalesced, registers (GPU); vectorised, multithreaded (CPU).")] = None,
     bind: Annotated[list[str] | None, typer.Option("--bind", help="Bind a size symbol, e.g. A=2048. Repeatable or comma-separated.")] = None,
     element_size: Annotated[float, typer.Option("--element-size", help="Bytes per element.")] = 4,
     precision: Annotated[Precision, typer.Option("--precision", "-p", help="Precision of the compute peak.")] = Precision.FP32,
@@ -180,6 +180,7 @@ def hull_command(
                  "floors": list(r.prediction.floors),
                  "ruled_out": list(r.prediction.ruled_out),
                  "ignored_assumptions": list(r.prediction.ignored_assumptions),
+                 "unpriced_floors": list(r.prediction.unpriced),
                  "transfer": r.prediction.transfer, "f_given": f, "rows": _hull_rows(r.prediction)}
                 for inputs, r in results
             ],
@@ -228,6 +229,9 @@ def _print_hull(inputs: Any, prediction: HullPrediction, out: Any = console) -> 
     if prediction.ignored_assumptions:
         out.print(f"  assumptions with no floor on a {device.kind}: {', '.join(prediction.ignored_assumptions)}",
                   highlight=False)
+    if prediction.unpriced:
+        out.print(f"  floors left out, no figure of the device prices them: {', '.join(prediction.unpriced)} "
+                  "(i1 needs the catalog's fp32_issue_share)", highlight=False)
     if prediction.transfer:
         out.print(f"  transfers t0 = {format_time(prediction.transfer)} added to both ends", highlight=False)
     table = Table(box=box.SIMPLE_HEAD)

@@ -76,7 +76,12 @@ def hull_inputs(device: Device, precision: Precision | str = Precision.FP32, ele
     bus = device.host_link.bandwidth if device.host_link else None
     if bus is not None:
         sources["B_bus"] = _describe(bus, Dimension.BANDWIDTH)
-    figures = GpuFigures(peak, p_coalesced, p_uncoalesced, bus.value if bus else None)
+    # The issue share is the FP32 peak's; at other precisions the i1 floor is left unpriced.
+    share = device.fp32_issue_share if precision is Precision.FP32 else None
+    if share is not None:
+        sources["issue share"] = f"{share.value:g} ({share.provenance.source}: {share.provenance.describe()})"
+    figures = GpuFigures(peak, p_coalesced, p_uncoalesced, bus.value if bus else None,
+                         share.value if share is not None else None)
     return HullInputs(device, figures, sources)
 
 

@@ -23,7 +23,9 @@ __all__ = [
     "CpuFigures",
     "GpuFigures",
     "ELEMENTARY_OPS",
+    "ONCHIP_LOADS",
     "HullPrediction",
+    "issue_floor",
     "predict_application",
     "predict_cpu",
     "predict_gpu",
@@ -34,7 +36,7 @@ __all__ = [
 Origin = Literal["reference", "derived"]
 
 # Which floors each user assumption rules out, per processor kind.
-GPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"fma": ("c1",), "coalesced": ("m1",)}
+GPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"fma": ("c1",), "coalesced": ("m1",), "registers": ("i1",)}
 CPU_ASSUMPTIONS: dict[str, tuple[str, ...]] = {"vectorised": ("c1", "c3"), "multithreaded": ("c2", "c3")}
 ASSUMPTIONS = frozenset(GPU_ASSUMPTIONS) | frozenset(CPU_ASSUMPTIONS)
 CPU_FLOORS = ("c1", "c2", "c3")
@@ -42,6 +44,10 @@ CPU_FLOORS = ("c1", "c2", "c3")
 # Ops a species' f gives one elementary-function call (exp, log, sin, ...): `perfcast classify`'s count, near
 # a GPU's special-function cost and far below a CPU's, where a call runs a library routine.
 ELEMENTARY_OPS = 8
+
+# On-chip operand loads one operator application issues where the i1 floor applies (a neighbourhood class: each
+# application reads one neighbour from the tile staged in local memory).
+ONCHIP_LOADS = 1.0
 
 
 def priced_complexity(f: float, calls: float, extra_ops_per_call: float) -> float:
@@ -66,7 +72,7 @@ class ClassVariables:
     d: float  # elements read plus elements written
     c: float  # compulsory coalesced off-chip element accesses
     u: float  # compulsory uncoalesced off-chip element accesses
-    floors: tuple[str, ...]  # GPU floors that apply to the class: c1, m1
+    floors: tuple[str, ...]  # GPU floors that apply to the class: c1, m1, i1
     origin: Origin = "reference"
     name: str = ""  # the reference row's example (e.g. "2D convolution"), or how it was derived
 
@@ -75,7 +81,7 @@ class ClassVariables:
             value = _finite_number(f"class variable {label}", getattr(self, label))
             if value < 0:
                 raise ValueError(f"class variable {label} must be finite and non-negative, got {value!r}")
-        unknown = set(self.floors) - {"c1", "m1"}
+        unknown = set(self.floors) - {"c1", "m1", "i1"}
         if unknown:
             raise ValueError(f"unknown GPU floor(s) {sorted(unknown)}")
 
@@ -100,12 +106,18 @@ def _positive(name: str, value: float) -> None:
 
 @dataclass(frozen=True)
 class GpuFigures:
-    """P_compute (op/s, vendor peak incl. FMA), P_coalesced and P_uncoalesced (B/s), B_bus (B/s, or None)."""
+    """P_compute (op/s, vendor peak incl. FMA), P_coalesced and P_uncoalesced (B/s), B_bus (B/s, or None).
+
+    `issue_share` (perfcast's addition, a plain number in (0, 1] or None): the share of the instruction issues
+    FMA instructions must fill to reach P_compute (the catalog's fp32_issue_share; 1 where the peak needs every
+    issue, 0.5 where half are spare). Without it the i1 floor is not computed.
+    """
 
     p_compute: float
     p_coalesced: float
     p_uncoalesced: float
     b_bus: float | None = None
+    issue_share: float | None = None
 
     def __post_init__(self) -> None:
         _positive("P_compute", self.p_compute)
@@ -113,6 +125,10 @@ class GpuFigures:
         _positive("P_uncoalesced", self.p_uncoalesced)
         if self.b_bus is not None:
             _positive("B_bus", self.b_bus)
+        if self.issue_share is not None:
+            _positive("the issue share", self.issue_share)
+            if self.issue_share > 1:
+                raise ValueError(f"the issue share is a share of the issues, at most 1: got {self.issue_share!r}")
 
 
 @dataclass(frozen=True)
@@ -149,6 +165,7 @@ class HullPrediction:
     upper_term: NDArray[np.str_]
     transfer: float = 0.0  # t0 included in both ends (s)
     ignored_assumptions: tuple[str, ...] = field(default=())
+    unpriced: tuple[str, ...] = field(default=())  # floors of the class the device has no figure for
 
 
 def _complexity(f: ArrayLike) -> NDArray[np.float64]:
@@ -182,9 +199,10 @@ def _range(
     ruled: set[str],
     transfer: float,
     ignored: tuple[str, ...],
+    unpriced: tuple[str, ...] = (),
 ) -> HullPrediction:
     """Return the prediction range: lower max(c0, m0), upper max over those and the floors kept."""
-    kept = tuple(floor for floor in applicable if floor not in ruled)
+    kept = tuple(floor for floor in applicable if floor not in ruled and floor not in unpriced)
     for name, values in terms.items():
         if not np.isfinite(values).all():
             worst = f[~np.isfinite(values)][0]
@@ -205,6 +223,7 @@ def _range(
         upper_term=np.asarray(upper_names)[upper_stack.argmax(axis=0)],
         transfer=transfer,
         ignored_assumptions=ignored,
+        unpriced=tuple(floor for floor in applicable if floor in unpriced and floor not in ruled),
     )
 
 
@@ -239,12 +258,15 @@ def predict_gpu(
     assume: Iterable[str] = (),
     transfers: bool = False,
 ) -> HullPrediction:
-    """Return the GPU time range (s) for complexity `f`: terms c0, m0, c1, m1 and t0 (spec §2.3)."""
+    """Return the GPU time range (s) for complexity `f`: terms c0, m0, c1, m1, i1 and t0 (spec §2.3)."""
     f, c0 = _compute_term(cls, f, element_bytes, figures.p_compute)
     s = element_bytes
     m0 = np.full_like(f, s * cls.c / figures.p_coalesced + s * cls.u / figures.p_uncoalesced)
+    ruled, ignored = _assumptions(assume, GPU_ASSUMPTIONS)
     with np.errstate(over="ignore"):
         terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
+        if figures.issue_share is not None:
+            terms["i1"] = issue_floor(cls, f, figures.p_compute, figures.issue_share, fma="c1" in ruled)
     transfer = 0.0
     if figures.b_bus is not None:
         t0 = transfer_time(cls.d, s, figures.b_bus)
@@ -252,8 +274,21 @@ def predict_gpu(
         transfer = t0 if transfers else 0.0
     elif transfers:
         raise ValueError("transfers requested but the device has no host link bandwidth (B_bus)")
-    ruled, ignored = _assumptions(assume, GPU_ASSUMPTIONS)
-    return _range(f, terms, cls.floors, ruled, transfer, ignored)
+    unpriced = ("i1",) if figures.issue_share is None else ()
+    return _range(f, terms, cls.floors, ruled, transfer, ignored, unpriced)
+
+
+def issue_floor(cls: ClassVariables, f: NDArray[np.float64], p_compute: float, share: float, *,
+                fma: bool) -> NDArray[np.float64]:
+    """Return i1 (s): the issue time of the operator's instructions and its on-chip operand loads.
+
+    At P_compute a GPU issues P_compute / (2 · share) instructions per second (FMA instructions fill `share` of
+    its issues). An application is f / 2 FMA instructions (f without FMA, `fma` False) and ONCHIP_LOADS loads;
+    the overhead o is issued likewise: i1 = share · w · (m · (k·f + 2·loads) + k·o) / P_compute, k = 1 with FMA,
+    2 without.
+    """
+    k = 1.0 if fma else 2.0
+    return share * cls.w * (cls.m * (k * f + 2 * ONCHIP_LOADS) + k * cls.o) / p_compute
 
 
 def predict_cpu(

@@ -21,10 +21,12 @@ _TERM_STYLE = {
     "c2": dict(color="#9467bd", ls="--", lw=1.1),
     "c3": dict(color="#8c564b", ls="--", lw=1.1),
     "m1": dict(color="#d62728", ls="--", lw=1.1),
+    "i1": dict(color="#2ca02c", ls="--", lw=1.1),
 }
 _TERM_MEANING = {
     "c0": "c0 compute", "m0": "m0 memory", "c1": "c1 floor: no FMA", "c2": "c2 floor: single-threaded vector",
     "c3": "c3 floor: single-threaded scalar", "m1": "m1 floor: scattered accesses",
+    "i1": "i1 floor: on-chip loads take issues",
 }
 _CPU_TERM_MEANING = {**_TERM_MEANING, "c1": "c1 floor: multi-threaded scalar"}
 

@@ -185,7 +185,8 @@ def _neighbourhood(s: Species, tile: HaloTile) -> ClassVariables | None:
     one_d = len(a.pattern.size or ()) == 1
     alpha = halo_accesses(a, tile)
     name = "1D convolution" if one_d else "2D convolution"
-    return ClassVariables(n, hood, 64, 2 * n, 2 * n + alpha, 0, ("c1",), "reference", name)
+    # Each application reads its neighbour from the tile staged on chip: an issued load (the GPU's i1 floor).
+    return ClassVariables(n, hood, 64, 2 * n, 2 * n + alpha, 0, ("c1", "i1"), "reference", name)
 
 
 def _to_shared(s: Species, tile: HaloTile) -> ClassVariables | None:
@@ -278,7 +279,9 @@ def _derive(s: Species, tile: HaloTile) -> ClassVariables:
             c += n
             if kind == "tile":
                 overhead = max(overhead, 4 * m)
-    floors = ("c1", "m1") if strided else ("c1",)
+    floors: tuple[str, ...] = ("c1", "m1") if strided else ("c1",)
+    if any(access.pattern.kind == "neighb" for access in s.inputs):
+        floors += ("i1",)  # neighbours read from the tile staged on chip, one load an application
     summary = f"derived: {len(s.inputs)} input(s), {len(s.outputs)} output(s), {w} work units"
     return ClassVariables(w, m, _power_of_two(overhead), d, c, u, floors, "derived", summary)
 

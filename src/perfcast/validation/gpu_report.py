@@ -313,6 +313,10 @@ def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
     lines = ["## 2. Boat hull: the best time inside the predicted range", "",
              "Spread: the best configuration's σ/median; the range is widened by it (spec §6). Middle: geometric "
              "for ranges wider than 2x, else arithmetic.", "",
+             "*i1*: perfcast's issue floor (docs/models.md §2): a neighbourhood's loads from its staged tile take "
+             "instruction issues on GPUs whose fp32 peak needs every issue (`fp32_issue_share` 1). It was added "
+             "after these convolution times showed the share-1 GPUs 1.08-1.52x above the spec's range and the "
+             "share-0.5 GPUs inside it, so the convolution rows do not validate it.", "",
              "| kernel | GPU | species | range | best measured (spread) | width | in range | miss | APE of the "
              "middle |", "|---|---|---|---|---|---|---|---|---|"]
     for h in scores.hull:
