@@ -12,6 +12,8 @@ VARIANT is one of:
   barrier-issue  §3.3's issue floor also for kernels that use local memory (so barriers), whatever their lanes
   incore-items   §3.5's in-core cycles also of the loops over the work-items (blocks run once a work-item or less)
   incore-barriers  §3.5's in-core floor also for scalar kernels that use local memory (barriers: PoCL's regions)
+  local-l1-vector  the same where the compiler's report gives the kernel a vector loop (lanes > 1); a scalar
+                 kernel's local accesses keep the bench's local-memory rate
   local-l1       §3.6 with local accesses priced as global ones (at L1 in the kernel's vectors), not at the bench's
                  local-memory rate
   unpacked       before 2026-11-27 afternoon: a kernel the report left scalar keeps 1 lane whatever its compiled code
@@ -58,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
-            "incore-items", "incore-barriers", "local-l1", "caches", "touches", "no-touches", "device", "no-reuse", "issue-alu")
+            "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device", "no-reuse", "issue-alu")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -190,6 +192,10 @@ def _apply(variant: str) -> None:
         score.packed_lanes = lambda name, incore, precision=None: None
         entry_of = score.incore_entry
         score.incore_entry = lambda name, incore, precision=None: entry_of(name, incore, None)
+    if "local-l1-vector" in parts:
+        rate = score.cpu_ldst_rate
+        score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(
+            ldst, local, lanes, simd, accesses, None if lanes > 1 else local_rate)
     if "local-l1" in parts:
         rate = score.cpu_ldst_rate
         score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(ldst, local, lanes, simd,
@@ -197,7 +203,7 @@ def _apply(variant: str) -> None:
     original = score.predict_profiled
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None,  # type: ignore[no-untyped-def]
-                         incore_vectors=False, packed=False):
+                         incore_vectors=False, packed=False, *more, **named):
         device = inputs.device
         ldst = parts & {"ldst-local", "ldst-l1", "ldst-lanes"}
         if ldst and device.kind == "cpu":
@@ -211,7 +217,8 @@ def _apply(variant: str) -> None:
             inputs = dataclasses.replace(inputs, rates=dataclasses.replace(inputs.rates, t_ldst=rate))
         if "incore-barriers" in parts and lanes == 1:
             incore_vectors = True  # predict_profiled's gate then passes a kernel with barriers too
-        return original(profile, inputs, lanes, incore_cycles, incore_vectors, packed)
+        # Arguments predict_profiled gained after this script (masked, laid_out, ...) pass through as given.
+        return original(profile, inputs, lanes, incore_cycles, incore_vectors, packed, *more, **named)
 
     score.predict_profiled = predict_profiled
     if "incore-items" in parts:
