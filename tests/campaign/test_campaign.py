@@ -104,6 +104,22 @@ def test_quick_campaign_end_to_end(tmp_path):
     assert (tmp_path / "both" / "projection-1-to-2.png").stat().st_size > 10_000
 
 
+def test_a_quick_run_traces_a_quarter_of_the_accesses_and_still_two_waves():
+    from perfcast.campaign.run import TRAFFIC_ACCESSES, TRAFFIC_ACCESSES_QUICK, _traced_groups
+
+    triad = kernel_named("triad")
+    n = triad.sizes[1]
+    full = _traced_groups(triad, n, 3.0, 2)
+    quick = _traced_groups(triad, n, 3.0, 2, TRAFFIC_ACCESSES_QUICK)
+    group_items = int(np.prod(triad.profile_launch(n, 1).local_size))
+    # 3 accesses a work-item: the sample's accesses are the budget's, to one work-group's worth
+    assert full * 3 * group_items <= TRAFFIC_ACCESSES < (full + 1) * 3 * group_items
+    assert quick * 3 * group_items <= TRAFFIC_ACCESSES_QUICK < (quick + 1) * 3 * group_items
+    assert quick < full
+    # However many accesses a work-item makes, two waves of the cores are traced.
+    assert _traced_groups(triad, n, 1e9, 2, TRAFFIC_ACCESSES_QUICK) == 4
+
+
 @needs_opencl
 def test_an_interrupted_run_keeps_what_it_measured_and_resumes(tmp_path):
     from perfcast.campaign.run import CampaignOptions, run_campaign

@@ -52,7 +52,10 @@ __all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "manifes
 
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
-TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (about 10 s of Oclgrind)
+TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (10-25 s of Oclgrind on 2 cores)
+# A quick run (`--quick`: the demo, the tests) traces a quarter of that: the traced share of a quick campaign's
+# time fell from 310 of 356 s (4e6) on the 2-core Zen 3 guest; a sample still spans two waves at least.
+TRAFFIC_ACCESSES_QUICK = 1e6
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
                    "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram",
                    INDIRECT_METRIC,
@@ -472,7 +475,8 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
     per_item = {k.name: captured[1].kernel(k.name).metrics.get("ldst", 1.0) / k.profile_launch(sizes[k.name], 1).items
                 for k in timed}
     device = load_device_file(folder.path / "device.yaml")
-    traffic = _simulate_traffic(folder, manifest, timed, progress, per_item, device)
+    traffic = _simulate_traffic(folder, manifest, timed, progress, per_item, device,
+                                TRAFFIC_ACCESSES_QUICK if manifest.get("quick") else TRAFFIC_ACCESSES)
     profiles = []
     for kernel in timed:
         record = manifest["kernels"][kernel.name]
@@ -520,11 +524,12 @@ def _profile_with_oclgrind(folder: WorkingFolder, manifest: dict[str, Any], time
     folder.save_manifest(manifest)
 
 
-def _traced_groups(kernel: CampaignKernel, n: int, accesses_per_item: float, cores: int) -> int:
-    """Return the work-groups to trace of a kernel: TRAFFIC_ACCESSES worth, at least two waves, inside the problem."""
+def _traced_groups(kernel: CampaignKernel, n: int, accesses_per_item: float, cores: int,
+                   accesses: float = TRAFFIC_ACCESSES) -> int:
+    """Return the work-groups to trace of a kernel: `accesses` worth, at least two waves, inside the problem."""
     full = kernel.launch(n)
     group_items = int(np.prod(kernel.profile_launch(n, 1).local_size))
-    wanted = int(TRAFFIC_ACCESSES / max(accesses_per_item * group_items, 1.0))
+    wanted = int(accesses / max(accesses_per_item * group_items, 1.0))
     groups = max(2 * cores, min(wanted, full.items // group_items))
 
     def inside(count: int) -> bool:
@@ -549,7 +554,8 @@ class _SimulatedTraffic:
 
 
 def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: list[CampaignKernel],
-                      progress: Progress, accesses_per_item: dict[str, float], device: Device) -> _SimulatedTraffic:
+                      progress: Progress, accesses_per_item: dict[str, float], device: Device,
+                      accesses: float = TRAFFIC_ACCESSES) -> _SimulatedTraffic:
     """Trace each kernel under Oclgrind at the run's size, a sample of its work-groups, and simulate its traffic."""
     from perfcast.devices.cache_view import cache_hierarchy
     from perfcast.profiles.capture import TrafficRequest, capture
@@ -563,7 +569,8 @@ def _simulate_traffic(folder: WorkingFolder, manifest: dict[str, Any], timed: li
         n = manifest["kernels"][kernel.name]["n"]
         launch = kernel.launch(n)
         totals[kernel.name] = launch.items // int(np.prod(launch.local_size))
-        groups[kernel.name] = _traced_groups(kernel, n, accesses_per_item.get(kernel.name, 1.0), hierarchy.cores)
+        groups[kernel.name] = _traced_groups(kernel, n, accesses_per_item.get(kernel.name, 1.0), hierarchy.cores,
+                                             accesses)
     path = folder.file("raw/oclgrind-traffic.yaml")
     if path.exists():
         captured = load_profile(path)
