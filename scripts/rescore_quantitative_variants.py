@@ -60,7 +60,8 @@ from pathlib import Path
 from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
-            "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device", "no-reuse", "issue-alu")
+            "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device",
+            "no-reuse", "issue-alu")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
