@@ -43,12 +43,23 @@ class TestIssueFloor:
         assert fma.terms["i1"][0] == pytest.approx(100e-6) and fma.upper[0] == pytest.approx(100e-6)
 
     def test_half_share_leaves_the_range_as_the_spec_has_it(self):
-        # Loads issued in the spare half of the issues: i1 never exceeds c1 = 2·c0 at any f.
+        # Loads issued in the spare half of the issues: i1 = w(m(f + 1) + o)/P stays under c1 = 2w(fm + o)/P
+        # wherever f >= 1 - o/m (here m < o: every f).
         half = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=0.5)
         plain = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10)
         f = np.array([0.5, 2, 16, 256])
         np.testing.assert_allclose(predict_gpu(CONVOLUTION, half, f).upper, predict_gpu(CONVOLUTION, plain, f).upper)
         assert (predict_gpu(CONVOLUTION, half, f).terms["i1"] <= predict_gpu(CONVOLUTION, half, f).terms["c1"]).all()
+
+    def test_half_share_binds_an_operator_of_one_op_whose_load_doubles_its_instructions(self):
+        # A 15x15 window (m = 225 > o = 64): at f = 0.5, i1 = 1e6(225·1.5 + 64)/1e12 = 401.5 µs above
+        # c1 = 2e6(112.5 + 64)/1e12 = 353 µs; at f = 2 below it (739 against 1028 µs).
+        wide = ClassVariables(w=1e6, m=225, o=64, d=2e6, c=2e6, u=0, floors=("c1", "i1"))
+        half = GpuFigures(p_compute=1e12, p_coalesced=1e11, p_uncoalesced=1e10, issue_share=0.5)
+        p = predict_gpu(wide, half, [0.5, 2])
+        np.testing.assert_allclose(p.terms["i1"], [401.5e-6, 739e-6])
+        np.testing.assert_allclose(p.terms["c1"], [353e-6, 1028e-6])
+        assert list(p.upper_term) == ["i1", "c1"]
 
     @given(share=st.floats(0.05, 1.0), f=st.floats(0.0, 1e3))
     def test_grows_with_the_share_and_falls_with_fma(self, share, f):

@@ -53,8 +53,8 @@ __all__ = ["CAMPAIGN_BACKENDS", "SCALING_TOLERANCE", "CampaignOptions", "manifes
 Progress = Callable[[str, float], None]
 SCALING_TOLERANCE = 0.01  # per-work-item counts at two reduced NDRanges must agree this closely
 TRAFFIC_ACCESSES = 4e6  # memory accesses traced per kernel for the traffic simulation (10-25 s of Oclgrind on 2 cores)
-# A quick run (`--quick`: the demo, the tests) traces a quarter of that: the traced share of a quick campaign's
-# time fell from 310 of 356 s (4e6) on the 2-core Zen 3 guest; a sample still spans two waves at least.
+# A quick run (`--quick`: the demo, the tests) traces a quarter of that: on the 2-core Zen 3 guest its trace took
+# 107 of the campaign's 150 s, 310 of 356 s at 4e6 (docs/traffic.md); a sample still spans two waves at least.
 TRAFFIC_ACCESSES_QUICK = 1e6
 TRAFFIC_METRICS = ("l1_bytes", "l2_bytes", "l3_bytes", "dram_bytes", "dram_read", "dram_write",
                    "dram_write_allocate_bytes", "scattered_l1", "scattered_l2", "scattered_l3", "scattered_dram",

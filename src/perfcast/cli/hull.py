@@ -231,7 +231,7 @@ def _print_hull(inputs: Any, prediction: HullPrediction, out: Any = console) -> 
                   highlight=False)
     if prediction.unpriced:
         out.print(f"  floors left out, no figure of the device prices them: {', '.join(prediction.unpriced)} "
-                  "(i1 needs the catalog's fp32_issue_share)", highlight=False)
+                  "(i1 needs the catalog's fp32_issue_share, and fp32: the share is the fp32 peak's)", highlight=False)
     if prediction.transfer:
         out.print(f"  transfers t0 = {format_time(prediction.transfer)} added to both ends", highlight=False)
     table = Table(box=box.SIMPLE_HEAD)
@@ -293,6 +293,7 @@ def app_command(
                         {"name": p.name, "species": str(step.species), "class": step.variables.name,
                          "origin": step.variables.origin, "f": p.f, "elementary_calls": p.elementary_calls or 0.0,
                          "priced_f": priced_f(p, extra.get(name, 0.0)),
+                         "unpriced_floors": list(step.prediction.unpriced),
                          **{k: v for k, v in _hull_rows(step.prediction)[0].items() if k != "f"}}
                         for p, step in zip(application.primitives, steps)
                     ],
@@ -361,7 +362,13 @@ def _print_application(application: Any, results: dict[str, Any], out: Any = con
     table.add_row("[bold]total[/]", "", *(f"[bold]{format_time(t.lower)} – {format_time(t.upper)}[/]"
                                           for _, t, _ in results.values()))
     out.print(table)
-    for name, (inputs, _, _) in results.items():
+    for name, (inputs, _, steps) in results.items():
         out.print(f"[dim]{printable(name)} inputs:[/]", highlight=False)
         for label, source in inputs.sources.items():
             out.print(f"[dim]  {label:<14}{printable(source)}[/]", highlight=False)
+        unpriced = [f"{floor} ({printable(primitive.name)})" for primitive, step in zip(application.primitives, steps,
+                                                                                        strict=True)
+                    for floor in step.prediction.unpriced]
+        if unpriced:
+            out.print(f"[dim]  floors left out, no figure of the device prices them: {', '.join(unpriced)}[/]",
+                      highlight=False)
