@@ -19,6 +19,8 @@
 #             kernels/ in .hub/kernels, KernelTuner's wheels in .whl/), HUB_S seconds each (default 150, at
 #             most what is left), the spaces in HUB_KERNELS (empty or unset: both), by HUB_STRATEGY: a KernelTuner
 #             strategy (default genetic_algorithm) or perfcast's hierarchical; the caches come back as hub-TAG.tgz
+#   conversions  int-to-float and float-to-int conversions per SM and clock, beside an FADD reference
+#             (scripts/gpu_conversions.py, CuPy; seconds), as conversions-TAG.json (issue 25: dedispersion's bound)
 #   program   perfcast campaign run --timer nsys on the campaign's CUDA driver (issue 27), with the nsys found
 #             on PATH or in the CUDA and Nsight folders, and libdw from .gpulib/ for its importer
 #
@@ -29,7 +31,8 @@
 # section 1). Every step runs under one deadline (BUDGET seconds from the start, default 560: the call's limit
 # is 600), stopped with SIGINT so that an interrupted campaign keeps what it measured; its working folder (under
 # WORK, default /tmp/perfcast-gpu) then comes back as one .tgz. At most 8 files come back from $OUT: the log,
-# and the steps' (campaign 1, special 3, l2 1, bench 2, stream 1, hub 1, tuning 1, program 1): choose steps that fit; the
+# and the steps' (campaign 1, special 3, l2 1, bench 2, stream 1, hub 1, tuning 1, conversions 1, program 1): choose
+# steps that fit; the
 # program step, last, says so and stops when 8 are there already.
 set -u
 tag=${1:?usage: scripts/gpu-measure.sh TAG [campaign|special|bench|tuning ...]}
@@ -206,8 +209,11 @@ print(','.join(f'{k}={v[\"n\"]}' for k, v in m['kernels'].items()))" "$work/camp
             tar czf "$out/program-$tag.partial.tgz" -C "$work" "program-$tag.zip.partial"
         fi
         ;;
+    conversions)
+        CAP=${STEP_S:-} timed python3 scripts/gpu_conversions.py --out "$out/conversions-$tag.json"
+        ;;
     *)
-        say "unknown step $step (campaign, special, l2, bench, stream, hub, tuning, program)"
+        say "unknown step $step (campaign, special, l2, bench, stream, hub, tuning, conversions, program)"
         ;;
     esac
 done

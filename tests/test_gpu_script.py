@@ -42,12 +42,12 @@ def test_every_step_runs_and_says_why_it_failed(checkout, monkeypatch):
     if shutil.which("ncu"):
         pytest.skip("ncu is installed: the steps would measure for real")
     _, _, out = checkout
-    done = run_script(checkout, "t1", "campaign", "special", "bench", "bogus")
+    done = run_script(checkout, "t1", "campaign", "special", "bench", "conversions", "bogus")
     assert done.returncode == 0, done.stdout + done.stderr
     log = (out / "gpu-t1.log").read_text()
-    for step in ("campaign", "special", "bench"):
+    for step in ("campaign", "special", "bench", "conversions"):
         assert f"== {step}" in log
-    assert log.count("-- exit ") == 3 and "-- exit 0 " not in log
+    assert log.count("-- exit ") == 4 and "-- exit 0 " not in log
     assert "CuPy" in log and "ncu" in log  # the reasons, from perfcast itself
     assert "unknown step bogus" in log
     assert sorted(p.name for p in out.iterdir()) == ["gpu-t1.log"]  # a failed campaign leaves nothing to bring back
