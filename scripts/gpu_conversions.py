@@ -60,34 +60,6 @@ extern "C" __global__ void add_f32(float *out, unsigned seed, int iterations)
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-extern "C" __global__ void cvt_u8_f32(float *out, unsigned seed, int iterations)
-{
-    float a[CHAINS];
-    unsigned u = seed + threadIdx.x;
-    for (int c = 0; c < CHAINS; c++) a[c] = 0.0f;
-    for (int i = 0; i < iterations; i++) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; c++) a[c] += (float)(unsigned char)(u + i * CHAINS + c);
-    }
-    float s = 0.0f;
-    for (int c = 0; c < CHAINS; c++) s += a[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
-extern "C" __global__ void cvt_u32_f32(float *out, unsigned seed, int iterations)
-{
-    float a[CHAINS];
-    unsigned u = seed + threadIdx.x;
-    for (int c = 0; c < CHAINS; c++) a[c] = 0.0f;
-    for (int i = 0; i < iterations; i++) {
-#pragma unroll
-        for (int c = 0; c < CHAINS; c++) a[c] += (float)(u + i * CHAINS + c);
-    }
-    float s = 0.0f;
-    for (int c = 0; c < CHAINS; c++) s += a[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-
 extern "C" __global__ void cvt_f32_u32(float *out, unsigned seed, int iterations)
 {
     unsigned s[CHAINS];
@@ -103,6 +75,25 @@ extern "C" __global__ void cvt_f32_u32(float *out, unsigned seed, int iterations
     out[blockIdx.x * blockDim.x + threadIdx.x] = (float)t;
 }
 """
+
+# The two int-to-float kernels differ only in the integer type converted: one text, NAME and TYPE filled in.
+INT_TO_FLOAT = r"""
+extern "C" __global__ void NAME(float *out, unsigned seed, int iterations)
+{
+    float a[CHAINS];
+    unsigned u = seed + threadIdx.x;
+    for (int c = 0; c < CHAINS; c++) a[c] = 0.0f;
+    for (int i = 0; i < iterations; i++) {
+#pragma unroll
+        for (int c = 0; c < CHAINS; c++) a[c] += (float)(TYPE)(u + i * CHAINS + c);
+    }
+    float s = 0.0f;
+    for (int c = 0; c < CHAINS; c++) s += a[c];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+"""
+SOURCE += "".join(INT_TO_FLOAT.replace("NAME", name).replace("TYPE", integer)
+                  for name, integer in (("cvt_u8_f32", "unsigned char"), ("cvt_u32_f32", "unsigned")))
 
 KERNELS = ("add_f32", "cvt_u8_f32", "cvt_u32_f32", "cvt_f32_u32")
 # The SASS families that convert between integers and floats (I2FP: sm_86 and later's int-to-float).

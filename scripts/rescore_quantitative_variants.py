@@ -193,14 +193,11 @@ def _apply(variant: str) -> None:
         score.packed_lanes = lambda name, incore, precision=None: None
         entry_of = score.incore_entry
         score.incore_entry = lambda name, incore, precision=None: entry_of(name, incore, None)
-    if "local-l1-vector" in parts:
-        rate = score.cpu_ldst_rate
+    if parts & {"local-l1", "local-l1-vector"}:
+        # One wrapper for both: without a local rate cpu_ldst_rate prices local accesses as global ones.
+        rate, everywhere = score.cpu_ldst_rate, "local-l1" in parts
         score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(
-            ldst, local, lanes, simd, accesses, None if lanes > 1 else local_rate)
-    if "local-l1" in parts:
-        rate = score.cpu_ldst_rate
-        score.cpu_ldst_rate = lambda ldst, local, lanes, simd, accesses, local_rate: rate(ldst, local, lanes, simd,
-                                                                                            accesses, None)
+            ldst, local, lanes, simd, accesses, None if everywhere or lanes > 1 else local_rate)
     original = score.predict_profiled
 
     def predict_profiled(profile, inputs, lanes=None, incore_cycles=None,  # type: ignore[no-untyped-def]

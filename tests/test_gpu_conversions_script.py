@@ -5,9 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from perfcast.errors import ToolError
-from perfcast.profiles.sass import find_tool
-
 SCRIPT = Path(__file__).parents[1] / "scripts" / "gpu_conversions.py"
 
 
@@ -18,15 +15,7 @@ def _script():
     return module
 
 
-def _have_cuda_tools() -> bool:
-    try:
-        find_tool("nvcc"), find_tool("cuobjdump")
-    except ToolError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _have_cuda_tools(), reason="nvcc and cuobjdump are not installed")
+@pytest.mark.needs_cuda_tools  # tests/conftest.py skips it, saying how to get them, where nvcc or cuobjdump is missing
 def test_each_kernel_s_loop_is_its_conversions_and_the_reference_has_none():
     script = _script()
     counts = script.sass_counts(["sm_80", "sm_90"])
