@@ -90,15 +90,20 @@ def test_each_launch_counts_the_page_faults_it_made(multi_kernel, tmp_path):
     if thp.exists() and "[always]" in thp.read_text():
         pytest.skip("transparent huge pages always on: a fresh buffer faults once per 2 MiB, not per 4 KiB page")
 
-    prefix = tmp_path / "log" / "launches"
-    prefix.parent.mkdir()
-    env = launch_environment(prefix, build_launch_logger())
-    done = subprocess.run([sys.executable, str(FIRST_TOUCH_PROGRAM), "4096"], env=env, capture_output=True, text=True,
-                          timeout=300)
-    assert done.returncode == 0, done.stderr
-    launches = read_launch_logs(prefix).launches
-    assert [launch.kernel for launch in launches] == ["fill", "fill", "fill", "copy", "total"]
-    fresh, again = launches[0].faults, launches[1].faults
+    # A runtime's callbacks may come late on a busy machine: the log then says "unknown" (-1) for that launch
+    # rather than an undercount, and the program is run again (up to three times) for a launch it could judge.
+    logger = build_launch_logger()
+    for attempt in range(3):
+        prefix = tmp_path / f"log{attempt}" / "launches"
+        prefix.parent.mkdir()
+        done = subprocess.run([sys.executable, str(FIRST_TOUCH_PROGRAM), "4096"], env=launch_environment(prefix, logger),
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        launches = read_launch_logs(prefix).launches
+        assert [launch.kernel for launch in launches] == ["fill", "fill", "fill", "copy", "total"]
+        fresh, again = launches[0].faults, launches[1].faults
+        if fresh is not None and again is not None:
+            break
     # A 16 MiB allocation in a fresh process is a new mapping (past glibc's first mmap threshold): every page
     # faults once; the same pages again do not. The counts are the process's, so a few of the host's may join.
     assert fresh is not None and 0.95 * 4096 <= fresh <= 1.2 * 4096

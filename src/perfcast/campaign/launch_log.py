@@ -55,7 +55,8 @@ class Launch:
     enqueue_failed: bool = False
     build: str | None = None  # the build options of the program the kernel came from; None: not logged (format 1)
     # The process's minor page faults while the launch ran (its CL_RUNNING to its CL_COMPLETE callback): the pages
-    # it touched first, on a CPU device. None: not logged (formats 1, 2, a runtime without CL_RUNNING callbacks).
+    # it touched first, on a CPU device. None: not logged (formats 1, 2, a runtime without CL_RUNNING callbacks, or
+    # one whose CL_RUNNING callback came late, so the count would miss the launch's first faults).
     faults: int | None = None
 
     @property
