@@ -75,7 +75,8 @@ class TestIssueFloor:
         assert ruled.ruled_out == ("i1",) and ruled.upper_term[0] == "c1"
         unknown = predict_gpu(CONVOLUTION, GPU, [2])
         assert "i1" not in unknown.terms and unknown.unpriced == ("i1",) and unknown.floors == ("c1",)
-        assert predict_gpu(ELEMENTWISE, share_one, [2]).unpriced == ()  # not a floor of the class
+        elementwise = predict_gpu(ELEMENTWISE, share_one, [2])
+        assert elementwise.unpriced == () and "i1" not in elementwise.terms  # not a floor of the class: no term
 
     def test_share_must_be_a_fraction(self):
         for share in (0.0, 1.5, float("nan")):
