@@ -34,6 +34,11 @@ VARIANT is one of:
                  instruction Oclgrind counted; scripts/recount_issued.py gives older archives that metric
   device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
                  the device profile another set was scored with; touches=FILE then adds the first-touch rate)
+  reread-gcc     a C campaign's record of gcc's code read again by this perfcast (suite.c compiled with the
+                 archive's compiler and flags, gcov's counts at its sizes): run it on the kind of machine the archive
+                 was timed on, whose code it reads (archives before 2026-11-29 have no reading of the whole work-item)
+  no-whole       before 2026-11-29: no C kernel's whole work-item read from gcc's code stands for its core (§3.5);
+                 §3's compute roof, the issue floor and the divisions' time as before
 
 Variants join with "+" (at most one ldst-* part; `committed` alone): `ldst-local+elem-scalar` is the model
 before §3.6.
@@ -61,7 +66,7 @@ from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device",
-            "no-reuse", "issue-alu")
+            "no-reuse", "issue-alu", "reread-gcc", "no-whole")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -179,6 +184,10 @@ def _apply(variant: str) -> None:
         score.scalar_issue_floor = scalar_issue_floor
     if "no-touches" in parts:
         score.first_touch_term = lambda profile, inputs: (None, None)
+    if "reread-gcc" in parts:
+        _reread_gcc()
+    if "no-whole" in parts:
+        score.kernel_item_cycles = lambda name, incore, work_items, precision=None: None
     if "instr-max" in parts:
         source = inspect.getsource(quantitative.predict)
         changed = source.replace("e_instr = c_op / (c_op + c_ldst + c_other)",
@@ -243,6 +252,22 @@ def _apply(variant: str) -> None:
             return terms(profile, inputs, 1 if scalar else lanes)
 
         score.cpu_terms = cpu_terms
+
+
+def _reread_gcc() -> None:
+    """Make each C campaign's `incore` record this perfcast's reading of gcc's code at its sizes (see _on_read)."""
+    from perfcast.campaign.run import CAMPAIGN_BACKENDS
+    from perfcast.kernels.campaign import KERNELS
+
+    def reread(found: Any, path: Path) -> Any:
+        if found.manifest.get("backend") != "cpu" or "incore" not in found.manifest:
+            return found
+        timer = CAMPAIGN_BACKENDS["cpu"][1](None)
+        kernels = [k for k in KERNELS if k.name in found.manifest["kernels"]]
+        sizes = {k.name: found.manifest["kernels"][k.name]["n"] for k in kernels}
+        return dataclasses.replace(found, manifest={**found.manifest, "incore": timer.incore(kernels, sizes)})
+
+    _on_read(reread)
 
 
 def _seconds(text: str) -> float:

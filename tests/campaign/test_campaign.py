@@ -479,6 +479,39 @@ def test_the_in_core_floor_applies_to_a_kernel_left_scalar_on_a_cpu():
         assert c_floored.time == pytest.approx(expected) and "in-core bound" in c_floored.detail
 
 
+def test_the_whole_compiled_code_of_a_c_kernel_stands_for_the_core():
+    """§3.5, C kernels: gcc's reading of the loop over the work-items replaces §3's compute roof and the floors."""
+    from perfcast.campaign.score import kernel_item_cycles, score_kernel
+    from perfcast.devices.catalog import get_device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel = kernel_named("sor_redblack")
+    cpu = get_device("epyc-9654")
+    # Oclgrind's build counts 53 instructions a work-item where gcc's loop has 14: §3.3 overprices the scalar loop.
+    metrics = {"fma_fp32": 2e6, "fma_fp64": 0.0, "ldst": 7e6, "inst_warp": 53e6 / 32, "fp32": 9e6, "fp64": 0.0,
+               "int": 25e6, "div_int": 1e6, "dram_read": 1e3, "dram_write": 250.0, "elementary_fp32": 0.0,
+               "elementary_fp64": 0.0}
+    profile = KernelProfile("sor_redblack", 1, metrics)
+    items = 1 << 20
+    record = {"median_s": 1e-3, "spread": 0.0, "n": kernel.sizes[-1], "work_items": items}
+    reading = {"cycles_per_item": 0.0, "item_cycles": 6.5, "divides": 1, "loops": []}
+    gcc = {"cpu": "znver4", "vector_loops": True, "kernels": {"sor_redblack": reading}}
+    assert kernel_item_cycles("sor_redblack", gcc, items) == pytest.approx(6.5 * items)
+    pocl = {"cpu": "znver4", "kernels": {"sor_redblack": reading}}  # PoCL's reading: its regions are not the source's
+    assert kernel_item_cycles("sor_redblack", pocl, items) is None
+    assert kernel_item_cycles("triad", gcc, items) is None
+    unread = {**gcc, "kernels": {"sor_redblack": {**reading, "item_cycles": None}}}
+    assert kernel_item_cycles("sor_redblack", unread, items) is None
+    scalar = {"lanes": {"sor_redblack": 1}, "tool": "test"}
+    read = score_kernel(kernel, record, cpu, profile, scalar, gcc).predictions["quantitative"]
+    expected = 6.5 * items / (cpu.compute_units * cpu.clock.peak.value)
+    assert read.bound == "in-core" and read.time == pytest.approx(expected)
+    assert "whole compiled code" in read.detail
+    before = score_kernel(kernel, record, cpu, profile, scalar, unread).predictions["quantitative"]
+    assert before.bound != "in-core" and "whole compiled code" not in before.detail
+
+
 def test_a_kernel_whose_code_masks_its_accesses_streams_at_the_guarded_triads_rate():
     """§3.6: B_mem of a kernel whose compiled code masks its loads and stores is the bench's guarded triad's."""
     from perfcast.campaign.score import masked_code, predict_profiled

@@ -424,6 +424,37 @@ class TestInCoreFloor:
         assert more.time >= fewer.time >= wider.time >= predict(kernel, RATES).time
 
 
+class TestCompiledCore:
+    """perfcast's addition (docs/models.md §3.5, C kernels): the whole compiled work-item's cycles, the core's side."""
+
+    def test_by_hand(self):
+        kernel = kernel_parameters(FP32)
+        memory = kernel.w_traf / RATES.b_mem  # 2400 B at 100 GB/s: 24 ns
+        slow = predict(kernel, RATES, compiled=incore_floor(120.0, 2, 1e9, whole=True))  # 120 cycles on 2 cores: 60 ns
+        assert slow.time == pytest.approx(60e-9) and slow.bound == "in-core"
+        assert "of the work-items' whole compiled code" in slow.explain() and "in place of §3's" in slow.explain()
+        # The divisions, the issue floor and the inner loops' floor count the same cycles from the profiled build.
+        priced = predict(kernel, RATES, divisions=division_cost(1e3, 1e9), issue=issue_floor(1e5, 1e10),
+                         incore=incore_floor(1e6, 1, 1e9), compiled=incore_floor(120.0, 2, 1e9, whole=True))
+        assert priced.time == pytest.approx(60e-9)
+        assert priced.divisions is None and priced.issue is None and priced.incore is None
+        fast = predict(kernel, RATES, compiled=incore_floor(2.0, 2, 1e9, whole=True))  # 1 ns: the memory's side
+        assert fast.time == pytest.approx(memory) and fast.bound == "memory"
+        far = predict(kernel, RATES, floor=latency_floor({"DRAM": 1e3}, {"DRAM": 1e10}),  # 100 ns of latency
+                      compiled=incore_floor(120.0, 2, 1e9, whole=True))
+        assert far.time == pytest.approx(1e-7) and far.bound == "latency"
+        locked = predict(kernel, RATES, compiled=incore_floor(120.0, 2, 1e9, whole=True), atomics=atomic_cost(5e3, 1e9))
+        assert locked.time == pytest.approx(60e-9 + 5e-6)
+
+    @given(st.floats(0, 1e12), st.integers(1, 256), st.floats(1e8, 1e10))
+    def test_never_below_the_memory_side_and_more_cycles_never_faster(self, cycles, cores, clock):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, compiled=incore_floor(cycles, cores, clock, whole=True))
+        more = predict(kernel, RATES, compiled=incore_floor(2 * cycles + 1, cores, clock, whole=True))
+        assert more.time >= fewer.time >= kernel.w_traf / RATES.b_mem * (1 - 1e-12)
+        assert fewer.time == pytest.approx(max(kernel.w_traf / RATES.b_mem, cycles / (cores * clock)))
+
+
 class TestAtomicCost:
     """perfcast's addition (docs/models.md §3.4): atomic read-modify-writes at the device's measured rate, added."""
 

@@ -9,6 +9,7 @@ from perfcast.profiles.incore_gcc import (
     FLAT_LIMIT,
     c_kernel_incore,
     read_gcov_lines,
+    repeated_copies,
     source_iterations,
     vector_factor,
 )
@@ -153,6 +154,46 @@ def test_a_loop_over_the_work_items_costs_nothing():
     # Horner's 16 steps unrolled into the vectorised loop over the work-items: the head runs once a work-item.
     found = c_kernel_incore("cpu", [code], {208: items, 209: 17 * items, 210: items}, items, _price, 64)
     assert found.cycles_per_item == 0.0 and not any(loop.inner for loop in found.loops)
+    # That loop is the kernel's whole code: its 3 cycles a pass over the 8 work-items a pass runs (zmm of doubles).
+    assert found.item_cycles == pytest.approx(3 / 8)
+
+
+# reduce_sum as gcc 12 compiles `s += x[i]` on Zen 3: eight copies of one line's add, the pointer moved once.
+REDUCTION = [(0x1bf0, "vaddss (%rax),%xmm0,%xmm0", 134), (0x1bf4, "add    $0x20,%rax", 134)] + [
+    (0x1bf8 + 5 * i, f"vaddss -{hex(0x1c - 4 * i)}(%rax),%xmm0,%xmm0", 134) for i in range(7)] + [
+    (0x1c1b, "cmp    %rdx,%rax", 134), (0x1c1e, "jne    1bf0", 134)]
+
+
+def test_copies_of_a_one_line_statement_are_read_from_the_body():
+    body = [text for _, text, _ in REDUCTION[:-1]]
+    assert repeated_copies(body) == 8
+    # Different statements, or one statement into different registers, are one copy each.
+    assert repeated_copies(["vmovss (%rax),%xmm0", "vmulss (%rdx),%xmm0,%xmm0", "vmovss %xmm0,(%rcx)",
+                            "add    $0x4,%rax"]) == 1
+    assert repeated_copies(["vfmadd231ps (%rax),%ymm1,%ymm0", "vfmadd231ps 0x20(%rax),%ymm1,%ymm2"]) == 1
+    assert repeated_copies(["add    $0x4,%rax", "cmp    %rdx,%rax"]) == 1  # control alone
+    items = 1 << 20  # elements, each a work-item of the loop
+    found = c_kernel_incore("cpu", [_listing(REDUCTION)], {134: items}, items, _price, 0)
+    (loop,) = found.loops
+    assert loop.unroll == 8 and found.item_cycles == pytest.approx(10 / 8)
+
+
+def test_the_whole_code_is_read_only_where_one_loop_runs_every_work_item_and_calls_nothing():
+    items = 4096
+    # An inner loop runs (the hash's rounds): its cycles are the in-core floor's, and no whole reading.
+    counts = {190: items + 1, 191: items, 192: 17 * items, 193: 16 * items, 194: 16 * items, 198: items}
+    assert c_kernel_incore("cpu", [_listing(HASH)], counts, items, _price, 0).item_cycles is None
+    loop = [(0x300, "vmovss (%r10,%r8,4),%xmm1", 208), (0x306, "vaddss %xmm1,%xmm2,%xmm0", 209),
+            (0x30c, "add    $0x4,%r8", 210), (0x310, "jne    300", 210)]
+    whole = c_kernel_incore("cpu", [_listing(loop)], {208: items, 209: items, 210: items}, items, _price, 0)
+    assert whole.item_cycles == pytest.approx(3.0)
+    # The loop runs a few of the work-items (a row loop under a nest the reading did not count): not the whole.
+    few = {208: items // 50, 209: items // 50, 210: items // 50}
+    assert c_kernel_incore("cpu", [_listing(loop)], few, items, _price, 0).item_cycles is None
+    # A call in it: llvm-mca prices the call, not the routine.
+    called = loop[:1] + [(0x306, "call   1030 <expf@plt>", 209)] + loop[2:]
+    assert c_kernel_incore("cpu", [_listing(called)], {208: items, 209: items, 210: items}, items, _price,
+                           0).item_cycles is None
 
 
 def test_a_vector_loop_that_a_pass_is_too_short_for_leaves_its_iterations_to_its_remainder():

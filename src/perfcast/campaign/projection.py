@@ -145,8 +145,9 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
     simulated = (profile.bytes_from or "").startswith("simulated for ")
     try:
         precision = profile_precision(profile)
-        lanes, cycles, vectors, packed = compiled_code_terms(profile.name, code.vectorisation, code.incore,
-                                                             (code.work_items or {}).get(profile.name), precision)
+        lanes, cycles, vectors, packed, whole = compiled_code_terms(profile.name, code.vectorisation, code.incore,
+                                                                    (code.work_items or {}).get(profile.name),
+                                                                    precision)
         profile = without_compiled_out_divisions(profile, profile.name, code.incore, precision)[0]
         if lanes is None:
             return None, ("no core-bound ceiling: no compiler's report of the kernel's lanes (a campaign archive "
@@ -166,7 +167,8 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
                 return None, (f"no core-bound ceiling: {device.name} has no measured {', '.join(missing)} "
                               "(a device profile older than the bench's CPU rates?)")
             there = replace(profile, bytes_from=f"simulated for {device.name}") if simulated else profile
-            times.append(core_time(predict_profiled(there, inputs, lanes, cycles, vectors, packed)[0]))
+            times.append(core_time(predict_profiled(there, inputs, lanes, cycles, vectors, packed,
+                                                    compiled_cycles=whole)[0]))
     except (ValueError, LookupError, TypeError) as error:
         return None, f"no core-bound ceiling: {error}"
     note = (f"core-bound ceiling (§4, CPUs): {times[0]:.3g} s on {source.name}, {times[1]:.3g} s on {target.name} "

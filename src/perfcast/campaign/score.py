@@ -56,9 +56,9 @@ from perfcast.species.grammar import parse_species
 
 __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_floors", "contains", "counts_fills",
            "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_laid_out",
-           "incore_prices_vectors", "kernel_incore_cycles", "kernel_traffic", "lanes_and_packing", "masked_code",
-           "percentage_error", "predict_profiled", "profile_flop", "scalar_arithmetic", "score_kernel", "score_profiled",
-           "summarise", "without_compiled_out_divisions"]
+           "incore_prices_vectors", "kernel_incore_cycles", "kernel_item_cycles", "kernel_traffic",
+           "lanes_and_packing", "masked_code", "percentage_error", "predict_profiled", "profile_flop",
+           "scalar_arithmetic", "score_kernel", "score_profiled", "summarise", "without_compiled_out_divisions"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
 NARROW = 3.0  # a range at most this wide (upper / lower) says something (issue 26's goal for the boat hull)
@@ -291,7 +291,7 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
 
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                     masked: bool = False, laid_out: bool = False
+                     masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
@@ -303,7 +303,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
     `masked`: the compiled code loads or stores with AVX's masked moves (`masked_code`); on a CPU whose bench
     measured the guarded triad, B_mem is then that rate where it is the lower (§3.6). `laid_out`: the in-core
-    cycles are the work-items' code laid out (`incore_laid_out`), which the explanation says.
+    cycles are the work-items' code laid out (`incore_laid_out`), which the explanation says. `compiled_cycles`:
+    the cycles of the work-items' whole compiled code at the timed size (`kernel_item_cycles`, gcc's code): on a
+    CPU they stand for the core's side of §3 (`predict`'s `compiled`).
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     touches, unpriced = first_touch_term(profile, inputs)
@@ -318,6 +320,10 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     read = incore_vectors or ((lanes == 1 or packed) and not barriers)
     if incore_cycles is not None and read and inputs.device.kind == "cpu":
         incore = incore_floor(incore_cycles, inputs.device.compute_units, inputs.device.clock.peak.value, laid_out)
+    compiled = None
+    if compiled_cycles is not None and inputs.device.kind == "cpu":
+        compiled = incore_floor(compiled_cycles, inputs.device.compute_units, inputs.device.clock.peak.value,
+                                whole=True)
     rates, ldst_words, narrow_words, costs = inputs.rates, "", "", dict(inputs.elementary_cost)
     if lanes is not None and lanes >= 1 and inputs.device.kind == "cpu" and inputs.simd_bits:
         # §3.6: a work-item's share of the vectors its compiler made, in the kernel's element size.
@@ -358,7 +364,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                        "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
-                touches)
+                touches, compiled)
     share = indirect_share(profile.metrics) if floor is not None else None
     # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
     # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
@@ -548,6 +554,20 @@ def kernel_incore_cycles(name: str, incore: Mapping[str, Any] | None, work_items
     return float(entry["cycles_per_item"]) / per_item * instructions if per_item > 0 else None
 
 
+def kernel_item_cycles(name: str, incore: Mapping[str, Any] | None, work_items: float | None,
+                       precision: str | None = None) -> float | None:
+    """Return the cycles of kernel `name`'s whole compiled code at its timed size (gcc's reading, §3.5), or None.
+
+    Only a reading of gcc's code with gcov's counts (`incore_prices_vectors`) prices the loop over the work-items:
+    its `item_cycles` a work-item x `work_items`; None where the reading found more than that loop (inner loops),
+    less (a loop that runs some of the work-items) or a call.
+    """
+    entry = incore_entry(name, incore, precision)
+    if not incore_prices_vectors(incore) or entry is None or not work_items or entry.get("item_cycles") is None:
+        return None
+    return float(entry["item_cycles"]) * float(work_items)
+
+
 def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
     """Return whether a campaign's `incore` record priced vectorised loops too (gcc's code with gcov's counts)."""
     return bool((incore or {}).get("vector_loops"))
@@ -555,23 +575,24 @@ def incore_prices_vectors(incore: Mapping[str, Any] | None) -> bool:
 
 def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, incore: Mapping[str, Any] | None,
                         work_items: float | None, precision: str | None = None
-                        ) -> tuple[int | None, float | None, bool, bool]:
+                        ) -> tuple[int | None, float | None, bool, bool, float | None]:
     """Return what a suite campaign's record of its compiled code gives `predict_profiled` for kernel `name`.
 
     (lanes, in-core cycles at the timed size or None, whether the reading priced vector loops, whether the lanes
-    are packed statements'): `lanes_and_packing`, `kernel_incore_cycles`, `incore_prices_vectors`; `precision`
-    (`profile_precision`) picks the reading of that precision's builds where the record splits them.
+    are packed statements', the whole compiled code's cycles at the timed size or None): `lanes_and_packing`,
+    `kernel_incore_cycles`, `incore_prices_vectors`, `kernel_item_cycles`; `precision` (`profile_precision`)
+    picks the reading of that precision's builds where the record splits them.
     """
     lanes, packed = lanes_and_packing(name, vectorisation, incore, precision)
     return (lanes, kernel_incore_cycles(name, incore, work_items, precision=precision), incore_prices_vectors(incore),
-            packed)
+            packed, kernel_item_cycles(name, incore, work_items, precision))
 
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                  masked: bool = False, laid_out: bool = False) -> Prediction:
+                  masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
-                                    packed, masked, laid_out)
+                                    packed, masked, laid_out, compiled_cycles)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -760,12 +781,12 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
             return None
         # A bad record: the model left out.
         precision = profile_precision(profile)
-        lanes, cycles, vectors, packed = compiled_code_terms(kernel.name, vectorisation, incore,
-                                                             record.get("work_items"), precision)
+        lanes, cycles, vectors, packed, whole = compiled_code_terms(kernel.name, vectorisation, incore,
+                                                                    record.get("work_items"), precision)
         divided, undivided = without_compiled_out_divisions(profile, kernel.name, incore, precision)
         prediction = _quantitative(divided, device, measured, lanes, cycles, vectors, packed,
                                    masked_code(kernel.name, incore, precision),
-                                   incore_laid_out(kernel.name, incore, precision))
+                                   incore_laid_out(kernel.name, incore, precision), whole)
         return replace(prediction, detail=f"{prediction.detail}; {undivided}") if undivided else prediction
 
     steps = {

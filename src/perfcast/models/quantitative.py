@@ -412,6 +412,7 @@ class InCoreFloor:
     cores: int
     clock: float
     laid_out: bool = False
+    whole: bool = False  # the cycles are the work-items' whole compiled code (one loop over them, gcc's)
 
     @property
     def time(self) -> float:
@@ -420,19 +421,22 @@ class InCoreFloor:
 
     def explain(self) -> str:
         """Return the floor in words: cycles, cores and clock."""
-        what = "of the work-items' code laid out, inner loops included" if self.laid_out else "of inner loops"
+        what = ("of the work-items' whole compiled code" if self.whole else
+                "of the work-items' code laid out, inner loops included" if self.laid_out else "of inner loops")
         return f"{self.cycles:.3g} cycles {what} / ({self.cores} cores x {self.clock / 1e9:.3g} GHz)"
 
 
-def incore_floor(cycles: float, cores: int, clock: float, laid_out: bool = False) -> InCoreFloor:
+def incore_floor(cycles: float, cores: int, clock: float, laid_out: bool = False,
+                 whole: bool = False) -> InCoreFloor:
     """Return the in-core floor (s): `cycles` of a kernel's inner loops on `cores` cores at `clock` Hz (§3.5).
 
-    `laid_out`: the cycles are the work-items' code laid out straight (perfcast.profiles.incore.laid_out_cycles).
+    `laid_out`: the cycles are the work-items' code laid out straight (perfcast.profiles.incore.laid_out_cycles);
+    `whole`: they are the work-items' whole compiled code (`predict`'s `compiled`).
     """
     non_negative("in-core cycles", cycles)
     positive("cores", cores)
     positive("clock", clock)
-    return InCoreFloor(cycles, cores, clock, laid_out)
+    return InCoreFloor(cycles, cores, clock, laid_out, whole)
 
 
 def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l1_accesses: float,
@@ -501,6 +505,8 @@ class QuantitativePrediction:
     atomics: AtomicCost | None = None  # the atomics' time (§3.4), added, where one was given
     incore: InCoreFloor | None = None  # the in-core floor of a scalar kernel's inner loops (§3.5), where one was given
     first_touches: CountedCost | None = None  # the first-touched pages' time (§3.7), added, where one was given
+    # The in-core time of the work-items' whole compiled code (§3.5, C kernels), which stood for the core's side
+    compiled: InCoreFloor | None = None
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -513,6 +519,11 @@ class QuantitativePrediction:
             text += f"; issue floor {self.issue.time:.3g} s ({self.issue.explain()})"
         if self.incore is not None:
             text += f"; in-core floor {self.incore.time:.3g} s ({self.incore.explain()})"
+        if self.compiled is not None:
+            text += (f"; the core's side read from the compiled code: {self.compiled.time:.3g} s "
+                     f"({self.compiled.explain()}), in place of §3's compute roof "
+                     f"({self.kernel.w_comp / self.t_op_adjusted if self.t_op_adjusted > 0 else 0:.3g} s), "
+                     "the issue floor and the divisions' time")
         if self.divisions is not None:
             text += f"; division cost {self.divisions.time:.3g} s ({self.divisions.explain()})"
         if self.atomics is not None:
@@ -532,8 +543,15 @@ def _added(cost: CountedCost, named: Bound, bound: Bound, time: float, reason: s
 def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | None = None,
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
             atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
-            first_touches: CountedCost | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.7 may raise it."""
+            first_touches: CountedCost | None = None,
+            compiled: InCoreFloor | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.7 may raise it.
+
+    `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
+    side: the time is the larger of it and the memory's side (§3's memory-bound time, the latency floor), and §3's
+    compute roof, the divisions' time and the issue and in-core floors, estimates of the same cycles from counts
+    of the profiled build's instructions, are left out; atomics and first touches are added as ever.
+    """
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
         raise ValueError("an fp64 kernel (M_fp64 > 0) on a device without double precision (no T_DP)")
@@ -566,7 +584,17 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         else:
             bound, reason, performance = "memory", "O_krn <= O_dev", o_krn * rates.b_mem
             time = kernel.w_traf / rates.b_mem  # = W_comp / (O_krn B_mem), without the rounding of the detour
-    if floor is not None and floor.time > time:
+    if compiled is not None:
+        memory = kernel.w_traf / rates.b_mem
+        bound, time, reason = "memory", memory, "the memory's side is above the compiled code's in-core time"
+        if floor is not None and floor.time > time:
+            bound, time, reason = "latency", floor.time, "the scattered loads' latency floor is the memory's side"
+        if compiled.time >= time:
+            reason = f"the compiled code's in-core time is above the memory's side {time:.3g} s"
+            bound, time = "in-core", compiled.time
+        performance = kernel.w_comp / time if time > 0 else 0.0
+        divisions = issue = incore = None
+    elif floor is not None and floor.time > time:
         reason = f"the scattered loads' latency floor is above §3's {bound}-bound {time:.3g} s"
         bound, time = "latency", floor.time
         performance = kernel.w_comp / time
@@ -596,21 +624,23 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics, incore, first_touches)
+                                  issue, atomics, incore, first_touches, compiled)
 
 
 def core_time(prediction: QuantitativePrediction) -> float:
     """Return the time (s) a prediction gives its kernel with unlimited memory bandwidth: its core-bound part.
 
-    §3 with the kernel's DRAM traffic set aside: W_comp / T'_op, then the same floors and added costs
-    (§3.1–§3.7) the prediction carries. It is at most the prediction's time, and equal to it wherever §3's own
-    comparison found the kernel compute bound (O_krn > O_dev, or no DRAM traffic). Cross-device projection
+    §3 with the kernel's DRAM traffic set aside: W_comp / T'_op (or the compiled code's in-core time where the
+    prediction took it, §3.5), then the same floors and added costs (§3.1–§3.7) the prediction carries. It is at
+    most the prediction's time, and equal to it wherever §3's own comparison found the kernel compute bound
+    (O_krn > O_dev, or no DRAM traffic). Cross-device projection
     between CPUs takes it as a kernel-specific ceiling (docs/models.md, §4, a core-bound ceiling between two CPUs).
     """
     if prediction.kernel.w_comp == 0:
         raise ValueError("the kernel has no compute work: no core-bound time")
     return predict(replace(prediction.kernel, w_traf=0.0), prediction.rates, prediction.floor, prediction.divisions,
-                   prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches).time
+                   prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches,
+                   prediction.compiled).time
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -133,12 +133,15 @@ class InCore:
     fp_lanes: float | None = None  # `compiled_fp_lanes` of the kernel's matched loops; None: no arithmetic in them
     masked: bool = False  # a loop of it loads or stores with AVX's masked moves (`masked_memory`)
     divides: int | None = None  # integer divide instructions in the code it compiled into; None: not read
+    # llvm-mca's cycles a work-item of the kernel's whole code where that is one loop over the work-items, read
+    # with its counts (gcc's code: `perfcast.profiles.incore_gcc`); None: not read, or not the whole code
+    item_cycles: float | None = None
 
     def as_record(self) -> dict[str, object]:
         """Return the estimate as a manifest keeps it (JSON types)."""
         return {"cpu": self.cpu, "cycles_per_item": self.cycles_per_item,
                 "instructions_per_item": self.instructions_per_item, "fp_lanes": self.fp_lanes, "masked": self.masked,
-                "divides": self.divides,
+                "divides": self.divides, "item_cycles": self.item_cycles,
                 "loops": [{"lines": list(c.lines), "instructions": c.instructions, "cycles": c.cycles,
                            "ports": c.ports, "executions_per_item": c.executions_per_item, "unroll": c.unroll,
                            "copies": c.copies, "lanes": c.lanes, "flattened": c.flattened, "inner": c.inner,

@@ -17,8 +17,11 @@ packed arithmetic in the body (`vector_factor`; gcc's report must say it vectori
 float4's own 128-bit arithmetic would count). Loops closing on one source line run one source loop, gcc's vector
 loop and its remainder: the loop with the most source iterations an iteration prices it, of those a pass of the
 loop around has the iterations for (below a vector's worth, the remainder runs them all). A loop whose source
-iterations are at most one a work-item is the loop over the work-items, left out as on PoCL: §3's throughput
-prices it.
+iterations are at most one a work-item is the loop over the work-items: no inner loop's floor, but where such
+loops are the kernel's whole code (no inner loop, one of them runs every work-item, none calls a function) their
+cycles a work-item are `item_cycles`, which stand for the kernel's core in the quantitative model (§3.5, "The
+whole work-item"). A loop of one source line shows no copies in its lines: there the copies of its statement
+are counted in the body itself (`repeated_copies`).
 
 An inner loop of few trips an entry is laid that many times into the loop around it (flattened) when the result
 has at most FLAT_LIMIT instructions: llvm-mca then lets one work-item's chain overlap the next one's, as the core's
@@ -51,7 +54,8 @@ from perfcast.profiles.incore import (
 )
 from perfcast.profiles.profile import ProfileError
 
-__all__ = ["FLAT_LIMIT", "c_kernel_incore", "read_gcov_lines", "source_iterations", "vector_factor"]
+__all__ = ["FLAT_LIMIT", "c_kernel_incore", "read_gcov_lines", "repeated_copies", "source_iterations",
+           "vector_factor"]
 
 FLAT_LIMIT = 2048  # instructions of a flattened body: several times any core's window, and quick for llvm-mca
 
@@ -154,7 +158,35 @@ def source_iterations(loop: Loop, lines: Mapping[int, int], counts: Mapping[int,
         return None  # code gcov has no count for (OpenMP's chunking, a prologue): not a loop of the source's
     iterations = min(count for count in ends if count is not None)
     same = {line for line in loop.lines if counts.get(line) == iterations}
-    return iterations, unroll_factor(loop.sequence, same) if same else 1
+    unroll = unroll_factor(loop.sequence, same) if same else 1
+    if len(same) == 1 and unroll == 1:
+        # A loop of one source line is one run of it however often gcc copied the statement (reduce_sum's
+        # `s += x[i]`, eight vaddss a pass): the copies are read from the body itself.
+        unroll = repeated_copies(loop.body)
+    return iterations, unroll
+
+
+# The loop's own control: the closing compare (or test) and the updates of its counters and pointers by a
+# constant, which gcc makes once a pass whatever it unrolled.
+_CONTROL = re.compile(r"^(?:cmp|test)\w*\s|^(?:add|sub|inc|dec)[lq]?\s+(?:\$-?(?:0x)?[0-9a-f]+,)?%\w+$"
+                      r"|^lea[lq]?\s+-?(?:0x)?[0-9a-f]*\(%\w+\),%\w+$")
+_DISPLACEMENT = re.compile(r"(?<![\w$])-?(?:0x)?[0-9a-f]*\(")
+_BRANCH = re.compile(r"^j\w+\s")
+_CALL = re.compile(r"^call\w*\s")
+
+
+def repeated_copies(body: Sequence[str]) -> int:
+    """Return how many identical copies of one statement a loop body holds, its own control left out (else 1).
+
+    Identical: the same instructions with the same registers, only the displacements of their memory operands
+    differing (the copies read consecutive elements). A body of different statements is one copy.
+    """
+    statements = [_DISPLACEMENT.sub("D(", line) for line in body if not _CONTROL.match(line) and not _BRANCH.match(line)]
+    n = len(statements)
+    for period in range(1, n // 2 + 1):
+        if n % period == 0 and all(statements[i] == statements[i % period] for i in range(n)):
+            return n // period
+    return 1
 
 
 def _flattened(function: Sequence[tuple[int, str, int]], outer: Loop, inner: Loop, trips: int) -> list[str]:
@@ -245,6 +277,7 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
         raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
     found: list[LoopCost] = []
     running: list[tuple[Loop, float]] = []  # each loop that runs inside a work-item, with its passes a work-item
+    item_loops: list[tuple[_Reading, float, float]] = []  # loops over the work-items: reading, per item, cycles
     for function in functions:
         lines = {address: line for address, _, line in function}
         ranges = loop_ranges(function)
@@ -262,7 +295,9 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
                 running.append((reading.loop, per_item / reading.per_pass))
             cost = _laid_out(function, reading, inner, items, price) if per_item > INNER else None
             if cost is None:
-                cycles, ports = price(reading.loop.body) if per_item > INNER else (0.0, 0.0)
+                cycles, ports = price(reading.loop.body)
+                if per_item <= INNER:
+                    item_loops.append((reading, per_item, cycles))
                 cost = LoopCost(tuple(sorted(reading.loop.lines)), len(reading.loop.body) + 1, cycles, ports, per_item,
                                 reading.unroll, 1, reading.lanes)
             found.append(cost)
@@ -271,7 +306,23 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
     # loop: sgemm_tiled's sixteen columns in two 8-float FMAs, reported only as "basic block part vectorized").
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found),
                   fp_lanes=compiled_fp_lanes(running),
-                  divides=integer_divides(text for function in functions for _, text, _ in function))
+                  divides=integer_divides(text for function in functions for _, text, _ in function),
+                  item_cycles=_whole_item(item_loops, bool(running)))
+
+
+def _whole_item(item_loops: Sequence[tuple[_Reading, float, float]], inner: bool) -> float | None:
+    """Return llvm-mca's cycles a work-item where a kernel's whole code is loops over its work-items, else None.
+
+    The whole code: no inner loop runs (their cycles are §3.5's floor), some loop runs every work-item (a loop
+    that runs a few of them, a 3D stencil's row loop under an outer nest, leaves the rest of the code unread),
+    and no loop calls a function (llvm-mca prices the call, not the routine: a libm call's hundreds of cycles).
+    Each loop's cycles an iteration are spread over the source iterations an iteration runs (unroll x lanes).
+    """
+    if inner or not item_loops or max(per_item for _, per_item, _ in item_loops) < 1 / INNER:
+        return None
+    if any(_CALL.match(line) for reading, _, _ in item_loops for line in reading.loop.body):
+        return None
+    return sum(cycles * per_item / reading.per_pass for reading, per_item, cycles in item_loops)
 
 
 def _laid_out(function: Sequence[tuple[int, str, int]], reading: _Reading, inner: Sequence[_Reading], items: int,
