@@ -34,9 +34,10 @@ VARIANT is one of:
                  instruction Oclgrind counted; scripts/recount_issued.py gives older archives that metric
   device=FILE    the archive's device profile replaced by FILE's, every figure (to score one set of times against
                  the device profile another set was scored with; touches=FILE then adds the first-touch rate)
-  reread-gcc     a C campaign's record of gcc's code read again by this perfcast (suite.c compiled with the
-                 archive's compiler and flags, gcov's counts at its sizes): run it on the kind of machine the archive
-                 was timed on, whose code it reads (archives before 2026-11-29 have no reading of the whole work-item)
+  reread-gcc     a C campaign's record of gcc's code read again by this perfcast: this checkout's suite.c, its
+                 flags and the gcc here, gcov's counts at the archive's sizes; so only on the kind of machine, and
+                 with the compiler, the archive was timed with (the script stops where the archive's compiler is not
+                 this one); archives before 2026-11-29 have no reading of the whole work-item
   no-whole       before 2026-11-29: no C kernel's whole work-item read from gcc's code stands for its core (§3.5);
                  §3's compute roof, the issue floor and the divisions' time as before
 
@@ -263,6 +264,10 @@ def _reread_gcc() -> None:
         if found.manifest.get("backend") != "cpu" or "incore" not in found.manifest:
             return found
         timer = CAMPAIGN_BACKENDS["cpu"][1](None)
+        recorded = (found.manifest.get("environment") or {}).get("compiler")
+        here = timer.environment().get("compiler")
+        if recorded and here and recorded != here:
+            sys.exit(f"reread-gcc: {path} was compiled by {recorded!r}, this machine's is {here!r}")
         kernels = [k for k in KERNELS if k.name in found.manifest["kernels"]]
         sizes = {k.name: found.manifest["kernels"][k.name]["n"] for k in kernels}
         return dataclasses.replace(found, manifest={**found.manifest, "incore": timer.incore(kernels, sizes)})

@@ -171,9 +171,13 @@ static void host_times(long long out[2])
 /* Whether the CL_RUNNING callback came so late that the faults counted from it miss part of the launch's own.
  * A runtime delivers callbacks from its own thread; on a machine whose cores all run the kernel's work-groups that
  * thread may wait, and the faults the kernel made before the callback are then not counted (seen on a 2-core VM
- * with PoCL: 1,809 of a fresh buffer's 4,096 pages). Where the device's timer is one of the host's clocks (the
- * completion callback comes within a second after the end it reads), the callback's lateness past the start is
- * known; past a twentieth of the run (and 20 us) the count is not the launch's. Other timers: not judged. */
+ * with PoCL: 1,809 of a fresh buffer's 4,096 pages). Where the device's timer is one of the host's clocks, the
+ * callback's lateness past the start is known; past a twentieth of the run (and 20 us) the count is not the
+ * launch's. The timer is taken to be the clock that reads the least time past the end the completion callback
+ * reads, within a second: the two clocks drift apart (CLOCK_MONOTONIC is slewed, by 0.3 s on that VM), so the
+ * other one would read every launch late. Where they differ by less than the completion callback's own delay the
+ * choice may be the wrong one, and the lateness is off by at most that difference. A timer that is neither clock,
+ * or a completion callback a second or more late, is not judged: the count stands as read. */
 static int running_seen_late(const struct launch *l, cl_ulong start, cl_ulong end)
 {
     if (end <= start)
@@ -181,7 +185,7 @@ static int running_seen_late(const struct launch *l, cl_ulong start, cl_ulong en
     long long now[2];
     host_times(now);
     int clock = -1;
-    long long best = 1000000000LL;  /* the completion callback comes after the end, within a second */
+    long long best = 1000000000LL;
     for (int c = 0; c < 2; ++c) {
         long long after = now[c] - (long long)end;
         if (now[c] >= 0 && l->running_at[c] >= 0 && after >= 0 && after < best) {
@@ -282,7 +286,7 @@ static void CL_CALLBACK launch_done(cl_event event, cl_int status, void *data)
         outcome = clGetEventProfilingInfo(event, which[i], sizeof(cl_ulong), &times[i], NULL);
     long faults = __atomic_load_n(&l->running_seen, __ATOMIC_ACQUIRE) ? minor_faults() - l->faults_at_start : -1;
     if (faults >= 0 && outcome == CL_SUCCESS && running_seen_late(l, times[2], times[3]))
-        faults = -1;  /* an undercount is worse than none: §3.7 then prices no first touch for this launch */
+        faults = -1;  /* an undercount is worse than none: the launch's group reads its other launches' counts */
     char line[LINE_BYTES], head[512];
     launch_text(head, sizeof head, l);
     int n = snprintf(line, sizeof line, "L\t%s\t%llu\t%llu\t%llu\t%llu\t%d\t%ld\t%p\t%s\n", head,

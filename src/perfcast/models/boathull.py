@@ -265,7 +265,8 @@ def predict_gpu(
     ruled, ignored = _assumptions(assume, GPU_ASSUMPTIONS)
     with np.errstate(over="ignore"):
         terms = {"c0": c0, "m0": m0, "c1": 2 * c0, "m1": np.full_like(f, s * cls.d / figures.p_uncoalesced)}
-        if figures.issue_share is not None and "i1" in cls.floors:  # a term only where it is a floor of the class
+        # i1 prices a neighbourhood's loads from its staged tile: a class without such loads has no such term
+        if figures.issue_share is not None and "i1" in cls.floors:
             terms["i1"] = issue_floor(cls, f, figures.p_compute, figures.issue_share, fma="c1" in ruled)
     transfer = 0.0
     if figures.b_bus is not None:

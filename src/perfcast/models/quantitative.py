@@ -585,13 +585,14 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             bound, reason, performance = "memory", "O_krn <= O_dev", o_krn * rates.b_mem
             time = kernel.w_traf / rates.b_mem  # = W_comp / (O_krn B_mem), without the rounding of the detour
     if compiled is not None:
-        memory = kernel.w_traf / rates.b_mem
-        bound, time, reason = "memory", memory, "the memory's side is above the compiled code's in-core time"
+        bound, time, side = "memory", kernel.w_traf / rates.b_mem, "§3's memory-bound time"
         if floor is not None and floor.time > time:
-            bound, time, reason = "latency", floor.time, "the scattered loads' latency floor is the memory's side"
+            bound, time, side = "latency", floor.time, "the scattered loads' latency floor"
         if compiled.time >= time:
-            reason = f"the compiled code's in-core time is above the memory's side {time:.3g} s"
+            reason = f"the compiled code's in-core time is above the memory's side, {side} {time:.3g} s"
             bound, time = "in-core", compiled.time
+        else:
+            reason = f"{side} is above the compiled code's in-core time {compiled.time:.3g} s"
         performance = kernel.w_comp / time if time > 0 else 0.0
         divisions = issue = incore = None
     elif floor is not None and floor.time > time:
@@ -633,7 +634,7 @@ def core_time(prediction: QuantitativePrediction) -> float:
     §3 with the kernel's DRAM traffic set aside: W_comp / T'_op (or the compiled code's in-core time where the
     prediction took it, §3.5), then the same floors and added costs (§3.1–§3.7) the prediction carries. It is at
     most the prediction's time, and equal to it wherever §3's own comparison found the kernel compute bound
-    (O_krn > O_dev, or no DRAM traffic). Cross-device projection
+    (O_krn > O_dev, or no DRAM traffic) or the compiled code's in-core time decided. Cross-device projection
     between CPUs takes it as a kernel-specific ceiling (docs/models.md, §4, a core-bound ceiling between two CPUs).
     """
     if prediction.kernel.w_comp == 0:

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfcast.errors import ToolError
 from perfcast.profiles.incore import (
     INNER,
     InCore,
@@ -179,14 +180,39 @@ def repeated_copies(body: Sequence[str]) -> int:
     """Return how many identical copies of one statement a loop body holds, its own control left out (else 1).
 
     Identical: the same instructions with the same registers, only the displacements of their memory operands
-    differing (the copies read consecutive elements). A body of different statements is one copy.
+    differing. Copies read consecutive elements, so where the body moves a pointer its operands go through by a
+    constant, the copies' first displacements fall in as many distinct places of that step: a statement that adds
+    three neighbours into one register, a[i-1], a[i] and a[i+1] a step of one element, is one copy, not three.
     """
-    statements = [_DISPLACEMENT.sub("D(", line) for line in body if not _CONTROL.match(line) and not _BRANCH.match(line)]
-    n = len(statements)
+    statements = [line for line in body if not _CONTROL.match(line) and not _BRANCH.match(line)]
+    shapes = [_DISPLACEMENT.sub("D(", line) for line in statements]
+    n = len(shapes)
     for period in range(1, n // 2 + 1):
-        if n % period == 0 and all(statements[i] == statements[i % period] for i in range(n)):
-            return n // period
+        if n % period == 0 and all(shapes[i] == shapes[i % period] for i in range(n)):
+            copies = n // period
+            return copies if _spread_over_the_step(statements[::period], body, copies) else 1
     return 1
+
+
+_STEP = re.compile(r"^(?:add|sub)[lq]?\s+\$(-?(?:0x)?[0-9a-f]+),(%\w+)$")
+_FIRST_OPERAND = re.compile(r"(?<![\w$])(-?(?:0x)?[0-9a-f]*)\((%\w+)")
+
+
+def _spread_over_the_step(copies: Sequence[str], body: Sequence[str], count: int) -> bool:
+    """Return whether `count` copies' first memory operands fall in distinct places of their pointer's step.
+
+    The step: the constant the body adds to (or takes from) the base register of those operands. Without one (an
+    index register moved by inc) nothing is checked.
+    """
+    operands = [_FIRST_OPERAND.search(line) for line in copies]
+    if any(found is None for found in operands):
+        return True
+    bases = {found[2] for found in operands if found is not None}
+    steps = [abs(int(m[1], 16)) for m in map(_STEP.match, body) if m and m[2] in bases]
+    if len(bases) != 1 or not steps or steps[0] == 0:
+        return True
+    offsets = {int(found[1] or "0", 16) % steps[0] for found in operands if found is not None}
+    return len(offsets) == count
 
 
 def _flattened(function: Sequence[tuple[int, str, int]], outer: Loop, inner: Loop, trips: int) -> list[str]:
@@ -277,7 +303,7 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
         raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
     found: list[LoopCost] = []
     running: list[tuple[Loop, float]] = []  # each loop that runs inside a work-item, with its passes a work-item
-    item_loops: list[tuple[_Reading, float, float]] = []  # loops over the work-items: reading, per item, cycles
+    item_loops: list[tuple[_Reading, float]] = []  # loops over the work-items: reading, source iterations an item
     for function in functions:
         lines = {address: line for address, _, line in function}
         ranges = loop_ranges(function)
@@ -295,9 +321,9 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
                 running.append((reading.loop, per_item / reading.per_pass))
             cost = _laid_out(function, reading, inner, items, price) if per_item > INNER else None
             if cost is None:
-                cycles, ports = price(reading.loop.body)
+                cycles, ports = price(reading.loop.body) if per_item > INNER else (0.0, 0.0)
                 if per_item <= INNER:
-                    item_loops.append((reading, per_item, cycles))
+                    item_loops.append((reading, per_item))
                 cost = LoopCost(tuple(sorted(reading.loop.lines)), len(reading.loop.body) + 1, cycles, ports, per_item,
                                 reading.unroll, 1, reading.lanes)
             found.append(cost)
@@ -307,22 +333,27 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found),
                   fp_lanes=compiled_fp_lanes(running),
                   divides=integer_divides(text for function in functions for _, text, _ in function),
-                  item_cycles=_whole_item(item_loops, bool(running)))
+                  item_cycles=_whole_item(item_loops, bool(running), price))
 
 
-def _whole_item(item_loops: Sequence[tuple[_Reading, float, float]], inner: bool) -> float | None:
+def _whole_item(item_loops: Sequence[tuple[_Reading, float]], inner: bool,
+                price: Callable[[Sequence[str]], tuple[float, float]]) -> float | None:
     """Return llvm-mca's cycles a work-item where a kernel's whole code is loops over its work-items, else None.
 
     The whole code: no inner loop runs (their cycles are §3.5's floor), some loop runs every work-item (a loop
     that runs a few of them, a 3D stencil's row loop under an outer nest, leaves the rest of the code unread),
     and no loop calls a function (llvm-mca prices the call, not the routine: a libm call's hundreds of cycles).
     Each loop's cycles an iteration are spread over the source iterations an iteration runs (unroll x lanes).
+    A body llvm-mca cannot price leaves the reading out (None), not the kernel's other readings.
     """
-    if inner or not item_loops or max(per_item for _, per_item, _ in item_loops) < 1 / INNER:
+    if inner or not item_loops or max(per_item for _, per_item in item_loops) < 1 / INNER:
         return None
-    if any(_CALL.match(line) for reading, _, _ in item_loops for line in reading.loop.body):
+    if any(_CALL.match(line) for reading, _ in item_loops for line in reading.loop.body):
         return None
-    return sum(cycles * per_item / reading.per_pass for reading, per_item, cycles in item_loops)
+    try:
+        return sum(price(reading.loop.body)[0] * per_item / reading.per_pass for reading, per_item in item_loops)
+    except ToolError:
+        return None
 
 
 def _laid_out(function: Sequence[tuple[int, str, int]], reading: _Reading, inner: Sequence[_Reading], items: int,
