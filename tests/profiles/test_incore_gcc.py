@@ -184,6 +184,25 @@ def test_copies_of_a_one_line_statement_are_read_from_the_body():
     assert loop.unroll == 8 and found.item_cycles == pytest.approx(10 / 8)
 
 
+# The same reduction over groups of 256 elements, one partial sum a group: the loop over the groups around it.
+GROUPED = ([(0x400, "vxorps %xmm0,%xmm0,%xmm0", 133), (0x404, "mov    %rcx,%rax", 134)]
+           + [(a + 0x410 - 0x1bf0, text, line) for a, text, line in REDUCTION[:-1]]
+           + [(0x43e, "jne    410", 134), (0x440, "vmovss %xmm0,(%r11)", 135), (0x445, "add    $0x400,%rcx", 135),
+              (0x44c, "add    $0x4,%r11", 135), (0x450, "cmp    %ebx,%edi", 131), (0x452, "jne    400", 131)])
+
+
+def test_a_block_of_work_items_in_a_loop_over_the_blocks_is_laid_into_it():
+    groups = 1024
+    items = 256 * groups
+    # gcov: the group loop's lines once a group (its own line once more, to leave), the element line once an element
+    # and once more a group (its entries).
+    counts = {131: groups + 1, 133: groups, 134: items + groups, 135: groups}
+    found = c_kernel_incore("cpu", [_listing(GROUPED)], counts, items, _price, 0)
+    # 257 source iterations an entry, 8 a pass: 32 passes laid into the group loop's other 6 instructions, a group
+    # of 256 work-items a pass (the core's window overlaps one group's chain with the next one's).
+    assert found.item_cycles == pytest.approx((6 + 32 * 10) / 256)
+
+
 def test_the_whole_code_is_read_only_where_one_loop_runs_every_work_item_and_calls_nothing():
     items = 4096
     # An inner loop runs (the hash's rounds): its cycles are the in-core floor's, and no whole reading.

@@ -303,7 +303,8 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
         raise ProfileError(f"a launch of {items} work-items: no cycles a work-item")
     found: list[LoopCost] = []
     running: list[tuple[Loop, float]] = []  # each loop that runs inside a work-item, with its passes a work-item
-    item_loops: list[tuple[_Reading, float]] = []  # loops over the work-items: reading, source iterations an item
+    # The loops over the work-items: their function, reading, and source iterations a work-item.
+    item_loops: list[tuple[Sequence[tuple[int, str, int]], _Reading, float]] = []
     for function in functions:
         lines = {address: line for address, _, line in function}
         ranges = loop_ranges(function)
@@ -323,7 +324,7 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
             if cost is None:
                 cycles, ports = price(reading.loop.body) if per_item > INNER else (0.0, 0.0)
                 if per_item <= INNER:
-                    item_loops.append((reading, per_item))
+                    item_loops.append((function, reading, per_item))
                 cost = LoopCost(tuple(sorted(reading.loop.lines)), len(reading.loop.body) + 1, cycles, ports, per_item,
                                 reading.unroll, 1, reading.lanes)
             found.append(cost)
@@ -333,27 +334,38 @@ def c_kernel_incore(cpu: str, functions: Sequence[Sequence[tuple[int, str, int]]
     return InCore(cpu, sum(cost.cycles_per_item for cost in found), tuple(found),
                   fp_lanes=compiled_fp_lanes(running),
                   divides=integer_divides(text for function in functions for _, text, _ in function),
-                  item_cycles=_whole_item(item_loops, bool(running), price))
+                  item_cycles=_whole_item(item_loops, bool(running), items, price))
 
 
-def _whole_item(item_loops: Sequence[tuple[_Reading, float]], inner: bool,
-                price: Callable[[Sequence[str]], tuple[float, float]]) -> float | None:
+def _whole_item(item_loops: Sequence[tuple[Sequence[tuple[int, str, int]], _Reading, float]], inner: bool,
+                items: int, price: Callable[[Sequence[str]], tuple[float, float]]) -> float | None:
     """Return llvm-mca's cycles a work-item where a kernel's whole code is loops over its work-items, else None.
 
     The whole code: no inner loop runs (their cycles are §3.5's floor), some loop runs every work-item (a loop
     that runs a few of them, a 3D stencil's row loop under an outer nest, leaves the rest of the code unread),
     and no loop calls a function (llvm-mca prices the call, not the routine: a libm call's hundreds of cycles).
-    Each loop's cycles an iteration are spread over the source iterations an iteration runs (unroll x lanes).
-    A body llvm-mca cannot price leaves the reading out (None), not the kernel's other readings.
+    Each loop's cycles an iteration are spread over the source iterations an iteration runs (unroll x lanes). A
+    loop over a block of work-items inside a loop over the blocks (reduce_sum's groups) is laid into that loop
+    as an inner one is (`_laid_out`), where it is that loop's only one: a block's chain starts afresh, and the
+    core's window runs the next block's beside the end of this one's. A body llvm-mca cannot price leaves the
+    reading out (None), not the kernel's other readings.
     """
-    if inner or not item_loops or max(per_item for _, per_item in item_loops) < 1 / INNER:
+    if inner or not item_loops or max(per_item for _, _, per_item in item_loops) < 1 / INNER:
         return None
-    if any(_CALL.match(line) for reading, _ in item_loops for line in reading.loop.body):
+    if any(_CALL.match(line) for _, reading, _ in item_loops for line in reading.loop.body):
         return None
+    total = 0.0
+    readings = [reading for _, reading, _ in item_loops]  # two in one block loop: each at its own steady state
     try:
-        return sum(price(reading.loop.body)[0] * per_item / reading.per_pass for reading, per_item in item_loops)
+        for function, reading, per_item in item_loops:
+            laid = _laid_out(function, reading, readings, items, price)
+            if laid is not None:
+                total += laid.cycles * (laid.executions_per_item or 0.0) / (laid.unroll * laid.lanes)
+            else:
+                total += price(reading.loop.body)[0] * per_item / reading.per_pass
     except ToolError:
         return None
+    return total
 
 
 def _laid_out(function: Sequence[tuple[int, str, int]], reading: _Reading, inner: Sequence[_Reading], items: int,
