@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 
 from perfcast.bench.clock_probe import measure_clock
 from perfcast.campaign.native import NativeTimer, _threads
+from perfcast.errors import PerfcastError
 from perfcast.kernels.campaign import kernel_named
 
 
@@ -26,9 +28,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="rounds of clock probe and timings")
     parser.add_argument("--n", type=int, default=None, help="problem size (default: the kernel's campaign size)")
     args = parser.parse_args()
-    timer = NativeTimer.open(None)
+    try:
+        kernels = [kernel_named(name) for name in args.kernels]
+        timer = NativeTimer.open(None)
+    except PerfcastError as error:  # an unknown kernel, or a suite that does not compile here: said, no traceback
+        sys.exit(f"c_kernel_cycles: {error}")
     threads = _threads()
-    kernels = [kernel_named(name) for name in args.kernels]
     for round_ in range(args.rounds):
         clock = measure_clock(threads)
         print(f"round {round_}: clock {clock.median / 1e9:.3f} GHz on {threads} threads (spread {clock.spread:.2f})")
