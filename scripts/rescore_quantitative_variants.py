@@ -27,6 +27,9 @@ VARIANT is one of:
   touches=FILE   the archive's device with the first-touch rate (§3.7) of FILE (scripts/first_touch_figure.py) where
                  it has none; the archive's profile must count first-touched pages (profiled since 2026-11-27)
   no-touches     before §3.7: no first-touched page is priced
+  launches=FILE  the archive's device with the empty launches' and work-groups' rates (§3.8) of FILE, a device
+                 profile measured since 2026-11-29 on the same kind of machine, where it has none
+  no-launches    before §3.8: no launch nor work-group is priced
   no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
                  loads as its last profiled size had them, scaled to the timed work-items
   issue-alu      §3.3's issue floor at the instructions a CPU core's pipes issue (the profile's `inst_alu`: every
@@ -67,7 +70,7 @@ from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device",
-            "no-reuse", "issue-alu", "reread-gcc", "no-whole")
+            "no-reuse", "issue-alu", "reread-gcc", "no-whole", "launches", "no-launches")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -136,6 +139,22 @@ def _first_touches(source: Path) -> None:
     _on_read(lambda found, path: _with_device(found, lambda device: device.setdefault("first_touches", figure)))
 
 
+def _launch_rates(source: Path) -> None:
+    """Make a device without §3.8's rates take `source`'s (see _on_read)."""
+    import yaml
+
+    data = yaml.safe_load(source.read_text()) or {}
+    figures = {name: data[name] for name in ("launches", "work_groups") if data.get(name) is not None}
+    if "launches" not in figures:
+        sys.exit(f"launches: {source} holds no launches figure (a device profile measured before 2026-11-29?)")
+
+    def edit(device: dict[str, Any]) -> None:
+        if device.get("launches") is None:
+            device.update(figures)
+
+    _on_read(lambda found, path: _with_device(found, edit))
+
+
 def _without_reuse() -> None:
     """Make each unextrapolated_NAME metric of every profile NAME again (see _on_read)."""
     import yaml
@@ -159,7 +178,7 @@ def _apply(variant: str) -> None:
     import perfcast.models.quantitative as quantitative
 
     parts = {part.split("=")[0] for part in variant.split("+")}
-    # device= first: caches= and touches= then patch the device it returns.
+    # device= first: caches=, touches= and launches= then patch the device it returns.
     device = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("device=")), None)
     if device is not None:
         _whole_device(Path(device))
@@ -169,6 +188,11 @@ def _apply(variant: str) -> None:
     touches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("touches=")), None)
     if touches is not None:
         _first_touches(Path(touches))
+    launches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("launches=")), None)
+    if launches is not None:
+        _launch_rates(Path(launches))
+    if "no-launches" in parts:
+        score.launch_term = lambda inputs, launched, work_groups: None
     if "no-reuse" in parts:
         _without_reuse()
     if "issue-alu" in parts:
@@ -315,7 +339,7 @@ def main() -> None:
     if (not parts or not set(parts) <= set(VARIANTS) or len(set(parts)) != len(parts) or len(ldst) > 1
             or ("committed" in parts and len(parts) > 1)):
         sys.exit(__doc__)
-    for part in sys.argv[1].split("+"):  # caches=, touches=, device=: their files, said before any child runs
+    for part in sys.argv[1].split("+"):  # caches=, touches=, launches=, device=: their files, said before any child runs
         name, _, files = part.partition("=")
         for path in filter(None, files.split(",")):
             if not Path(path).is_file():

@@ -17,6 +17,7 @@ from perfcast.bench.accelerator import (
     choose_peak_shapes,
     first_touch_rate,
     host_link_bytes,
+    launch_and_group_rates,
     peak_run,
     run_accelerator_suite,
     upload_run,
@@ -222,6 +223,10 @@ class WholeSuiteRuntime:
     def launch_latencies(self, sink, launches):
         return [5e-6] * launches
 
+    def launch_durations(self, sink, groups, launches):
+        self.launched.append(("no_work", groups * self.group))
+        return [1e-6] * launches  # every launch alike: work-groups cost nothing measurable
+
 
 @pytest.mark.parametrize("cpu_rates", [True, False])
 def test_the_whole_suite_measures_the_cpu_rates_only_when_asked_and_counts_its_steps(cpu_rates):
@@ -240,9 +245,13 @@ def test_the_whole_suite_measures_the_cpu_rates_only_when_asked_and_counts_its_s
         # Every launch of this runtime takes the same time, so fresh pages cost nothing: no rate, and a note.
         assert "touch_pages" in launched and suite.first_touches is None
         assert any("First touches" in note for note in suite.notes)
+        # Empty launches of 1 to 4096 work-groups, all alike here: a launch rate, no work-group rate, a note.
+        assert suite.launches.value == pytest.approx(1e6) and suite.work_groups is None
+        assert any("Empty work-groups" in note for note in suite.notes)
     else:
         assert not {"scalar_issue", "atomic_increments", "touch_pages"} & launched
         assert suite.scalar_instructions is None and suite.atomics is None and suite.first_touches is None
+        assert "no_work" not in launched and suite.launches is None and suite.work_groups is None
     # The declared step count matches the steps taken: k steps report 0, 1/k, ..., (k-1)/k, then done at 1.
     steps = [fraction for label, fraction in labels if label != "done"]
     assert labels[-1] == ("done", 1.0)
@@ -325,3 +334,38 @@ def test_the_first_touch_rate_is_the_faults_over_the_first_launchs_extra_time():
     counter = iter(range(0, 10**6, 32))
     huge = first_touch_rate(FreshPagesRuntime(1.25), 2, faults=lambda: next(counter))
     assert huge.value == pytest.approx(32 / (FIRST_TOUCH_BYTES // 4096 * 1.25e-6))
+
+
+class EmptyLaunchRuntime:
+    """Empty launches that take `fixed` s plus `per_group` s a work-group past the first, the first `noisy` rounds 2x."""
+
+    group = 16
+
+    def __init__(self, fixed: float, per_group: float, noisy: int = 0) -> None:
+        self.fixed, self.per_group, self.noisy = fixed, per_group, noisy
+        self.counts: list[int] = []
+
+    def buffer(self, host):
+        return host
+
+    def launch_durations(self, sink, groups, launches):
+        self.counts.append(groups)
+        slow = 2.0 if len(self.counts) <= 4 * self.noisy else 1.0
+        return [slow * (self.fixed + (groups - 1) * self.per_group)] * (launches - 1) + [1.0]  # one outlier
+
+
+def test_launch_and_work_group_rates_are_the_empty_kernels_intercept_and_slope():
+    runtime = EmptyLaunchRuntime(1e-6, 8.5e-9)
+    launch, groups = launch_and_group_rates(runtime, 3, launches=5)
+    assert launch.value == pytest.approx(1e6) and launch.repetitions == 3  # the medians drop the outlier launch
+    assert groups.value == pytest.approx(1 / 8.5e-9)
+    # Every count in each round, the first count rotated from round to round.
+    assert runtime.counts == [1, 16, 256, 4096, 16, 256, 4096, 1, 256, 4096, 1, 16]
+    # A round slowed by the host's other work is one of three: the median keeps the others' figure, the spread says it.
+    noisy, _ = launch_and_group_rates(EmptyLaunchRuntime(1e-6, 8.5e-9, noisy=1), 3, launches=5)
+    assert noisy.value == pytest.approx(1e6) and noisy.spread == pytest.approx(0.5)
+    # Work-groups that cost nothing (a GPU's scheduler): a launch rate, no work-group rate.
+    launch, groups = launch_and_group_rates(EmptyLaunchRuntime(2e-6, 0.0), 3, launches=5)
+    assert launch.value == pytest.approx(5e5) and groups is None
+    with pytest.raises(ValueError, match="one work-group"):
+        launch_and_group_rates(runtime, 1, counts=(16, 256))

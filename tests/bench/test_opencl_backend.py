@@ -57,6 +57,21 @@ def test_scalar_instructions_and_atomics_on_a_cpu_device(backend, quick_suite):
     assert 20 < quick_suite.first_touches.value < 1e8
 
 
+def test_empty_launches_and_work_groups_on_a_cpu_device(backend, quick_suite):
+    """A CPU runtime's own time of a launch and of each work-group (§3.8), from the empty kernel, run for real."""
+    if not backend.is_cpu:
+        assert quick_suite.launches is None and quick_suite.work_groups is None
+        return
+    # A launch's device time: between 100 ns and 1 ms on any runtime we know (PoCL 3.1 on a 2-core Zen 3: ~1 µs).
+    assert 1e3 < quick_suite.launches.value < 1e7
+    noted = any("Empty work-groups" in note for note in quick_suite.notes)
+    assert (quick_suite.work_groups is not None) != noted
+    if quick_suite.work_groups is not None:
+        # A work-group started costs less than a launch, and more than a cycle of every core (4,096 of them took
+        # 35 µs on that VM).
+        assert quick_suite.launches.value < quick_suite.work_groups.value < 1e11
+
+
 def test_the_guarded_triad_on_a_cpu_device(backend, quick_suite):
     """On a CPU device the triad written with `if (i < n)` is timed too: a ceiling below the DRAM triad, or a note."""
     from perfcast.devices.schema import GUARDED_ACCESSES

@@ -1,6 +1,7 @@
 """The campaign for real on PoCL (--quick), its archive, resuming, and the scoring rules of spec §6."""
 
 import json
+import math
 import os
 import shutil
 import zipfile
@@ -811,6 +812,41 @@ def test_the_quantitative_score_prices_first_touched_pages_where_the_device_meas
     inputs = quantitative_inputs(get_device("epyc-9654"))
     assert first_touch_term(KernelProfile("k", 1, {"fp32": 1.0}), inputs) == (None, None)
     assert first_touch_term(KernelProfile("k", 1, dict.fromkeys(pages, 0.0)), inputs) == (None, None)
+
+
+def test_the_quantitative_score_adds_the_launch_and_its_work_groups_where_the_device_measured_them():
+    """§3.8: a suite kernel's launch is priced at its own work-groups; a program's group at its record's NDRange."""
+    from perfcast.campaign.score import score_profiled
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.schema import Device
+    from perfcast.kernels.campaign import kernel_named
+    from perfcast.profiles.profile import KernelProfile
+
+    kernel = kernel_named("triad")
+    launch = kernel.launch(kernel.sizes[-1])
+    groups = launch.items // math.prod(launch.local_size)
+    plain, priced = _scored_without_and_with("triad", "epyc-9654", {}, "launches", 1e6)
+    assert "launch cost" not in plain.detail
+    # A rate of launches alone: 1 µs, whatever the work-groups.
+    assert priced.time == pytest.approx(plain.time + 1e-6)
+    assert f"{groups} work-groups, no rate of them measured" in priced.detail
+    data = get_device("epyc-9654").model_dump(mode="json", exclude_none=True)
+    for figure, rate in (("launches", 1e6), ("work_groups", 1e8)):
+        data[figure] = {"value": rate, "source": "measured", "tool": "test", "date": "2026-11-29"}
+    device = Device.from_mapping(data)
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e4 / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": 9e3, "dram_read": 1.0, "dram_write": 1.0}
+    profile = KernelProfile("k", 1, metrics, work_items=65536)
+    record = {"median_s": 1e-5, "spread": 0.0, "kernel": "k", "global_size": [65536], "local_size": [256],
+              "work_items": 65536}
+    unpriced = score_profiled("k", record, get_device("epyc-9654"), profile).predictions["quantitative"]
+    scored = score_profiled("k", record, device, profile).predictions["quantitative"]
+    # 256 work-groups: 1 µs + 255 x 10 ns.
+    assert scored.time == pytest.approx(unpriced.time + 1e-6 + 255e-8)
+    assert "1 launch / 1e+06 launch/s + 255 more work-groups / 1e+08 group/s" in scored.detail
+    # NULL local size: the runtime chose the work-groups, the log does not say how many; priced as one, said so.
+    chosen = score_profiled("k", {**record, "local_size": None}, device, profile).predictions["quantitative"]
+    assert chosen.time == pytest.approx(unpriced.time + 1e-6) and "the runtime chose, priced as one" in chosen.detail
 
 
 def test_the_boat_hull_prices_elementary_calls_at_the_devices_rate():

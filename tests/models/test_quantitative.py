@@ -14,6 +14,7 @@ from perfcast.models.quantitative import (
     cpu_ldst_rate,
     division_cost,
     first_touch_cost,
+    launch_cost,
     incore_floor,
     issue_floor,
     kernel_parameters,
@@ -516,6 +517,49 @@ def test_more_counted_operations_never_speed_a_kernel_up(cost, term, count_words
     fewer = predict(kernel, RATES, **{term: cost(count, rate)})
     more = predict(kernel, RATES, **{term: cost(2 * count + 1, rate)})
     assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestLaunchCost:
+    """perfcast's addition (docs/models.md §3.8): the runtime's time of a launch and its work-groups, added last."""
+
+    def test_cost_by_hand(self):
+        # 1 us a launch, 10 ns a further work-group: 257 groups take 1 us + 256 x 10 ns = 3.56 us.
+        cost = launch_cost(257, 1e6, 1e8)
+        assert cost.time == pytest.approx(3.56e-6)
+        assert cost.explain() == "1 launch / 1e+06 launch/s + 256 more work-groups / 1e+08 group/s"
+        assert launch_cost(1, 1e6, 1e8).time == pytest.approx(1e-6)  # one group: the launch alone
+        # Groups the runtime chose, or no rate of groups: the launch alone, said so.
+        assert launch_cost(None, 1e6, 1e8).time == pytest.approx(1e-6)
+        assert "the runtime chose, priced as one" in launch_cost(None, 1e6, 1e8).explain()
+        assert launch_cost(300, 1e6).time == pytest.approx(1e-6)
+        assert "no rate of them measured" in launch_cost(300, 1e6).explain()
+
+    def test_refuses_what_no_launch_has(self):
+        with pytest.raises(ValueError, match="at least one work-group"):
+            launch_cost(0, 1e6, 1e8)
+        with pytest.raises(ValueError, match="launch rate"):
+            launch_cost(4, 0.0, 1e8)
+        with pytest.raises(ValueError, match="work-group rate"):
+            launch_cost(4, 1e6, -1.0)
+
+    def test_adds_last_and_binds_a_launch_of_little_work(self):
+        kernel = kernel_parameters(FP32)
+        plain = predict(kernel, RATES)
+        small = predict(kernel, RATES, launch=launch_cost(1, 1e9))  # 1 ns: added, the bound stays
+        assert small.time == pytest.approx(plain.time + 1e-9) and small.bound == plain.bound
+        assert "launch add 1e-09 s" in small.reason and "launch cost 1e-09 s" in small.explain()
+        big = predict(kernel, RATES, first_touches=first_touch_cost(1e3, 1e9), launch=launch_cost(4097, 1e3, 1e6))
+        assert big.time == pytest.approx(plain.time + 1e-6 + 1e-3 + 4096e-6) and big.bound == "launch"
+        assert "added to the first-touch-bound" in big.reason
+        # core_time keeps it: the runtime's time is the cores'.
+        assert core_time(big) - core_time(plain) == pytest.approx(1e-6 + 1e-3 + 4096e-6)
+
+    @given(groups=st.integers(1, 10**7), launch_rate=st.floats(1e3, 1e9), group_rate=st.floats(1e3, 1e12))
+    def test_more_work_groups_never_speed_a_launch_up(self, groups, launch_rate, group_rate):
+        kernel = kernel_parameters(FP32)
+        fewer = predict(kernel, RATES, launch=launch_cost(groups, launch_rate, group_rate))
+        more = predict(kernel, RATES, launch=launch_cost(2 * groups, launch_rate, group_rate))
+        assert more.time >= fewer.time > predict(kernel, RATES).time
 
 
 class TestCpuLdstRate:

@@ -35,8 +35,9 @@ from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SetWalk", "SuiteShape",
-           "choose_peak_shapes", "first_touch_rate", "measure_set_walks", "minor_faults", "random_working_set_doublings",
-           "random_working_sets", "run_accelerator_suite", "set_walk_index", "set_walk_lines"]
+           "choose_peak_shapes", "first_touch_rate", "launch_and_group_rates", "measure_set_walks", "minor_faults",
+           "random_working_set_doublings", "random_working_sets", "run_accelerator_suite", "set_walk_index",
+           "set_walk_lines"]
 
 PER_ITEM = 16  # elements per work-item in the reading kernels: bench.cl and bench.cu get it as -DPER_ITEM
 # Bytes of one host-to-device copy. A copy's fixed costs must vanish beside its bytes: PoCL 3.1 on a 2-core Zen 4
@@ -75,6 +76,10 @@ class KernelRuntime(Protocol):
 
     def launch_latencies(self, sink: Any, launches: int) -> list[float]:
         """Return the latency (s) of each of `launches` launches of the empty kernel, one at a time."""
+        ...
+
+    def launch_durations(self, sink: Any, groups: int, launches: int) -> list[float]:
+        """Return the device time (s) of each of `launches` launches of the empty kernel over `groups` groups."""
         ...
 
 
@@ -271,6 +276,41 @@ def first_touch_rate(runtime: KernelRuntime, rounds: int, nbytes: int = FIRST_TO
     if len(rates) <= rounds // 2:  # most rounds saw no cost: the pages were mapped before the kernel ran
         return None
     return Sample(*median_and_spread(rates), len(rates))
+
+
+# The empty launches' work-groups: one, then enough that their slope, not the launch, decides the largest's time
+# (4,096 groups took 20 us against 1 us for one group on the developers' 2-core Zen 3 VM, PoCL 3.1).
+EMPTY_GROUP_COUNTS = (1, 16, 256, 4096)
+EMPTY_LAUNCHES = 30  # launches of each count a round; their median is the round's time of that count
+
+
+def launch_and_group_rates(runtime: KernelRuntime, rounds: int, counts: Sequence[int] = EMPTY_GROUP_COUNTS,
+                           launches: int = EMPTY_LAUNCHES) -> tuple[Sample | None, Sample | None]:
+    """Return the empty kernel's launches per second (one work-group) and work-groups per second past the first.
+
+    Each round launches the empty kernel one at a time, `launches` times at each of `counts` work-groups (the
+    counts in a rotated order, so that no count always runs first), and takes each count's median device time. A
+    round's launch rate is 1 / its one-group time, its work-group rate 1 / the least-squares slope of time over
+    work-groups (§3.8's figures, docs/models.md). A runtime whose slope is not positive (work-groups cost nothing
+    measurable, as a GPU's hardware scheduler) gives no work-group rate; one whose launches take no time gives
+    neither.
+    """
+    sink = runtime.buffer(np.zeros(runtime.group, np.float32))
+    ordered = sorted(set(counts))
+    if ordered[0] != 1 or len(ordered) < 2:
+        raise ValueError(f"the empty launches need one work-group and at least one larger count, not {counts}")
+    launch_rates, group_rates = [], []
+    for round_index in range(rounds):
+        order = ordered[round_index % len(ordered):] + ordered[:round_index % len(ordered)]
+        medians = {groups: float(np.median(runtime.launch_durations(sink, groups, launches))) for groups in order}
+        if medians[1] > 0:
+            launch_rates.append(1.0 / medians[1])
+        slope = float(np.polyfit(np.array(ordered, float), np.array([medians[g] for g in ordered]), 1)[0])
+        if slope > 0:
+            group_rates.append(1.0 / slope)
+    launch = Sample(*median_and_spread(launch_rates), len(launch_rates)) if 2 * len(launch_rates) > rounds else None
+    groups = Sample(*median_and_spread(group_rates), len(group_rates)) if 2 * len(group_rates) > rounds else None
+    return launch, groups
 
 
 def launch_latency(
@@ -547,9 +587,9 @@ def run_accelerator_suite(
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
     core = core_measurements(runtime, shape, suite, results, measure)
     # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
-    # figures, first touches (a CPU device), local memory, the sweep, the L2 points, the random loads per level and
-    # working set, and the set-walk loads per level (each one step, measured or skipped).
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 2 * int(shape.cpu_rates) + 1
+    # figures, first touches and empty launches (a CPU device), local memory, the sweep, the L2 points, the random
+    # loads per level and working set, and the set-walk loads per level (each one step, measured or skipped).
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 3 * int(shape.cpu_rates) + 1
                          + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels)
                          + len(shape.random_sizes) + (len(shape.set_walk.levels) if shape.set_walk else 0))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds
@@ -664,6 +704,11 @@ def run_accelerator_suite(
         if suite.first_touches is None:
             suite.notes.append("First touches: a fresh buffer's pages cost nothing measurable (mapped at its "
                                "creation?); §3.7 prices none on this device.")
+        tick("empty launches and work-groups")
+        suite.launches, suite.work_groups = launch_and_group_rates(runtime, max(3, reps))
+        if suite.work_groups is None:
+            suite.notes.append("Empty work-groups: an empty launch took no longer over 4,096 work-groups than over "
+                               "one; §3.8 prices the launch alone on this device.")
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -245,6 +245,11 @@ class _CudaRuntime:
             latencies.append(self._span(lambda: kernel((1,), (self.group,), (sink,)), 1))
         return latencies
 
+    def launch_durations(self, sink: Any, groups: int, launches: int) -> list[float]:
+        # Events around each launch of `groups` blocks: what the GPU spends on the launch and its blocks.
+        kernel = self.kernels["no_work"]
+        return [self._span(lambda: kernel((groups,), (self.group,), (sink,)), 1) for _ in range(launches)]
+
     def timed_upload(self, target: Any, host: np.ndarray) -> Callable[[int], float]:
         pinned = self.cupy.cuda.alloc_pinned_memory(host.nbytes)
         staged = np.frombuffer(pinned, dtype=host.dtype, count=host.size)

@@ -350,6 +350,18 @@ class _OpenClRuntime:
     def timed_upload(self, target: Any, host: np.ndarray) -> Callable[[int], float]:
         return lambda passes: self._span(lambda: self.cl.enqueue_copy(self.queue, target, host, is_blocking=False), passes)
 
+    def launch_durations(self, sink: Any, groups: int, launches: int) -> list[float]:
+        # The device's own time of each launch (its events' start to end), as a program campaign's launch log reads
+        # a program's launches; the queue finished after each, as a program that waits for its results does.
+        kernel = self.kernels["no_work"]
+        kernel.set_args(sink)
+        durations = []
+        for _ in range(launches):
+            event = self.cl.enqueue_nd_range_kernel(self.queue, kernel, (groups * self.group,), (self.group,))
+            event.wait()
+            durations.append((event.profile.end - event.profile.start) * 1e-9)
+        return durations
+
     def launch_latencies(self, sink: Any, launches: int) -> list[float]:
         # As clpeak counts it: from the command's queued time to its start, the queue finished after each
         # launch, over one work-group of the largest size per compute unit. PoCL 3.1 on a Zen 4 VM started a

@@ -106,6 +106,8 @@ class SuiteResult:
     scalar_instructions: Sample | None = None  # instructions per second of code left scalar, every core (a CPU)
     atomics: Sample | None = None  # atomic increments per second into a local histogram, every core (a CPU)
     first_touches: Sample | None = None  # 4 KiB pages a kernel touches first per second, every core (a CPU)
+    launches: Sample | None = None  # empty one-group launches per second, device time (a CPU's runtime)
+    work_groups: Sample | None = None  # empty work-groups per second past a launch's first, every core (a CPU)
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here

@@ -28,6 +28,7 @@ from perfcast.models.quantitative import (
     DivisionCost,
     IssueFloor,
     LatencyFloor,
+    LaunchCost,
     QuantitativePrediction,
     atomic_cost,
     cpu_ldst_rate,
@@ -37,6 +38,7 @@ from perfcast.models.quantitative import (
     issue_floor,
     kernel_parameters,
     latency_floor,
+    launch_cost,
     predict,
     vector_call_cost,
 )
@@ -289,9 +291,21 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
     return first_touch_cost(pages, inputs.first_touches), None
 
 
+def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | None) -> LaunchCost | None:
+    """Return a launch's runtime cost (§3.8, s) where the device measured its empty launches and a launch is priced.
+
+    `launched`: the prediction is of one timed launch (a campaign's), whose `work_groups` are known or None (the
+    program let the runtime choose them).
+    """
+    if not launched or inputs.launches is None:
+        return None
+    return launch_cost(work_groups, inputs.launches, inputs.work_groups)
+
+
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                     masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None
+                     masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
+                     launched: bool = False, work_groups: int | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
     """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
 
@@ -305,7 +319,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     measured the guarded triad, B_mem is then that rate where it is the lower (§3.6). `laid_out`: the in-core
     cycles are the work-items' code laid out (`incore_laid_out`), which the explanation says. `compiled_cycles`:
     the cycles of the work-items' whole compiled code at the timed size (`kernel_item_cycles`, gcc's code): on a
-    CPU they stand for the core's side of §3 (`predict`'s `compiled`).
+    CPU they stand for the core's side of §3 (`predict`'s `compiled`). `launched`: the profile is of one timed
+    launch of `work_groups` work-groups (None: the runtime chose them), whose runtime cost §3.8 adds where the
+    device measured empty launches (`launch_term`).
     """
     floor, divisions, issue, atomics, left_out = cpu_terms(profile, inputs, lanes)
     touches, unpriced = first_touch_term(profile, inputs)
@@ -364,7 +380,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                        "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
-                touches, compiled)
+                touches, compiled, launch_term(inputs, launched, work_groups))
     share = indirect_share(profile.metrics) if floor is not None else None
     # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
     # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
@@ -590,9 +606,10 @@ def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, inco
 
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
-                  masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None) -> Prediction:
+                  masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
+                  work_groups: int | None = None) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
-                                    packed, masked, laid_out, compiled_cycles)
+                                    packed, masked, laid_out, compiled_cycles, True, work_groups)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -704,7 +721,8 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
         def quantitative() -> Prediction:
             lanes, packed = lanes_and_packing(kernel, vectorisation, incore, precision)  # a bad record: the model left out
             return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed,
-                                 masked_code(kernel, incore, precision), incore_laid_out(kernel, incore, precision))
+                                 masked_code(kernel, incore, precision), incore_laid_out(kernel, incore, precision),
+                                 work_groups=work_groups(record))
 
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", quantitative)):
@@ -784,9 +802,12 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
         lanes, cycles, vectors, packed, whole = compiled_code_terms(kernel.name, vectorisation, incore,
                                                                     record.get("work_items"), precision)
         divided, undivided = without_compiled_out_divisions(profile, kernel.name, incore, precision)
+        launch = kernel.launch(n)
         prediction = _quantitative(divided, device, measured, lanes, cycles, vectors, packed,
                                    masked_code(kernel.name, incore, precision),
-                                   incore_laid_out(kernel.name, incore, precision), whole)
+                                   incore_laid_out(kernel.name, incore, precision), whole,
+                                   math.prod(-(-whole // part) for whole, part in zip(launch.global_size,
+                                                                                      launch.local_size, strict=True)))
         return replace(prediction, detail=f"{prediction.detail}; {undivided}") if undivided else prediction
 
     steps = {
@@ -816,6 +837,7 @@ HULL_LACKS = {
              "not the compiler's instructions",
     "atomic": "its locked atomics (§3.4)",
     "first-touch": "the pages it touches first, each mapped by the operating system on that access (§3.7)",
+    "launch": "the runtime's own time of the launch and of starting each work-group (§3.8)",
     "compute": "its instruction mix: loads, stores and integer work beside the arithmetic (E_mix, E_instr, T_ldst; "
                "§3, §3.6), where the hull takes the peak of the arithmetic alone",
     "memory": "the bytes its caches move beyond the species' compulsory ones (the simulated traffic)",

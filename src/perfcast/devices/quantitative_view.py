@@ -41,10 +41,11 @@ from perfcast.units import Dimension, format_quantity
 __all__ = ["LDST_BYTES", "QuantitativeInputs", "quantitative_inputs"]
 
 LDST_BYTES = 4  # bytes per local/shared-memory access when T_ldst is read off a bandwidth
-# The names the inputs' sources and summaries give the counted rates (schema.COUNTED_RATES) that §3.2–§3.4 and §3.7
-# price with.
+# The names the inputs' sources and summaries give the counted rates (schema.COUNTED_RATES) that §3.2–§3.4, §3.7
+# and §3.8 price with.
 _COUNTED_KEYS = {"int_divisions": "int32 divisions", "scalar_instructions": "scalar instructions",
-                 "atomics": "atomics", "first_touches": "first touches"}
+                 "atomics": "atomics", "first_touches": "first touches", "launches": "launches",
+                 "work_groups": "work-groups"}
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ class QuantitativeInputs:
     set_walk_loads: dict[str, float] = field(default_factory=dict)  # L2, L3 -> loads/s to lines of one L1 set (§3.1)
     # L2, L3 -> working set (B) -> random loads/s over it, measured (§3.1: a level's rate at a kernel's own set)
     random_curves: dict[str, dict[float, float]] = field(default_factory=dict)
+    launches: float | None = None  # empty one-group launches per s, measured (§3.8's launch cost)
+    work_groups: float | None = None  # empty work-groups per s past a launch's first, measured (§3.8)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -193,4 +196,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               None if guarded is None else guarded.value,
                               {level: figure.value for level, figure in device.set_walk_loads.items()},
                               {level: {float(size): figure.value for size, figure in sizes.items()}
-                               for level, sizes in device.random_loads_by_size.items() if sizes})
+                               for level, sizes in device.random_loads_by_size.items() if sizes},
+                              launches=measured["launches"], work_groups=measured["work_groups"])

@@ -360,7 +360,15 @@ class Device(BaseModel):
         default=None, description="CPU: 4 KiB pages per second, every core, that a kernel's stores touch first in a "
         "buffer no one wrote before (the operating system maps each on that store), less the same stores on the "
         "pages mapped, written as op/s. The quantitative model prices a launch's first-touched pages with it (§3.7)")
-    # COUNTED_RATES (after the class) lists the four above by name, label and unit for the bench and the CLI.
+    launches: ComputeFigure | None = Field(
+        default=None, description="CPU: empty kernel launches per second, each of one work-group, timed on the device "
+        "(its profiling events' start to end, the queue finished after each), written as op/s: the runtime's own "
+        "time of a launch. The quantitative model adds it to every launch (§3.8)")
+    work_groups: ComputeFigure | None = Field(
+        default=None, description="CPU: work-groups per second, every core, that an empty kernel's launch runs "
+        "beyond its first (the slope of its device time over its work-groups), written as op/s: what the runtime "
+        "spends starting each work-group on a core. The quantitative model adds a launch's work-groups at it (§3.8)")
+    # COUNTED_RATES (after the class) lists the six above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
@@ -497,7 +505,7 @@ class CountedRate(NamedTuple):
     method: str  # how the bench measures it, for the figure's tool
 
 
-# The rates §3.2–§3.4 and §3.7 read, in the order the bench, its CSV and `devices show` list them.
+# The rates §3.2–§3.4, §3.7 and §3.8 read, in the order the bench, its CSV and `devices show` list them.
 # The bandwidth ceiling of DRAM accessed one 4-byte word per thread at a time, which perfcast bench writes where a
 # wider access reached more (the DRAM level's figure is then the widest access's): the rate §3's B_mem reads.
 SCALAR_ACCESSES = "4-byte accesses"
@@ -512,6 +520,9 @@ COUNTED_RATES = (
     CountedRate("atomics", "atomic increments", "atomic/s", "atomic increments into a 256-bin histogram"),
     CountedRate("first_touches", "first-touched pages", "page/s",
                 "a store to each 4 KiB page of fresh buffers, less the same stores again"),
+    CountedRate("launches", "empty launches", "launch/s", "empty kernels of one work-group, launched one at a time"),
+    CountedRate("work_groups", "empty work-groups", "group/s",
+                "empty kernels of 1 to 4096 work-groups: the slope of their device time"),
 )
 
 

@@ -48,6 +48,13 @@ access waits for it. A launch that touches such pages pays them once, beside
 everything else it does: pages / the device's measured rate of first touches,
 added last, bound "first-touch" where that part is the larger.
 
+Launches (§3.8): the runtime spends time of its own on each launch and on
+starting each work-group on a core, however little the work-items do (PoCL on
+a CPU: about a microsecond a launch and 9 ns a work-group on two cores). Both
+are measured with an empty kernel: 1 / the launches' rate + the launch's
+work-groups past the first / the work-groups' rate, added last, bound "launch"
+where that part is the larger.
+
 T_ldst on a CPU (§3.6): a GPU's load/store unit serves global and shared
 accesses alike, but a CPU's OpenCL runtime keeps local memory in ordinary
 memory, reached through the barrier regions it compiles lane by lane, while a
@@ -79,6 +86,7 @@ __all__ = [
     "KernelCounts",
     "KernelParameters",
     "LatencyFloor",
+    "LaunchCost",
     "QuantitativePrediction",
     "atomic_cost",
     "core_time",
@@ -89,6 +97,7 @@ __all__ = [
     "issue_floor",
     "kernel_parameters",
     "latency_floor",
+    "launch_cost",
     "predict",
     "predict_counts",
     "vector_call_cost",
@@ -99,7 +108,7 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch"]
+Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch", "launch"]
 
 
 @dataclass(frozen=True)
@@ -365,6 +374,46 @@ def first_touch_cost(pages: float, rate: float) -> CountedCost:
 
 
 @dataclass(frozen=True)
+class LaunchCost:
+    """The runtime's own time (s) of one launch: its first work-group, then each further one (§3.8).
+
+    `groups`: the launch's work-groups, or None where the program let the runtime choose them (then the launch
+    is priced as one work-group, a lower bound).
+    """
+
+    groups: int | None
+    launch_rate: float  # empty one-group launches per s
+    group_rate: float | None  # empty work-groups per s past the first, every core; None: not measured
+    noun: str = "launch"
+
+    @property
+    def time(self) -> float:
+        """Return the launch's time (s): 1 / the launch rate, plus the work-groups past the first at their rate."""
+        extra = 0.0 if self.groups is None or self.group_rate is None else (self.groups - 1) / self.group_rate
+        return 1.0 / self.launch_rate + extra
+
+    def explain(self) -> str:
+        """Return the cost in words: the launch, the work-groups and the rates."""
+        if self.groups is None:
+            return (f"1 launch / {self.launch_rate:.3g} launch/s; its work-groups the runtime chose, priced as "
+                    "one")
+        if self.group_rate is None:
+            return f"1 launch / {self.launch_rate:.3g} launch/s; {self.groups} work-groups, no rate of them measured"
+        return (f"1 launch / {self.launch_rate:.3g} launch/s + {self.groups - 1} more work-groups / "
+                f"{self.group_rate:.3g} group/s")
+
+
+def launch_cost(groups: int | None, launch_rate: float, group_rate: float | None = None) -> LaunchCost:
+    """Return the runtime's time (s) of a launch of `groups` work-groups at the measured rates (§3.8)."""
+    if groups is not None and groups < 1:
+        raise ValueError(f"a launch has at least one work-group, not {groups}")
+    positive("launch rate", launch_rate)
+    if group_rate is not None:
+        positive("work-group rate", group_rate)
+    return LaunchCost(groups, launch_rate, group_rate)
+
+
+@dataclass(frozen=True)
 class IssueFloor:
     """A scalar kernel's instructions (count) at the device's scalar rate (inst/s), its library calls' time (s), the sum (s).
 
@@ -507,6 +556,7 @@ class QuantitativePrediction:
     first_touches: CountedCost | None = None  # the first-touched pages' time (§3.7), added, where one was given
     # The in-core time of the work-items' whole compiled code (§3.5, C kernels), which stood for the core's side
     compiled: InCoreFloor | None = None
+    launch: LaunchCost | None = None  # the runtime's time of the launch and its work-groups (§3.8), added
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -530,10 +580,12 @@ class QuantitativePrediction:
             text += f"; atomic cost {self.atomics.time:.3g} s ({self.atomics.explain()})"
         if self.first_touches is not None:
             text += f"; first-touch cost {self.first_touches.time:.3g} s ({self.first_touches.explain()})"
+        if self.launch is not None:
+            text += f"; launch cost {self.launch.time:.3g} s ({self.launch.explain()})"
         return text
 
 
-def _added(cost: CountedCost, named: Bound, bound: Bound, time: float, reason: str) -> tuple[Bound, float, str]:
+def _added(cost: CountedCost | LaunchCost, named: Bound, bound: Bound, time: float, reason: str) -> tuple[Bound, float, str]:
     """Return the bound, time (s) and reason once `cost` is added: bound `named` where it is the larger part."""
     if cost.time > time:
         return named, time + cost.time, f"{cost.noun} {cost.time:.3g} s, added to the {bound}-bound {time:.3g} s"
@@ -544,8 +596,8 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
             atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
             first_touches: CountedCost | None = None,
-            compiled: InCoreFloor | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.7 may raise it.
+            compiled: InCoreFloor | None = None, launch: LaunchCost | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.8 may raise it.
 
     `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
     side: the time is the larger of it and the memory's side (§3's memory-bound time, the latency floor), and §3's
@@ -623,16 +675,21 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         # (docs/models.md §3.7).
         bound, time, reason = _added(first_touches, "first-touch", bound, time, reason)
         performance = kernel.w_comp / time
+    if launch is not None:
+        # Added: the runtime starts the launch and each work-group before and between the work-items' code, on the
+        # same cores (docs/models.md §3.8).
+        bound, time, reason = _added(launch, "launch", bound, time, reason)
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics, incore, first_touches, compiled)
+                                  issue, atomics, incore, first_touches, compiled, launch)
 
 
 def core_time(prediction: QuantitativePrediction) -> float:
     """Return the time (s) a prediction gives its kernel with unlimited memory bandwidth: its core-bound part.
 
     §3 with the kernel's DRAM traffic set aside: W_comp / T'_op (or the compiled code's in-core time where the
-    prediction took it, §3.5), then the same floors and added costs (§3.1–§3.7) the prediction carries. It is at
+    prediction took it, §3.5), then the same floors and added costs (§3.1–§3.8) the prediction carries. It is at
     most the prediction's time, and equal to it wherever §3's own comparison found the kernel compute bound
     (O_krn > O_dev, or no DRAM traffic) or the compiled code's in-core time decided. Cross-device projection
     between CPUs takes it as a kernel-specific ceiling (docs/models.md, §4, a core-bound ceiling between two CPUs).
@@ -641,7 +698,7 @@ def core_time(prediction: QuantitativePrediction) -> float:
         raise ValueError("the kernel has no compute work: no core-bound time")
     return predict(replace(prediction.kernel, w_traf=0.0), prediction.rates, prediction.floor, prediction.divisions,
                    prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches,
-                   prediction.compiled).time
+                   prediction.compiled, prediction.launch).time
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -312,6 +312,12 @@ __kernel void empty(__global float *sink)
     if (get_global_id(0) == (size_t)-1) sink[0] = 0.0f;  /* never true: keeps the argument used */
 }
 
+/* Work-group cost: no work-item does anything, so a launch's time is the runtime's own, its launch and the
+   starting of each work-group (docs/models.md §3.8). */
+__kernel void no_work(__global float *sink)
+{
+}
+
 /* ---------------------------------------------------------------- intensity sweep */
 
 __kernel void mix_f32(__global float *x, int k, float a, float b)
