@@ -16,7 +16,7 @@ import statistics
 import sys
 
 from perfcast.bench.clock_probe import measure_clock
-from perfcast.campaign.native import NativeTimer, _threads
+from perfcast.campaign.native import NativeTimer, openmp_threads
 from perfcast.errors import PerfcastError
 from perfcast.kernels.campaign import kernel_named
 
@@ -33,7 +33,7 @@ def main() -> None:
         timer = NativeTimer.open(None)
     except PerfcastError as error:  # an unknown kernel, or a suite that does not compile here: said, no traceback
         sys.exit(f"c_kernel_cycles: {error}")
-    threads = _threads()
+    threads = openmp_threads()
     for round_ in range(args.rounds):
         clock = measure_clock(threads)
         print(f"round {round_}: clock {clock.median / 1e9:.3f} GHz on {threads} threads (spread {clock.spread:.2f})")

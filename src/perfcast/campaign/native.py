@@ -19,7 +19,7 @@ from perfcast.errors import BackendUnavailable, InputError
 from perfcast.kernels.campaign import C_SOURCE, TILE, CampaignKernel
 from perfcast.kernels.native import DEFAULT_FLAGS, NativeBuildError, NativeLibrary, build_library
 
-__all__ = ["NativeTimer"]
+__all__ = ["NativeTimer", "openmp_threads"]
 
 # OpenCL and CUDA have no errno: without this flag C's sqrtf must set it, which keeps gcc from vectorising any
 # loop holding one (the n-body kernel ran scalar). Results are unchanged; exp, log and sin stay libm calls.
@@ -112,7 +112,7 @@ class NativeTimer:
         # The hull's no-SIMD floor takes any loop's vector; the traffic's order only a loop over work-items'.
         item_lanes = {k.name: max(1, items.get(k.name, 0) // k.element_bytes) for k in kernels if k.name in items}
         return {"tool": f"{self.library.compiler} -fopt-info-vec-optimized", "lanes": lanes, "item_lanes": item_lanes,
-                "threads": _threads(), "raw": report}
+                "threads": openmp_threads(), "raw": report}
 
     def incore(self, kernels: list[CampaignKernel], sizes: dict[str, int]) -> dict[str, Any] | None:
         """Return the in-core record of the code gcc compiled for each kernel (§3.5, C kernels: gcov's counts)."""
@@ -127,12 +127,12 @@ class NativeTimer:
 
     def environment(self) -> dict[str, Any]:
         """Return the CPU, the threads and the compiler the times were taken with."""
-        threads = _threads()
+        threads = openmp_threads()
         return {"device": f"{_cpu_name()} ({threads} OpenMP threads)", "platform": f"C with OpenMP, {platform.system()}",
                 "compiler": f"{self.library.compiler}: {' '.join(self.library.command[1:-3])}"}
 
 
-def _threads() -> int:
+def openmp_threads() -> int:
     """Return the OpenMP threads the suite runs on: OMP_NUM_THREADS, else the CPUs this process may use."""
     text = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
     return int(text) if text.isdigit() and int(text) > 0 else len(os.sched_getaffinity(0))
