@@ -367,5 +367,8 @@ def test_launch_and_work_group_rates_are_the_empty_kernels_intercept_and_slope()
     # Work-groups that cost nothing (a GPU's scheduler): a launch rate, no work-group rate.
     launch, groups = launch_and_group_rates(EmptyLaunchRuntime(2e-6, 0.0), 3, launches=5)
     assert launch.value == pytest.approx(5e5) and groups is None
+    # Launches that take no time (a timer too coarse): neither figure, though the slope is positive.
+    launch, groups = launch_and_group_rates(EmptyLaunchRuntime(0.0, 1e-8), 3, launches=5)
+    assert launch is None and groups is None
     with pytest.raises(ValueError, match="one work-group"):
         launch_and_group_rates(runtime, 1, counts=(16, 256))

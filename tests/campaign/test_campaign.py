@@ -827,6 +827,7 @@ def test_the_quantitative_score_adds_the_launch_and_its_work_groups_where_the_de
     groups = launch.items // math.prod(launch.local_size)
     plain, priced = _scored_without_and_with("triad", "epyc-9654", {}, "launches", 1e6)
     assert "launch cost" not in plain.detail
+    assert "no measured rate of empty launches (not priced)" in plain.detail  # a CPU without the figures
     # A rate of launches alone: 1 µs, whatever the work-groups.
     assert priced.time == pytest.approx(plain.time + 1e-6)
     assert f"{groups} work-groups, no rate of them measured" in priced.detail
@@ -834,6 +835,25 @@ def test_the_quantitative_score_adds_the_launch_and_its_work_groups_where_the_de
     for figure, rate in (("launches", 1e6), ("work_groups", 1e8)):
         data[figure] = {"value": rate, "source": "measured", "tool": "test", "date": "2026-11-29"}
     device = Device.from_mapping(data)
+    # A 2-D suite kernel: its work-groups per dimension, multiplied (sgemm_tiled: TILE x TILE groups).
+    from perfcast.campaign.score import score_kernel
+
+    tiled = kernel_named("sgemm_tiled")
+    n = tiled.sizes[-1]
+    shape = tiled.launch(n)
+    assert len(shape.global_size) == 2
+    tiles = math.prod(-(-whole // part) for whole, part in zip(shape.global_size, shape.local_size))
+    counts = {"fma_fp32": 1e9, "fma_fp64": 0.0, "ldst": 1e8, "inst_warp": 3e9 / 32, "fp32": 2e9, "fp64": 0.0,
+              "int": 1e8, "dram_read": 1e6, "dram_write": 1e6}
+    record = {"median_s": 0.5, "spread": 0.0, "n": n}
+    bare = score_kernel(tiled, record, get_device("epyc-9654"), KernelProfile("sgemm_tiled", 1, counts))
+    timed = score_kernel(tiled, record, device, KernelProfile("sgemm_tiled", 1, counts))
+    assert timed.predictions["quantitative"].time == pytest.approx(
+        bare.predictions["quantitative"].time + 1e-6 + (tiles - 1) * 1e-8)
+    # The C backend's kernels are loops in one call, not a runtime's launches: nothing priced, nothing said.
+    looped = score_kernel(tiled, record, device, KernelProfile("sgemm_tiled", 1, counts), launched=False)
+    assert looped.predictions["quantitative"].time == pytest.approx(bare.predictions["quantitative"].time)
+    assert "launch" not in looped.predictions["quantitative"].detail
     metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e4 / 32, "fp32": 0.0, "fp64": 0.0,
                "int": 9e3, "dram_read": 1.0, "dram_write": 1.0}
     profile = KernelProfile("k", 1, metrics, work_items=65536)

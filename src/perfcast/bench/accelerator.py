@@ -293,7 +293,7 @@ def launch_and_group_rates(runtime: KernelRuntime, rounds: int, counts: Sequence
     round's launch rate is 1 / its one-group time, its work-group rate 1 / the least-squares slope of time over
     work-groups (§3.8's figures, docs/models.md). A runtime whose slope is not positive (work-groups cost nothing
     measurable, as a GPU's hardware scheduler) gives no work-group rate; one whose launches take no time gives
-    neither.
+    neither (§3.8 reads the work-groups' rate only beside the launches').
     """
     sink = runtime.buffer(np.zeros(runtime.group, np.float32))
     ordered = sorted(set(counts))
@@ -308,7 +308,9 @@ def launch_and_group_rates(runtime: KernelRuntime, rounds: int, counts: Sequence
         slope = float(np.polyfit(np.array(ordered, float), np.array([medians[g] for g in ordered]), 1)[0])
         if slope > 0:
             group_rates.append(1.0 / slope)
-    launch = Sample(*median_and_spread(launch_rates), len(launch_rates)) if 2 * len(launch_rates) > rounds else None
+    if 2 * len(launch_rates) <= rounds:
+        return None, None
+    launch = Sample(*median_and_spread(launch_rates), len(launch_rates))
     groups = Sample(*median_and_spread(group_rates), len(group_rates)) if 2 * len(group_rates) > rounds else None
     return launch, groups
 

@@ -358,7 +358,11 @@ def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
             f"{suite.levels['L2'].value / 1e9:.4g} GB/s (the L1 plateau is not measured well here)"
         )
     warnings += _rate_checks(suite)
-    spread = [(name, sample) for name, sample in _named_samples(suite) if sample.spread > SPREAD_LIMIT]
+    # The empty launches' rounds spread by design, not by noise: a launch finds the runtime's threads awake or
+    # asleep (1 or 15-20 µs on PoCL 3.1), so their figures are medians of rounds and their spread is not checked.
+    unchecked = {rate.label for rate in COUNTED_RATES if rate.name in ("launches", "work_groups")}
+    spread = [(name, sample) for name, sample in _named_samples(suite)
+              if sample.spread > SPREAD_LIMIT and name not in unchecked]
     if spread:
         listed = ", ".join(f"{name} {sample.spread:.0%}" for name, sample in spread[:8])
         more = f" and {len(spread) - 8} more" if len(spread) > 8 else ""

@@ -20,6 +20,7 @@ from perfcast.campaign.score import (
     KernelScore,
     ModelSummary,
     Prediction,
+    campaign_launched,
     counts_fills,
     footprint_profile,
     hull_miss,
@@ -121,7 +122,8 @@ def score_archive(archive: Archive | ArchiveRun, species: Mapping[str, KernelSpe
                                          archive.manifest.get("vectorisation"), archive.manifest.get("incore")))
         else:
             scores.append(score_kernel(kernel_named(name), record, device, profile,
-                                       archive.manifest.get("vectorisation"), archive.manifest.get("incore")))
+                                       archive.manifest.get("vectorisation"), archive.manifest.get("incore"),
+                                       campaign_launched(archive.manifest)))
     summaries = {model: summarise(scores, model) for model in MODELS}
     return CampaignScores(archive, device, scores, summaries, not_scored)
 
@@ -239,7 +241,8 @@ def _bytes_section(result: CampaignScores, run: ArchiveRun) -> list[str]:
         if name in scored and run.profiles is not None and "quantitative" in scored[name].predictions:
             profile = footprint_profile(run.profiles.kernel(name), read, written, result.device)
             alternative = score_kernel(kernel_named(name), record, result.device, profile,
-                                       run.archive.manifest.get("vectorisation"), run.archive.manifest.get("incore"))
+                                       run.archive.manifest.get("vectorisation"), run.archive.manifest.get("incore"),
+                                       campaign_launched(run.archive.manifest))
             before = alternative.predictions.get("quantitative")
             after = scored[name].predictions["quantitative"]
             if before is not None and before.ape is not None and after.ape is not None:

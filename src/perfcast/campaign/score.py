@@ -60,6 +60,7 @@ __all__ = ["HULL_LACKS", "KernelScore", "ModelSummary", "Prediction", "compiler_
            "compiled_code_terms", "footprint_profile", "group_kernel", "hull_miss", "incore_laid_out",
            "incore_prices_vectors", "kernel_incore_cycles", "kernel_item_cycles", "kernel_traffic",
            "lanes_and_packing", "masked_code", "percentage_error", "predict_profiled", "profile_flop",
+           "campaign_launched", "launch_term",
            "scalar_arithmetic", "score_kernel", "score_profiled", "summarise", "without_compiled_out_divisions"]
 
 MODELS = ("roofline", "boat hull", "quantitative")
@@ -302,6 +303,11 @@ def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | N
     return launch_cost(work_groups, inputs.launches, inputs.work_groups)
 
 
+def campaign_launched(manifest: Mapping[str, Any]) -> bool:
+    """Return whether a campaign's kernels ran as a runtime's launches (§3.8): every backend's but the C one's."""
+    return manifest.get("backend") != "cpu"
+
+
 def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: int | None = None,
                      incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
                      masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
@@ -327,6 +333,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     touches, unpriced = first_touch_term(profile, inputs)
     if unpriced:
         left_out["first touches"] = unpriced
+    if launched and inputs.launches is None and inputs.device.kind == "cpu":
+        left_out["launch"] = "the runtime's launch and work-groups, no measured rate of empty launches (not priced)"
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
@@ -607,9 +615,9 @@ def compiled_code_terms(name: str, vectorisation: Mapping[str, Any] | None, inco
 def _quantitative(profile: KernelProfile, device: Device, measured: float, lanes: int | None = None,
                   incore_cycles: float | None = None, incore_vectors: bool = False, packed: bool = False,
                   masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
-                  work_groups: int | None = None) -> Prediction:
+                  groups: int | None = None, launched: bool = True) -> Prediction:
     p, detail, _ = predict_profiled(profile, quantitative_inputs(device), lanes, incore_cycles, incore_vectors,
-                                    packed, masked, laid_out, compiled_cycles, True, work_groups)
+                                    packed, masked, laid_out, compiled_cycles, launched, groups)
     return Prediction("quantitative", "point", p.time, ape=percentage_error(p.time, measured), detail=detail,
                       bound=p.bound)
 
@@ -722,7 +730,7 @@ def score_profiled(name: str, record: dict[str, Any], device: Device, profile: K
             lanes, packed = lanes_and_packing(kernel, vectorisation, incore, precision)  # a bad record: the model left out
             return _quantitative(profile, device, measured, lanes, cycles, incore_prices_vectors(incore), packed,
                                  masked_code(kernel, incore, precision), incore_laid_out(kernel, incore, precision),
-                                 work_groups=work_groups(record))
+                                 groups=work_groups(record))
 
         for model, step in (("roofline", lambda: _profiled_roofline(profile, device, measured, spread)),
                             ("quantitative", quantitative)):
@@ -784,12 +792,14 @@ def _explain_profile_size(score: KernelScore, profile: KernelProfile, device: De
 
 def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
                  profile: KernelProfile | None, vectorisation: Mapping[str, Any] | None = None,
-                 incore: Mapping[str, Any] | None = None) -> KernelScore:
+                 incore: Mapping[str, Any] | None = None, launched: bool = True) -> KernelScore:
     """Return every model's prediction of one timed kernel, scored against its measurement.
 
     `vectorisation`: the compiler's report the run recorded (lanes per kernel, threads), which rules out CPU
     floors of the boat hull (`compiler_floors`). `incore`: the run's in-core record of the code the device ran,
     the in-core floor (§3.5) of a kernel left scalar, or of any kernel where the record priced vector loops.
+    `launched`: the kernel ran as a runtime's launch of work-groups (OpenCL, CUDA), whose cost §3.8 adds where
+    the device measured it; the C backend's kernels are loops in one call (`campaign_launched`).
     """
     measured, spread, n = record["median_s"], record["spread"], record["n"]
     score = KernelScore(kernel.name, measured, spread)
@@ -803,11 +813,10 @@ def score_kernel(kernel: CampaignKernel, record: dict[str, Any], device: Device,
                                                                     record.get("work_items"), precision)
         divided, undivided = without_compiled_out_divisions(profile, kernel.name, incore, precision)
         launch = kernel.launch(n)
+        groups = work_groups({"global_size": launch.global_size, "local_size": launch.local_size})
         prediction = _quantitative(divided, device, measured, lanes, cycles, vectors, packed,
                                    masked_code(kernel.name, incore, precision),
-                                   incore_laid_out(kernel.name, incore, precision), whole,
-                                   math.prod(-(-whole // part) for whole, part in zip(launch.global_size,
-                                                                                      launch.local_size, strict=True)))
+                                   incore_laid_out(kernel.name, incore, precision), whole, groups, launched)
         return replace(prediction, detail=f"{prediction.detail}; {undivided}") if undivided else prediction
 
     steps = {

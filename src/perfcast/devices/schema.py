@@ -361,13 +361,14 @@ class Device(BaseModel):
         "buffer no one wrote before (the operating system maps each on that store), less the same stores on the "
         "pages mapped, written as op/s. The quantitative model prices a launch's first-touched pages with it (§3.7)")
     launches: ComputeFigure | None = Field(
-        default=None, description="CPU: empty kernel launches per second, each of one work-group, timed on the device "
-        "(its profiling events' start to end, the queue finished after each), written as op/s: the runtime's own "
-        "time of a launch. The quantitative model adds it to every launch (§3.8)")
+        default=None, description="CPU (PoCL): empty kernel launches per second, each of one work-group, timed on "
+        "the device (its profiling events' start to end, the queue finished after each), written as op/s: the "
+        "runtime's own time of a launch. The quantitative model adds it to a campaign's timed launches (§3.8)")
     work_groups: ComputeFigure | None = Field(
-        default=None, description="CPU: work-groups per second, every core, that an empty kernel's launch runs "
-        "beyond its first (the slope of its device time over its work-groups), written as op/s: what the runtime "
-        "spends starting each work-group on a core. The quantitative model adds a launch's work-groups at it (§3.8)")
+        default=None, description="CPU (PoCL): work-groups per second, every core, that an empty kernel's launch "
+        "runs beyond its first (the slope of its device time over its work-groups), written as op/s: what the "
+        "runtime spends starting each work-group on a core. The quantitative model adds a launch's work-groups at "
+        "it (§3.8)")
     # COUNTED_RATES (after the class) lists the six above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
