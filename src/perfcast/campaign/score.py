@@ -313,7 +313,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                      masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
                      launched: bool = False, work_groups: int | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.6, in words, and what is left out.
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.8, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from
