@@ -129,27 +129,20 @@ def _whole_device(source: Path) -> None:
     _on_read(lambda found, path: dataclasses.replace(found, device_yaml=text))
 
 
-def _first_touches(source: Path) -> None:
-    """Make a device without a first-touch rate take `source`'s (see _on_read)."""
-    import yaml
+def _figures_where_missing(source: Path, part: str, names: Sequence[str]) -> None:
+    """Make a device without the figure `names[0]` take `source`'s figures `names` (see _on_read).
 
-    figure = (yaml.safe_load(source.read_text()) or {}).get("first_touches")
-    if figure is None:
-        sys.exit(f"touches: {source} holds no first_touches figure")
-    _on_read(lambda found, path: _with_device(found, lambda device: device.setdefault("first_touches", figure)))
-
-
-def _launch_rates(source: Path) -> None:
-    """Make a device without §3.8's rates take `source`'s (see _on_read)."""
+    The first name must be in `source` (else the variant `part` stops with why); the others go with it where given.
+    """
     import yaml
 
     data = yaml.safe_load(source.read_text()) or {}
-    figures = {name: data[name] for name in ("launches", "work_groups") if data.get(name) is not None}
-    if "launches" not in figures:
-        sys.exit(f"launches: {source} holds no launches figure (a device profile measured before 2026-11-29?)")
+    figures = {name: data[name] for name in names if data.get(name) is not None}
+    if names[0] not in figures:
+        sys.exit(f"{part}: {source} holds no {names[0]} figure")
 
     def edit(device: dict[str, Any]) -> None:
-        if device.get("launches") is None:
+        if device.get(names[0]) is None:
             device.update(figures)
 
     _on_read(lambda found, path: _with_device(found, edit))
@@ -178,21 +171,19 @@ def _apply(variant: str) -> None:
     import perfcast.models.quantitative as quantitative
 
     parts = {part.split("=")[0] for part in variant.split("+")}
+    # The files the variant's NAME=FILE parts give, by name.
+    files = dict(part.split("=", 1) for part in variant.split("+") if "=" in part)
     # device= first: caches=, touches= and launches= then patch the device it returns.
-    device = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("device=")), None)
-    if device is not None:
-        _whole_device(Path(device))
-    caches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("caches=")), None)
-    if caches is not None:
-        _measured_caches([Path(name) for name in caches.split(",")])
-    touches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("touches=")), None)
-    if touches is not None:
-        _first_touches(Path(touches))
-    launches = next((part.split("=", 1)[1] for part in variant.split("+") if part.startswith("launches=")), None)
-    if launches is not None:
-        _launch_rates(Path(launches))
+    if "device" in files:
+        _whole_device(Path(files["device"]))
+    if "caches" in files:
+        _measured_caches([Path(name) for name in files["caches"].split(",")])
+    if "touches" in files:
+        _figures_where_missing(Path(files["touches"]), "touches", ("first_touches",))
+    if "launches" in files:
+        _figures_where_missing(Path(files["launches"]), "launches", ("launches", "work_groups"))
     if "no-launches" in parts:
-        score.launch_term = lambda inputs, launched, work_groups: None
+        score.launch_term = lambda inputs, launched, work_groups: (None, None)
     if "no-reuse" in parts:
         _without_reuse()
     if "issue-alu" in parts:

@@ -292,15 +292,20 @@ def first_touch_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tupl
     return first_touch_cost(pages, inputs.first_touches), None
 
 
-def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | None) -> LaunchCost | None:
-    """Return a launch's runtime cost (§3.8, s) where the device measured its empty launches and a launch is priced.
+def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | None
+                ) -> tuple[LaunchCost | None, str | None]:
+    """Return a launch's runtime cost (§3.8, s), or None with what left it out (None: nothing to price).
 
     `launched`: the prediction is of one timed launch (a campaign's), whose `work_groups` are known or None (the
-    program let the runtime choose them).
+    program let the runtime choose them). A CPU without the bench's empty launches leaves it out, said; a GPU
+    (whose hardware starts its blocks while others run) silently.
     """
-    if not launched or inputs.launches is None:
-        return None
-    return launch_cost(work_groups, inputs.launches, inputs.work_groups)
+    if not launched:
+        return None, None
+    if inputs.launches is None:
+        return None, ("the runtime's launch and work-groups, no measured rate of empty launches (not priced)"
+                      if inputs.device.kind == "cpu" else None)
+    return launch_cost(work_groups, inputs.launches, inputs.work_groups), None
 
 
 def campaign_launched(manifest: Mapping[str, Any]) -> bool:
@@ -333,8 +338,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     touches, unpriced = first_touch_term(profile, inputs)
     if unpriced:
         left_out["first touches"] = unpriced
-    if launched and inputs.launches is None and inputs.device.kind == "cpu":
-        left_out["launch"] = "the runtime's launch and work-groups, no measured rate of empty launches (not priced)"
+    launch, unpriced = launch_term(inputs, launched, work_groups)
+    if unpriced:
+        left_out["launch"] = unpriced
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
@@ -388,7 +394,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                        "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
-                touches, compiled, launch_term(inputs, launched, work_groups))
+                touches, compiled, launch)
     share = indirect_share(profile.metrics) if floor is not None else None
     # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
     # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
