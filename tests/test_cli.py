@@ -267,6 +267,19 @@ def test_hull_prices_elementary_calls_on_a_measured_device(cpu_with_calls):
     assert run("hull", "1048576|element -> 1048576|element", "-d", "gtx470", "--elementary-calls", "-1").exit_code == 2
 
 
+def test_hull_prices_conversions_at_the_catalog_s_rate():
+    result = run("hull", "1536x25650|tile(1536x1) -> 25650|element", "-d", "rtx-3090", "-d", "mi250x-gcd",
+                 "--f", "2", "--element-size", "1", "--conversions", "1", "--json")
+    assert result.exit_code == 0, result.stderr
+    nvidia, amd = json.loads(result.stdout)["devices"]
+    # GA102: 16 conversions a clock per SM against 128 FMA lanes (16 ops); CDNA 2: a full-rate instruction (2 ops)
+    assert nvidia["rows"][0]["f"] == pytest.approx(2 + 16, rel=1e-3)
+    assert amd["rows"][0]["f"] == pytest.approx(2 + 2, rel=1e-3)
+    assert "1 per application" in nvidia["inputs"]["conversion"]
+    refused = run("hull", "1048576|element -> 1048576|element", "-d", "core-i7-930", "--conversions", "1")
+    assert refused.exit_code == 2 and "no int/fp32 conversion rate" in refused.stderr
+
+
 def test_hull_refuses_an_f_that_holds_fewer_ops_than_its_calls(tmp_path):
     from perfcast.devices.catalog import catalog
 

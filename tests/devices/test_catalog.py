@@ -164,3 +164,18 @@ def test_issue_share_follows_whether_the_fp32_peak_counts_dual_issue():
     assert get_device("rtx-3090").fp32_issue_share.value == 1.0
     assert get_device("a100-pcie-40gb").fp32_issue_share.value == 0.5
     assert all(d.fp32_issue_share is None for d in catalog().values() if d.kind == "cpu")
+
+
+def test_conversion_rates_are_units_times_their_per_clock_rate_times_the_boost_clock():
+    """NVIDIA: 16 conversions a clock per SM (CUDA guide, CC 7.x-9.0); AMD: 64 lanes a clock per CU (full rate)."""
+    from perfcast.validation.corpus import read_corpus
+
+    corpus_gpus = {name for kernel in read_corpus().kernels.values() for name in kernel.devices}
+    devices = catalog()
+    assert corpus_gpus <= {name for name, d in devices.items() if d.conversions is not None}
+    for device in devices.values():
+        if device.conversions is None:
+            continue
+        per_clock = 16 if device.vendor == "NVIDIA" else 64
+        expected = device.compute_units * per_clock * device.clock.peak.value
+        assert device.conversions.value == pytest.approx(expected, rel=2e-3), device.name

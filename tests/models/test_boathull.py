@@ -16,6 +16,7 @@ from perfcast.models.boathull import (
     predict_gpu,
     priced_complexity,
     transfer_time,
+    with_conversions,
 )
 
 ELEMENTWISE = ClassVariables(w=1e6, m=1, o=16, d=2e6, c=2e6, u=0, floors=("c1",))
@@ -257,3 +258,22 @@ def test_elementary_calls_priced_by_hand():
     assert priced_complexity(10, 3, -3) == 1  # a device whose calls cost 5 ops
     with pytest.raises(ValueError, match="f = 10 counts fewer ops than its 3 elementary calls at 8 ops each"):
         priced_complexity(10, 3, -7)
+
+
+def test_conversions_priced_by_hand():
+    assert with_conversions(2, 1, 8) == 10  # a byte summed in fp32 on GA100: 16 conversions a clock, 64 FMA lanes
+    assert with_conversions(2, 0, 16) == 2
+    assert with_conversions(2, 1.5, 2) == 5
+    for conversions, cost in ((-1, 8), (float("nan"), 8), (1, 0), (1, float("inf"))):
+        with pytest.raises(ValueError):
+            with_conversions(2, conversions, cost)
+
+
+@given(st.floats(0, 1e3), st.floats(0, 16), st.floats(0.5, 64))
+def test_conversions_only_add_time(f, conversions, cost):
+    """More conversions, or dearer ones, never make a range faster."""
+    base = predict_gpu(ELEMENTWISE, GPU, [with_conversions(f, conversions, cost)])
+    more = predict_gpu(ELEMENTWISE, GPU, [with_conversions(f, conversions + 1, cost)])
+    dearer = predict_gpu(ELEMENTWISE, GPU, [with_conversions(f, conversions, cost * 2)])
+    assert more.lower[0] >= base.lower[0] and more.upper[0] >= base.upper[0]
+    assert dearer.lower[0] >= base.lower[0] and dearer.upper[0] >= base.upper[0]

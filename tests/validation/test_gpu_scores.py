@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from perfcast.devices.catalog import get_device
-from perfcast.validation.corpus import CorpusKernel, KernelSource
+from perfcast.validation.corpus import CorpusError, CorpusKernel, KernelSource
 from perfcast.validation.gpu_report import penalty_groups
 from perfcast.validation.gpu_scores import (
     IMPLAUSIBLE,
@@ -91,6 +91,29 @@ def test_the_hull_contains_a_time_inside_its_range_and_measures_a_miss(gpus: dic
     assert inside.width == pytest.approx(2.0)  # c1 = 2 c0: the FMA floor
     outside = hull_score(_kernel([inside.upper * 3] * 4, [1e-3] * 4), work, "a100-40gb", a100, 0)
     assert not outside.contained and outside.miss == pytest.approx(3.0)
+
+
+def test_the_hull_prices_a_class_s_conversions_at_each_gpu_s_rate() -> None:
+    from perfcast.models.boathull import predict_gpu
+
+    names = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y")
+    problem = {"samples": 1000, "dms": 64, "channels": 64, "max_shift": 10}
+    configs = np.array([[32, 4, 1, 1]])
+    work = kernel_work("dedispersion-milo", configs, names, problem)
+    times = np.array([[1e-3]])
+    kernel = CorpusKernel("dedispersion-milo", "test", names, configs, ("a100-pcie-40gb",), times,
+                          np.zeros_like(times), np.full(times.shape, "ok", dtype="<U8"), problem,
+                          (KernelSource("a100-pcie-40gb", "a", ""),), {})
+    a100 = gpu_figures(get_device("a100-pcie-40gb"))
+    # GA100: 108 SMs x 16 conversions a clock against 6912 FMA lanes: a conversion is 8 ops of the FMA peak
+    assert a100.conversion_ops == pytest.approx(8, rel=1e-3)
+    score = hull_score(kernel, work, "a100-pcie-40gb", a100, 0)
+    plain = predict_gpu(work.hull.variables, a100.hull, [2 + 8], element_bytes=1)
+    assert score.lower == pytest.approx(float(plain.lower[0]), rel=1e-3)
+    assert score.lower > float(predict_gpu(work.hull.variables, a100.hull, [2], element_bytes=1).lower[0])
+    no_rate = replace(a100, conversion_ops=None)
+    with pytest.raises(CorpusError, match="no conversions figure"):
+        hull_score(kernel, work, "a100-pcie-40gb", no_rate, 0)
 
 
 def test_a_target_that_scales_by_bandwidth_is_predicted_exactly_by_that_baseline(gpus: dict) -> None:

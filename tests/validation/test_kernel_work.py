@@ -48,6 +48,17 @@ def test_dedispersion_counts_compulsory_bytes_and_two_flop_per_channel() -> None
     assert work.l2[0] >= work.dram[0] and work.l1[0] >= work.l2[0]
 
 
+def test_dedispersion_hull_prices_a_conversion_and_the_index_of_each_application() -> None:
+    names = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y")
+    problem = {"samples": 100, "dms": 4, "channels": 48, "max_shift": 10}
+    hull = kernel_work("dedispersion-milo", np.array([[32, 4, 1, 1]]), names, problem).hull
+    assert hull.f == 2 and hull.conversions == 1 and hull.element_bytes == 1
+    assert hull.variables.m == 48 and hull.variables.w == 400
+    assert hull.variables.o == 256  # 4m = 192, rounded to the nearest power of two as o always is
+    wide = kernel_work("dedispersion-milo", np.array([[32, 4, 1, 1]]), names, {**problem, "channels": 40}).hull
+    assert wide.variables.o == 128  # 4m = 160: log2 7.32 rounds down
+
+
 def test_dedispersion_reads_each_channel_up_to_its_last_delay() -> None:
     names = ("block_size_x", "block_size_y", "tile_size_x", "tile_size_y")
     problem = {"samples": 25000, "dms": 2048, "channels": 1536, "max_shift": 650}

@@ -147,6 +147,9 @@ def _print_device(device: Device) -> None:
         rows.append(("TDP", device.tdp, Dimension.POWER))
     if device.fp32_issue_share is not None:
         rows.append(("fp32 issue share", device.fp32_issue_share, None))
+    if device.conversions is not None:
+        rows.append(("int/fp32 conversions", device.conversions, Dimension.COMPUTE))
+        units["int/fp32 conversions"] = "conv/s"
     # The measured maxima the cross-device projection reads before any peak (spec §4).
     for path, figure in device.maxima.figures().items():
         measured_as = Dimension.COMPUTE if path.startswith("compute.") else Dimension.BANDWIDTH

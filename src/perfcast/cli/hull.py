@@ -122,13 +122,14 @@ def hull_command(
     transfers: Annotated[bool, typer.Option("--transfers", help="Add host<->device copies (t0) to both ends (GPUs).")] = False,
     lanes: Annotated[int | None, typer.Option("--vector-lanes", min=1, help="CPU: the SIMD lanes the compiler gave the loop (its vectorisation report: gcc -fopt-info-vec, PoCL's remarks); the no-SIMD floors become (L / lanes)·c0.")] = None,
     calls: Annotated[float, typer.Option("--elementary-calls", min=0, help="Elementary-function calls (exp, log, sin, ...) each f holds at 8 ops; a device measured by perfcast bench prices them at its own cost.")] = 0.0,
+    conversions: Annotated[float, typer.Option("--conversions", min=0, help="int/fp32 conversions per application (e.g. 1 where bytes are summed in fp32), each at the device's conversion rate (the catalog's `conversions`).")] = 0.0,
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write the boat hull chart (.png, .svg or .pdf).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and f, times in s.")] = None,
 ) -> None:
     """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
-    from perfcast.devices.hull_view import elementary_ops, hull_inputs
-    from perfcast.models.boathull import priced_complexity
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
+    from perfcast.models.boathull import priced_complexity, with_conversions
     from perfcast.species.application import predict_primitive
 
     devices = [resolve_device(name) for name in device_names]
@@ -158,6 +159,15 @@ def hull_command(
                 cost = elementary_ops(device, precision)
                 priced = [priced_complexity(value, calls, cost.extra) for value in f]
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
+            if conversions:
+                conversion = conversion_ops(device, precision)
+                if conversion is None:
+                    raise ValueError(f"--conversions: {device.name} has no int/fp32 conversion rate (its device file's "
+                                     "`conversions`, conversions per second); the catalog gives it for the GPU corpus's "
+                                     "GPUs" + ("" if precision is Precision.FP32 else ", and only at fp32"))
+                priced = [with_conversions(value, conversions, conversion.ops) for value in priced]
+                inputs = replace(inputs, sources={**inputs.sources,
+                                                  "conversion": f"{conversions:g} per application, {conversion.source}"})
             if on_cpu(device) is not None:
                 inputs = replace(inputs, sources={**inputs.sources, "vector lanes": f"{lanes} (--vector-lanes: the "
                                                   "compiler's vectorisation report)"})

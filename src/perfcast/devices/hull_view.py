@@ -8,7 +8,7 @@ from perfcast.devices.schema import Device, Figure, Precision
 from perfcast.models.boathull import ELEMENTARY_OPS, CpuFigures, GpuFigures
 from perfcast.units import Dimension, format_quantity
 
-__all__ = ["ELEMENTARY_OPS", "ElementaryOps", "HullInputs", "elementary_ops", "hull_inputs"]
+__all__ = ["ELEMENTARY_OPS", "ConversionOps", "ElementaryOps", "HullInputs", "conversion_ops", "elementary_ops", "hull_inputs"]
 
 # An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
 # since compute capability 1.2 and on GCN.
@@ -114,3 +114,27 @@ def elementary_ops(device: Device, precision: Precision | str = Precision.FP32) 
     return ElementaryOps(ops, f"{ops:.3g} ops per call = P_compute {format_quantity(peak, Dimension.COMPUTE)} / "
                               f"{format_quantity(calls.value, Dimension.COMPUTE, unit='call/s')} "
                               f"({calls.provenance.source})")
+
+
+@dataclass(frozen=True)
+class ConversionOps:
+    """What one int/fp32 conversion costs a device, in ops of its f (op/conversion), and where that comes from."""
+
+    ops: float
+    source: str
+
+
+def conversion_ops(device: Device, precision: Precision | str = Precision.FP32) -> ConversionOps | None:
+    """Return the ops (of P_compute) one int/fp32 conversion costs: P_compute / conversions per s; None without a rate.
+
+    The catalog's `conversions` figure comes from the vendors' per-clock throughputs; a device without it leaves a
+    class's conversions unpriced, and its callers say so.
+    """
+    precision = Precision(precision)
+    if device.conversions is None or precision is not Precision.FP32:  # the figure is int <-> fp32's
+        return None
+    peak = device.peak_compute(precision)
+    ops = peak / device.conversions.value
+    return ConversionOps(ops, f"{ops:.3g} ops per conversion = P_compute {format_quantity(peak, Dimension.COMPUTE)} / "
+                              f"{format_quantity(device.conversions.value, Dimension.COMPUTE, unit='conv/s')} "
+                              f"({device.conversions.provenance.source}: {device.conversions.provenance.describe()})")

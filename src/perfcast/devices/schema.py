@@ -375,6 +375,11 @@ class Device(BaseModel):
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
         "GA10x, Ada, Hopper, Blackwell and RDNA 3's dual issue; 0.5: FP32 runs at peak with half the issues left "
         "to loads, integer and control, as on Volta, Turing and GA100). The projection's compute ceiling reads it")
+    conversions: ComputeFigure | None = Field(
+        default=None, description="int32 to fp32 and fp32 to int32 conversions per second, every SM or CU, written "
+        "as op/s: on NVIDIA GPUs a unit of 16 a clock per SM (the CUDA C Programming Guide's throughput table, CC "
+        "7.x to 9.0) a quarter to an eighth of the FP32 lanes; on AMD GPUs a full-rate vector instruction. The boat "
+        "hull prices a class's conversions per application with it (docs/models.md, section 2)")
     host_link: HostLink | None = None
     tdp: PowerFigure | None = Field(
         default=None, description="thermal design power in W: a GPU's board (or module) power, a CPU's socket TDP")

@@ -31,6 +31,7 @@ __all__ = [
     "predict_gpu",
     "priced_complexity",
     "transfer_time",
+    "with_conversions",
 ]
 
 Origin = Literal["reference", "derived"]
@@ -60,6 +61,19 @@ def priced_complexity(f: float, calls: float, extra_ops_per_call: float) -> floa
         raise ValueError(f"f = {f:g} counts fewer ops than its {calls:g} elementary calls at {ELEMENTARY_OPS} ops "
                          "each")
     return priced
+
+
+def with_conversions(f: float, conversions: float, ops_per_conversion: float) -> float:
+    """Return f (ops) with `conversions` int/float conversions per application, each `ops_per_conversion` ops.
+
+    A conversion displaces P_compute / (conversions per second) of the peak's ops: 8 to 16 on NVIDIA GPUs, whose
+    conversion unit runs at a quarter or an eighth of the FP32 lanes, 2 (one full-rate instruction) on AMD's.
+    """
+    if conversions < 0 or not math.isfinite(conversions):
+        raise ValueError(f"conversions per application must be a non-negative number: got {conversions!r}")
+    if not ops_per_conversion > 0 or not math.isfinite(ops_per_conversion):
+        raise ValueError(f"a conversion's cost must be a positive number of ops: got {ops_per_conversion!r}")
+    return f + conversions * ops_per_conversion
 
 
 @dataclass(frozen=True)

@@ -317,6 +317,13 @@ def _hull_section(scores: CorpusScores, charts: Mapping[str, str]) -> list[str]:
              "instruction issues on GPUs whose fp32 peak needs every issue (`fp32_issue_share` 1). It was added "
              "after these convolution times showed the share-1 GPUs 1.08-1.52x above the spec's range and the "
              "share-0.5 GPUs inside it, so the convolution rows do not validate it.", "",
+             "*Conversions* (docs/models.md §2): a class that sums integer elements in fp32 converts each one, at "
+             "the GPU's conversion rate (the catalog's `conversions`: 16 a clock per SM on NVIDIA, a quarter to an "
+             "eighth of the FP32 lanes; full rate on AMD), priced in f. With that and a sheared column's index maths "
+             "per application (o = 4m) the dedispersion rows are priced; before them they lay 3.7-10x above ranges of "
+             "FLOP alone. Both rules were set with these times in view, so those rows do not validate them "
+             "either; the Hoppers' best times come from partial searches (upper bounds on their optima), so a "
+             "fuller search may fall below their lower ends.", "",
              "| kernel | GPU | species | range | best measured (spread) | width | in range | miss | APE of the "
              "middle |", "|---|---|---|---|---|---|---|---|---|"]
     for h in scores.hull:

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from perfcast.devices.hull_view import hull_inputs
+from perfcast.devices.hull_view import conversion_ops, hull_inputs
 from perfcast.devices.projection_view import projection_capabilities
 from perfcast.devices.schema import Device, InstructionKind, Precision
-from perfcast.models.boathull import GpuFigures, predict_gpu
+from perfcast.models.boathull import GpuFigures, predict_gpu, with_conversions
 from perfcast.models.projection import GpuMaxima, ProjectedKernel, issue_shares, project
 from perfcast.tune.replay import StrategyReplay
 from perfcast.validation.corpus import CorpusError, CorpusKernel
@@ -49,6 +49,7 @@ class ScoredGpu:
     bandwidth: dict[str, float]  # L1, shared, L2, DRAM where the catalog gives them
     hull: GpuFigures
     maxima: GpuMaxima
+    conversion_ops: float | None = None  # ops of P_compute one int/fp32 conversion displaces; None: no rate
 
     @property
     def vendor(self) -> str:
@@ -67,7 +68,8 @@ def gpu_figures(device: Device, source: Device | None = None) -> ScoredGpu:
     hull = hull_inputs(device, Precision.FP32).figures
     assert isinstance(hull, GpuFigures)
     maxima = projection_capabilities(device, Precision.FP32, source=source).maxima()
-    return ScoredGpu(device, fma, add_mul, bandwidth, hull, maxima)
+    conversion = conversion_ops(device, Precision.FP32)
+    return ScoredGpu(device, fma, add_mul, bandwidth, hull, maxima, conversion.ops if conversion else None)
 
 
 def _measured_column(kernel: CorpusKernel, device: str) -> tuple[NDArray[np.bool_], NDArray[np.float64], NDArray[np.float64]]:
@@ -171,8 +173,14 @@ class HullScore:
 def hull_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: ScoredGpu, best_row: int) -> HullScore:
     """Return the boat hull's predicted range (spec §2.3) and whether the best measured time lies in it."""
     hull = work.hull
-    prediction = predict_gpu(hull.variables, gpu.hull, [hull.f], element_bytes=hull.element_bytes,
-                             assume=hull.assume)
+    f = hull.f
+    if hull.conversions and gpu.conversion_ops is None:
+        raise CorpusError(f"{kernel.name}: {device} has no conversions figure in the catalog, and the boat hull "
+                          f"prices the class's {hull.conversions:g} conversions per application with it")
+    if hull.conversions:
+        assert gpu.conversion_ops is not None
+        f = with_conversions(f, hull.conversions, gpu.conversion_ops)
+    prediction = predict_gpu(hull.variables, gpu.hull, [f], element_bytes=hull.element_bytes, assume=hull.assume)
     lower, upper = float(prediction.lower[0]), float(prediction.upper[0])
     column = kernel.column(device)
     measured = float(kernel.times[best_row, column])

@@ -39,6 +39,7 @@ class HullClass:
     f: float  # ops per operator application
     element_bytes: float
     assume: tuple[str, ...] = ()  # floors the kernel rules out (e.g. "fma": it is written with FMAs)
+    conversions: float = 0.0  # int/fp32 conversions per application, priced at each GPU's rate (models.md §2)
 
 
 @dataclass(frozen=True)
@@ -164,10 +165,18 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
     sectors = (span + SECTOR_BYTES - 1) / SECTOR_BYTES
     l2 = groups * channels * (sectors * SECTOR_BYTES + 4) + outputs * 4
     w = outputs
-    cls = ClassVariables(w=w, m=channels, o=64, d=read + outputs * 4, c=read + outputs * 4, u=0, floors=("c1",), origin="derived",
+    # A neighbourhood's window sits at fixed offsets from its output, so a staged tile's loads take constant
+    # offsets and the index maths is amortised (the 64 of §2.2). A sheared column's offset is each DM's own
+    # multiple of the channel's delay: every application computes its index and loads, as a tile read by its own
+    # work unit does (§2.2's 4m, rounded to a power of two as o always is).
+    overhead = float(2 ** round(math.log2(4 * channels)))
+    cls = ClassVariables(w=w, m=channels, o=overhead, d=read + outputs * 4, c=read + outputs * 4, u=0, floors=("c1",),
+                         origin="derived",
                          name="derived: each output sums one shifted byte per channel (a sheared neighbourhood)")
+    # Summing bytes in fp32 converts each byte once: one conversion per application, at the GPU's own rate.
     hull = HullClass(f"{channels}x{per_channel}|sheared column({channels}) -> {dms}x{samples}|element (derived, "
-                     "element size 1 B: c and d in bytes)", cls, 2.0, 1.0)
+                     "element size 1 B: c and d in bytes; one byte-to-float conversion an application)", cls, 2.0, 1.0,
+                     conversions=1.0)
     caveats = ("FLOP = 2 per output and channel (the delay multiply and the accumulate); the float-to-int "
                "conversion of the shift and the index arithmetic are instructions, not FLOP.",
                "L1 bytes: the distinct words a warp reads per (output, channel), 32 input bytes and one 4-byte "
@@ -175,14 +184,17 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
                "delay, and the outputs.",
                f"L2 bytes: a group's span of samples per channel, from the mean delay ({mean_shift:.1f} samples per "
                "unit DM), in 32-byte sectors.",
-               "Boat hull: c0 and c1 price the 2 FLOP per (output, channel) at the FMA peak; each also takes a "
-               "byte load, its conversion to float and the shifted index, which no figure of the hull prices, "
-               "so the best times lie 3.7-10x above the range (the roofline's fractions, 0.05-0.27, say the "
-               "same: neither FLOP nor bytes bound this kernel). Compiled by nvcc 13 (cuobjdump -sass, channel "
-               "loop unrolled 8x), a (output, channel) pair is about 10 instructions: 2 loads, FMUL, FADD, "
-               "2.6 IADD3, 1.5-2 IMAD and two conversions, F2I of the shift and I2F of the byte (I2FP on "
-               "sm_86 and sm_90). At the CUDA guide's 16 conversions per SM and clock, sm_80's two take "
-               "64.5 ms on the A100 (108 SMs, 1.41 GHz), its best time 67.6 ms: conversions, not FLOP, bound it.")
+               "Boat hull: f = 2 FLOP per (output, channel), plus the byte's conversion to float at each GPU's "
+               "conversion rate (the catalog's `conversions`: 16 a clock per SM on NVIDIA, 8 to 16 of the peak's "
+               f"ops; full rate on AMD, 2 to 4), and o = 4m = {overhead:g} (a load and its index maths each "
+               "application: the shear gives each DM its own offsets). Without the two, the best times lay "
+               "3.7-10x above a range of FLOP alone (the roofline's fractions, 0.05-0.27, say the same: neither "
+               "FLOP nor bytes bound this kernel). Compiled by nvcc 13 (cuobjdump -sass, channel loop unrolled "
+               "8x), a (output, channel) pair is about 10 instructions: 2 loads, FMUL, FADD, 2.6 IADD3, 1.5-2 "
+               "IMAD and two conversions, F2I of the shift and I2F of the byte (I2FP on sm_86 and sm_90). The "
+               "hull prices the one conversion the species implies (bytes summed in fp32), not the source's "
+               "float shift: at the CUDA guide's 16 a clock the two would take 37.6 ms on the H100, above its "
+               "best time (28.7 ms), so Hopper converts one of them faster than the guide says.")
     return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
                       np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), bx * by, hull, caveats)
 
