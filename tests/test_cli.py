@@ -276,8 +276,15 @@ def test_hull_prices_conversions_at_the_catalog_s_rate():
     assert nvidia["rows"][0]["f"] == pytest.approx(2 + 16, rel=1e-3)
     assert amd["rows"][0]["f"] == pytest.approx(2 + 2, rel=1e-3)
     assert "1 per application" in nvidia["inputs"]["conversion"]
+    assert nvidia["conversions_per_application"] == 1 and nvidia["ops_per_conversion"] == pytest.approx(16, rel=1e-3)
     refused = run("hull", "1048576|element -> 1048576|element", "-d", "core-i7-930", "--conversions", "1")
     assert refused.exit_code == 2 and "no int/fp32 conversion rate" in refused.stderr
+    fp64 = run("hull", "1048576|element -> 1048576|element", "-d", "rtx-3090", "-p", "fp64", "--conversions", "1")
+    assert fp64.exit_code == 2 and "priced at fp32 only" in fp64.stderr
+    plain = json.loads(run("hull", "1048576|element -> 1048576|element", "-d", "rtx-3090", "--f", "2", "--json").stdout)
+    assert plain["devices"][0]["ops_per_conversion"] is None and plain["devices"][0]["rows"][0]["f"] == 2
+    shown = run("devices", "show", "rtx-3090")
+    assert shown.exit_code == 0 and "int/fp32 conversions" in shown.stdout and "Tconv/s" in shown.stdout
 
 
 def test_hull_refuses_an_f_that_holds_fewer_ops_than_its_calls(tmp_path):

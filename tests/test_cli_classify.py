@@ -163,3 +163,21 @@ def test_classify_predict_prices_elementary_calls_at_a_measured_device_s_cost(tm
     given = run("classify", str(source), "--predict", "-d", str(measured), "--call-cost", "expf=20", "--json")
     (row,) = json.loads(given.stdout)["nests"][0]["predictions"]
     assert row["priced_f"] == row["f"] and row["elementary_call_cost"] == "--call-cost expf as given"
+
+
+def test_classify_predict_prices_integer_elements_converted_to_float_at_the_gpu_s_rate(tmp_path):
+    source = tmp_path / "rows.c"
+    source.write_text("#define R 4096\n#define C 4096\n"
+                      "void rowsum(const unsigned char *in, float *out) {\n"
+                      "  for (int i = 0; i < R; i++) {\n    float s = 0.0f;\n"
+                      "    for (int j = 0; j < C; j++) s += in[i * C + j];\n    out[i] = s;\n  }\n}\n")
+    result = run("classify", str(source), "--predict", "-d", "rtx-3090", "-d", "core-i7-930", "--json")
+    assert result.exit_code == 0, result.output
+    (nest,) = json.loads(result.stdout)["nests"]
+    gpu, cpu = nest["predictions"]
+    assert nest["f"] == "1" and gpu["conversions"] == cpu["conversions"] == 1  # one add, one byte converted
+    assert gpu["priced_f"] == pytest.approx(1 + 16, rel=1e-3)  # GA102: 16 conversions a clock, 128 FMA lanes
+    assert "ops per conversion" in gpu["conversion_cost"]
+    assert cpu["priced_f"] == 1 and cpu["conversion_cost"].startswith("unpriced")
+    text = run("classify", str(source), "--predict", "-d", "rtx-3090")
+    assert text.exit_code == 0 and "1 int-to-float conversion(s) an application" in text.stdout

@@ -179,3 +179,13 @@ def test_conversion_rates_are_units_times_their_per_clock_rate_times_the_boost_c
         per_clock = 16 if device.vendor == "NVIDIA" else 64
         expected = device.compute_units * per_clock * device.clock.peak.value
         assert device.conversions.value == pytest.approx(expected, rel=2e-3), device.name
+
+
+def test_rates_other_than_flop_are_written_with_their_unit():
+    """devices show --yaml writes every rate (conversions, measured loads, launches) as a quantity, not a bare float."""
+    import yaml
+
+    text = device_to_yaml(get_device("a100-pcie-40gb"))
+    written = yaml.safe_load(text)["conversions"]["value"]
+    assert isinstance(written, str) and written.endswith("FLOP/s") and written.startswith("2.436 T")
+    assert parse_device_text(text).conversions == get_device("a100-pcie-40gb").conversions

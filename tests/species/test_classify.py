@@ -604,3 +604,29 @@ void other(const float x[N][M], float y[N][M]) {
 }
 """)
     assert other.species == "512x256|tile(1x256) -> 512x256|tile(1x256)" and other.f == "2"
+
+
+def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
+    from perfcast.species.c_source import parse_c_file
+    from perfcast.species.classify import classify_source, conversions
+
+    path = tmp_path / "convert.c"
+    path.write_text(
+        "void scale(const unsigned char *in, float *out, float w, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = in[i] * w + 1.0f;\n}\n"
+        "void widen(const short *in, float *out, int n) {\n  for (int i = 0; i < n; i++) out[i] = in[i];\n}\n"
+        "void casts(const int *a, const unsigned char *b, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = (float)a[i] * 0.5f + b[i];\n}\n"
+        "void floats(const float *in, float *out, int n) {\n  for (int i = 0; i < n; i++) out[i] = in[i] * 2.0f;\n}\n"
+        "void ints(const int *in, int *out, int n) {\n  for (int i = 0; i < n; i++) out[i] = in[i] * 3;\n}\n"
+        "void rowsum(const unsigned char *in, float *out, int r, int c) {\n"
+        "  for (int i = 0; i < r; i++) {\n    float s = 0.0f;\n"
+        "    for (int j = 0; j < c; j++) s += in[i * c + j];\n    out[i] = s;\n  }\n}\n")
+    source = parse_c_file(path, {})
+    result = classify_source(source, None)
+    found = dict(zip((n.function for n in result.nests),
+                     conversions(source, result.nests, None, {"n": 64, "r": 8, "c": 64})))
+    assert found == {"scale": 1, "widen": 1, "casts": 2, "floats": 0, "ints": 0, "rowsum": 1}
+    # a conversion is not an op of f: the floats' and the bytes' scalings count the same arithmetic
+    f = {n.function: n.f for n in result.nests}
+    assert f["scale"] == "2" and f["widen"] == "0" and f["rowsum"] == "1"

@@ -54,7 +54,14 @@ def classify_command(
 ) -> None:
     """Algorithmic species and operator complexity f of each loop nest in a C file, with the reasons."""
     from perfcast.species.c_source import CSourceError, parse_c_file
-    from perfcast.species.classify import ELEMENTARY_FUNCTIONS, ClassifyError, bind_symbols, classify_source, elementary_calls
+    from perfcast.species.classify import (
+        ELEMENTARY_FUNCTIONS,
+        ClassifyError,
+        bind_symbols,
+        classify_source,
+        conversions,
+        elementary_calls,
+    )
 
     try:
         defines = _parse_pairs(define, "--define", "N=1024")
@@ -70,6 +77,7 @@ def classify_command(
         # A measured device prices each elementary call at its own cost, unless --call-cost set one.
         overridden = sorted(set(costs) & set(ELEMENTARY_FUNCTIONS))
         calls = elementary_calls(parsed, result.nests, function, defines, costs) if predict else []
+        converted = conversions(parsed, result.nests, function, defines, costs) if predict else []
     except (ClassifyError, CSourceError, ValueError) as error:
         raise fail(str(error)) from None
     devices = [resolve_device(name) for name in device_names or []] if predict else []
@@ -79,7 +87,8 @@ def classify_command(
             for index, nest in enumerate(result.nests):
                 if nest.species is not None:
                     predictions[index] = _predict(nest, devices, bind_symbols(nest, defines), defines,
-                                                  element_size, precision, calls[index], overridden)
+                                                  element_size, precision, calls[index], overridden,
+                                                  converted[index])
         except ValueError as error:
             raise fail(str(error)) from None
     if as_json:
@@ -96,10 +105,10 @@ def classify_command(
 
 def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[str, int],
              element_size: float | None, precision: Precision | None, calls: float | None,
-             overridden: list[str]) -> list[dict[str, Any]]:
-    """Return the boat hull range of one classified nest on each device, elementary calls at the device's cost."""
-    from perfcast.devices.hull_view import elementary_ops, hull_inputs
-    from perfcast.models.boathull import priced_complexity
+             overridden: list[str], converted: float | None = None) -> list[dict[str, Any]]:
+    """Return the boat hull range of one classified nest on each device, calls and conversions at its costs."""
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
+    from perfcast.models.boathull import priced_complexity, with_conversions
     from perfcast.species.application import predict_primitive
     from perfcast.species.classify import launches_value
 
@@ -120,6 +129,14 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
             else:
                 cost = elementary_ops(device, chosen)
                 priced, call_cost = priced_complexity(f, calls, cost.extra), cost.source
+        conversion_cost = None
+        if converted:
+            conversion = conversion_ops(device, chosen)
+            if conversion is None:
+                conversion_cost = ("unpriced: the device has no int/fp32 conversion rate (its file's `conversions`)"
+                                   if chosen is Precision.FP32 else f"unpriced: the rate is of fp32, not {chosen.value}")
+            else:
+                priced, conversion_cost = with_conversions(priced, converted, conversion.ops), conversion.source
         result = predict_primitive(nest.species, inputs.figures, [priced], bind=bind, element_bytes=size)
         p = result.prediction
         launches = launches_value(nest, defines)
@@ -127,7 +144,8 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
                      "total_lower": None if launches is None else float(p.lower[0]) * launches,
                      "total_upper": None if launches is None else float(p.upper[0]) * launches,
                      "device": device.name, "f": f, "elementary_calls": calls, "priced_f": priced,
-                     "elementary_call_cost": call_cost, "element_bytes": size, "precision": chosen.value,
+                     "elementary_call_cost": call_cost, "conversions": converted or 0.0,
+                     "conversion_cost": conversion_cost, "element_bytes": size, "precision": chosen.value,
                      "class": result.variables.name, "origin": result.variables.origin,
                      "lower": float(p.lower[0]), "upper": float(p.upper[0]),
                      "lower_term": str(p.lower_term[0]), "upper_term": str(p.upper_term[0])})
@@ -180,6 +198,10 @@ def _print(result: Any, predictions: dict[int, list[dict[str, Any]]], explain: b
                 if row["elementary_call_cost"]:
                     console.print(f"  [dim]{printable(row['device'])}: {row['elementary_calls']:g} elementary "
                                   f"call(s) at {printable(row['elementary_call_cost'])}[/]", highlight=False)
+                if row["conversion_cost"]:
+                    console.print(f"  [dim]{printable(row['device'])}: {row['conversions']:g} int-to-float "
+                                  f"conversion(s) an application, {printable(row['conversion_cost'])}[/]",
+                                  highlight=False)
         console.print()
     if result.unresolved:
         console.print(f"[yellow]unresolved identifiers[/] (macros without a value, kept as size symbols): "

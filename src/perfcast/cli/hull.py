@@ -152,6 +152,7 @@ def hull_command(
         check_chart_path(output)
         check_csv(csv_to)
         results = []
+        conversion_costs: dict[str, float] = {}  # device -> ops one conversion costs, where --conversions priced it
         for device in devices:
             inputs = hull_inputs(device, precision, element_size)
             priced = f
@@ -161,11 +162,14 @@ def hull_command(
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
             if conversions:
                 conversion = conversion_ops(device, precision)
+                if precision is not Precision.FP32:
+                    raise ValueError(f"--conversions is priced at fp32 only (-p fp32): the conversion rate is of "
+                                     f"int32 <-> fp32, not {precision.value}")
                 if conversion is None:
                     raise ValueError(f"--conversions: {device.name} has no int/fp32 conversion rate (its device file's "
-                                     "`conversions`, conversions per second); the catalog gives it for the GPU corpus's "
-                                     "GPUs" + ("" if precision is Precision.FP32 else ", and only at fp32"))
+                                     "`conversions`, conversions per second)")
                 priced = [with_conversions(value, conversions, conversion.ops) for value in priced]
+                conversion_costs[device.name] = conversion.ops
                 inputs = replace(inputs, sources={**inputs.sources,
                                                   "conversion": f"{conversions:g} per application, {conversion.source}"})
             if on_cpu(device) is not None:
@@ -191,7 +195,10 @@ def hull_command(
                  "ruled_out": list(r.prediction.ruled_out),
                  "ignored_assumptions": list(r.prediction.ignored_assumptions),
                  "unpriced_floors": list(r.prediction.unpriced),
-                 "transfer": r.prediction.transfer, "f_given": f, "rows": _hull_rows(r.prediction)}
+                 "transfer": r.prediction.transfer, "f_given": f,
+                 "conversions_per_application": conversions,
+                 "ops_per_conversion": conversion_costs.get(inputs.device.name),
+                 "rows": _hull_rows(r.prediction)}
                 for inputs, r in results
             ],
         })

@@ -202,6 +202,11 @@ _DIMENSION_OF_FIELD = {
     "base": Dimension.FREQUENCY,
     "boost": Dimension.FREQUENCY,
     "tdp": Dimension.POWER,
+    # Rates of things other than FLOP, each written as op/s (the schema's ComputeFigure).
+    **{name: Dimension.COMPUTE for name in (
+        "compute_ceilings", "elementary", "random_loads", "random_loads_by_size", "random_loads_computed",
+        "set_walk_loads", "int_divisions", "scalar_instructions", "atomics", "first_touches", "launches",
+        "work_groups", "conversions")},
 }
 
 

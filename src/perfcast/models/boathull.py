@@ -70,10 +70,14 @@ def with_conversions(f: float, conversions: float, ops_per_conversion: float) ->
     conversion unit runs at a quarter or an eighth of the FP32 lanes, 2 (one full-rate instruction) on AMD's.
     """
     if conversions < 0 or not math.isfinite(conversions):
-        raise ValueError(f"conversions per application must be a non-negative number: got {conversions!r}")
+        raise ValueError(f"conversions per application must be a finite, non-negative number: got {conversions!r}")
     if not ops_per_conversion > 0 or not math.isfinite(ops_per_conversion):
-        raise ValueError(f"a conversion's cost must be a positive number of ops: got {ops_per_conversion!r}")
-    return f + conversions * ops_per_conversion
+        raise ValueError(f"a conversion's cost must be a finite, positive number of ops: got {ops_per_conversion!r}")
+    priced = f + conversions * ops_per_conversion
+    if not math.isfinite(priced):
+        raise ValueError(f"f = {f!r} with {conversions:g} conversions of {ops_per_conversion:g} ops is not a finite "
+                         "number of ops")
+    return priced
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from perfcast.models.boathull import ClassVariables
 from perfcast.species.grammar import Access, Species, SpeciesBindingError
 
-__all__ = ["ClassVariables", "HaloTile", "class_variables", "halo_accesses"]
+__all__ = ["ClassVariables", "HaloTile", "class_variables", "halo_accesses", "power_of_two"]
 
 @dataclass(frozen=True)
 class HaloTile:
@@ -46,7 +46,7 @@ def _count(shape: tuple[int, ...]) -> int:
     return math.prod(shape)
 
 
-def _power_of_two(value: float) -> float:
+def power_of_two(value: float) -> float:
     """Return `value` rounded to the nearest power of two (at least 1)."""
     return float(2 ** max(0, round(math.log2(max(value, 1.0)))))
 
@@ -143,8 +143,8 @@ def _tile_to_element(s: Species, tile: HaloTile) -> ClassVariables | None:
     if _count(_shape(b)) != w:
         return None
     if u == 1 and v == shape[1] and v > 1:
-        return ClassVariables(w, v, _power_of_two(4 * v), n + w, n + w, 0, ("c1", "m1"), "reference", "x-projection")
-    return ClassVariables(w, u * v, _power_of_two(4 * u * v), n + w, n + w, 0, ("c1",), "reference", "scale down")
+        return ClassVariables(w, v, power_of_two(4 * v), n + w, n + w, 0, ("c1", "m1"), "reference", "x-projection")
+    return ClassVariables(w, u * v, power_of_two(4 * u * v), n + w, n + w, 0, ("c1",), "reference", "scale down")
 
 
 def _tile_to_tile(s: Species, tile: HaloTile) -> ClassVariables | None:
@@ -155,7 +155,7 @@ def _tile_to_tile(s: Species, tile: HaloTile) -> ClassVariables | None:
     if _shape(a) != _shape(b) or a.pattern.size != b.pattern.size or len(_shape(a)) != 2:
         return None
     n, m = _count(_shape(a)), _count(_pattern_shape(a, 2))
-    return ClassVariables(n // m, m, _power_of_two(4 * m), 2 * n, n, n, ("c1",), "reference", "2D-DCT")
+    return ClassVariables(n // m, m, power_of_two(4 * m), 2 * n, n, n, ("c1",), "reference", "2D-DCT")
 
 
 def _enlarge(s: Species, tile: HaloTile) -> ClassVariables | None:
@@ -170,7 +170,7 @@ def _enlarge(s: Species, tile: HaloTile) -> ClassVariables | None:
     if out != (shape[0] * u, shape[1] * v):
         return None
     n = _count(shape)
-    return ClassVariables(n, u * v, _power_of_two(4 * u * v), n + n * u * v, n + n * u * v, 0, ("c1",), "reference", "enlarge")
+    return ClassVariables(n, u * v, power_of_two(4 * u * v), n + n * u * v, n + n * u * v, 0, ("c1",), "reference", "enlarge")
 
 
 def _neighbourhood(s: Species, tile: HaloTile) -> ClassVariables | None:
@@ -283,7 +283,7 @@ def _derive(s: Species, tile: HaloTile) -> ClassVariables:
     if any(access.pattern.kind == "neighb" for access in s.inputs):
         floors += ("i1",)  # neighbours read from the tile staged on chip, one load an application
     summary = f"derived: {len(s.inputs)} input(s), {len(s.outputs)} output(s), {w} work units"
-    return ClassVariables(w, m, _power_of_two(overhead), d, c, u, floors, "derived", summary)
+    return ClassVariables(w, m, power_of_two(overhead), d, c, u, floors, "derived", summary)
 
 
 def _check_outputs(species: Species, w: int) -> None:

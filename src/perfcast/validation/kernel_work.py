@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from perfcast.errors import InputError, NotFound
 from perfcast.models.boathull import ClassVariables
-from perfcast.species.classes import class_variables
+from perfcast.species.classes import class_variables, power_of_two
 from perfcast.species.grammar import parse_species
 
 __all__ = ["SECTOR_BYTES", "WORK", "HullClass", "KernelWork", "kernel_work"]
@@ -169,7 +169,7 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
     # offsets and the index maths is amortised (the 64 of §2.2). A sheared column's offset is each DM's own
     # multiple of the channel's delay: every application computes its index and loads, as a tile read by its own
     # work unit does (§2.2's 4m, rounded to a power of two as o always is).
-    overhead = float(2 ** round(math.log2(4 * channels)))
+    overhead = power_of_two(4 * channels)
     cls = ClassVariables(w=w, m=channels, o=overhead, d=read + outputs * 4, c=read + outputs * 4, u=0, floors=("c1",),
                          origin="derived",
                          name="derived: each output sums one shifted byte per channel (a sheared neighbourhood)")
@@ -194,7 +194,8 @@ def _dedispersion(configs: NDArray[np.int64], parameters: tuple[str, ...], probl
                "IMAD and two conversions, F2I of the shift and I2F of the byte (I2FP on sm_86 and sm_90). The "
                "hull prices the one conversion the species implies (bytes summed in fp32), not the source's "
                "float shift: at the CUDA guide's 16 a clock the two would take 37.6 ms on the H100, above its "
-               "best time (28.7 ms), so Hopper converts one of them faster than the guide says.")
+               "best time (28.7 ms), so Hopper converts one of them faster than the guide says; which one is "
+               "not known, so the one priced may not be the one that binds there.")
     return KernelWork(_full(configs, 2 * pairs), _full(configs, 0), _full(configs, pairs), _full(configs, pairs),
                       np.maximum(l1, l2), np.maximum(l2, dram), dram, _full(configs, 0), bx * by, hull, caveats)
 

@@ -56,7 +56,7 @@ from pathlib import Path
 from pycparser import c_ast
 
 from perfcast.species.c_source import CSourceError, ParsedSource, parse_c_file
-from perfcast.species.classify.costs import CALL_COSTS, ELEMENTARY_FUNCTIONS
+from perfcast.species.classify.costs import CALL_COSTS, CONVERSION, ELEMENTARY_FUNCTIONS
 from perfcast.species.classify.declarations import _assigned_names, _declared, _Unit, _unit_of, _Var
 from perfcast.species.classify.dimensions import launch_points, sum_over_launches
 from perfcast.species.classify.nest import _Loop, _NestAnalysis, _text
@@ -81,6 +81,7 @@ __all__ = [
     "bind_symbols",
     "classify_file",
     "classify_source",
+    "conversions",
     "elementary_calls",
     "launches_value",
 ]
@@ -408,6 +409,26 @@ def elementary_calls(
         plain, counted = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
         calls.append(counted - plain if plain is not None and counted is not None else None)
     return calls
+
+
+def conversions(
+    source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None, defines: Mapping[str, int],
+    call_costs: Mapping[str, int] | None = None,
+) -> list[float | None]:
+    """Return the integer-to-float conversions of data elements per operator application of each of `nests`.
+
+    A conversion costs no op in f; classifying `source` again with it at one op adds their number to f (as
+    `elementary_calls` counts calls). None where f does not come to a number with `defines`.
+    """
+    costs = {**CALL_COSTS, **(call_costs or {})}
+    counted = classify_source(source, function, {**costs, CONVERSION: costs[CONVERSION] + 1})
+    twins = {(n.function, n.line): n for n in counted.nests}
+    found: list[float | None] = []
+    for nest in nests:
+        twin = twins.get((nest.function, nest.line))
+        plain, dearer = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
+        found.append(dearer - plain if plain is not None and dearer is not None else None)
+    return found
 
 
 def classify_file(

@@ -21,7 +21,15 @@ _SINGLE = ("sqrt", "fabs", "fmin", "fmax", "floor", "ceil", "round", "trunc", "r
 ELEMENTARY_FUNCTIONS = tuple(name + suffix for name in _ELEMENTARY for suffix in ("", "f"))
 
 
+# The key of CALL_COSTS that prices a conversion of an integer data element to floating point (an unsigned char
+# summed into a float), not a C name. It costs no op in f (a conversion is not arithmetic on data); classifying
+# again at 1 counts the conversions per application (`conversions`), which the boat hull prices at a device's
+# conversion rate.
+CONVERSION = "(int to float)"
+
+
 CALL_COSTS: dict[str, int] = {
+    CONVERSION: 0,
     **dict.fromkeys(ELEMENTARY_FUNCTIONS, 8),
     **{name + suffix: 1 for name in _SINGLE for suffix in ("", "f")},
     "rsqrtf": 1, "abs": 1, "labs": 1, "min": 1, "max": 1, "MIN": 1, "MAX": 1, "fma": 2, "fmaf": 2,

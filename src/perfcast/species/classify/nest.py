@@ -11,7 +11,15 @@ from typing import Literal
 
 from pycparser import c_ast
 
-from perfcast.species.classify.costs import _ARITH, _ELEMENTARY, _is_literal, _poly_weight, _Term, _terms_weight
+from perfcast.species.classify.costs import (
+    _ARITH,
+    _ELEMENTARY,
+    CONVERSION,
+    _is_literal,
+    _poly_weight,
+    _Term,
+    _terms_weight,
+)
 from perfcast.species.classify.declarations import _declared, _Unit, _Var
 from perfcast.species.classify.result import _DataDependent, _Unclassifiable
 from perfcast.species.polynomial import NotAffine, Poly
@@ -568,7 +576,7 @@ class _NestAnalysis:
             except (NotAffine, _DataDependent):
                 pass
         ops, is_data = self.value(value)
-        self.record(ops)
+        self.record(ops + self.conversion_into(var.is_float, value))
         self.subst.pop(var.name, None)
         if is_data or var.is_float:
             self.data_locals.add(var.name)
@@ -648,6 +656,9 @@ class _NestAnalysis:
             # Arithmetic on two literals is folded by the compiler: it costs nothing at run time.
             folded = _is_literal(node.left) and _is_literal(node.right)
             own = 1 if data and node.op in _ARITH and not folded else 0
+            if node.op in ("+", "-", "*", "/") and (self.converts(node.left, node.right)
+                                                    or self.converts(node.right, node.left)):
+                own += self.call_costs.get(CONVERSION, 0)
             return left_ops + right_ops + own, data
         if isinstance(node, c_ast.UnaryOp):
             if node.op in ("p++", "p--", "++", "--"):
@@ -714,7 +725,7 @@ class _NestAnalysis:
                             pass
                     self.subst.pop(name, None)
                     self.data_locals.add(name)
-                    return ops + 1, True
+                    return ops + 1 + self.conversion_into(var.is_float, node.rvalue), True
                 self.assign_local(var, node.rvalue)
                 self.scalar_flow(name, "write")
                 return Poly(), var.is_float or name in self.data_locals
@@ -736,10 +747,12 @@ class _NestAnalysis:
                     self.data_locals.add(name)
             self.refs.append(_Ref(name, (), "update" if compound else "write", tuple(self.stack),
                                   self.guard_depth > 0, node.coord.line, name, self.downwards()))
-            return ops + (1 if compound else 0), True
+            into_float = var is not None and var.kind == "scalar" and var.is_float
+            return ops + (1 if compound else 0) + self.conversion_into(into_float, node.rvalue), True
         ops, _ = self.value(node.rvalue)
         ops = ops + self.access(target, "update" if compound else "write")
-        return ops + (1 if compound else 0), True
+        into_float = self.element_kind(target) == "float"
+        return ops + (1 if compound else 0) + self.conversion_into(into_float, node.rvalue), True
 
     def increment(self, node: c_ast.UnaryOp) -> tuple[Poly, bool]:
         target = node.expr
@@ -832,6 +845,65 @@ class _NestAnalysis:
         return total
 
     # -- accesses
+    # -- conversions: an integer data element that meets floating point
+    def element_kind(self, node: c_ast.Node) -> Literal["float", "int"] | None:
+        """Return the type class of an array element `node` reads (its array's declared type), None if unknown."""
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            base = base.name
+        if isinstance(base, c_ast.UnaryOp) and base.op == "*" and isinstance(base.expr, c_ast.ID):
+            base = base.expr
+        if not isinstance(base, c_ast.ID) or base is node:
+            return None
+        name = self.aliases[base.name][0] if base.name in self.aliases else base.name
+        var = self.scope.get(name)
+        if var is None or var.kind not in ("array", "pointer"):
+            return None
+        if var.is_float:
+            return "float"
+        return "int" if var.element_bytes is not None else None  # a struct or an unknown typedef: unknown
+
+    def numeric_kind(self, node: c_ast.Node) -> Literal["float", "int"] | None:
+        """Return whether an expression is of floating-point or integer type, None where the analysis cannot tell."""
+        if isinstance(node, c_ast.Constant):
+            return "float" if node.type in ("float", "double") else "int" if node.type in ("int", "char") else None
+        if isinstance(node, c_ast.ID):
+            var = self.scope.get(node.name)
+            if var is None or var.kind != "scalar":
+                return None
+            return "float" if var.is_float else "int" if var.element_bytes is not None else None
+        if isinstance(node, (c_ast.ArrayRef, c_ast.UnaryOp)) and (
+            isinstance(node, c_ast.ArrayRef) or node.op == "*"
+        ):
+            return self.element_kind(node)
+        if isinstance(node, c_ast.Cast):
+            names = getattr(getattr(node.to_type.type, "type", None), "names", None) or []
+            return "float" if {"float", "double"} & set(names) else "int" if names else None
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%"):
+            kinds = {self.numeric_kind(node.left), self.numeric_kind(node.right)}
+            return "float" if "float" in kinds else "int" if kinds == {"int"} else None
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            return self.numeric_kind(node.expr)
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+            return "float" if node.name.name.rstrip("f") in _ELEMENTARY else None
+        return None
+
+    def converts(self, element: c_ast.Node, other: c_ast.Node) -> bool:
+        """Return whether `element` is an integer array element that meets `other`, a floating-point value."""
+        return self.integer_element(element) and self.numeric_kind(other) == "float"
+
+    def integer_element(self, node: c_ast.Node) -> bool:
+        """Return whether `node` reads one element of an integer array (a cast to float of one included)."""
+        if isinstance(node, c_ast.Cast):
+            names = getattr(getattr(node.to_type.type, "type", None), "names", None) or []
+            return bool({"float", "double"} & set(names)) and self.integer_element(node.expr)
+        is_read = isinstance(node, c_ast.ArrayRef) or (isinstance(node, c_ast.UnaryOp) and node.op == "*")
+        return is_read and self.element_kind(node) == "int"
+
+    def conversion_into(self, into_float: bool, value: c_ast.Node) -> int:
+        """Return the ops of converting `value` where it is an integer array element stored into floating point."""
+        return self.call_costs.get(CONVERSION, 0) if into_float and self.integer_element(value) else 0
+
     def flatten_ref(self, node: c_ast.Node) -> tuple[str | None, tuple[Poly, ...] | None]:
         """Return (array name, subscripts) of an access; subscripts None when one reads memory."""
         subscripts: list[c_ast.Node] = []
