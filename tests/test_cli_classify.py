@@ -181,3 +181,16 @@ def test_classify_predict_prices_integer_elements_converted_to_float_at_the_gpu_
     assert cpu["priced_f"] == 1 and cpu["conversion_cost"].startswith("unpriced")
     text = run("classify", str(source), "--predict", "-d", "rtx-3090")
     assert text.exit_code == 0 and "1 int-to-float conversion(s) an application" in text.stdout
+
+
+def test_app_prices_a_c_primitive_s_conversions_where_the_device_has_a_rate(tmp_path):
+    (tmp_path / "widen.c").write_text("#define N 1048576\nvoid widen(const unsigned char *x, float *y) {\n"
+                                      "  for (int i = 0; i < N; i++) y[i] = x[i] * 0.5f;\n}\n")
+    (tmp_path / "app.yaml").write_text("name: w\nprimitives:\n  - {name: widen, source: widen.c}\n")
+    result = run("app", str(tmp_path / "app.yaml"), "-d", "rtx-3090", "-d", "core-i7-930", "--json")
+    assert result.exit_code == 0, result.output
+    devices = json.loads(result.stdout)["devices"]
+    gpu, cpu = devices["rtx-3090"], devices["core-i7-930"]
+    assert gpu["primitives"][0]["conversions"] == 1 and gpu["primitives"][0]["priced_f"] == pytest.approx(17, rel=1e-3)
+    assert "ops per conversion" in gpu["inputs"]["conversion"]
+    assert cpu["primitives"][0]["priced_f"] == 1 and cpu["inputs"]["conversion"].startswith("unpriced")

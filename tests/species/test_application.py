@@ -134,6 +134,21 @@ def test_calls_are_counted_from_c_code(tmp_path):
 
 
 @needs_gcc
+def test_conversions_are_counted_from_c_code_and_priced_at_the_cost_given(tmp_path):
+    _c_loop(tmp_path, "widen", "const unsigned char *x, float *y", "y[i] = x[i] * 0.5f;")
+    classified = _map_app(tmp_path, "{name: widen, source: widen.c}").primitives[0]
+    assert classified.conversions == 1 and classified.f == 1
+    assert priced_f(classified) == 1 and priced_f(classified, ops_per_conversion=16) == 17
+    given = _map_app(tmp_path, "{name: widen, source: widen.c, conversions: 0}").primitives[0]
+    assert given.conversions == 0 and priced_f(given, ops_per_conversion=16) == 1
+    figures = hull_inputs(catalog()["rtx-3090"]).figures
+    application = _map_app(tmp_path, "{name: widen, source: widen.c}")
+    plain = predict_app(application, figures)[1][0].prediction.terms["c0"][0]
+    priced = predict_app(application, figures, ops_per_conversion=16)[1][0].prediction.terms["c0"][0]
+    assert priced / plain == pytest.approx((17 + 16) / (1 + 16))  # c0 = w (f m + o) / P, m = 1, o = 16
+
+
+@needs_gcc
 def test_fast_focus_from_c_has_no_elementary_calls():
     assert all(p.elementary_calls == 0 for p in load_application(EXAMPLE.with_name("fast-focus-from-c.yaml")).primitives)
 

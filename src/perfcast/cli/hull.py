@@ -278,7 +278,7 @@ def app_command(
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and step (primitives, transfers, total), times in s.")] = None,
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
-    from perfcast.devices.hull_view import elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
     from perfcast.species.application import predict_app, priced_f
     from perfcast.species.application_file import load_application
 
@@ -290,14 +290,24 @@ def app_command(
         halo = _parse_tile(tile)
         results = {}
         calls = any(p.elementary_calls for p in application.primitives)
+        converts = any(p.conversions for p in application.primitives)
         extra: dict[str, float] = {}
+        per_conversion: dict[str, float] = {}
         for device in devices:
             inputs = hull_inputs(device, application.precision, application.element_size)
             if calls:
                 cost = elementary_ops(device, application.precision)
                 extra[device.name] = cost.extra
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": cost.source})
-            results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0)))
+            if converts:
+                conversion = conversion_ops(device, application.precision)
+                if conversion is not None:
+                    per_conversion[device.name] = conversion.ops
+                source = (conversion.source if conversion is not None else "unpriced: the device has no int/fp32 "
+                          "conversion rate (its file's `conversions`), or the application is not fp32")
+                inputs = replace(inputs, sources={**inputs.sources, "conversion": source})
+            results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0),
+                                                         per_conversion.get(device.name)))
     except (LookupError, ValueError) as error:
         raise fail(str(error)) from None
     if as_json:
@@ -309,7 +319,8 @@ def app_command(
                     "primitives": [
                         {"name": p.name, "species": str(step.species), "class": step.variables.name,
                          "origin": step.variables.origin, "f": p.f, "elementary_calls": p.elementary_calls or 0.0,
-                         "priced_f": priced_f(p, extra.get(name, 0.0)),
+                         "conversions": p.conversions or 0.0,
+                         "priced_f": priced_f(p, extra.get(name, 0.0), per_conversion.get(name)),
                          "unpriced_floors": list(step.prediction.unpriced),
                          **{k: v for k, v in _hull_rows(step.prediction)[0].items() if k != "f"}}
                         for p, step in zip(application.primitives, steps)

@@ -26,6 +26,7 @@ from perfcast.models.boathull import (
     predict_gpu,
     priced_complexity,
     transfer_time,
+    with_conversions,
 )
 from perfcast.species.classes import HaloTile, class_variables
 from perfcast.species.grammar import (
@@ -98,6 +99,10 @@ class Primitive(BaseModel):
         default=None, ge=0, description="elementary-function calls (exp, log, sin, ...) per application of the "
         "element operator, counted in f at 8 ops each as `perfcast classify` counts them; a device with a measured "
         "rate of such calls prices them at its own cost (with 'source' they are counted from the C code)")
+    conversions: float | None = Field(
+        default=None, ge=0, description="integer-to-float conversions of data elements per application of the "
+        "element operator (bytes summed in fp32), which f does not count; a device with a conversion rate prices "
+        "each at its own cost (with 'source' they are counted from the C code)")
     element_size: float | None = Field(default=None, gt=0, description="bytes per element (default: the file's)")
     assume: tuple[str, ...] = ()
 
@@ -164,25 +169,33 @@ class Application(BaseModel):
         return transfer.bytes if transfer.bytes is not None else transfer.elements * self.element_size  # type: ignore[operator]
 
 
-def priced_f(primitive: Primitive, extra_ops_per_call: float = 0.0) -> float:
-    """Return the primitive's f (ops) with each elementary call costing `extra_ops_per_call` ops more than f counts."""
+def priced_f(primitive: Primitive, extra_ops_per_call: float = 0.0, ops_per_conversion: float | None = None) -> float:
+    """Return the primitive's f (ops) with its elementary calls and conversions priced.
+
+    Each call costs `extra_ops_per_call` ops more than f counts it at; each conversion `ops_per_conversion` ops
+    (None: the conversions stay unpriced).
+    """
     f = primitive.f or 0.0
-    if not (primitive.elementary_calls and extra_ops_per_call):
-        return f
     try:
-        return priced_complexity(f, primitive.elementary_calls, extra_ops_per_call)
+        if primitive.elementary_calls and extra_ops_per_call:
+            f = priced_complexity(f, primitive.elementary_calls, extra_ops_per_call)
+        if primitive.conversions and ops_per_conversion is not None:
+            f = with_conversions(f, primitive.conversions, ops_per_conversion)
     except ValueError as error:
         raise ValueError(f"primitive {primitive.name!r}: {error}") from None
+    return f
 
 
 def predict_app(
     application: Application, figures: GpuFigures | CpuFigures, tile: HaloTile = HaloTile(),
-    extra_ops_per_call: float = 0.0,
+    extra_ops_per_call: float = 0.0, ops_per_conversion: float | None = None,
 ) -> tuple[ApplicationPrediction, tuple[PrimitivePrediction, ...]]:
     """Return the application's total time range (s) on one device's `figures`, and each primitive's prediction.
 
     `extra_ops_per_call`: ops one elementary-function call costs on the device beyond the 8 that f counts it at
     (a device's measured cost, see perfcast.devices.hull_view.elementary_ops); 0 keeps every f as written.
+    `ops_per_conversion`: ops one int-to-float conversion costs there (hull_view.conversion_ops); None leaves
+    the primitives' conversions unpriced.
     """
     steps = []
     for primitive in application.primitives:
@@ -191,7 +204,7 @@ def predict_app(
                 predict_primitive(
                     primitive.species or "",
                     figures,
-                    [priced_f(primitive, extra_ops_per_call)],
+                    [priced_f(primitive, extra_ops_per_call, ops_per_conversion)],
                     bind=application.bind,
                     element_bytes=primitive.element_size or application.element_size,
                     assume=primitive.assume,

@@ -50,7 +50,7 @@ def resolve_application(application: Application, folder: Path, origin: str) -> 
 def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], where: str) -> Primitive:
     """Return `primitive` with the species and f of its C loop nest (classified now)."""
     from perfcast.species.c_source import CSourceError, parse_c_file
-    from perfcast.species.classify import ClassifyError, bind_symbols, classify_source, elementary_calls
+    from perfcast.species.classify import ClassifyError, bind_symbols, classify_source, conversions, elementary_calls
 
     source = Path(primitive.source or "")
     source = source if source.is_absolute() else folder / source
@@ -87,5 +87,11 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
             raise ApplicationFileError(f"{where}: the elementary calls of {nest.location} do not come to a number "
                                        "with the sizes bound; add them to 'define' or give 'elementary_calls'")
         calls = counted
+    converted = primitive.conversions
+    if converted is None:
+        converted = conversions(parsed, [nest], primitive.function, defines)[0]
+        if converted is None:
+            raise ApplicationFileError(f"{where}: the conversions of {nest.location} do not come to a number with "
+                                       "the sizes bound; add them to 'define' or give 'conversions'")
     return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size,
-                                        "elementary_calls": calls})
+                                        "elementary_calls": calls, "conversions": converted})

@@ -426,8 +426,12 @@ def conversions(
     found: list[float | None] = []
     for nest in nests:
         twin = twins.get((nest.function, nest.line))
-        plain, dearer = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
-        found.append(dearer - plain if plain is not None and dearer is not None else None)
+        if twin is None or nest.f_poly is None or twin.f_poly is None:
+            found.append(None)
+            continue
+        # The difference of the two f's: a number even where f itself keeps a size unbound (a loop of K calls).
+        extra = replace(nest, f_poly=twin.f_poly - nest.f_poly).f_value(defines)
+        found.append(extra)
     return found
 
 
