@@ -181,3 +181,19 @@ def test_predict_floors_a_kernel_named_scalar_and_says_so_for_the_others(tmp_pat
     # A unique part of a name names the kernel, as for --kernel; the floor then applies to it.
     partial = json.loads(run("predict", profile, "-d", device, "--scalar", "cha", "--json").stdout)
     assert partial["kernels"][0]["predictions"][data["name"]]["bound"] == "issue"
+
+
+def test_predict_lists_a_device_s_launch_figures_as_unused(tmp_path):
+    from perfcast.devices.catalog import catalog, save_device
+    from perfcast.devices.schema import ComputeFigure
+
+    figure = ComputeFigure.measured(8.8e5, "perfcast bench (test), empty launches", "2026-11-29")
+    groups = ComputeFigure.measured(1.2e8, "perfcast bench (test), empty work-groups", "2026-11-29")
+    device = save_device(catalog()["v100"].model_copy(update={"name": "v100-launches", "launches": figure,
+                                                              "work_groups": groups}), tmp_path / "d.yaml")
+    result = run("predict", DATA / "nvprof-metrics-constructed.csv", "-d", device, "-k", "saxpy", "--json")
+    assert result.exit_code == 0, result.output
+    sources = json.loads(result.stdout)["devices"]["v100-launches"]
+    assert sources["launches"].endswith("not used here (§3.8 prices a campaign's timed launches)")
+    assert sources["work-groups"].endswith("not used here (§3.8 prices a campaign's timed launches)")
+    assert "not used here" not in sources["B_mem"]

@@ -193,7 +193,7 @@ def predict_command(
     # Resolved as --kernel is (a unique part of a name will do), and an error where the profile has no such kernel.
     scalar_names = {k.name for k in profile.select(scalar)} if scalar else set()
     devices = [resolve_device(name) for name in device_names]
-    inputs = [quantitative_inputs(device) for device in devices]
+    inputs = [_launch_figures_unused(quantitative_inputs(device)) for device in devices]
     results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]] = []
     details: dict[tuple[str, int], str] = {}  # (kernel, device's index) -> the prediction in words, floors included
     skipped: list[str] = []
@@ -240,6 +240,22 @@ def predict_command(
                             for name, rows in results for device, p in rows], csv_to)
     if output is not None:
         _save_charts(output, results, log)
+
+
+# The device figures of §3.8 (the runtime's own time of a launch and of its work-groups): a campaign adds them to
+# the launches it timed; a profile's kernel is predicted without them, so they are listed as not used.
+_LAUNCH_FIGURES = ("launches", "work-groups")
+
+
+def _launch_figures_unused(info: Any) -> Any:
+    """Return a device's §3 inputs with its launch figures said to be unused by `perfcast predict`."""
+    from dataclasses import replace
+
+    def marked(lines: dict[str, str]) -> dict[str, str]:
+        return {key: f"{text}; not used here (§3.8 prices a campaign's timed launches)" if key in _LAUNCH_FIGURES
+                else text for key, text in lines.items()}
+
+    return replace(info, sources=marked(info.sources), summaries=marked(info.summaries))
 
 
 def _print_predictions(profile: ProfileSet, results: list[tuple[str, list[tuple[str, QuantitativePrediction]]]],
