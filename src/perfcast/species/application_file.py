@@ -6,7 +6,7 @@ as devices keep schema.py and catalog.py apart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from perfcast.errors import InputError
@@ -80,18 +80,18 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
         raise ApplicationFileError(f"{where}: f = {nest.f} of {nest.location} has unbound symbols; "
                                    "add them to 'define' or give 'f'")
     element_size = primitive.element_size or nest.element_bytes
-    calls = primitive.elementary_calls
-    if calls is None:
-        counted = elementary_calls(parsed, [nest], primitive.function, defines)[0]
+    def given_or_counted(given: float | None, counter: Callable[..., list[float | None]], what: str,
+                         field: str) -> float:
+        """Return the file's figure, else what `counter` counts per application in the nest's C code."""
+        if given is not None:
+            return given
+        counted: float | None = counter(parsed, [nest], primitive.function, defines)[0]
         if counted is None:
-            raise ApplicationFileError(f"{where}: the elementary calls of {nest.location} do not come to a number "
-                                       "with the sizes bound; add them to 'define' or give 'elementary_calls'")
-        calls = counted
-    converted = primitive.conversions
-    if converted is None:
-        converted = conversions(parsed, [nest], primitive.function, defines)[0]
-        if converted is None:
-            raise ApplicationFileError(f"{where}: the conversions of {nest.location} do not come to a number with "
-                                       "the sizes bound; add them to 'define' or give 'conversions'")
+            raise ApplicationFileError(f"{where}: the {what} of {nest.location} do not come to a number with the "
+                                       f"sizes bound; add them to 'define' or give '{field}'")
+        return counted
+
+    calls = given_or_counted(primitive.elementary_calls, elementary_calls, "elementary calls", "elementary_calls")
+    converted = given_or_counted(primitive.conversions, conversions, "conversions", "conversions")
     return primitive.model_copy(update={"species": str(species), "f": f, "element_size": element_size,
                                         "elementary_calls": calls, "conversions": converted})
