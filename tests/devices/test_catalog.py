@@ -189,3 +189,27 @@ def test_rates_other_than_flop_are_written_with_their_unit():
     written = yaml.safe_load(text)["conversions"]["value"]
     assert isinstance(written, str) and written.endswith("FLOP/s") and written.startswith("2.436 T")
     assert parse_device_text(text).conversions == get_device("a100-pcie-40gb").conversions
+
+
+def test_ceilings_named_like_fields_keep_their_own_dimension():
+    from perfcast.devices.schema import Figure
+
+    v100 = get_device("v100")
+    bandwidth = Figure.measured(5e11, "a user's STREAM run", "2026-11-29")
+    compute = Figure.measured(1e13, "a user's FMA run", "2026-11-29")
+    named = v100.model_copy(update={"bandwidth_ceilings": {"launches": bandwidth, "size": bandwidth},
+                                    "compute_ceilings": {"bandwidth": compute}})
+    text = device_to_yaml(named)
+    assert "GB/s" in text.split("bandwidth_ceilings:")[1].split("compute_ceilings:")[0]
+    assert parse_device_text(text) == named
+
+
+def test_every_committed_device_profile_round_trips():
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent.parent / "docs" / "validation"
+    profiles = sorted(root.rglob("device*.yaml"))[:40]
+    assert profiles
+    for path in profiles:
+        device = parse_device_text(path.read_text(), str(path))
+        assert parse_device_text(device_to_yaml(device)) == device, path

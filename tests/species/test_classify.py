@@ -630,3 +630,30 @@ def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
     # a conversion is not an op of f: the floats' and the bytes' scalings count the same arithmetic
     f = {n.function: n.f for n in result.nests}
     assert f["scale"] == "2" and f["widen"] == "0" and f["rowsum"] == "1"
+
+
+def test_conversions_count_integer_arithmetic_on_elements_once_and_each_cast_operand(tmp_path):
+    from perfcast.species.c_source import parse_c_file
+    from perfcast.species.classify import classify_source, conversions
+
+    path = tmp_path / "more.c"
+    path.write_text(
+        "#define K 8\n"
+        "void square(const unsigned char *in, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = in[i] * in[i] * 0.5f;\n}\n"
+        "void both(const unsigned char *in, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = (float)in[2 * i] * (float)in[2 * i + 1];\n}\n"
+        "void deref(const unsigned char *in, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = *(in + i) * 2.0f;\n}\n"
+        "void hoisted(const int *w, const unsigned char *in, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) { float s = 0.0f;\n"
+        "    for (int j = 0; j < K; j++) s += w[j] * 0.5f + in[i];\n    out[i] = s; }\n}\n"
+        "void gather(const float *x, const int *idx, float *out, int n) {\n"
+        "  for (int i = 0; i < n; i++) out[i] = x[idx[i]];\n}\n")
+    source = parse_c_file(path, {})
+    result = classify_source(source, None)
+    found = dict(zip((n.function for n in result.nests),
+                     conversions(source, result.nests, None, {"n": 64})))
+    # the product of two bytes is an int, converted once; two casts, two conversions (m = 2 reads a unit);
+    # w[j] is converted each application, in[i] once outside the j loop (not counted); an index is no conversion
+    assert found == {"square": 1, "both": 1, "deref": 1, "hoisted": 1, "gather": 0}

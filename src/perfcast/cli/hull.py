@@ -303,8 +303,10 @@ def app_command(
                 conversion = conversion_ops(device, application.precision)
                 if conversion is not None:
                     per_conversion[device.name] = conversion.ops
-                source = (conversion.source if conversion is not None else "unpriced: the device has no int/fp32 "
-                          "conversion rate (its file's `conversions`), or the application is not fp32")
+                source = (conversion.source if conversion is not None
+                          else f"unpriced: the rate is of fp32, not {application.precision}"
+                          if Precision(application.precision) is not Precision.FP32
+                          else "unpriced: the device has no int/fp32 conversion rate (its file's `conversions`)")
                 inputs = replace(inputs, sources={**inputs.sources, "conversion": source})
             results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0),
                                                          per_conversion.get(device.name)))

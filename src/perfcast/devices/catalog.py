@@ -202,16 +202,23 @@ _DIMENSION_OF_FIELD = {
     "base": Dimension.FREQUENCY,
     "boost": Dimension.FREQUENCY,
     "tdp": Dimension.POWER,
-    # Rates of things other than FLOP, each written as op/s (the schema's ComputeFigure).
+    # Rates of things other than FLOP (the schema's ComputeFigure), written in the compute unit.
     **{name: Dimension.COMPUTE for name in (
         "compute_ceilings", "elementary", "random_loads", "random_loads_by_size", "random_loads_computed",
         "set_walk_loads", "int_divisions", "scalar_instructions", "atomics", "first_touches", "launches",
         "work_groups", "conversions")},
 }
+# Fields whose keys are names a user or the bench chooses (a ceiling called 'launches' is still a bandwidth), and
+# how many levels of such keys lie below each: no key there is looked up as a field.
+_NAMED_LEVELS = {"bandwidth_ceilings": 1, "compute_ceilings": 1, "elementary": 1, "random_loads": 1,
+                 "random_loads_by_size": 2, "random_loads_computed": 2, "set_walk_loads": 1}
 
 
-def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None) -> Any:
-    """Return `node` (a dumped model) with figures written as unit strings for YAML."""
+def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None, named: int = 0) -> Any:
+    """Return `node` (a dumped model) with figures written as unit strings for YAML.
+
+    `named`: how many levels of keys below `node` are names, not fields (their dimension is `node`'s).
+    """
     if isinstance(node, dict) and set(node) == {"value", "provenance"}:
         # A figure without a dimension is a plain number (fp32_issue_share).
         quantity = exact_quantity(node["value"], dimension) if dimension is not None else node["value"]
@@ -221,7 +228,8 @@ def _plain(node: Any, default: dict[str, Any], dimension: Dimension | None) -> A
         return {"value": quantity, **provenance}
     if isinstance(node, dict):
         return {
-            key: _plain(val, default, _DIMENSION_OF_FIELD.get(key, dimension))
+            key: _plain(val, default, dimension, named - 1) if named > 0
+            else _plain(val, default, _DIMENSION_OF_FIELD.get(key, dimension), _NAMED_LEVELS.get(key, 0))
             for key, val in node.items()
             if val is not None and val != {} and val != []
         }
@@ -234,7 +242,8 @@ def device_to_yaml(device: Device) -> str:
     """Return `device` as YAML text that `parse_device_text` reads back to an equal Device."""
     data = device.model_dump(mode="json")
     default = {key: val for key, val in data["provenance"].items() if val is not None}
-    plain = {key: _plain(val, default, _DIMENSION_OF_FIELD.get(key)) for key, val in data.items()}
+    plain = {key: _plain(val, default, _DIMENSION_OF_FIELD.get(key), _NAMED_LEVELS.get(key, 0))
+             for key, val in data.items()}
     plain["provenance"] = default
     plain = {key: val for key, val in plain.items() if val is not None and val != {} and val != []}
     return yaml.safe_dump({"schema": DEVICE_SCHEMA, **plain}, sort_keys=False, allow_unicode=True, width=100)

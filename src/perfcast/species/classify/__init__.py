@@ -391,48 +391,56 @@ def classify_source(
     return SourceClassification(source.path, tuple(nests), unresolved, tuple(names))
 
 
+def _counted_by_difference(source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None,
+                           defines: Mapping[str, int], costs: Mapping[str, int],
+                           dearer: Mapping[str, int]) -> list[float | None]:
+    """Return, per nest, how much f grows when `source` is classified again with `dearer` costs (ops).
+
+    f is linear in each cost, so the growth counts what was made dearer by one op. The two classifications walk
+    the same code in the same order, so a nest's twin is the one at its own place (two nests may share a line,
+    from a macro). The difference of the two f polynomials is a number even where f keeps a size unbound (a
+    loop of K calls); None where it is not, or where the nest is not one of `source`'s.
+    """
+    plain = classify_source(source, function, costs).nests
+    twins = classify_source(source, function, {**costs, **dearer}).nests
+    found: list[float | None] = []
+    for nest in nests:
+        place = next((i for i, candidate in enumerate(plain) if candidate == nest), None)
+        twin = twins[place] if place is not None and place < len(twins) else None
+        if (twin is None or (twin.function, twin.line) != (nest.function, nest.line) or nest.f_poly is None
+                or twin.f_poly is None):
+            found.append(None)
+            continue
+        extra = replace(nest, f_poly=twin.f_poly - nest.f_poly).f_value(defines)
+        found.append(extra if extra is None or extra >= 0 else None)
+    return found
+
+
 def elementary_calls(
     source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None, defines: Mapping[str, int],
     call_costs: Mapping[str, int] | None = None,
 ) -> list[float | None]:
     """Return the elementary-function calls (exp, log, sin, ...) per operator application of each of `nests`.
 
-    f is linear in what a call costs, so classifying `source` again with every elementary function one op
-    dearer adds the number of calls to f. None where f does not come to a number with `defines`.
+    Classifying `source` again with every elementary function one op dearer adds the number of calls to f.
+    None where that number depends on a size `defines` leaves unbound.
     """
     costs = {**CALL_COSTS, **(call_costs or {})}
-    dearer = classify_source(source, function, {**costs, **{name: costs[name] + 1 for name in ELEMENTARY_FUNCTIONS}})
-    twins = {(n.function, n.line): n for n in dearer.nests}
-    calls: list[float | None] = []
-    for nest in nests:
-        twin = twins.get((nest.function, nest.line))
-        plain, counted = nest.f_value(defines), twin.f_value(defines) if twin is not None else None
-        calls.append(counted - plain if plain is not None and counted is not None else None)
-    return calls
+    dearer = {name: costs[name] + 1 for name in ELEMENTARY_FUNCTIONS}
+    return _counted_by_difference(source, nests, function, defines, costs, dearer)
 
 
 def conversions(
     source: ParsedSource, nests: Sequence[LoopNestSpecies], function: str | None, defines: Mapping[str, int],
     call_costs: Mapping[str, int] | None = None,
 ) -> list[float | None]:
-    """Return the integer-to-float conversions of data elements per operator application of each of `nests`.
+    """Return the integer-to-float conversions of data per operator application of each of `nests`.
 
     A conversion costs no op in f; classifying `source` again with it at one op adds their number to f (as
-    `elementary_calls` counts calls). None where f does not come to a number with `defines`.
+    `elementary_calls` counts calls). None where that number depends on a size `defines` leaves unbound.
     """
     costs = {**CALL_COSTS, **(call_costs or {})}
-    counted = classify_source(source, function, {**costs, CONVERSION: costs[CONVERSION] + 1})
-    twins = {(n.function, n.line): n for n in counted.nests}
-    found: list[float | None] = []
-    for nest in nests:
-        twin = twins.get((nest.function, nest.line))
-        if twin is None or nest.f_poly is None or twin.f_poly is None:
-            found.append(None)
-            continue
-        # The difference of the two f's: a number even where f itself keeps a size unbound (a loop of K calls).
-        extra = replace(nest, f_poly=twin.f_poly - nest.f_poly).f_value(defines)
-        found.append(extra)
-    return found
+    return _counted_by_difference(source, nests, function, defines, costs, {CONVERSION: costs[CONVERSION] + 1})
 
 
 def classify_file(

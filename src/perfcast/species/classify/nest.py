@@ -74,6 +74,22 @@ def _int_literal(text: str) -> int | None:
         return None
 
 
+def _cast_kind(node: c_ast.Node) -> Literal["float", "int"] | None:
+    """Return the type class a cast converts to, None for anything else."""
+    if not isinstance(node, c_ast.Cast):
+        return None
+    names = getattr(getattr(node.to_type.type, "type", None), "names", None) or []
+    return "float" if {"float", "double"} & set(names) else "int" if names else None
+
+
+def _walk(node: c_ast.Node) -> list[c_ast.Node]:
+    """Return `node` and every node below it."""
+    found = [node]
+    for _, child in node.children():
+        found.extend(_walk(child))
+    return found
+
+
 class _NestAnalysis:
     """Walks one outermost loop nest and collects loops, accesses, op terms and doubts."""
 
@@ -656,10 +672,7 @@ class _NestAnalysis:
             # Arithmetic on two literals is folded by the compiler: it costs nothing at run time.
             folded = _is_literal(node.left) and _is_literal(node.right)
             own = 1 if data and node.op in _ARITH and not folded else 0
-            if node.op in ("+", "-", "*", "/") and (self.converts(node.left, node.right)
-                                                    or self.converts(node.right, node.left)):
-                own += self.call_costs.get(CONVERSION, 0)
-            return left_ops + right_ops + own, data
+            return left_ops + right_ops + own + self.conversion_ops(node), data
         if isinstance(node, c_ast.UnaryOp):
             if node.op in ("p++", "p--", "++", "--"):
                 return self.increment(node)
@@ -845,23 +858,33 @@ class _NestAnalysis:
         return total
 
     # -- accesses
-    # -- conversions: an integer data element that meets floating point
+    # -- conversions: integer data (an element of an integer array, or integer arithmetic on such elements) that
+    # meets floating point. Elements the innermost loop does not index are converted once outside it, uncounted.
     def element_kind(self, node: c_ast.Node) -> Literal["float", "int"] | None:
-        """Return the type class of an array element `node` reads (its array's declared type), None if unknown."""
+        """Return the type class of the array element `node` reads (its array's declared type), None if unknown."""
         base = node
         while isinstance(base, c_ast.ArrayRef):
             base = base.name
-        if isinstance(base, c_ast.UnaryOp) and base.op == "*" and isinstance(base.expr, c_ast.ID):
+        if isinstance(base, c_ast.UnaryOp) and base.op == "*":
             base = base.expr
+            if isinstance(base, c_ast.BinaryOp) and base.op in ("+", "-"):  # *(p + i)
+                pointers = [side for side in (base.left, base.right) if isinstance(side, c_ast.ID)
+                            and self.pointer_name(side.name) is not None]
+                base = pointers[0] if len(pointers) == 1 else None
         if not isinstance(base, c_ast.ID) or base is node:
             return None
-        name = self.aliases[base.name][0] if base.name in self.aliases else base.name
-        var = self.scope.get(name)
-        if var is None or var.kind not in ("array", "pointer"):
+        var = self.pointer_name(base.name)
+        if var is None:
             return None
         if var.is_float:
             return "float"
         return "int" if var.element_bytes is not None else None  # a struct or an unknown typedef: unknown
+
+    def pointer_name(self, name: str) -> _Var | None:
+        """Return the array or pointer `name` stands for (through a pointer alias), None for anything else."""
+        name = self.aliases[name][0] if name in self.aliases else name
+        var = self.scope.get(name)
+        return var if var is not None and var.kind in ("array", "pointer") else None
 
     def numeric_kind(self, node: c_ast.Node) -> Literal["float", "int"] | None:
         """Return whether an expression is of floating-point or integer type, None where the analysis cannot tell."""
@@ -872,13 +895,10 @@ class _NestAnalysis:
             if var is None or var.kind != "scalar":
                 return None
             return "float" if var.is_float else "int" if var.element_bytes is not None else None
-        if isinstance(node, (c_ast.ArrayRef, c_ast.UnaryOp)) and (
-            isinstance(node, c_ast.ArrayRef) or node.op == "*"
-        ):
+        if self.is_read(node):
             return self.element_kind(node)
         if isinstance(node, c_ast.Cast):
-            names = getattr(getattr(node.to_type.type, "type", None), "names", None) or []
-            return "float" if {"float", "double"} & set(names) else "int" if names else None
+            return _cast_kind(node)
         if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%"):
             kinds = {self.numeric_kind(node.left), self.numeric_kind(node.right)}
             return "float" if "float" in kinds else "int" if kinds == {"int"} else None
@@ -888,21 +908,46 @@ class _NestAnalysis:
             return "float" if node.name.name.rstrip("f") in _ELEMENTARY else None
         return None
 
-    def converts(self, element: c_ast.Node, other: c_ast.Node) -> bool:
-        """Return whether `element` is an integer array element that meets `other`, a floating-point value."""
-        return self.integer_element(element) and self.numeric_kind(other) == "float"
+    @staticmethod
+    def is_read(node: c_ast.Node) -> bool:
+        """Return whether `node` reads an array element (a[i] or *p)."""
+        return isinstance(node, c_ast.ArrayRef) or (isinstance(node, c_ast.UnaryOp) and node.op == "*")
 
-    def integer_element(self, node: c_ast.Node) -> bool:
-        """Return whether `node` reads one element of an integer array (a cast to float of one included)."""
+    def integer_data(self, node: c_ast.Node) -> bool:
+        """Return whether `node` is integer data the innermost loop walks.
+
+        That is an element of an integer array the loop indexes, or integer arithmetic on such elements (a cast
+        to float of either included).
+        """
         if isinstance(node, c_ast.Cast):
-            names = getattr(getattr(node.to_type.type, "type", None), "names", None) or []
-            return bool({"float", "double"} & set(names)) and self.integer_element(node.expr)
-        is_read = isinstance(node, c_ast.ArrayRef) or (isinstance(node, c_ast.UnaryOp) and node.op == "*")
-        return is_read and self.element_kind(node) == "int"
+            return _cast_kind(node) == "float" and self.integer_data(node.expr)
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            return self.integer_data(node.expr)
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%"):
+            return (self.numeric_kind(node) == "int"
+                    and (self.integer_data(node.left) or self.integer_data(node.right)))
+        return self.is_read(node) and self.element_kind(node) == "int" and self.walked(node)
+
+    def walked(self, node: c_ast.Node) -> bool:
+        """Return whether the innermost loop's variable appears in an access (else it is read once, outside)."""
+        if not self.stack:
+            return True
+        innermost = self.stack[-1]
+        return any(isinstance(child, c_ast.ID) and child.name == innermost for child in _walk(node))
+
+    def conversion_ops(self, node: c_ast.BinaryOp) -> int:
+        """Return the ops of the conversions a floating-point operation makes of its integer-data operands."""
+        if node.op not in ("+", "-", "*", "/"):
+            return 0
+        cost = self.call_costs.get(CONVERSION, 0)
+        left, right = self.numeric_kind(node.left), self.numeric_kind(node.right)
+        converted = ((right == "float" or _cast_kind(node.left) == "float") and self.integer_data(node.left),
+                     (left == "float" or _cast_kind(node.right) == "float") and self.integer_data(node.right))
+        return cost * sum(converted)
 
     def conversion_into(self, into_float: bool, value: c_ast.Node) -> int:
-        """Return the ops of converting `value` where it is an integer array element stored into floating point."""
-        return self.call_costs.get(CONVERSION, 0) if into_float and self.integer_element(value) else 0
+        """Return the ops of converting `value` where it is integer data stored into floating point."""
+        return self.call_costs.get(CONVERSION, 0) if into_float and self.integer_data(value) else 0
 
     def flatten_ref(self, node: c_ast.Node) -> tuple[str | None, tuple[Poly, ...] | None]:
         """Return (array name, subscripts) of an access; subscripts None when one reads memory."""
