@@ -606,10 +606,17 @@ void other(const float x[N][M], float y[N][M]) {
     assert other.species == "512x256|tile(1x256) -> 512x256|tile(1x256)" and other.f == "2"
 
 
-def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
+def _conversions_of(path, defines):
+    """Return {function: conversions per application} of a C file's nests, and its classification."""
     from perfcast.species.c_source import parse_c_file
     from perfcast.species.classify import classify_source, conversions
 
+    source = parse_c_file(path, {})
+    result = classify_source(source, None)
+    return dict(zip((n.function for n in result.nests), conversions(source, result.nests, None, defines))), result
+
+
+def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
     path = tmp_path / "convert.c"
     path.write_text(
         "void scale(const unsigned char *in, float *out, float w, int n) {\n"
@@ -622,10 +629,7 @@ def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
         "void rowsum(const unsigned char *in, float *out, int r, int c) {\n"
         "  for (int i = 0; i < r; i++) {\n    float s = 0.0f;\n"
         "    for (int j = 0; j < c; j++) s += in[i * c + j];\n    out[i] = s;\n  }\n}\n")
-    source = parse_c_file(path, {})
-    result = classify_source(source, None)
-    found = dict(zip((n.function for n in result.nests),
-                     conversions(source, result.nests, None, {"n": 64, "r": 8, "c": 64})))
+    found, result = _conversions_of(path, {"n": 64, "r": 8, "c": 64})
     assert found == {"scale": 1, "widen": 1, "casts": 2, "floats": 0, "ints": 0, "rowsum": 1}
     # a conversion is not an op of f: the floats' and the bytes' scalings count the same arithmetic
     f = {n.function: n.f for n in result.nests}
@@ -633,9 +637,6 @@ def test_conversions_count_integer_elements_that_meet_floating_point(tmp_path):
 
 
 def test_conversions_count_integer_arithmetic_on_elements_once_and_each_cast_operand(tmp_path):
-    from perfcast.species.c_source import parse_c_file
-    from perfcast.species.classify import classify_source, conversions
-
     path = tmp_path / "more.c"
     path.write_text(
         "#define K 8\n"
@@ -650,10 +651,7 @@ def test_conversions_count_integer_arithmetic_on_elements_once_and_each_cast_ope
         "    for (int j = 0; j < K; j++) s += w[j] * 0.5f + in[i];\n    out[i] = s; }\n}\n"
         "void gather(const float *x, const int *idx, float *out, int n) {\n"
         "  for (int i = 0; i < n; i++) out[i] = x[idx[i]];\n}\n")
-    source = parse_c_file(path, {})
-    result = classify_source(source, None)
-    found = dict(zip((n.function for n in result.nests),
-                     conversions(source, result.nests, None, {"n": 64})))
+    found, _ = _conversions_of(path, {"n": 64})
     # the product of two bytes is an int, converted once; two casts, two conversions (m = 2 reads a unit);
     # w[j] is converted each application, in[i] once outside the j loop (not counted); an index is no conversion
     assert found == {"square": 1, "both": 1, "deref": 1, "hoisted": 1, "gather": 0}
