@@ -67,7 +67,8 @@ def with_conversions(f: float, conversions: float, ops_per_conversion: float) ->
     """Return f (ops) with `conversions` int/float conversions per application, each `ops_per_conversion` ops.
 
     A conversion displaces P_compute / (conversions per second) of the peak's ops: 8 to 16 on NVIDIA GPUs, whose
-    conversion unit runs at a quarter or an eighth of the FP32 lanes, 2 (one full-rate instruction) on AMD's.
+    conversion unit runs at a quarter or an eighth of the FP32 lanes, 2 to 4 on AMD's (a full-rate instruction; 4
+    where the peak counts RDNA 3's dual issue).
     """
     if conversions < 0 or not math.isfinite(conversions):
         raise ValueError(f"conversions per application must be a finite, non-negative number: got {conversions!r}")

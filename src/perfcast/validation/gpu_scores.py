@@ -174,11 +174,10 @@ def hull_score(kernel: CorpusKernel, work: KernelWork, device: str, gpu: ScoredG
     """Return the boat hull's predicted range (spec §2.3) and whether the best measured time lies in it."""
     hull = work.hull
     f = hull.f
-    if hull.conversions and gpu.conversion_ops is None:
-        raise CorpusError(f"{kernel.name}: {device} has no conversions figure in the catalog, and the boat hull "
-                          f"prices the class's {hull.conversions:g} conversions per application with it")
     if hull.conversions:
-        assert gpu.conversion_ops is not None
+        if gpu.conversion_ops is None:
+            raise CorpusError(f"{kernel.name}: {device} has no conversions figure in the catalog, and the boat hull "
+                              f"prices the class's {hull.conversions:g} conversions per application with it")
         f = with_conversions(f, hull.conversions, gpu.conversion_ops)
     prediction = predict_gpu(hull.variables, gpu.hull, [f], element_bytes=hull.element_bytes, assume=hull.assume)
     lower, upper = float(prediction.lower[0]), float(prediction.upper[0])
