@@ -194,3 +194,5 @@ def test_app_prices_a_c_primitive_s_conversions_where_the_device_has_a_rate(tmp_
     assert gpu["primitives"][0]["conversions"] == 1 and gpu["primitives"][0]["priced_f"] == pytest.approx(17, rel=1e-3)
     assert "ops per conversion" in gpu["inputs"]["conversion"]
     assert cpu["primitives"][0]["priced_f"] == 1 and cpu["inputs"]["conversion"].startswith("unpriced")
+    text = run("app", str(tmp_path / "app.yaml"), "-d", "rtx-3090")
+    assert text.exit_code == 0 and "widen: 0 elementary call(s), 1 int-to-float conversion(s)" in text.stdout

@@ -392,6 +392,11 @@ def _print_application(application: Any, results: dict[str, Any], out: Any = con
     table.add_row("[bold]total[/]", "", *(f"[bold]{format_time(t.lower)} – {format_time(t.upper)}[/]"
                                           for _, t, _ in results.values()))
     out.print(table)
+    counted = [f"{printable(p.name)}: {p.elementary_calls or 0:g} elementary call(s), {p.conversions or 0:g} "
+               "int-to-float conversion(s)" for p in application.primitives if p.elementary_calls or p.conversions]
+    if counted:
+        out.print(f"[dim]per application of each step's operator (f counts a call at 8 ops and no conversion; each "
+                  f"device's inputs below say what they cost there): {'; '.join(counted)}[/]", highlight=False)
     for name, (inputs, _, steps) in results.items():
         out.print(f"[dim]{printable(name)} inputs:[/]", highlight=False)
         for label, source in inputs.sources.items():
