@@ -655,3 +655,21 @@ def test_conversions_count_integer_arithmetic_on_elements_once_and_each_cast_ope
     # the product of two bytes is an int, converted once; two casts, two conversions (m = 2 reads a unit);
     # w[j] is converted each application, in[i] once outside the j loop (not counted); an index is no conversion
     assert found == {"square": 1, "both": 1, "deref": 1, "hoisted": 1, "gather": 0}
+
+
+def test_two_nests_on_one_line_keep_their_own_counts_and_a_partial_list_is_refused(tmp_path):
+    from perfcast.species.c_source import parse_c_file
+    from perfcast.species.classify import classify_source, conversions, elementary_calls
+
+    path = tmp_path / "macro.c"
+    path.write_text("#include <math.h>\n"
+                    "#define TWO(a, b, c, n) for (int i = 0; i < n; i++) b[i] = expf(a[i]); "
+                    "for (int i = 0; i < n; i++) b[i] = c[i] * 2.0f;\n"
+                    "void two(const float *a, float *b, const unsigned char *c, int n) { TWO(a, b, c, n) }\n")
+    source = parse_c_file(path, {})
+    nests = classify_source(source, None).nests
+    assert len(nests) == 2 and nests[0].line == nests[1].line  # the macro puts both loops on one line
+    assert elementary_calls(source, nests, None, {"n": 64}) == [1, 0]
+    assert conversions(source, nests, None, {"n": 64}) == [0, 1]
+    with pytest.raises(ValueError, match="give the whole classification"):
+        conversions(source, nests[1:], None, {"n": 64})

@@ -107,7 +107,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
              element_size: float | None, precision: Precision | None, calls: float | None,
              overridden: list[str], converted: float | None = None) -> list[dict[str, Any]]:
     """Return the boat hull range of one classified nest on each device, calls and conversions at its costs."""
-    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs, unpriced_conversions
     from perfcast.models.boathull import priced_complexity, with_conversions
     from perfcast.species.application import predict_primitive
     from perfcast.species.classify import launches_value
@@ -133,8 +133,7 @@ def _predict(nest: Any, devices: list[Any], bind: dict[str, int], defines: dict[
         if converted:
             conversion = conversion_ops(device, chosen)
             if conversion is None:
-                conversion_cost = ("unpriced: the device has no int/fp32 conversion rate (its file's `conversions`)"
-                                   if chosen is Precision.FP32 else f"unpriced: the rate is of fp32, not {chosen.value}")
+                conversion_cost = f"unpriced: {unpriced_conversions(device, chosen)}"
             else:
                 priced, conversion_cost = with_conversions(priced, converted, conversion.ops), conversion.source
         result = predict_primitive(nest.species, inputs.figures, [priced], bind=bind, element_bytes=size)

@@ -128,7 +128,7 @@ def hull_command(
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and f, times in s.")] = None,
 ) -> None:
     """Boat hull: predicted execution time range of a primitive from its algorithmic species."""
-    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs, unpriced_conversions
     from perfcast.models.boathull import priced_complexity, with_conversions
     from perfcast.species.application import predict_primitive
 
@@ -149,6 +149,9 @@ def hull_command(
         _check_assumptions(options["assume"], {device.kind for device in devices})
         if lanes is not None and all(device.kind != "cpu" for device in devices):
             raise ValueError("--vector-lanes: the lanes a compiler used set a CPU's floors; no device here is a CPU")
+        if conversions and precision is not Precision.FP32:
+            raise ValueError(f"--conversions is priced at fp32 only (-p fp32): the conversion rate is of int32 <-> "
+                             f"fp32, not {precision.value}")
         check_chart_path(output)
         check_csv(csv_to)
         results = []
@@ -162,12 +165,8 @@ def hull_command(
                 inputs = replace(inputs, sources={**inputs.sources, "elementary call": f"{calls:g} per f, {cost.source}"})
             if conversions:
                 conversion = conversion_ops(device, precision)
-                if precision is not Precision.FP32:
-                    raise ValueError(f"--conversions is priced at fp32 only (-p fp32): the conversion rate is of "
-                                     f"int32 <-> fp32, not {precision.value}")
                 if conversion is None:
-                    raise ValueError(f"--conversions: {device.name} has no int/fp32 conversion rate (its device file's "
-                                     "`conversions`, conversions per second)")
+                    raise ValueError(f"--conversions: {unpriced_conversions(device, precision)}")
                 priced = [with_conversions(value, conversions, conversion.ops) for value in priced]
                 conversion_costs[device.name] = conversion.ops
                 inputs = replace(inputs, sources={**inputs.sources,
@@ -278,7 +277,7 @@ def app_command(
     csv_to: Annotated[Path | None, typer.Option("--csv", help=CSV_HELP + " One row per device and step (primitives, transfers, total), times in s.")] = None,
 ) -> None:
     """Boat hull prediction of a whole application, per primitive and in total, on one or more devices."""
-    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs
+    from perfcast.devices.hull_view import conversion_ops, elementary_ops, hull_inputs, unpriced_conversions
     from perfcast.species.application import predict_app, priced_f
     from perfcast.species.application_file import load_application
 
@@ -304,9 +303,7 @@ def app_command(
                 if conversion is not None:
                     per_conversion[device.name] = conversion.ops
                 source = (conversion.source if conversion is not None
-                          else f"unpriced: the rate is of fp32, not {application.precision}"
-                          if Precision(application.precision) is not Precision.FP32
-                          else "unpriced: the device has no int/fp32 conversion rate (its file's `conversions`)")
+                          else f"unpriced: {unpriced_conversions(device, application.precision)}")
                 inputs = replace(inputs, sources={**inputs.sources, "conversion": source})
             results[device.name] = (inputs, *predict_app(application, inputs.figures, halo, extra.get(device.name, 0.0),
                                                          per_conversion.get(device.name)))

@@ -8,7 +8,8 @@ from perfcast.devices.schema import Device, Figure, Precision
 from perfcast.models.boathull import ELEMENTARY_OPS, CpuFigures, GpuFigures
 from perfcast.units import Dimension, format_quantity
 
-__all__ = ["ELEMENTARY_OPS", "ConversionOps", "ElementaryOps", "HullInputs", "conversion_ops", "elementary_ops", "hull_inputs"]
+__all__ = ["ELEMENTARY_OPS", "ConversionOps", "ElementaryOps", "HullInputs", "conversion_ops", "elementary_ops", "hull_inputs",
+           "unpriced_conversions"]
 
 # An uncoalesced access of s bytes still moves a whole memory transaction: 32 B on every NVIDIA GPU
 # since compute capability 1.2 and on GCN.
@@ -138,3 +139,11 @@ def conversion_ops(device: Device, precision: Precision | str = Precision.FP32) 
     return ConversionOps(ops, f"{ops:.3g} ops per conversion = P_compute {format_quantity(peak, Dimension.COMPUTE)} / "
                               f"{format_quantity(device.conversions.value, Dimension.COMPUTE, unit='conv/s')} "
                               f"({device.conversions.provenance.source}: {device.conversions.provenance.describe()})")
+
+
+def unpriced_conversions(device: Device, precision: Precision | str = Precision.FP32) -> str:
+    """Return, in words, why `conversion_ops` gives `device` no cost at `precision` (for a caller that prices none)."""
+    precision = Precision(precision)
+    if precision is not Precision.FP32:
+        return f"the conversion rate is of int32 <-> fp32, not {precision.value}"
+    return f"{device.name} has no int/fp32 conversion rate (its device file's `conversions`)"

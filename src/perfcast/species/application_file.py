@@ -85,7 +85,7 @@ def _from_source(primitive: Primitive, folder: Path, bind: Mapping[str, int], wh
         """Return the file's figure, else what `counter` counts per application in the nest's C code."""
         if given is not None:
             return given
-        counted: float | None = counter(parsed, [nest], primitive.function, defines)[0]
+        counted: float | None = counter(parsed, result.nests, primitive.function, defines)[result.nests.index(nest)]
         if counted is None:
             raise ApplicationFileError(f"{where}: the {what} of {nest.location} do not come to a number with the "
                                        f"sizes bound; add them to 'define' or give '{field}'")

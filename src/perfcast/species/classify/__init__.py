@@ -396,19 +396,22 @@ def _counted_by_difference(source: ParsedSource, nests: Sequence[LoopNestSpecies
                            dearer: Mapping[str, int]) -> list[float | None]:
     """Return, per nest, how much f grows when `source` is classified again with `dearer` costs (ops).
 
-    f is linear in each cost, so the growth counts what was made dearer by one op. The two classifications walk
-    the same code in the same order, so a nest's twin is the one at its own place (two nests may share a line,
-    from a macro). The difference of the two f polynomials is a number even where f keeps a size unbound (a
-    loop of K calls); None where it is not, or where the nest is not one of `source`'s.
+    `nests`: `source`'s classification (of `function`) at `costs`, every nest in its order. f is linear in each
+    cost, so the growth counts what was made dearer by one op. Both classifications walk the same code in the
+    same order, so a nest's twin is the one at its own place (two nests may share a line, from a macro). The
+    difference of the two f polynomials is a number even where f keeps a size unbound (a loop of K calls);
+    None where it is not.
     """
-    plain = classify_source(source, function, costs).nests
     twins = classify_source(source, function, {**costs, **dearer}).nests
+    if len(twins) != len(nests):
+        raise ValueError(f"{source.path}: {len(nests)} nests given, {len(twins)} classified: give the whole "
+                         "classification, in order")
     found: list[float | None] = []
-    for nest in nests:
-        place = next((i for i, candidate in enumerate(plain) if candidate == nest), None)
-        twin = twins[place] if place is not None and place < len(twins) else None
-        if (twin is None or (twin.function, twin.line) != (nest.function, nest.line) or nest.f_poly is None
-                or twin.f_poly is None):
+    for nest, twin in zip(nests, twins):
+        if (twin.function, twin.line) != (nest.function, nest.line):
+            raise ValueError(f"{source.path}: {nest.location} is not the nest classified at its place "
+                             f"({twin.location}): give the whole classification, in order")
+        if nest.f_poly is None or twin.f_poly is None:
             found.append(None)
             continue
         extra = replace(nest, f_poly=twin.f_poly - nest.f_poly).f_value(defines)
@@ -422,8 +425,9 @@ def elementary_calls(
 ) -> list[float | None]:
     """Return the elementary-function calls (exp, log, sin, ...) per operator application of each of `nests`.
 
-    Classifying `source` again with every elementary function one op dearer adds the number of calls to f.
-    None where that number depends on a size `defines` leaves unbound.
+    `nests` is `source`'s whole classification at `call_costs`, in order (`classify_source`'s). Classifying
+    `source` again with every elementary function one op dearer adds the number of calls to f. None where that
+    number depends on a size `defines` leaves unbound.
     """
     costs = {**CALL_COSTS, **(call_costs or {})}
     dearer = {name: costs[name] + 1 for name in ELEMENTARY_FUNCTIONS}
@@ -436,8 +440,9 @@ def conversions(
 ) -> list[float | None]:
     """Return the integer-to-float conversions of data per operator application of each of `nests`.
 
-    A conversion costs no op in f; classifying `source` again with it at one op adds their number to f (as
-    `elementary_calls` counts calls). None where that number depends on a size `defines` leaves unbound.
+    `nests` is `source`'s whole classification at `call_costs`, in order (`classify_source`'s). A conversion
+    costs no op in f; classifying `source` again with it at one op adds their number to f (as `elementary_calls`
+    counts calls). None where that number depends on a size `defines` leaves unbound.
     """
     costs = {**CALL_COSTS, **(call_costs or {})}
     return _counted_by_difference(source, nests, function, defines, costs, {CONVERSION: costs[CONVERSION] + 1})

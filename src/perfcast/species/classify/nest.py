@@ -857,7 +857,6 @@ class _NestAnalysis:
         self.note(f"call to '{name}' (line {line}) inlined: {total} ops per call")
         return total
 
-    # -- accesses
     # -- conversions: integer data (an element of an integer array, or integer arithmetic on such elements) that
     # meets floating point. Elements the innermost loop does not index are converted once outside it, uncounted.
     def element_kind(self, node: c_ast.Node) -> Literal["float", "int"] | None:
@@ -937,9 +936,9 @@ class _NestAnalysis:
 
     def conversion_ops(self, node: c_ast.BinaryOp) -> int:
         """Return the ops of the conversions a floating-point operation makes of its integer-data operands."""
-        if node.op not in ("+", "-", "*", "/"):
-            return 0
         cost = self.call_costs.get(CONVERSION, 0)
+        if not cost or node.op not in ("+", "-", "*", "/"):
+            return 0  # f counts no conversion: only `conversions` classifies again with a cost to count them
         left, right = self.numeric_kind(node.left), self.numeric_kind(node.right)
         converted = ((right == "float" or _cast_kind(node.left) == "float") and self.integer_data(node.left),
                      (left == "float" or _cast_kind(node.right) == "float") and self.integer_data(node.right))
@@ -947,8 +946,10 @@ class _NestAnalysis:
 
     def conversion_into(self, into_float: bool, value: c_ast.Node) -> int:
         """Return the ops of converting `value` where it is integer data stored into floating point."""
-        return self.call_costs.get(CONVERSION, 0) if into_float and self.integer_data(value) else 0
+        cost = self.call_costs.get(CONVERSION, 0)
+        return cost if cost and into_float and self.integer_data(value) else 0
 
+    # -- accesses
     def flatten_ref(self, node: c_ast.Node) -> tuple[str | None, tuple[Poly, ...] | None]:
         """Return (array name, subscripts) of an access; subscripts None when one reads memory."""
         subscripts: list[c_ast.Node] = []
