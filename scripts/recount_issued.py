@@ -1,20 +1,20 @@
-"""Give committed campaign archives `inst_alu`, read from their raw Oclgrind histograms.
+"""Give committed campaign archives `inst_alu` (or `barriers`), read from their raw Oclgrind histograms.
 
-`inst_alu` is the instructions a CPU core's pipes issue (docs/metrics.md); an archive profiled before that metric
-then carries it as a new profile would.
+`inst_alu` is the instructions a CPU core's pipes issue, `barriers` the work-group barriers every work-item crosses
+(docs/metrics.md); an archive profiled before that metric then carries it as a new profile would.
 
-    python scripts/recount_issued.py OUT_DIR ARCHIVE.zip ...
+    python scripts/recount_issued.py [--metric inst_alu|barriers] OUT_DIR ARCHIVE.zip ...
 
 Each archive keeps Oclgrind's own output (`raw/**/oclgrind*.txt`, with the kernel's IR beside it). Every launch in
-it is read again by perfcast's reader, which now counts `inst_alu` beside `inst_warp`; each kernel's issued share,
-inst_alu / (inst_warp x 32) over all its profiled launches, is applied to each of the archive profile's groups of
+it is read again by perfcast's reader, which now counts the metric beside `inst_warp`; each kernel's share,
+METRIC / (inst_warp x 32) over all its profiled launches, is applied to each of the archive profile's groups of
 that kernel, the one the manifest's record of the group names, as the scoring reads it (a group's counts are its
 launches' counts scaled to the timed size, and the share does not change with the scaling). A kernel built twice
 under one name (SHOC's two precisions) takes the share of both builds together: the histograms do not say which
 build a launch ran. The archive is written again, unchanged but for `profile.yaml`, as OUT_DIR/PARENT/NAME.zip
 (PARENT: the archive's folder), and each kernel's share is printed.
 Score them side by side with `scripts/rescore_quantitative_variants.py committed` and `issue-alu` (§3.3's floor
-at these instructions).
+at these instructions), or `no-regions` (§3.9 without its barriers).
 """
 
 from __future__ import annotations
@@ -31,9 +31,11 @@ import yaml
 from perfcast.campaign.score import group_kernel
 from perfcast.profiles.oclgrind import read_oclgrind_launches
 
+METRICS = ("inst_alu", "barriers")
 
-def issued_shares(archive: zipfile.ZipFile) -> dict[str, float]:
-    """Return inst_alu / (inst_warp x 32) per kernel over every launch of the archive's raw Oclgrind output."""
+
+def issued_shares(archive: zipfile.ZipFile, metric: str = "inst_alu") -> dict[str, float]:
+    """Return `metric` / (inst_warp x 32) per kernel over every launch of the archive's raw Oclgrind output."""
     names = archive.namelist()
     issued: dict[str, float] = defaultdict(float)
     counted: dict[str, float] = defaultdict(float)
@@ -43,43 +45,46 @@ def issued_shares(archive: zipfile.ZipFile) -> dict[str, float]:
         folders = (base + ".ir/", raw.rpartition("/")[0] + "/ir/")
         ir = [archive.read(n).decode("utf-8", "replace") for n in names if n.endswith(".ll") and n.startswith(folders)]
         for launch in read_oclgrind_launches(archive.read(raw).decode("utf-8", "replace"), ir=ir):
-            issued[launch.name] += launch.metrics["inst_alu"]
+            issued[launch.name] += launch.metrics[metric]
             counted[launch.name] += 32 * launch.metrics["inst_warp"]
     return {name: issued[name] / counted[name] for name in counted if counted[name] > 0}
 
 
-def recount(path: Path, out: Path) -> Path:
-    """Write `path` again under `out` with inst_alu in each group of its profile; return the new archive's path."""
+def recount(path: Path, out: Path, metric: str = "inst_alu") -> Path:
+    """Write `path` again under `out` with `metric` in each group of its profile; return the new archive's path."""
     target = out / path.parent.name / path.name
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path) as archive:
-        shares = issued_shares(archive)
+        shares = issued_shares(archive, metric)
         profile = yaml.safe_load(archive.read("profile.yaml"))
         groups = json.loads(archive.read("manifest.json")).get("kernels", {})
         for kernel in profile.get("kernels", []):
             share = shares.get(group_kernel(kernel["name"], groups.get(kernel["name"], {})))
             metrics = kernel.get("metrics", {})
             if share is not None and "inst_warp" in metrics:
-                metrics["inst_alu"] = share * 32 * metrics["inst_warp"]
+                metrics[metric] = share * 32 * metrics["inst_warp"]
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
             for info in archive.infolist():
                 data = archive.read(info)
                 if info.filename == "profile.yaml":
                     data = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).encode()
                 written.writestr(info, data)
-    print(f"{path}: " + (", ".join(f"{name} {share:.2f}" for name, share in sorted(shares.items()))
+    print(f"{path}: {metric} " + (", ".join(f"{name} {share:.3g}" for name, share in sorted(shares.items()))
                          or "no Oclgrind histogram in it (written unchanged)"))
     return target
 
 
 def main() -> None:
     """Recount each archive named."""
-    if len(sys.argv) < 3:
+    arguments, metric = sys.argv[1:], "inst_alu"
+    if arguments[:1] == ["--metric"] and len(arguments) > 1:
+        metric, arguments = arguments[1], arguments[2:]
+    if len(arguments) < 2 or metric not in METRICS:
         sys.exit(__doc__)
-    out = Path(sys.argv[1])
-    for name in sys.argv[2:]:
+    out = Path(arguments[0])
+    for name in arguments[1:]:
         try:
-            recount(Path(name), out)
+            recount(Path(name), out, metric)
         except (OSError, zipfile.BadZipFile, KeyError) as error:  # KeyError: a zip without profile.yaml/manifest
             sys.exit(f"{name}: not a campaign archive perfcast wrote ({error})")
 

@@ -30,6 +30,10 @@ VARIANT is one of:
   launches=FILE  the archive's device with the empty launches' and work-groups' rates (§3.8) of FILE, a device
                  profile measured since 2026-11-29 on the same kind of machine, where it has none
   no-launches    before §3.8: no launch nor work-group is priced
+  regions=FILE   the archive's device with the barrier crossings' and independent local accesses' rates (§3.9) of
+                 FILE, a device profile measured since 2026-11-29 (afternoon) on the same kind of machine, where it
+                 has none; the archive's profile must count barriers (scripts/recount_issued.py --metric barriers)
+  no-regions     before §3.9: no barrier crossing priced, local accesses at the shared level's (one chain's) rate
   no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
                  loads as its last profiled size had them, scaled to the timed work-items
   issue-alu      §3.3's issue floor at the instructions a CPU core's pipes issue (the profile's `inst_alu`: every
@@ -70,7 +74,7 @@ from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device",
-            "no-reuse", "issue-alu", "reread-gcc", "no-whole", "launches", "no-launches")
+            "no-reuse", "issue-alu", "reread-gcc", "no-whole", "launches", "no-launches", "regions", "no-regions")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -173,7 +177,7 @@ def _apply(variant: str) -> None:
     parts = {part.split("=")[0] for part in variant.split("+")}
     # The files the variant's NAME=FILE parts give, by name.
     files = dict(part.split("=", 1) for part in variant.split("+") if "=" in part)
-    # device= first: caches=, touches= and launches= then patch the device it returns.
+    # device= first: caches=, touches=, launches= and regions= then patch the device it returns.
     if "device" in files:
         _whole_device(Path(files["device"]))
     if "caches" in files:
@@ -182,6 +186,11 @@ def _apply(variant: str) -> None:
         _figures_where_missing(Path(files["touches"]), "touches", ("first_touches",))
     if "launches" in files:
         _figures_where_missing(Path(files["launches"]), "launches", ("launches", "work_groups"))
+    if "regions" in files:
+        _figures_where_missing(Path(files["regions"]), "regions", ("barriers", "local_loads"))
+    if "no-regions" in parts:
+        _on_read(lambda found, path: _with_device(found, lambda device: [device.pop(name, None)
+                                                                         for name in ("barriers", "local_loads")]))
     if "no-launches" in parts:
         score.launch_term = lambda inputs, launched, work_groups: (None, None)
     if "no-reuse" in parts:
@@ -330,7 +339,7 @@ def main() -> None:
     if (not parts or not set(parts) <= set(VARIANTS) or len(set(parts)) != len(parts) or len(ldst) > 1
             or ("committed" in parts and len(parts) > 1)):
         sys.exit(__doc__)
-    for part in sys.argv[1].split("+"):  # caches=, touches=, launches=, device=: their files, said before any child runs
+    for part in sys.argv[1].split("+"):  # caches=, touches=, ..., device=: their files, said before any child runs
         name, _, files = part.partition("=")
         for path in filter(None, files.split(",")):
             if not Path(path).is_file():

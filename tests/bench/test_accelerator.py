@@ -18,6 +18,7 @@ from perfcast.bench.accelerator import (
     first_touch_rate,
     host_link_bytes,
     launch_and_group_rates,
+    local_region_rates,
     peak_run,
     run_accelerator_suite,
     upload_run,
@@ -372,3 +373,44 @@ def test_launch_and_work_group_rates_are_the_empty_kernels_intercept_and_slope()
     assert launch is None and groups is None
     with pytest.raises(ValueError, match="one work-group"):
         launch_and_group_rates(runtime, 1, counts=(16, 256))
+
+
+class BarrierRegionRuntime:
+    """The two kernels of §3.9 at `access` s a local access and `crossing` s a barrier crossing, per work-item."""
+
+    def __init__(self, access: float, crossing: float, group: int = 256) -> None:
+        self.access, self.crossing, self.group = access, crossing, group
+        self.launched: list[object] = []
+
+    def buffer(self, host):
+        return host
+
+    def timed(self, name, items, *args):
+        if name == "local_loads":
+            loads, mask, _ = args
+            assert int(loads) == 1024 and int(mask) == self.group - 1
+            accesses, crossings, shape = 1 + int(loads), 1, "loads"
+        else:
+            assert name == "barrier_regions"
+            accesses, crossings, shape = 0, int(args[0]), int(args[0])
+
+        def run(passes):
+            self.launched.append(shape)
+            return passes * items * (accesses * self.access + crossings * self.crossing + 1e-9)  # 1 ns a work-item
+
+        return run
+
+
+def test_the_local_accesses_and_barrier_crossings_are_a_time_and_a_slope():
+    runtime = BarrierRegionRuntime(0.25e-9, 0.15e-9)
+    accesses, crossings = local_region_rates(runtime, 8192, 4)
+    # The work-item's own nanosecond (its loop, its store) is in the access figure: 1025 accesses share it.
+    assert accesses.value == pytest.approx(1 / (0.25e-9 + 1e-9 / 1025)) and crossings.value == pytest.approx(1 / 0.15e-9)
+    assert accesses.repetitions == crossings.repetitions == 4 and accesses.spread == pytest.approx(0, abs=1e-9)
+    # The three launches each round, the first rotated from round to round.
+    assert runtime.launched == ["loads", 1, 256, 1, 256, "loads", 256, "loads", 1, "loads", 1, 256]
+    # Barriers that cost nothing: an access rate and no crossing rate.
+    accesses, crossings = local_region_rates(BarrierRegionRuntime(0.25e-9, 0.0), 8192, 3)
+    assert accesses.value == pytest.approx(1 / (0.25e-9 + 1e-9 / 1025)) and crossings is None
+    # Work-groups larger than the kernels' local array: nothing measured.
+    assert local_region_rates(BarrierRegionRuntime(0.25e-9, 0.15e-9, group=2048), 8192, 3) == (None, None)

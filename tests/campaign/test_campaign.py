@@ -1,5 +1,6 @@
 """The campaign for real on PoCL (--quick), its archive, resuming, and the scoring rules of spec §6."""
 
+import dataclasses
 import json
 import math
 import os
@@ -595,6 +596,15 @@ def test_a_cpus_t_ldst_takes_global_accesses_at_l1_in_the_kernels_vectors_and_lo
         assert unknown.rates.t_ldst == cpu.rates.t_ldst and "§3.6" not in detail
     gpu = quantitative_inputs(get_device("v100"))
     assert gpu.l1_bandwidth is None and predict_profiled(profile, gpu, 16)[0].rates.t_ldst == gpu.rates.t_ldst
+    # §3.9: where the bench measured local accesses in independent chains, those are the local ones' rate.
+    independent = dataclasses.replace(cpu, local_loads=25e9)
+    p, detail, _ = predict_profiled(profile, independent, 4)
+    assert p.rates.t_ldst == pytest.approx(cpu_ldst_rate(4e5, 1e5, 4, 8, l1 / 4, 25e9))
+    assert "25% local at the independent local accesses' rate (§3.9)" in detail
+    assert p.time <= predict_profiled(profile, cpu, 4)[0].time
+    # Not where the device has no local memory measured: its local accesses are global ones.
+    assert (predict_profiled(profile, dataclasses.replace(stand_in, local_loads=25e9), 4)[0].rates.t_ldst
+            == pytest.approx(l1 / 4 * 4 / 8))
 
 
 def test_an_integer_kernel_vectorised_on_bytes_does_four_times_the_work_a_vector_instruction():
@@ -812,6 +822,22 @@ def test_the_quantitative_score_prices_first_touched_pages_where_the_device_meas
     inputs = quantitative_inputs(get_device("epyc-9654"))
     assert first_touch_term(KernelProfile("k", 1, {"fp32": 1.0}), inputs) == (None, None)
     assert first_touch_term(KernelProfile("k", 1, dict.fromkeys(pages, 0.0)), inputs) == (None, None)
+
+
+def test_the_quantitative_score_adds_barrier_crossings_where_the_device_measured_them():
+    """§3.9: 2 x 10^6 crossings said and left out without the CPU's rate, 1 ms added at 2 x 10^9 crossing/s."""
+    from perfcast.campaign.score import barrier_term
+    from perfcast.devices.catalog import get_device
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.profiles.profile import KernelProfile
+
+    plain, priced = _scored_without_and_with("reduce_sum", "epyc-9654", {"barriers": 2e6}, "barriers", 2e9)
+    assert "2e+06 barrier crossings, no measured rate of them (not priced)" in plain.detail
+    assert priced.time == pytest.approx(plain.time + 1e-3) and "barrier cost 0.001 s" in priced.detail
+    # No barrier counted: nothing; a GPU's barriers (its warps wait in hardware): nothing, and nothing said.
+    cpu, gpu = quantitative_inputs(get_device("epyc-9654")), quantitative_inputs(get_device("v100"))
+    assert barrier_term(KernelProfile("k", 1, {"fp32": 1.0}), cpu) == (None, None)
+    assert barrier_term(KernelProfile("k", 1, {"barriers": 5.0}), gpu) == (None, None)
 
 
 def test_the_quantitative_score_adds_the_launch_and_its_work_groups_where_the_device_measured_them():

@@ -10,6 +10,7 @@ from perfcast.models.quantitative import (
     DeviceRates,
     KernelCounts,
     atomic_cost,
+    barrier_cost,
     core_time,
     cpu_ldst_rate,
     division_cost,
@@ -481,7 +482,8 @@ class TestFirstTouchCost:
 # The operations §3.4 and §3.7 add at a measured rate: the cost's function, predict's argument, their words.
 COUNTED_COSTS = [pytest.param(atomic_cost, "atomics", "atomics", "atomic rate", id="atomics"),
                  pytest.param(first_touch_cost, "first_touches", "first-touched pages", "first-touch rate",
-                              id="first touches")]
+                              id="first touches"),
+                 pytest.param(barrier_cost, "barriers", "barrier crossings", "barrier crossing rate", id="barriers")]
 
 
 @pytest.mark.parametrize(("cost", "term", "bound", "words", "earlier", "earlier_cost", "earlier_bound"), [
@@ -492,7 +494,10 @@ COUNTED_COSTS = [pytest.param(atomic_cost, "atomics", "atomics", "atomic rate", 
     # A launch of one work-group at `rate / count` launches a second costs count / rate, as the others do.
     (lambda count, rate: launch_cost(1, rate / count), "launch", "launch",
      ("launch add 1e-09 s", "launch cost 1e-09 s"), "first_touches", first_touch_cost, "first-touch"),
-], ids=["atomics after divisions", "first touches after atomics", "a launch after first touches"])
+    (barrier_cost, "barriers", "barrier", ("barrier crossings add 1e-09 s", "barrier cost 1e-09 s"), "launch",
+     lambda count, rate: launch_cost(1, rate / count), "launch"),
+], ids=["atomics after divisions", "first touches after atomics", "a launch after first touches",
+        "barrier crossings after a launch"])
 def test_a_counted_cost_adds_after_the_one_before_it_and_binds_where_it_is_the_larger_part(
         cost, term, bound, words, earlier, earlier_cost, earlier_bound):
     kernel = kernel_parameters(FP32)
@@ -520,6 +525,21 @@ def test_more_counted_operations_never_speed_a_kernel_up(cost, term, count_words
     fewer = predict(kernel, RATES, **{term: cost(count, rate)})
     more = predict(kernel, RATES, **{term: cost(2 * count + 1, rate)})
     assert more.time >= fewer.time >= predict(kernel, RATES).time
+
+
+class TestBarrierCost:
+    """perfcast's addition (docs/models.md §3.9): a CPU runtime's time of each work-item's barrier crossings, added."""
+
+    def test_cost_by_hand(self):
+        # Rodinia pathfinder's 39 barriers a work-item over 1,024,000 work-items at 2 x 10^9 crossings/s: 20 ms.
+        cost = barrier_cost(39 * 1024000, 2e9)
+        assert cost.time == pytest.approx(19.968e-3)
+        assert cost.explain() == "3.99e+07 barrier crossings / 2e+09 crossing/s"
+
+    def test_the_core_bound_time_keeps_it(self):
+        kernel = kernel_parameters(FP32)
+        priced = predict(kernel, RATES, barriers=barrier_cost(1e6, 1e9))
+        assert core_time(priced) == pytest.approx(core_time(predict(kernel, RATES)) + 1e-3)
 
 
 class TestLaunchCost:

@@ -431,6 +431,33 @@ class TestAtomics:
         assert all(k.metrics["atomics"] == 0 for k in read_oclgrind(text).kernels)
 
 
+class TestBarriers:
+    """barriers (docs/models.md §3.9): every work-item's crossings of a work-group barrier, of either spelling."""
+
+    TREE = """Instructions executed for kernel 'tree':
+             768 - call _Z7barrierj()
+             256 - call _Z18work_group_barrierj()
+             128 - call _Z18work_group_barrierj12memory_scope()
+              64 - call _Z12get_local_idj()
+            1024 - load local (4096 bytes)
+              64 - ret
+"""
+
+    def test_each_spelling_counts_and_stays_an_instruction(self):
+        profile = read_oclgrind(self.TREE).kernel("tree")
+        assert profile.metrics["barriers"] == 768 + 256 + 128
+        assert profile.metrics["inst_warp"] * 32 == pytest.approx(768 + 256 + 128 + 64 + 1024 + 64)
+
+    def test_a_real_histogram_counts_one_barrier_a_work_item_where_the_kernel_has_one(self):
+        # Oclgrind 21.10's output for a program of three kernels, 256 work-items each; only dexp has a barrier.
+        kernels = {k.name: k for k in read_oclgrind((DATA / "oclgrind-opencl_program-256.txt").read_text()).kernels}
+        assert kernels["dexp"].metrics["barriers"] == 256
+        assert kernels["saxpy"].metrics["barriers"] == kernels["hash"].metrics["barriers"] == 0
+
+    def test_the_histogram_crosses_two_barriers_a_work_item(self):
+        assert read_oclgrind(TestAtomics.HISTOGRAM).kernel("histogram256").metrics["barriers"] == 512
+
+
 class TestIntegerDivisions:
     """div_int (docs/models.md §3.2): the integer divisions a divider executes, counted from Oclgrind's histogram."""
 

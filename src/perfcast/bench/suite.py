@@ -108,6 +108,8 @@ class SuiteResult:
     first_touches: Sample | None = None  # 4 KiB pages a kernel touches first per second, every core (a CPU)
     launches: Sample | None = None  # empty one-group launches per second, device time (a CPU's runtime)
     work_groups: Sample | None = None  # empty work-groups per second past a launch's first, every core (a CPU)
+    local_loads: Sample | None = None  # local accesses per second in independent chains, every core (a CPU)
+    barriers: Sample | None = None  # work-item barrier crossings per second beyond their accesses, every core (a CPU)
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -360,7 +362,9 @@ def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
     warnings += _rate_checks(suite)
     # The empty launches' rounds spread by design, not by noise: a launch finds the runtime's threads awake or
     # asleep (1 or 15-20 µs on PoCL 3.1), so their figures are medians of rounds and their spread is not checked.
-    unchecked = {rate.label for rate in COUNTED_RATES if rate.name in ("launches", "work_groups")}
+    # Nor the barrier regions': each round solves two times for two costs, so a round's noise reaches both.
+    unchecked = {rate.label for rate in COUNTED_RATES
+                 if rate.name in ("launches", "work_groups", "local_loads", "barriers")}
     spread = [(name, sample) for name, sample in _named_samples(suite)
               if sample.spread > SPREAD_LIMIT and name not in unchecked]
     if spread:
@@ -377,7 +381,7 @@ DIVIDER_MARGIN = 8
 
 
 def _rate_checks(suite: SuiteResult) -> list[str]:
-    """Return the warnings of rates that cannot be so high: divisions, scalar instructions and atomics (§3.2–§3.4)."""
+    """Return the warnings of rates that cannot be: divisions, scalar instructions, atomics, local accesses (§3.2–§3.9)."""
     warnings = []
     fma, adds = suite.compute.get(("int32", "fma")), suite.compute.get(("int32", "add_mul"))
     if suite.int_divisions is not None and fma is not None and suite.int_divisions.value > fma.value / DIVIDER_MARGIN:
@@ -388,6 +392,10 @@ def _rate_checks(suite: SuiteResult) -> list[str]:
         warnings.append(f"scalar instructions: {scalar.value / 1e9:.4g} G inst/s, above the int32 add peak "
                         f"{adds.value / 1e9:.4g} GOP/s of every vector lane (a vectorised kernel, or a peak measured "
                         "too low)")
+    shared = suite.levels.get("shared")
+    if suite.local_loads is not None and shared is not None and suite.local_loads.value < shared.value / 4 / 2:
+        warnings.append(f"local accesses in independent chains: {suite.local_loads.value / 1e9:.4g} G/s, below half "
+                        f"the one chain's {shared.value / 4e9:.4g} G/s of the local-memory kernel (a busy machine?)")
     if suite.atomics is not None and scalar is not None and suite.atomics.value > scalar.value:
         warnings.append(f"atomic increments: {suite.atomics.value / 1e9:.4g} G/s, above the scalar instructions' "
                         f"{scalar.value / 1e9:.4g} G inst/s (a compiler that dropped the atomics?)")

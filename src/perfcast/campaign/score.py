@@ -31,6 +31,7 @@ from perfcast.models.quantitative import (
     LaunchCost,
     QuantitativePrediction,
     atomic_cost,
+    barrier_cost,
     cpu_ldst_rate,
     division_cost,
     first_touch_cost,
@@ -308,6 +309,22 @@ def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | N
     return launch_cost(work_groups, inputs.launches, inputs.work_groups), None
 
 
+def barrier_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[CountedCost | None, str | None]:
+    """Return a kernel's barrier crossings' time (§3.9, s), or None with what left it out (None: nothing to price).
+
+    Every work-item's crossings of a work-group barrier, as the profile counts them, at the device's measured rate
+    of them. A CPU without that rate leaves them out, said; a GPU (whose warps wait at a barrier in hardware, its
+    cost hidden by the other warps) silently.
+    """
+    crossings = profile.metrics.get("barriers", 0.0)
+    if crossings <= 0:
+        return None, None
+    if inputs.barriers is None:
+        return None, (f"{crossings:.3g} barrier crossings, no measured rate of them (not priced)"
+                      if inputs.device.kind == "cpu" else None)
+    return barrier_cost(crossings, inputs.barriers), None
+
+
 def campaign_launched(manifest: Mapping[str, Any]) -> bool:
     """Return whether a campaign's kernels ran as a runtime's launches (§3.8): every backend's but the C one's."""
     return manifest.get("backend") != "cpu"
@@ -341,6 +358,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     launch, unpriced = launch_term(inputs, launched, work_groups)
     if unpriced:
         left_out["launch"] = unpriced
+    crossings, unpriced = barrier_term(profile, inputs)
+    if unpriced:
+        left_out["barriers"] = unpriced
     incore = None
     # A kernel that uses local memory has barriers (taken so: its profile counts local loads and stores), which
     # PoCL turns into one loop over the work-items per region: its compiled loops are not its source's loops.
@@ -376,7 +396,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
             local = min(profile.metrics.get("local_ldst", 0.0), ldst)
             # The bench's local rate is of accesses PoCL makes lane by lane, one work-item at a time; a work-item
             # whose statements the compiler packed loads their local operands in the same vectors as global ones.
-            local_rate = None if packed else inputs.local_rate
+            # The throughput of independent local accesses (§3.9) where measured: the shared level's figure is of
+            # one chain, each add waiting for the last, so it is a latency.
+            local_rate = None if packed or inputs.local_rate is None else (inputs.local_loads or inputs.local_rate)
             access_lanes = _packed_access_lanes(profile, lanes, element) if packed else lanes
             t_ldst = cpu_ldst_rate(ldst, local, access_lanes, simd, accesses, local_rate)
             rates = replace(rates, t_ldst=t_ldst)
@@ -384,7 +406,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                           + ("a work-item's statements packed into vectors by the compiler, its local and global "
                              if packed else "global ")
                           + f"accesses at L1 in {min(access_lanes, simd)} of {simd} lanes"
-                          + (f", {local / ldst:.0%} local at the local-memory rate"
+                          + (f", {local / ldst:.0%} local at the "
+                             + ("independent local accesses' rate (§3.9)" if inputs.local_loads else "local-memory rate")
                              if local and local_rate is not None else "") + ")")
     if masked and inputs.device.kind == "cpu" and inputs.guarded_dram and inputs.guarded_dram < rates.b_mem:
         # The masked moves bound a streaming kernel in the cores below the DRAM figure, as they bind the guarded
@@ -394,7 +417,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                        "masks its loads and stores)")
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
-                touches, compiled, launch)
+                touches, compiled, launch, crossings)
     share = indirect_share(profile.metrics) if floor is not None else None
     # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
     # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
@@ -853,6 +876,7 @@ HULL_LACKS = {
     "atomic": "its locked atomics (§3.4)",
     "first-touch": "the pages it touches first, each mapped by the operating system on that access (§3.7)",
     "launch": "the runtime's own time of the launch and of starting each work-group (§3.8)",
+    "barrier": "the runtime's time of each work-item's barrier crossings, a work-item loop ended and begun (§3.9)",
     "compute": "its instruction mix: loads, stores and integer work beside the arithmetic (E_mix, E_instr, T_ldst; "
                "§3, §3.6), where the hull takes the peak of the arithmetic alone",
     "memory": "the bytes its caches move beyond the species' compulsory ones (the simulated traffic)",

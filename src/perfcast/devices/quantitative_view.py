@@ -13,7 +13,8 @@ instructions, which is near a GPU's and far below a CPU's, where a call runs a l
 
 And the rate of random loads found in each level (L2, L3, DRAM) where the device has one measured: the latency
 floor of §3.1 prices a kernel's scattered loads at it. The rate of integer divisions (§3.2) and of instructions in
-code left scalar (§3.3's issue floor) and of atomics (§3.4), where measured.
+code left scalar (§3.3's issue floor) and of atomics (§3.4), where measured; on a CPU, the throughput of local
+accesses and the cost of a barrier crossing (§3.9), where measured.
 
 On a CPU, its L1 bandwidth and SIMD width: §3.6 prices a kernel's global loads and stores at the L1 in the vector
 width its compiler gave it, and its local ones at T_ldst where local memory was measured (`local_rate`), else as
@@ -41,11 +42,12 @@ from perfcast.units import Dimension, format_quantity
 __all__ = ["LDST_BYTES", "QuantitativeInputs", "quantitative_inputs"]
 
 LDST_BYTES = 4  # bytes per local/shared-memory access when T_ldst is read off a bandwidth
-# The names the inputs' sources and summaries give the counted rates (schema.COUNTED_RATES) that §3.2–§3.4, §3.7
-# and §3.8 price with.
+# The names the inputs' sources and summaries give the counted rates (schema.COUNTED_RATES) that §3.2–§3.4 and
+# §3.7–§3.9 price with.
 _COUNTED_KEYS = {"int_divisions": "int32 divisions", "scalar_instructions": "scalar instructions",
                  "atomics": "atomics", "first_touches": "first touches", "launches": "launches",
-                 "work_groups": "work-groups"}
+                 "work_groups": "work-groups", "local_loads": "local accesses (CPU)",
+                 "barriers": "barrier crossings"}
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class QuantitativeInputs:
     random_curves: dict[str, dict[float, float]] = field(default_factory=dict)
     launches: float | None = None  # empty one-group launches per s, measured (§3.8's launch cost)
     work_groups: float | None = None  # empty work-groups per s past a launch's first, measured (§3.8)
+    local_loads: float | None = None  # a CPU's local accesses/s in independent chains, measured (§3.9)
+    barriers: float | None = None  # a CPU's work-item barrier crossings/s beyond their regions' accesses (§3.9)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -197,4 +201,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               {level: figure.value for level, figure in device.set_walk_loads.items()},
                               {level: {float(size): figure.value for size, figure in sizes.items()}
                                for level, sizes in device.random_loads_by_size.items() if sizes},
-                              launches=measured["launches"], work_groups=measured["work_groups"])
+                              launches=measured["launches"], work_groups=measured["work_groups"],
+                              local_loads=measured["local_loads"], barriers=measured["barriers"])

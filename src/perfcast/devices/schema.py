@@ -369,7 +369,17 @@ class Device(BaseModel):
         "runs beyond its first (the slope of its device time over its work-groups), written as op/s: what the "
         "runtime spends starting each work-group on a core. The quantitative model adds a launch's work-groups at "
         "it (§3.8)")
-    # COUNTED_RATES (after the class) lists the six above by name, label and unit for the bench and the CLI.
+    local_loads: ComputeFigure | None = Field(
+        default=None, description="CPU (PoCL): local-memory loads and stores per second, every core, each work-item "
+        "summing a thousand local words in four independent chains within one barrier region, written as op/s: the "
+        "throughput of local accesses, where the shared level's figure is a chain's latency. The quantitative model "
+        "prices a kernel's local accesses at it (§3.9)")
+    barriers: ComputeFigure | None = Field(
+        default=None, description="CPU (PoCL): work-group barriers crossed per second, every core, one crossing per "
+        "work-item, with one value live across each (the runtime ends the work-items' loop at each barrier and "
+        "begins the next region's), written as op/s. The quantitative model adds a kernel's barrier crossings at it "
+        "(§3.9); the values a kernel keeps live across its barriers cost more, and are not priced")
+    # COUNTED_RATES (after the class) lists the eight above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
@@ -511,7 +521,7 @@ class CountedRate(NamedTuple):
     method: str  # how the bench measures it, for the figure's tool
 
 
-# The rates §3.2–§3.4, §3.7 and §3.8 read, in the order the bench, its CSV and `devices show` list them.
+# The rates §3.2–§3.4 and §3.7–§3.9 read, in the order the bench, its CSV and `devices show` list them.
 # The bandwidth ceiling of DRAM accessed one 4-byte word per thread at a time, which perfcast bench writes where a
 # wider access reached more (the DRAM level's figure is then the widest access's): the rate §3's B_mem reads.
 SCALAR_ACCESSES = "4-byte accesses"
@@ -529,6 +539,10 @@ COUNTED_RATES = (
     CountedRate("launches", "empty launches", "launch/s", "empty kernels of one work-group, launched one at a time"),
     CountedRate("work_groups", "empty work-groups", "group/s",
                 "empty kernels of 1 to 4096 work-groups: the slope of their device time"),
+    CountedRate("local_loads", "local accesses", "access/s",
+                "1,024 local loads a work-item in four independent sums, one barrier region"),
+    CountedRate("barriers", "barrier crossings", "crossing/s",
+                "1 to 256 barriers a work-item, one add between: the slope of the time, per crossing"),
 )
 
 

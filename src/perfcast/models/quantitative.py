@@ -89,6 +89,7 @@ __all__ = [
     "LaunchCost",
     "QuantitativePrediction",
     "atomic_cost",
+    "barrier_cost",
     "core_time",
     "first_touch_cost",
     "cpu_ldst_rate",
@@ -108,7 +109,8 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch", "launch"]
+Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch", "launch",
+                "barrier"]
 
 
 @dataclass(frozen=True)
@@ -373,6 +375,13 @@ def first_touch_cost(pages: float, rate: float) -> CountedCost:
     return CountedCost(pages, rate, "first-touched pages", "page/s")
 
 
+def barrier_cost(crossings: float, rate: float) -> CountedCost:
+    """Return the time (s) of `crossings` work-item barrier crossings at `rate` crossing/s (§3.9)."""
+    non_negative("barrier crossings", crossings)
+    positive("barrier crossing rate", rate)
+    return CountedCost(crossings, rate, "barrier crossings", "crossing/s")
+
+
 @dataclass(frozen=True)
 class LaunchCost:
     """The runtime's own time (s) of one launch: its first work-group, then each further one (§3.8).
@@ -557,6 +566,7 @@ class QuantitativePrediction:
     # The in-core time of the work-items' whole compiled code (§3.5, C kernels), which stood for the core's side
     compiled: InCoreFloor | None = None
     launch: LaunchCost | None = None  # the runtime's time of the launch and its work-groups (§3.8), added
+    barriers: CountedCost | None = None  # a CPU runtime's time of the barrier crossings (§3.9), added
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -582,6 +592,8 @@ class QuantitativePrediction:
             text += f"; first-touch cost {self.first_touches.time:.3g} s ({self.first_touches.explain()})"
         if self.launch is not None:
             text += f"; launch cost {self.launch.time:.3g} s ({self.launch.explain()})"
+        if self.barriers is not None:
+            text += f"; barrier cost {self.barriers.time:.3g} s ({self.barriers.explain()})"
         return text
 
 
@@ -596,8 +608,9 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             divisions: DivisionCost | None = None, issue: IssueFloor | None = None,
             atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
             first_touches: CountedCost | None = None,
-            compiled: InCoreFloor | None = None, launch: LaunchCost | None = None) -> QuantitativePrediction:
-    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.8 may raise it.
+            compiled: InCoreFloor | None = None, launch: LaunchCost | None = None,
+            barriers: CountedCost | None = None) -> QuantitativePrediction:
+    """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.9 may raise it.
 
     `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
     side: the time is the larger of it and the memory's side (§3's memory-bound time, the latency floor), and §3's
@@ -680,9 +693,14 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         # same cores (docs/models.md §3.8).
         bound, time, reason = _added(launch, "launch", bound, time, reason)
         performance = kernel.w_comp / time
+    if barriers is not None and barriers.time > 0:
+        # Added: a CPU runtime ends the work-item loop at each barrier and starts the next region's, saving and
+        # restoring each work-item's live values, on the cores that run the work-items (docs/models.md §3.9).
+        bound, time, reason = _added(barriers, "barrier", bound, time, reason)
+        performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics, incore, first_touches, compiled, launch)
+                                  issue, atomics, incore, first_touches, compiled, launch, barriers)
 
 
 def core_time(prediction: QuantitativePrediction) -> float:
@@ -698,7 +716,7 @@ def core_time(prediction: QuantitativePrediction) -> float:
         raise ValueError("the kernel has no compute work: no core-bound time")
     return predict(replace(prediction.kernel, w_traf=0.0), prediction.rates, prediction.floor, prediction.divisions,
                    prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches,
-                   prediction.compiled, prediction.launch).time
+                   prediction.compiled, prediction.launch, prediction.barriers).time
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -40,6 +40,8 @@ ADDRESSING_OPCODES = ("getelementptr",)
 FREE_CASTS = ("sext", "zext", "trunc", "bitcast", "ptrtoint", "inttoptr", "addrspacecast", "freeze")
 _ATOMIC_BUILTINS = ("atomic_", "atom_")  # OpenCL 1.x atomic_inc/atomic_add..., cl_khr's atom_*, OpenCL 2 atomic_fetch_*
 _NOT_RMW = ("atomic_load", "atomic_store", "atomic_init", "atomic_work_item_fence", "atomic_flag_clear")  # no RMW
+# Work-group barriers: OpenCL 1.x's and 2.0's (mangled with or without a memory scope).
+_BARRIERS = ("barrier", "work_group_barrier")
 _ELEMENTARY = ("exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
                "atan", "atan2", "sinh", "cosh", "tanh", "pow", "pown", "powr", "rootn", "cbrt", "erf", "erfc",
                "hypot", "tgamma", "lgamma", "sincos", "sinpi", "cospi", "tanpi", "asinh", "acosh", "atanh")
@@ -216,7 +218,7 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
     fma = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}
     elementary = {"fp16": 0.0, "fp32": 0.0, "fp64": 0.0}  # calls (x lanes), each counted ELEMENTARY_COST above
     by_kind = {(kind, p): 0.0 for kind in ("add", "mul") for p in fp}  # the FP instructions §4 tells apart
-    integer = ldst = total = divisions = atomics = 0.0
+    integer = ldst = total = divisions = atomics = barriers = 0.0
     folded = 0.0  # address arithmetic and free casts: in `total`, not issued by a CPU's pipes (§3.3)
     divided_opcodes: set[str] = set()
     builtin_precisions: set[str] = set()
@@ -256,6 +258,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
                 continue
             if demangled and demangled[0].startswith(_ATOMIC_BUILTINS) and not demangled[0].startswith(_NOT_RMW):
                 atomics += count  # §3.4: a read-modify-write of memory, one instruction here and priced apart
+            if demangled and demangled[0] in _BARRIERS:
+                barriers += count  # §3.9: each work-item's crossing of a work-group barrier
             total += count  # work-item queries, barriers, other builtins: one instruction each
             continue
         if what.startswith(("load ", "store ")):
@@ -314,6 +318,8 @@ def _metrics(launch: Counter[str], nbytes: Counter[str], variants: dict[str, Cou
         "div_int": divisions,
         # §3.4: atomic read-modify-writes (OpenCL's atomic_* and atom_* builtins, LLVM's atomicrmw and cmpxchg).
         "atomics": atomics,
+        # §3.9: work-group barriers crossed, every work-item's (a CPU runtime splits the work-item loop at each).
+        "barriers": barriers,
         "dram_read": nbytes["load global"] / 32, "dram_write": nbytes["store global"] / 32,
         "global_load_bytes": float(nbytes["load global"]), "global_store_bytes": float(nbytes["store global"]),
         "local_load_bytes": float(nbytes["load local"]), "local_store_bytes": float(nbytes["store local"]),

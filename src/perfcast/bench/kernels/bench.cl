@@ -278,6 +278,41 @@ __kernel void atomic_increments(int k, __global uint *sink)
         if (bins[b]) atomic_add(&sink[b], bins[b]);
 }
 
+/* ---------------------------------------------------------------- local memory and barriers (PoCL's CPU device) */
+
+/* Each work-item sums `loads` words of local memory in four independent chains, in one barrier region: 1 + loads
+ * local accesses a work-item, at the local memory's throughput (a CPU runtime runs a region's work-items as one
+ * loop, which it vectorises where it can). The work-group size is a power of two at most 1024 and `mask` is that
+ * size - 1 (docs/models.md §3.9). */
+__kernel void local_loads(int loads, int mask, __global float *sink)
+{
+    __local float lm[1024];
+    int lid = get_local_id(0);
+    float v0 = (float)lid, v1 = 0.0f, v2 = 0.0f, v3 = 0.0f;
+    lm[lid] = v0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int a = 0; a < loads; a += 4) {
+        v0 += lm[(lid + a + 1) & mask];
+        v1 += lm[(lid + a + 2) & mask];
+        v2 += lm[(lid + a + 3) & mask];
+        v3 += lm[(lid + a + 4) & mask];
+    }
+    sink[get_global_id(0)] = v0 + v1 + v2 + v3;
+}
+
+/* Each work-item crosses `regions` barriers with one value live across them and one add between: a CPU runtime
+ * ends the work-items' loop at each barrier and begins the next region's, its own cost of a crossing. A kernel's
+ * values live across a barrier cost more (each saved and restored per work-item), which this leaves out. */
+__kernel void barrier_regions(int regions, __global float *sink)
+{
+    float v = (float)get_local_id(0);
+    for (int r = 0; r < regions; r++) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v += 1.0f;
+    }
+    sink[get_global_id(0)] = v;
+}
+
 #endif /* CPU_RATES */
 
 /* ---------------------------------------------------------------- local memory (T_ldst) */
