@@ -8,7 +8,8 @@ regions (1,024 / R loads a region), summed in one chain (each add waits for the 
 does) or in four independent sums. Each launch is timed by its events (start to end); the variants alternate
 launch by launch, rotated each round; medians and the middle half over the rounds. Per work-item and per core
 (the time x the cores / the work-items), a load costs c + r / (loads a region): r is what a region costs a
-work-item beyond its loads.
+work-item beyond its loads. Two more kernels cross 1 to 256 barriers a work-item with one or eight values live
+across each (one add each between): the slope of their time is what a crossing costs with that many values.
 
 `programs` reads, from each program archive under a campaign folder, Oclgrind's raw instruction counts
 (raw/profile-*/oclgrind.txt: `load local`, `store local`, `call _Z7barrierj()`, and `ret`, once per work-item)
@@ -52,8 +53,23 @@ __kernel void independent(__global float *out, __local float *lm, int regions, i
     }
     out[get_global_id(0)] = v0 + v1 + v2 + v3;
 }
+__kernel void crossings_1(__global float *out, __local float *lm, int regions, int per_region) {
+    float v = (float)get_local_id(0);
+    for (int r = 0; r < regions; r++) { barrier(CLK_LOCAL_MEM_FENCE); v += 1.0f; }
+    out[get_global_id(0)] = v;
+}
+__kernel void crossings_8(__global float *out, __local float *lm, int regions, int per_region) {
+    float v0 = (float)get_local_id(0), v1 = v0 + 1.0f, v2 = v0 + 2.0f, v3 = v0 + 3.0f;
+    float v4 = v0 + 4.0f, v5 = v0 + 5.0f, v6 = v0 + 6.0f, v7 = v0 + 7.0f;
+    for (int r = 0; r < regions; r++) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        v0 += v1; v1 += v2; v2 += v3; v3 += v4; v4 += v5; v5 += v6; v6 += v7; v7 += 1.0f;
+    }
+    out[get_global_id(0)] = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;
+}
 """
 LOADS = 1024
+CROSSINGS = (1, 64, 256)  # barriers a work-item of the crossings_* kernels crosses
 PER_REGION = (4, 8, 16, 64, 256, 1024)
 
 
@@ -74,12 +90,15 @@ def probe(rounds: int) -> None:
     items = group * 16 * cores
     out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, 4 * items)
     variants = [(name, per) for name in ("chained", "independent") for per in PER_REGION]
-    kernels = {name: cl.Kernel(program, name) for name in ("chained", "independent")}
+    # The crossings kernels: `per` is the barriers a work-item crosses (one or eight values live across each).
+    variants += [(name, count) for name in ("crossings_1", "crossings_8") for count in CROSSINGS]
+    kernels = {name: cl.Kernel(program, name) for name in ("chained", "independent", "crossings_1", "crossings_8")}
     times: dict[tuple[str, int], list[float]] = {v: [] for v in variants}
     for turn in range(rounds):
         for name, per in variants[turn % len(variants):] + variants[:turn % len(variants)]:
             kernel = kernels[name]
-            kernel.set_args(out, cl.LocalMemory(4 * group), np.int32(LOADS // per), np.int32(per))
+            regions = per if name.startswith("crossings") else LOADS // per
+            kernel.set_args(out, cl.LocalMemory(4 * group), np.int32(regions), np.int32(per))
             event = cl.enqueue_nd_range_kernel(queue, kernel, (items,), (group,))
             event.wait()
             times[(name, per)].append((event.profile.end - event.profile.start) * 1e-9)
@@ -88,11 +107,29 @@ def probe(rounds: int) -> None:
     print("| sums | loads a region | regions | median time | middle half | ns a load (core) | ns a region (core) |")
     print("|---|---|---|---|---|---|---|")
     for (name, per), values in times.items():
+        if name.startswith("crossings"):
+            continue
         median = statistics.median(values)
         low, _, high = statistics.quantiles(values, n=4) if len(values) >= 4 else (min(values), 0, max(values))
         core_ns = median * cores / items * 1e9
         print(f"| {name} | {per} | {LOADS // per} | {median * 1e3:.3f} ms | {low * 1e3:.3f}–{high * 1e3:.3f} ms | "
               f"{core_ns / LOADS:.3f} | {core_ns / (LOADS // per):.2f} |")
+    print()
+    print_crossings(times, items, cores)
+
+
+def print_crossings(times: dict[tuple[str, int], list[float]], items: int, cores: int) -> None:
+    """Print the crossings kernels' medians and each one's cost of a crossing (ns, per work-item and core)."""
+    print("| values live across a barrier | barriers a work-item | median time | middle half | ns a crossing (core) |")
+    print("|---|---|---|---|---|")
+    for live in (1, 8):
+        medians = {count: statistics.median(times[(f"crossings_{live}", count)]) for count in CROSSINGS}
+        for count in CROSSINGS:
+            values = times[(f"crossings_{live}", count)]
+            low, _, high = statistics.quantiles(values, n=4) if len(values) >= 4 else (min(values), 0, max(values))
+            slope = (medians[count] - medians[CROSSINGS[0]]) / (count - CROSSINGS[0]) if count > CROSSINGS[0] else None
+            cost = "—" if slope is None else f"{slope * cores / items * 1e9:.3f}"
+            print(f"| {live} | {count} | {medians[count] * 1e3:.3f} ms | {low * 1e3:.3f}–{high * 1e3:.3f} ms | {cost} |")
 
 
 def _seconds(text: str) -> float:
