@@ -9,7 +9,8 @@ does) or in four independent sums. Each launch is timed by its events (start to 
 launch by launch, rotated each round; medians and the middle half over the rounds. Per work-item and per core
 (the time x the cores / the work-items), a load costs c + r / (loads a region): r is what a region costs a
 work-item beyond its loads. Two more kernels cross 1 to 256 barriers a work-item with one or eight values live
-across each (one add each between): the slope of their time is what a crossing costs with that many values.
+across each (one add between, the eight rotated as perfcast bench's barrier_context does): the slope of their time
+is what a crossing costs with that many values.
 
 `programs` reads, from each program archive under a campaign folder, Oclgrind's raw instruction counts
 (raw/profile-*/oclgrind.txt: `load local`, `store local`, `call _Z7barrierj()`, and `ret`, once per work-item)
@@ -63,9 +64,10 @@ __kernel void crossings_8(__global float *out, __local float *lm, int regions, i
     float v4 = v0 + 4.0f, v5 = v0 + 5.0f, v6 = v0 + 6.0f, v7 = v0 + 7.0f;
     for (int r = 0; r < regions; r++) {
         barrier(CLK_LOCAL_MEM_FENCE);
-        v0 += v1; v1 += v2; v2 += v3; v3 += v4; v4 += v5; v5 += v6; v6 += v7; v7 += 1.0f;
+        float t = v0;
+        v0 = v1; v1 = v2; v2 = v3; v3 = v4; v4 = v5; v5 = v6; v6 = v7; v7 = t + 1.0f;
     }
-    out[get_global_id(0)] = v0 + v1 + v2 + v3 + v4 + v5 + v6 + v7;
+    out[get_global_id(0)] = v0 + 2.0f * v1 + 3.0f * v2 + 4.0f * v3 + 5.0f * v4 + 6.0f * v5 + 7.0f * v6 + 8.0f * v7;
 }
 """
 LOADS = 1024

@@ -1,9 +1,10 @@
-"""Give committed campaign archives `inst_alu` (or `barriers`), read from their raw Oclgrind histograms.
+"""Give committed campaign archives `inst_alu` (or `barriers`, `barrier_values`), read from their raw Oclgrind output.
 
-`inst_alu` is the instructions a CPU core's pipes issue, `barriers` the work-group barriers every work-item crosses
-(docs/metrics.md); an archive profiled before that metric then carries it as a new profile would.
+`inst_alu` is the instructions a CPU core's pipes issue, `barriers` the work-group barriers every work-item crosses,
+`barrier_values` the values live across them over every crossing (from the IR beside the histograms;
+docs/metrics.md); an archive profiled before that metric then carries it as a new profile would.
 
-    python scripts/recount_issued.py [--metric inst_alu|barriers] OUT_DIR ARCHIVE.zip ...
+    python scripts/recount_issued.py [--metric inst_alu|barriers|barrier_values] OUT_DIR ARCHIVE.zip ...
 
 Each archive keeps Oclgrind's own output (`raw/**/oclgrind*.txt`, with the kernel's IR beside it). Every launch in
 it is read again by perfcast's reader, which now counts the metric beside `inst_warp`; each kernel's share,
@@ -31,7 +32,7 @@ import yaml
 from perfcast.campaign.score import group_kernel
 from perfcast.profiles.oclgrind import read_oclgrind_launches
 
-METRICS = ("inst_alu", "barriers")
+METRICS = ("inst_alu", "barriers", "barrier_values")
 
 
 def issued_shares(archive: zipfile.ZipFile, metric: str = "inst_alu") -> dict[str, float]:
@@ -45,7 +46,7 @@ def issued_shares(archive: zipfile.ZipFile, metric: str = "inst_alu") -> dict[st
         folders = (base + ".ir/", raw.rpartition("/")[0] + "/ir/")
         ir = [archive.read(n).decode("utf-8", "replace") for n in names if n.endswith(".ll") and n.startswith(folders)]
         for launch in read_oclgrind_launches(archive.read(raw).decode("utf-8", "replace"), ir=ir):
-            issued[launch.name] += launch.metrics[metric]
+            issued[launch.name] += launch.metrics.get(metric, 0.0)  # barrier_values: only where the IR has them
             counted[launch.name] += 32 * launch.metrics["inst_warp"]
     return {name: issued[name] / counted[name] for name in counted if counted[name] > 0}
 

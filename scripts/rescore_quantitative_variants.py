@@ -30,10 +30,12 @@ VARIANT is one of:
   launches=FILE  the archive's device with the empty launches' and work-groups' rates (§3.8) of FILE, a device
                  profile measured since 2026-11-29 on the same kind of machine, where it has none
   no-launches    before §3.8: no launch nor work-group is priced
-  regions=FILE   the archive's device with the barrier crossings' and independent local accesses' rates (§3.9) of
-                 FILE, a device profile measured since 2026-11-29 (afternoon) on the same kind of machine, where it
-                 has none; the archive's profile must count barriers (scripts/recount_issued.py --metric barriers)
+  regions=FILE   the archive's device with the barrier crossings', their live values' and the independent local
+                 accesses' rates (§3.9) of FILE, a device profile measured since 2026-11-29 on the same kind of
+                 machine, each where it has none; the archive's profile must count barriers and their values
+                 (scripts/recount_issued.py --metric barriers, then --metric barrier_values)
   no-regions     before §3.9: no barrier crossing priced, local accesses at the shared level's (one chain's) rate
+  no-values      §3.9 without the values kept live across barriers: each crossing at the bench's one-value rate
   no-reuse       before the reuse distances (docs/campaign-programs.md): a program's bytes per level and scattered
                  loads as its last profiled size had them, scaled to the timed work-items
   issue-alu      §3.3's issue floor at the instructions a CPU core's pipes issue (the profile's `inst_alu`: every
@@ -74,7 +76,8 @@ from typing import Any
 
 VARIANTS = ("committed", "ldst-local", "ldst-l1", "ldst-lanes", "elem-scalar", "instr-max", "barrier-issue", "unpacked",
             "incore-items", "incore-barriers", "local-l1", "local-l1-vector", "caches", "touches", "no-touches", "device",
-            "no-reuse", "issue-alu", "reread-gcc", "no-whole", "launches", "no-launches", "regions", "no-regions")
+            "no-reuse", "issue-alu", "reread-gcc", "no-whole", "launches", "no-launches", "regions", "no-regions",
+            "no-values")
 _SECONDS = {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -133,10 +136,11 @@ def _whole_device(source: Path) -> None:
     _on_read(lambda found, path: dataclasses.replace(found, device_yaml=text))
 
 
-def _figures_where_missing(source: Path, part: str, names: Sequence[str]) -> None:
+def _figures_where_missing(source: Path, part: str, names: Sequence[str], each: bool = False) -> None:
     """Make a device without the figure `names[0]` take `source`'s figures `names` (see _on_read).
 
     The first name must be in `source` (else the variant `part` stops with why); the others go with it where given.
+    `each`: every figure the device lacks is taken on its own (a device measured before the last of them).
     """
     import yaml
 
@@ -146,7 +150,9 @@ def _figures_where_missing(source: Path, part: str, names: Sequence[str]) -> Non
         sys.exit(f"{part}: {source} holds no {names[0]} figure")
 
     def edit(device: dict[str, Any]) -> None:
-        if device.get(names[0]) is None:
+        if each:
+            device.update({name: figure for name, figure in figures.items() if device.get(name) is None})
+        elif device.get(names[0]) is None:
             device.update(figures)
 
     _on_read(lambda found, path: _with_device(found, edit))
@@ -187,10 +193,12 @@ def _apply(variant: str) -> None:
     if "launches" in files:
         _figures_where_missing(Path(files["launches"]), "launches", ("launches", "work_groups"))
     if "regions" in files:
-        _figures_where_missing(Path(files["regions"]), "regions", ("barriers", "local_loads"))
-    if "no-regions" in parts:
-        _on_read(lambda found, path: _with_device(found, lambda device: [device.pop(name, None)
-                                                                         for name in ("barriers", "local_loads")]))
+        _figures_where_missing(Path(files["regions"]), "regions", ("barriers", "local_loads", "barrier_values"),
+                               each=True)
+    dropped = (("barriers", "local_loads", "barrier_values") if "no-regions" in parts
+               else ("barrier_values",) if "no-values" in parts else ())
+    if dropped:
+        _on_read(lambda found, path: _with_device(found, lambda device: [device.pop(name, None) for name in dropped]))
     if "no-launches" in parts:
         score.launch_term = lambda inputs, launched, work_groups: (None, None)
     if "no-reuse" in parts:

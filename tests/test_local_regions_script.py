@@ -46,3 +46,8 @@ def test_probe_runs_on_pocl(opencl_device):
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| chained") or line.startswith("| indep")]
     assert len(rows) == 12 and all("ms" in row for row in rows)
+    # The crossings: one and eight values live, at 1, 64 and 256 barriers, a cost for each count past the first.
+    crossings = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith(("| 1 |", "| 8 |"))]
+    assert [(live.strip(), count.strip()) for live, count, *_ in crossings] == [
+        (live, count) for live in ("1", "8") for count in ("1", "64", "256")]
+    assert [cells[-1].strip() == "—" for cells in crossings] == [True, False, False] * 2

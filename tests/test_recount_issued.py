@@ -1,4 +1,4 @@
-"""scripts/recount_issued.py: an archive profiled before `inst_alu` gets it from its own raw Oclgrind histograms."""
+"""scripts/recount_issued.py: an archive profiled before `inst_alu` or `barriers` gets it from its raw Oclgrind histograms."""
 
 import importlib.util
 import zipfile
@@ -52,3 +52,21 @@ def test_each_group_takes_its_kernels_issued_share_of_its_own_counts(recount, tm
     assert kernels[0]["metrics"]["inst_alu"] == pytest.approx(2 / 3 * 32 * 640)
     assert kernels[0]["metrics"]["ldst"] == 5000.0  # the rest as it was
     assert "inst_alu" not in kernels[1]["metrics"]  # no histogram of that kernel: nothing invented
+
+
+def test_barriers_are_recounted_the_same_way(recount, tmp_path):
+    # Two launches of 64 and 128 crossings over 400 and 800 counted instructions: 192 / 1200 of the group's 32 x 100.
+    archive = tmp_path / "prog" / "prog.zip"
+    archive.parent.mkdir()
+    histogram = ("Instructions executed for kernel 'k':\n             64 - call _Z7barrierj()\n"
+                 "             336 - add\nInstructions executed for kernel 'k':\n"
+                 "             128 - call _Z7barrierj()\n             672 - add\n")
+    profile = {"format": "perfcast-profile", "version": 1, "kernels": [
+        {"name": "k", "launches": 1, "metrics": {"inst_warp": 100.0}}]}
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("profile.yaml", yaml.safe_dump(profile))
+        written.writestr("raw/profile-0/oclgrind.txt", histogram)
+        written.writestr("manifest.json", '{"kernels": {}}')
+    with zipfile.ZipFile(recount.recount(archive, tmp_path / "out", "barriers")) as read:
+        metrics = yaml.safe_load(read.read("profile.yaml"))["kernels"][0]["metrics"]
+    assert metrics["barriers"] == pytest.approx(192 / 1200 * 32 * 100) and "inst_alu" not in metrics

@@ -376,10 +376,10 @@ def test_launch_and_work_group_rates_are_the_empty_kernels_intercept_and_slope()
 
 
 class BarrierRegionRuntime:
-    """The two kernels of §3.9 at `access` s a local access and `crossing` s a barrier crossing, per work-item."""
+    """§3.9's kernels at `access` s a local access, `crossing` s a crossing and `value` s a further live value."""
 
-    def __init__(self, access: float, crossing: float, group: int = 256) -> None:
-        self.access, self.crossing, self.group = access, crossing, group
+    def __init__(self, access: float, crossing: float, value: float = 0.0, group: int = 256) -> None:
+        self.access, self.crossing, self.value, self.group = access, crossing, value, group
         self.launched: list[object] = []
 
     def buffer(self, host):
@@ -389,28 +389,31 @@ class BarrierRegionRuntime:
         if name == "local_loads":
             loads, mask, _ = args
             assert int(loads) == 1024 and int(mask) == self.group - 1
-            accesses, crossings, shape = 1 + int(loads), 1, "loads"
+            per_item, shape = (1 + int(loads)) * self.access + self.crossing, "loads"
         else:
-            assert name == "barrier_regions"
-            accesses, crossings, shape = 0, int(args[0]), int(args[0])
+            crossings = int(args[0])
+            extra = {"barrier_regions": 0, "barrier_context": 7}[name]
+            per_item, shape = crossings * (self.crossing + extra * self.value), (name[8], crossings)
 
         def run(passes):
             self.launched.append(shape)
-            return passes * items * (accesses * self.access + crossings * self.crossing + 1e-9)  # 1 ns a work-item
+            return passes * items * (per_item + 1e-9)  # 1 ns a work-item of its own in each kernel
 
         return run
 
 
-def test_the_local_accesses_and_barrier_crossings_are_a_time_and_a_slope():
-    runtime = BarrierRegionRuntime(0.25e-9, 0.15e-9)
-    accesses, crossings = local_region_rates(runtime, 8192, 4)
+def test_local_accesses_crossings_and_live_values_are_a_time_and_two_slopes():
+    runtime = BarrierRegionRuntime(0.25e-9, 0.08e-9, 0.06e-9)
+    accesses, crossings, values = local_region_rates(runtime, 8192, 5)
     # The work-item's own nanosecond (its loop, its store) is in the access figure: 1025 accesses share it.
-    assert accesses.value == pytest.approx(1 / (0.25e-9 + 1e-9 / 1025)) and crossings.value == pytest.approx(1 / 0.15e-9)
-    assert accesses.repetitions == crossings.repetitions == 4 and accesses.spread == pytest.approx(0, abs=1e-9)
-    # The three launches each round, the first rotated from round to round.
-    assert runtime.launched == ["loads", 1, 256, 1, 256, "loads", 256, "loads", 1, "loads", 1, 256]
-    # Barriers that cost nothing: an access rate and no crossing rate.
-    accesses, crossings = local_region_rates(BarrierRegionRuntime(0.25e-9, 0.0), 8192, 3)
-    assert accesses.value == pytest.approx(1 / (0.25e-9 + 1e-9 / 1025)) and crossings is None
+    assert accesses.value == pytest.approx(1 / (0.25e-9 + 1e-9 / 1025))
+    assert crossings.value == pytest.approx(1 / 0.08e-9) and values.value == pytest.approx(1 / 0.06e-9)
+    assert accesses.repetitions == crossings.repetitions == values.repetitions == 5
+    assert accesses.spread == pytest.approx(0, abs=1e-9)
+    # The five launches each round, the first rotated from round to round.
+    shapes = ["loads", ("r", 1), ("r", 256), ("c", 1), ("c", 256)]
+    assert runtime.launched == [shape for turn in range(5) for shape in shapes[turn:] + shapes[:turn]]
+    # Barriers that cost nothing, nor their values: an access rate alone.
+    assert local_region_rates(BarrierRegionRuntime(0.25e-9, 0.0), 8192, 3)[1:] == (None, None)
     # Work-groups larger than the kernels' local array: nothing measured.
-    assert local_region_rates(BarrierRegionRuntime(0.25e-9, 0.15e-9, group=2048), 8192, 3) == (None, None)
+    assert local_region_rates(BarrierRegionRuntime(0.25e-9, 0.08e-9, group=2048), 8192, 3) == (None, None, None)

@@ -834,8 +834,17 @@ def test_the_quantitative_score_adds_barrier_crossings_where_the_device_measured
     plain, priced = _scored_without_and_with("reduce_sum", "epyc-9654", {"barriers": 2e6}, "barriers", 2e9)
     assert "2e+06 barrier crossings, no measured rate of them (not priced)" in plain.detail
     assert priced.time == pytest.approx(plain.time + 1e-3) and "barrier cost 0.001 s" in priced.detail
+    assert "the values kept live across barriers: not counted (no IR of the kernel) (not priced)" in priced.detail
+    # With the values the IR gives (3 a crossing: 2 beyond the bench's one) and the device's rate of them: 1 ms more.
+    counts = {"barriers": 2e6, "barrier_values": 6e6}
+    cpu = quantitative_inputs(get_device("epyc-9654"))
+    with_rates = dataclasses.replace(cpu, barriers=2e9, barrier_values=4e9)
+    cost, unpriced = barrier_term(KernelProfile("k", 1, counts), with_rates)
+    assert cost.time == pytest.approx(1e-3 + 1e-3) and unpriced is None
+    assert barrier_term(KernelProfile("k", 1, counts), dataclasses.replace(cpu, barriers=2e9))[1] == (
+        "the values kept live across barriers: no measured rate of them (not priced)")
     # No barrier counted: nothing; a GPU's barriers (its warps wait in hardware): nothing, and nothing said.
-    cpu, gpu = quantitative_inputs(get_device("epyc-9654")), quantitative_inputs(get_device("v100"))
+    gpu = quantitative_inputs(get_device("v100"))
     assert barrier_term(KernelProfile("k", 1, {"fp32": 1.0}), cpu) == (None, None)
     assert barrier_term(KernelProfile("k", 1, {"barriers": 5.0}), gpu) == (None, None)
 

@@ -536,6 +536,17 @@ class TestBarrierCost:
         assert cost.time == pytest.approx(19.968e-3)
         assert cost.explain() == "3.99e+07 barrier crossings / 2e+09 crossing/s"
 
+    def test_the_values_kept_across_the_barriers_add_at_their_own_rate(self):
+        # 10^6 crossings at 10^10/s and 4 x 10^6 more values at 5 x 10^9/s: 0.1 ms + 0.8 ms.
+        cost = barrier_cost(1e6, 1e10, 4e6, 5e9)
+        assert cost.time == pytest.approx(0.9e-3)
+        assert cost.explain() == "1e+06 barrier crossings / 1e+10 crossing/s + 4e+06 values kept across them / 5e+09 value/s"
+        assert barrier_cost(1e6, 1e10, 4e6).time == pytest.approx(1e-4)  # no rate of values: the crossings alone
+        with pytest.raises(ValueError, match="values kept across barriers"):
+            barrier_cost(1e6, 1e10, -1.0, 5e9)
+        with pytest.raises(ValueError, match="rate of values"):
+            barrier_cost(1e6, 1e10, 1.0, 0.0)
+
     def test_the_core_bound_time_keeps_it(self):
         kernel = kernel_parameters(FP32)
         priced = predict(kernel, RATES, barriers=barrier_cost(1e6, 1e9))

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -315,43 +315,61 @@ def launch_and_group_rates(runtime: KernelRuntime, rounds: int, counts: Sequence
     return launch, groups
 
 
-# Local loads a work-item makes in one barrier region, and the barriers it crosses in the other kernel's longer
-# launch (PoCL 3.1 on the developers' 2-core Zen 3 VM, 2026-11-29: 0.15-0.28 ns a local access and 0.08-0.19 ns a
+# Local loads a work-item makes in one barrier region, and the barriers it crosses in the other kernels' longer
+# launches (PoCL 3.1 on the developers' 2-core Zen 3 VM, 2026-11-29: 0.12-0.25 ns a local access and about 0.08 ns a
 # crossing, both per work-item over the device; scripts/local_regions.py probe has regions of several shapes).
 REGION_LOADS = 1024
 BARRIER_COUNTS = (1, 256)
 REGION_PASSES = 5
 
 
-def local_region_rates(runtime: KernelRuntime, items: int, rounds: int) -> tuple[Sample | None, Sample | None]:
-    """Return the local accesses per second in independent chains and the barrier crossings per second (§3.9).
+CONTEXT_VALUES = 8  # values barrier_context keeps live across each barrier; barrier_regions keeps one
+
+
+class RegionRates(NamedTuple):
+    """§3.9's three figures (each None where not measured): local accesses, crossings and live values per second."""
+
+    local_loads: Sample | None
+    barriers: Sample | None
+    barrier_values: Sample | None
+
+
+def local_region_rates(runtime: KernelRuntime, items: int, rounds: int) -> RegionRates:
+    """Return the local accesses, barrier crossings and values carried across barriers per second (§3.9).
 
     Each round times, over `items` work-items, `local_loads` (1 + REGION_LOADS local accesses a work-item in one
-    region) and `barrier_regions` at each of BARRIER_COUNTS barriers a work-item, the three in an order rotated from
-    round to round. A round's crossing costs the slope of the second kernel's time over its barriers, and its
-    access the first kernel's time, less its one crossing, over its accesses. Each figure is the median of the
-    rounds that gave it a positive cost (a crossing's at least a thousandth of an access's); None where most did
-    not. The kernels are PoCL's CPU device's (bench.cl, CPU_RATES), and their local array holds 1024 words.
+    region), and `barrier_regions` (one value live across each barrier) and `barrier_context` (CONTEXT_VALUES of
+    them) at each of BARRIER_COUNTS barriers a work-item, the five in an order rotated from round to round. A
+    round's crossing costs the slope of barrier_regions' time over its barriers; a live value the difference of
+    the two kernels' slopes over the CONTEXT_VALUES - 1 more values; an access, local_loads' time less its one
+    crossing over its accesses. Each figure is the median of the rounds that gave it a positive cost (at least a
+    thousandth of an access's); None where most did not. The kernels are PoCL's CPU device's (bench.cl, CPU_RATES),
+    and their local array holds 1024 words.
     """
     if runtime.group > 1024:
-        return None, None
+        return RegionRates(None, None, None)
     sink = runtime.buffer(np.zeros(items, np.float32))
-    runs = {0: runtime.timed("local_loads", items, np.int32(REGION_LOADS), np.int32(runtime.group - 1), sink)}
-    runs.update({count: runtime.timed("barrier_regions", items, np.int32(count), sink) for count in BARRIER_COUNTS})
+    runs: dict[tuple[str, int], Timed] = {
+        ("local_loads", 1): runtime.timed("local_loads", items, np.int32(REGION_LOADS), np.int32(runtime.group - 1),
+                                          sink)}
+    for name in ("barrier_regions", "barrier_context"):
+        runs.update({(name, count): runtime.timed(name, items, np.int32(count), sink) for count in BARRIER_COUNTS})
     shapes, (low, high) = list(runs), BARRIER_COUNTS
-    access_rates, crossing_rates = [], []
+    rates: tuple[list[float], list[float], list[float]] = ([], [], [])
     for round_index in range(rounds):
         order = shapes[round_index % len(shapes):] + shapes[:round_index % len(shapes)]
         per_item = {shape: runs[shape](REGION_PASSES) / REGION_PASSES / items for shape in order}
-        crossing = (per_item[high] - per_item[low]) / (high - low)
-        access = (per_item[0] - max(crossing, 0.0)) / (1 + REGION_LOADS)
+        slopes = {name: (per_item[(name, high)] - per_item[(name, low)]) / (high - low)
+                  for name in ("barrier_regions", "barrier_context")}
+        crossing = slopes["barrier_regions"]
+        value = (slopes["barrier_context"] - crossing) / (CONTEXT_VALUES - 1)
+        access = (per_item[("local_loads", 1)] - max(crossing, 0.0)) / (1 + REGION_LOADS)
         if access > 0:
-            access_rates.append(1.0 / access)
-            if crossing > 1e-3 * access:  # below a thousandth of an access: rounding, not a cost
-                crossing_rates.append(1.0 / crossing)
-    found = [Sample(*median_and_spread(rates), len(rates)) if 2 * len(rates) > rounds else None
-             for rates in (access_rates, crossing_rates)]
-    return found[0], found[1]
+            for found, cost in zip(rates, (access, crossing, value), strict=True):
+                if cost > 1e-3 * access:  # below a thousandth of an access: rounding, not a cost
+                    found.append(1.0 / cost)
+    return RegionRates(*(Sample(*median_and_spread(found), len(found)) if 2 * len(found) > rounds else None
+                         for found in rates))
 
 
 def launch_latency(
@@ -754,7 +772,8 @@ def run_accelerator_suite(
         # Four times the compute kernels' work-items: a launch then lasts milliseconds on a 2-core CPU device.
         # More rounds than the empty launches': a crossing is a difference of two times (on the 2-core Zen 3 VM a
         # round's access cost fell at 0.15 or 0.28 ns, the guest's two paces).
-        suite.local_loads, suite.barriers = local_region_rates(runtime, 4 * shape.compute_items, max(15, 3 * reps))
+        suite.local_loads, suite.barriers, suite.barrier_values = local_region_rates(
+            runtime, 4 * shape.compute_items, max(15, 3 * reps))
         if suite.barriers is None:
             suite.notes.append("Barrier crossings: 256 barriers a work-item took no longer than one (or the "
                                "work-groups are above 1,024 work-items); §3.9 prices no barrier on this device.")

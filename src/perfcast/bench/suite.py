@@ -109,7 +109,8 @@ class SuiteResult:
     launches: Sample | None = None  # empty one-group launches per second, device time (a CPU's runtime)
     work_groups: Sample | None = None  # empty work-groups per second past a launch's first, every core (a CPU)
     local_loads: Sample | None = None  # local accesses per second in independent chains, every core (a CPU)
-    barriers: Sample | None = None  # work-item barrier crossings per second beyond their accesses, every core (a CPU)
+    barriers: Sample | None = None  # work-item barrier crossings per second, one value live, every core (a CPU)
+    barrier_values: Sample | None = None  # values live across a barrier, saved and restored per second (a CPU)
     bandwidth_ceilings: dict[str, Sample] = field(default_factory=dict)  # B/s lacking something
     host_link: Sample | None = None
     launch_latency: Sample | None = None  # s per kernel launch (accelerator backends); value is seconds here
@@ -364,7 +365,7 @@ def self_checks(suite: SuiteResult, before: Device | None = None) -> list[str]:
     # asleep (1 or 15-20 µs on PoCL 3.1), so their figures are medians of rounds and their spread is not checked.
     # Nor the barrier regions': each round solves two times for two costs, so a round's noise reaches both.
     unchecked = {rate.label for rate in COUNTED_RATES
-                 if rate.name in ("launches", "work_groups", "local_loads", "barriers")}
+                 if rate.name in ("launches", "work_groups", "local_loads", "barriers", "barrier_values")}
     spread = [(name, sample) for name, sample in _named_samples(suite)
               if sample.spread > SPREAD_LIMIT and name not in unchecked]
     if spread:

@@ -24,6 +24,7 @@ from perfcast.models.boathull import CpuFigures, GpuFigures, priced_complexity
 from perfcast.models.quantitative import (
     ELEMENTARY_COST,
     AtomicCost,
+    BarrierCost,
     CountedCost,
     DivisionCost,
     IssueFloor,
@@ -309,12 +310,14 @@ def launch_term(inputs: QuantitativeInputs, launched: bool, work_groups: int | N
     return launch_cost(work_groups, inputs.launches, inputs.work_groups), None
 
 
-def barrier_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[CountedCost | None, str | None]:
+def barrier_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[BarrierCost | None, str | None]:
     """Return a kernel's barrier crossings' time (§3.9, s), or None with what left it out (None: nothing to price).
 
     Every work-item's crossings of a work-group barrier, as the profile counts them, at the device's measured rate
-    of them. A CPU without that rate leaves them out, said; a GPU (whose warps wait at a barrier in hardware, its
-    cost hidden by the other warps) silently.
+    of them, and the values live across them (`barrier_values`, counted from the kernel's IR) beyond the one that
+    rate carries, at the device's rate of such values where it measured one. A CPU without the crossings' rate
+    leaves them out, said; a GPU (whose warps wait at a barrier in hardware, its cost hidden by the other warps)
+    silently.
     """
     crossings = profile.metrics.get("barriers", 0.0)
     if crossings <= 0:
@@ -322,7 +325,13 @@ def barrier_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[Co
     if inputs.barriers is None:
         return None, (f"{crossings:.3g} barrier crossings, no measured rate of them (not priced)"
                       if inputs.device.kind == "cpu" else None)
-    return barrier_cost(crossings, inputs.barriers), None
+    values = profile.metrics.get("barrier_values")
+    if values is None or inputs.barrier_values is None:
+        return barrier_cost(crossings, inputs.barriers), (
+            "the values kept live across barriers: " + ("not counted (no IR of the kernel)" if values is None
+                                                         else "no measured rate of them") + " (not priced)")
+    # The bench's crossing carries one live value: the kernel's others are priced at the values' rate.
+    return barrier_cost(crossings, inputs.barriers, max(0.0, values - crossings), inputs.barrier_values), None
 
 
 def campaign_launched(manifest: Mapping[str, Any]) -> bool:
@@ -335,7 +344,7 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                      masked: bool = False, laid_out: bool = False, compiled_cycles: float | None = None,
                      launched: bool = False, work_groups: int | None = None
                      ) -> tuple[QuantitativePrediction, str, dict[str, str]]:
-    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.8, in words, and what is left out.
+    """Return the §3 prediction (s) of a profiled kernel on a device with §3.1–§3.9, in words, and what is left out.
 
     `lanes`: the widest vector the compiler gave one of the kernel's loops, from its own report (1: left scalar);
     None where no report was read. `incore_cycles`: the cycles of the kernel's inner loops at the timed size, from

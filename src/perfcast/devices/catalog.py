@@ -206,7 +206,7 @@ _DIMENSION_OF_FIELD = {
     **{name: Dimension.COMPUTE for name in (
         "compute_ceilings", "elementary", "random_loads", "random_loads_by_size", "random_loads_computed",
         "set_walk_loads", "int_divisions", "scalar_instructions", "atomics", "first_touches", "launches",
-        "work_groups", "local_loads", "barriers", "conversions")},
+        "work_groups", "local_loads", "barriers", "barrier_values", "conversions")},
 }
 # Fields whose keys are names a user or the bench chooses (a ceiling called 'launches' is still a bandwidth), and
 # how many levels of such keys lie below each: no key there is looked up as a field.

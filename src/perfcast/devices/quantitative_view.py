@@ -47,7 +47,7 @@ LDST_BYTES = 4  # bytes per local/shared-memory access when T_ldst is read off a
 _COUNTED_KEYS = {"int_divisions": "int32 divisions", "scalar_instructions": "scalar instructions",
                  "atomics": "atomics", "first_touches": "first touches", "launches": "launches",
                  "work_groups": "work-groups", "local_loads": "local accesses (CPU)",
-                 "barriers": "barrier crossings"}
+                 "barriers": "barrier crossings", "barrier_values": "values kept across barriers"}
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class QuantitativeInputs:
     launches: float | None = None  # empty one-group launches per s, measured (§3.8's launch cost)
     work_groups: float | None = None  # empty work-groups per s past a launch's first, measured (§3.8)
     local_loads: float | None = None  # a CPU's local accesses/s in independent chains, measured (§3.9)
-    barriers: float | None = None  # a CPU's work-item barrier crossings/s beyond their regions' accesses (§3.9)
+    barriers: float | None = None  # a CPU's work-item barrier crossings/s, one value live across each (§3.9)
+    barrier_values: float | None = None  # a CPU's values live across barriers saved and restored per s (§3.9)
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -202,4 +203,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                               {level: {float(size): figure.value for size, figure in sizes.items()}
                                for level, sizes in device.random_loads_by_size.items() if sizes},
                               launches=measured["launches"], work_groups=measured["work_groups"],
-                              local_loads=measured["local_loads"], barriers=measured["barriers"])
+                              local_loads=measured["local_loads"], barriers=measured["barriers"],
+                              barrier_values=measured["barrier_values"])

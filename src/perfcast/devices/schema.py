@@ -378,8 +378,13 @@ class Device(BaseModel):
         default=None, description="CPU (PoCL): work-group barriers crossed per second, every core, one crossing per "
         "work-item, with one value live across each (the runtime ends the work-items' loop at each barrier and "
         "begins the next region's), written as op/s. The quantitative model adds a kernel's barrier crossings at it "
-        "(§3.9); the values a kernel keeps live across its barriers cost more, and are not priced")
-    # COUNTED_RATES (after the class) lists the eight above by name, label and unit for the bench and the CLI.
+        "(§3.9); the values a kernel keeps live across its barriers cost more: barrier_values")
+    barrier_values: ComputeFigure | None = Field(
+        default=None, description="CPU (PoCL): values live across a barrier that the runtime saves and restores per "
+        "second, every core, per work-item and crossing (eight values against one, the difference over seven), "
+        "written as op/s. The quantitative model adds a kernel's values live across its barriers at it, counted "
+        "from its IR (§3.9)")
+    # COUNTED_RATES (after the class) lists the nine above by name, label and unit for the bench and the CLI.
     fp32_issue_share: ShareFigure | None = Field(
         default=None, description="GPU: the share of a scheduler's instruction issues that fp32 instructions must "
         "fill to reach peak.fp32 (1: the peak counts FP32 lanes that every other instruction displaces, as on "
@@ -543,6 +548,8 @@ COUNTED_RATES = (
                 "1,024 local loads a work-item in four independent sums, one barrier region"),
     CountedRate("barriers", "barrier crossings", "crossing/s",
                 "1 to 256 barriers a work-item, one add between: the slope of the time, per crossing"),
+    CountedRate("barrier_values", "values kept across barriers", "value/s",
+                "the same crossings with eight values live: the slopes' difference, per further value"),
 )
 
 

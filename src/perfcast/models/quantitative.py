@@ -79,6 +79,7 @@ __all__ = [
     "SECTOR_BYTES",
     "DeviceRates",
     "AtomicCost",
+    "BarrierCost",
     "CountedCost",
     "DivisionCost",
     "InCoreFloor",
@@ -375,11 +376,38 @@ def first_touch_cost(pages: float, rate: float) -> CountedCost:
     return CountedCost(pages, rate, "first-touched pages", "page/s")
 
 
-def barrier_cost(crossings: float, rate: float) -> CountedCost:
-    """Return the time (s) of `crossings` work-item barrier crossings at `rate` crossing/s (§3.9)."""
+@dataclass(frozen=True)
+class BarrierCost:
+    """A CPU runtime's time (s) of a kernel's barrier crossings and of the values it keeps live across them (§3.9)."""
+
+    crossings: float  # every work-item's crossings
+    rate: float  # crossings per s, one value live across each
+    values: float = 0.0  # the values live across them, summed over the crossings (beyond the one the rate has)
+    value_rate: float | None = None  # such values saved and restored per s; None: not measured (not priced)
+    noun: str = "barrier crossings"
+
+    @property
+    def time(self) -> float:
+        """Return the crossings' time (s), and their live values' where both are known."""
+        values = self.values / self.value_rate if self.value_rate is not None else 0.0
+        return self.crossings / self.rate + values
+
+    def explain(self) -> str:
+        """Return the cost in words: the crossings, the values and the rates."""
+        text = f"{self.crossings:.3g} barrier crossings / {self.rate:.3g} crossing/s"
+        if self.values and self.value_rate is not None:
+            text += f" + {self.values:.3g} values kept across them / {self.value_rate:.3g} value/s"
+        return text
+
+
+def barrier_cost(crossings: float, rate: float, values: float = 0.0, value_rate: float | None = None) -> BarrierCost:
+    """Return the time (s) of `crossings` barrier crossings at `rate` crossing/s, `values` at `value_rate` (§3.9)."""
     non_negative("barrier crossings", crossings)
     positive("barrier crossing rate", rate)
-    return CountedCost(crossings, rate, "barrier crossings", "crossing/s")
+    non_negative("values kept across barriers", values)
+    if value_rate is not None:
+        positive("rate of values kept across barriers", value_rate)
+    return BarrierCost(crossings, rate, values, value_rate)
 
 
 @dataclass(frozen=True)
@@ -566,7 +594,7 @@ class QuantitativePrediction:
     # The in-core time of the work-items' whole compiled code (§3.5, C kernels), which stood for the core's side
     compiled: InCoreFloor | None = None
     launch: LaunchCost | None = None  # the runtime's time of the launch and its work-groups (§3.8), added
-    barriers: CountedCost | None = None  # a CPU runtime's time of the barrier crossings (§3.9), added
+    barriers: BarrierCost | None = None  # a CPU runtime's time of the barrier crossings (§3.9), added
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -597,7 +625,8 @@ class QuantitativePrediction:
         return text
 
 
-def _added(cost: CountedCost | LaunchCost, named: Bound, bound: Bound, time: float, reason: str) -> tuple[Bound, float, str]:
+def _added(cost: CountedCost | LaunchCost | BarrierCost, named: Bound, bound: Bound, time: float,
+           reason: str) -> tuple[Bound, float, str]:
     """Return the bound, time (s) and reason once `cost` is added: bound `named` where it is the larger part."""
     if cost.time > time:
         return named, time + cost.time, f"{cost.noun} {cost.time:.3g} s, added to the {bound}-bound {time:.3g} s"
@@ -609,7 +638,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
             first_touches: CountedCost | None = None,
             compiled: InCoreFloor | None = None, launch: LaunchCost | None = None,
-            barriers: CountedCost | None = None) -> QuantitativePrediction:
+            barriers: BarrierCost | None = None) -> QuantitativePrediction:
     """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.9 may raise it.
 
     `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
@@ -707,7 +736,7 @@ def core_time(prediction: QuantitativePrediction) -> float:
     """Return the time (s) a prediction gives its kernel with unlimited memory bandwidth: its core-bound part.
 
     §3 with the kernel's DRAM traffic set aside: W_comp / T'_op (or the compiled code's in-core time where the
-    prediction took it, §3.5), then the same floors and added costs (§3.1–§3.8) the prediction carries. It is at
+    prediction took it, §3.5), then the same floors and added costs (§3.1–§3.9) the prediction carries. It is at
     most the prediction's time, and equal to it wherever §3's own comparison found the kernel compute bound
     (O_krn > O_dev, or no DRAM traffic) or the compiled code's in-core time decided. Cross-device projection
     between CPUs takes it as a kernel-specific ceiling (docs/models.md, §4, a core-bound ceiling between two CPUs).

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from perfcast.models.quantitative import ELEMENTARY_COST
+from perfcast.profiles.barrier_context import barrier_context_values
 from perfcast.profiles.profile import KernelProfile, ProfileError, ProfileSet, ProfileSource
 
 __all__ = ["BUILTIN_COSTS", "ELEMENTARY_COST", "looks_like_oclgrind", "read_oclgrind", "read_oclgrind_launches"]
@@ -353,16 +354,28 @@ def read_oclgrind_launches(text: str, *, ir: Iterable[str] = ()) -> list[KernelP
     functions = _functions(ir)
     variants_of: dict[str, dict[str, Counter[_Variant]] | None] = {}
     divisions_of: dict[str, dict[tuple[str, int], float] | None] = {}
+    context = barrier_context_values(functions, {launch.kernel for launch in launches})
     found = []
     for launch in launches:
         if launch.kernel not in variants_of:
             variants_of[launch.kernel] = _variants(launch.kernel, functions) if functions else None
             divisions_of[launch.kernel] = _division_shares(launch.kernel, functions) if functions else None
         notes: list[str] = []
-        metrics = _metrics(launch.counts, launch.bytes, variants_of[launch.kernel], notes,
-                           divisions_of[launch.kernel])
+        metrics = _with_context(_metrics(launch.counts, launch.bytes, variants_of[launch.kernel], notes,
+                                         divisions_of[launch.kernel]), context.get(launch.kernel))
         found.append(KernelProfile(launch.kernel, 1, metrics, notes=tuple(notes)))
     return found
+
+
+def _with_context(metrics: dict[str, float], context: float | None) -> dict[str, float]:
+    """Return `metrics` with `barrier_values` where the IR gave the kernel's barriers' `context` (§3.9).
+
+    The values saved and restored over every crossing: each work-item's crossings x the work-item-variant values
+    live across one of the kernel's barriers (their mean over its barrier calls, `barrier_context_values`).
+    """
+    if context is None or metrics.get("barriers", 0.0) <= 0:
+        return metrics
+    return {**metrics, "barrier_values": metrics["barriers"] * context}
 
 
 def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = None, command: str | None = None,
@@ -394,7 +407,9 @@ def read_oclgrind(text: str, *, ir: Iterable[str] = (), device: str | None = Non
                                                                if v.precision}) > 1]
         if splits:
             notes.append(f"{', '.join(splits)} used with several types: split in proportion to static uses")
-        metrics = _metrics(counts, nbytes, variants, notes, _division_shares(name, functions) if functions else None)
+        metrics = _with_context(_metrics(counts, nbytes, variants, notes,
+                                         _division_shares(name, functions) if functions else None),
+                                barrier_context_values(functions, [name]).get(name))
         kernels.append(KernelProfile(name, len(runs), metrics, work_items=(work_items or {}).get(name),
                                      notes=tuple(notes)))
     source = ProfileSource("Oclgrind", device=device or "Oclgrind simulator", command=command, raw=raw)

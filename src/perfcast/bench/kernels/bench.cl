@@ -313,6 +313,21 @@ __kernel void barrier_regions(int regions, __global float *sink)
     sink[get_global_id(0)] = v;
 }
 
+/* The same crossings with eight values live across each barrier, rotated between (one add, as above): a CPU runtime
+ * saves each of a work-item's live values at a barrier and restores it after, per work-item. The difference from
+ * barrier_regions is what seven more values cost a crossing. */
+__kernel void barrier_context(int regions, __global float *sink)
+{
+    float v0 = (float)get_local_id(0), v1 = v0 + 1.0f, v2 = v0 + 2.0f, v3 = v0 + 3.0f;
+    float v4 = v0 + 4.0f, v5 = v0 + 5.0f, v6 = v0 + 6.0f, v7 = v0 + 7.0f;
+    for (int r = 0; r < regions; r++) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float t = v0;
+        v0 = v1; v1 = v2; v2 = v3; v3 = v4; v4 = v5; v5 = v6; v6 = v7; v7 = t + 1.0f;
+    }
+    sink[get_global_id(0)] = v0 + 2.0f * v1 + 3.0f * v2 + 4.0f * v3 + 5.0f * v4 + 6.0f * v5 + 7.0f * v6 + 8.0f * v7;
+}
+
 #endif /* CPU_RATES */
 
 /* ---------------------------------------------------------------- local memory (T_ldst) */

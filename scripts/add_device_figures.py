@@ -1,0 +1,66 @@
+"""Give campaign archives' device profiles the named figures another device profile has and they lack.
+
+    python scripts/add_device_figures.py SOURCE.yaml OUT_DIR ARCHIVE.zip ... [--figures NAME ...]
+
+A campaign scores its kernels with the device profile it was run against, which the archive keeps
+(`device.yaml`). Where the bench learned to measure a figure after that profile was taken (§3.9's
+`barrier_values`, 2026-11-29), a bench run on the same machine right after the campaign can lend it: each
+archive is written again as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), unchanged but for its
+device profile, which takes each named figure SOURCE has and it lacks, and says so in its notes. Figures it
+already has are kept. By default the figures are §3.9's three: local_loads, barriers, barrier_values.
+"""
+
+from __future__ import annotations
+
+import sys
+import zipfile
+from pathlib import Path
+
+import yaml
+
+FIGURES = ("local_loads", "barriers", "barrier_values")
+
+
+def amend(path: Path, out: Path, source: Path, figures: tuple[str, ...] = FIGURES) -> list[str]:
+    """Write `path` again under `out` with `source`'s `figures` where its device lacks them; return those taken."""
+    lent = yaml.safe_load(source.read_text()) or {}
+    target = out / path.parent.name / path.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path) as archive:
+        device = yaml.safe_load(archive.read("device.yaml"))
+        taken = [name for name in figures if device.get(name) is None and lent.get(name) is not None]
+        device.update({name: lent[name] for name in taken})
+        if taken:
+            device["notes"] = (f"{device.get('notes', '')} {', '.join(taken)} from {source.name}, a bench run on "
+                               "the same machine after the campaign (scripts/add_device_figures.py).").strip()
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+            for info in archive.infolist():
+                data = archive.read(info)
+                if info.filename == "device.yaml":
+                    data = yaml.safe_dump(device, sort_keys=False, allow_unicode=True).encode()
+                written.writestr(info, data)
+    return taken
+
+
+def main() -> None:
+    """Amend each archive named."""
+    arguments = sys.argv[1:]
+    figures = FIGURES
+    if "--figures" in arguments:
+        at = arguments.index("--figures")
+        figures, arguments = tuple(arguments[at + 1:]), arguments[:at]
+    if len(arguments) < 3 or not figures:
+        sys.exit(__doc__)
+    source, out = Path(arguments[0]), Path(arguments[1])
+    if not source.is_file():
+        sys.exit(f"{source} is not a file")
+    for name in arguments[2:]:
+        try:
+            taken = amend(Path(name), out, source, figures)
+        except (OSError, zipfile.BadZipFile, KeyError) as error:  # KeyError: a zip without device.yaml
+            sys.exit(f"{name}: not a campaign archive perfcast wrote ({error})")
+        print(f"{name}: {', '.join(taken) or 'nothing lacking'}")
+
+
+if __name__ == "__main__":
+    main()
