@@ -8,9 +8,9 @@ regions (1,024 / R loads a region), summed in one chain (each add waits for the 
 does) or in four independent sums. Each launch is timed by its events (start to end); the variants alternate
 launch by launch, rotated each round; medians and the middle half over the rounds. Per work-item and per core
 (the time x the cores / the work-items), a load costs c + r / (loads a region): r is what a region costs a
-work-item beyond its loads. Two more kernels cross 1 to 256 barriers a work-item with one or eight values live
-across each (one add between, the eight rotated as perfcast bench's barrier_context does): the slope of their time
-is what a crossing costs with that many values.
+work-item beyond its loads. perfcast bench's barrier_regions and barrier_context (bench.cl) cross 1 to 256
+barriers a work-item with one or eight values live across each: the slope of their time is what a crossing costs
+with that many values.
 
 `programs` reads, from each program archive under a campaign folder, Oclgrind's raw instruction counts
 (raw/profile-*/oclgrind.txt: `load local`, `store local`, `call _Z7barrierj()`, and `ret`, once per work-item)
@@ -54,24 +54,10 @@ __kernel void independent(__global float *out, __local float *lm, int regions, i
     }
     out[get_global_id(0)] = v0 + v1 + v2 + v3;
 }
-__kernel void crossings_1(__global float *out, __local float *lm, int regions, int per_region) {
-    float v = (float)get_local_id(0);
-    for (int r = 0; r < regions; r++) { barrier(CLK_LOCAL_MEM_FENCE); v += 1.0f; }
-    out[get_global_id(0)] = v;
-}
-__kernel void crossings_8(__global float *out, __local float *lm, int regions, int per_region) {
-    float v0 = (float)get_local_id(0), v1 = v0 + 1.0f, v2 = v0 + 2.0f, v3 = v0 + 3.0f;
-    float v4 = v0 + 4.0f, v5 = v0 + 5.0f, v6 = v0 + 6.0f, v7 = v0 + 7.0f;
-    for (int r = 0; r < regions; r++) {
-        barrier(CLK_LOCAL_MEM_FENCE);
-        float t = v0;
-        v0 = v1; v1 = v2; v2 = v3; v3 = v4; v4 = v5; v5 = v6; v6 = v7; v7 = t + 1.0f;
-    }
-    out[get_global_id(0)] = v0 + 2.0f * v1 + 3.0f * v2 + 4.0f * v3 + 5.0f * v4 + 6.0f * v5 + 7.0f * v6 + 8.0f * v7;
-}
 """
 LOADS = 1024
-CROSSINGS = (1, 64, 256)  # barriers a work-item of the crossings_* kernels crosses
+CROSSINGS = (1, 64, 256)  # barriers a work-item of perfcast bench's barrier_regions and barrier_context crosses
+LIVE = {"barrier_regions": 1, "barrier_context": 8}  # values each keeps live across a barrier
 PER_REGION = (4, 8, 16, 64, 256, 1024)
 
 
@@ -87,20 +73,29 @@ def probe(rounds: int) -> None:
     context = cl.Context([device])
     queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
     program = cl.Program(context, SOURCE).build()
+    # The crossings: perfcast bench's own kernels, built as the bench builds bench.cl for a CPU device.
+    from perfcast.bench.accelerator import PER_ITEM, chain_defines
+    from perfcast.bench.opencl import SOURCE as BENCH_SOURCE
+
+    bench = cl.Program(context, BENCH_SOURCE.read_text()).build(
+        options=["-cl-mad-enable", f"-DPER_ITEM={PER_ITEM}", *chain_defines(), "-DCPU_RATES"])
     group = 256 if device.max_work_group_size >= 256 else device.max_work_group_size
     cores = device.max_compute_units
     items = group * 16 * cores
     out = cl.Buffer(context, cl.mem_flags.WRITE_ONLY, 4 * items)
     variants = [(name, per) for name in ("chained", "independent") for per in PER_REGION]
     # The crossings kernels: `per` is the barriers a work-item crosses (one or eight values live across each).
-    variants += [(name, count) for name in ("crossings_1", "crossings_8") for count in CROSSINGS]
-    kernels = {name: cl.Kernel(program, name) for name in ("chained", "independent", "crossings_1", "crossings_8")}
+    variants += [(name, count) for name in LIVE for count in CROSSINGS]
+    kernels = {name: cl.Kernel(program, name) for name in ("chained", "independent")}
+    kernels.update({name: cl.Kernel(bench, name) for name in LIVE})
     times: dict[tuple[str, int], list[float]] = {v: [] for v in variants}
     for turn in range(rounds):
         for name, per in variants[turn % len(variants):] + variants[:turn % len(variants)]:
             kernel = kernels[name]
-            regions = per if name.startswith("crossings") else LOADS // per
-            kernel.set_args(out, cl.LocalMemory(4 * group), np.int32(regions), np.int32(per))
+            if name in LIVE:
+                kernel.set_args(np.int32(per), out)
+            else:
+                kernel.set_args(out, cl.LocalMemory(4 * group), np.int32(LOADS // per), np.int32(per))
             event = cl.enqueue_nd_range_kernel(queue, kernel, (items,), (group,))
             event.wait()
             times[(name, per)].append((event.profile.end - event.profile.start) * 1e-9)
@@ -109,7 +104,7 @@ def probe(rounds: int) -> None:
     print("| sums | loads a region | regions | median time | middle half | ns a load (core) | ns a region (core) |")
     print("|---|---|---|---|---|---|---|")
     for (name, per), values in times.items():
-        if name.startswith("crossings"):
+        if name in LIVE:
             continue
         median = statistics.median(values)
         low, _, high = statistics.quantiles(values, n=4) if len(values) >= 4 else (min(values), 0, max(values))
@@ -124,10 +119,10 @@ def print_crossings(times: dict[tuple[str, int], list[float]], items: int, cores
     """Print the crossings kernels' medians and each one's cost of a crossing (ns, per work-item and core)."""
     print("| values live across a barrier | barriers a work-item | median time | middle half | ns a crossing (core) |")
     print("|---|---|---|---|---|")
-    for live in (1, 8):
-        medians = {count: statistics.median(times[(f"crossings_{live}", count)]) for count in CROSSINGS}
+    for name, live in LIVE.items():
+        medians = {count: statistics.median(times[(name, count)]) for count in CROSSINGS}
         for count in CROSSINGS:
-            values = times[(f"crossings_{live}", count)]
+            values = times[(name, count)]
             low, _, high = statistics.quantiles(values, n=4) if len(values) >= 4 else (min(values), 0, max(values))
             slope = (medians[count] - medians[CROSSINGS[0]]) / (count - CROSSINGS[0]) if count > CROSSINGS[0] else None
             cost = "—" if slope is None else f"{slope * cores / items * 1e9:.3f}"
