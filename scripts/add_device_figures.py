@@ -25,13 +25,15 @@ def amend(path: Path, out: Path, source: Path, figures: tuple[str, ...] = FIGURE
     """Write `path` again under `out` with `source`'s `figures` where its device lacks them; return those taken."""
     lent = yaml.safe_load(source.read_text()) or {}
     target = out / path.parent.name / path.name
+    if target.resolve() == path.resolve():
+        raise OSError(f"{target} is the archive itself: give another OUT_DIR")
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path) as archive:
         device = yaml.safe_load(archive.read("device.yaml"))
         taken = [name for name in figures if device.get(name) is None and lent.get(name) is not None]
         device.update({name: lent[name] for name in taken})
         if taken:
-            device["notes"] = (f"{device.get('notes', '')} {', '.join(taken)} from {source.name}, a bench run on "
+            device["notes"] = (f"{device.get('notes') or ''} {', '.join(taken)} from {source.name}, a bench run on "
                                "the same machine after the campaign (scripts/add_device_figures.py).").strip()
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
             for info in archive.infolist():
@@ -49,8 +51,13 @@ def main() -> None:
     if "--figures" in arguments:
         at = arguments.index("--figures")
         figures, arguments = tuple(arguments[at + 1:]), arguments[:at]
-    if len(arguments) < 3 or not figures:
+    if len(arguments) < 3 or not figures or any(argument.startswith("-") for argument in arguments):
         sys.exit(__doc__)
+    from perfcast.devices.schema import Device
+
+    unknown = [name for name in figures if name not in Device.model_fields]
+    if unknown:
+        sys.exit(f"--figures: {', '.join(unknown)} not a device profile's field")
     source, out = Path(arguments[0]), Path(arguments[1])
     if not source.is_file():
         sys.exit(f"{source} is not a file")

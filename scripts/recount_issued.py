@@ -46,7 +46,11 @@ def issued_shares(archive: zipfile.ZipFile, metric: str = "inst_alu") -> dict[st
         folders = (base + ".ir/", raw.rpartition("/")[0] + "/ir/")
         ir = [archive.read(n).decode("utf-8", "replace") for n in names if n.endswith(".ll") and n.startswith(folders)]
         for launch in read_oclgrind_launches(archive.read(raw).decode("utf-8", "replace"), ir=ir):
-            issued[launch.name] += launch.metrics.get(metric, 0.0)  # barrier_values: only where the IR has them
+            # barrier_values only where the IR gave them, or where there is no barrier: a launch whose kernel's IR
+            # is missing says nothing of its values, and a kernel none of whose launches does gets no metric.
+            if metric not in launch.metrics and launch.metrics.get("barriers", 0.0) > 0:
+                continue
+            issued[launch.name] += launch.metrics.get(metric, 0.0)
             counted[launch.name] += 32 * launch.metrics["inst_warp"]
     return {name: issued[name] / counted[name] for name in counted if counted[name] > 0}
 
@@ -54,6 +58,8 @@ def issued_shares(archive: zipfile.ZipFile, metric: str = "inst_alu") -> dict[st
 def recount(path: Path, out: Path, metric: str = "inst_alu") -> Path:
     """Write `path` again under `out` with `metric` in each group of its profile; return the new archive's path."""
     target = out / path.parent.name / path.name
+    if target.resolve() == path.resolve():
+        raise OSError(f"{target} is the archive itself: give another OUT_DIR")
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path) as archive:
         shares = issued_shares(archive, metric)
@@ -80,7 +86,9 @@ def main() -> None:
     arguments, metric = sys.argv[1:], "inst_alu"
     if arguments[:1] == ["--metric"] and len(arguments) > 1:
         metric, arguments = arguments[1], arguments[2:]
-    if len(arguments) < 2 or metric not in METRICS:
+    if metric not in METRICS:
+        sys.exit(f"--metric {metric}: not one of {', '.join(METRICS)}")
+    if len(arguments) < 2 or any(argument.startswith("-") for argument in arguments):
         sys.exit(__doc__)
     out = Path(arguments[0])
     for name in arguments[1:]:

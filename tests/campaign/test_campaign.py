@@ -826,27 +826,34 @@ def test_the_quantitative_score_prices_first_touched_pages_where_the_device_meas
 
 def test_the_quantitative_score_adds_barrier_crossings_where_the_device_measured_them():
     """§3.9: 2 x 10^6 crossings said and left out without the CPU's rate, 1 ms added at 2 x 10^9 crossing/s."""
-    from perfcast.campaign.score import barrier_term
+    from perfcast.campaign.score import barrier_term, predict_profiled
     from perfcast.devices.catalog import get_device
     from perfcast.devices.quantitative_view import quantitative_inputs
     from perfcast.profiles.profile import KernelProfile
 
-    plain, priced = _scored_without_and_with("reduce_sum", "epyc-9654", {"barriers": 2e6}, "barriers", 2e9)
-    assert "2e+06 barrier crossings, no measured rate of them (not priced)" in plain.detail
-    assert priced.time == pytest.approx(plain.time + 1e-3) and "barrier cost 0.001 s" in priced.detail
-    assert "the values kept live across barriers: not counted (no IR of the kernel) (not priced)" in priced.detail
+    cpu = _cpu_inputs(shared=40e9)  # PoCL's device profile: local memory measured
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 1000.0, "inst_warp": 1e7 / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": 9e6, "dram_read": 1.0, "dram_write": 1.0, "barriers": 2e6}
+    profile = KernelProfile("k", 1, metrics)
+    plain, detail, left_out = predict_profiled(profile, cpu)
+    assert left_out["barriers"] == "2e+06 barrier crossings, no measured rate of them (not priced)"
+    priced, detail, left_out = predict_profiled(profile, dataclasses.replace(cpu, barriers=2e9))
+    assert priced.time == pytest.approx(plain.time + 1e-3) and "barrier cost 0.001 s" in detail
+    assert left_out["barriers"] == "the values kept live across barriers: not counted (no IR of the kernel) (not priced)"
     # With the values the IR gives (3 a crossing: 2 beyond the bench's one) and the device's rate of them: 1 ms more.
     counts = {"barriers": 2e6, "barrier_values": 6e6}
-    cpu = quantitative_inputs(get_device("epyc-9654"))
-    with_rates = dataclasses.replace(cpu, barriers=2e9, barrier_values=4e9)
-    cost, unpriced = barrier_term(KernelProfile("k", 1, counts), with_rates)
+    cost, unpriced = barrier_term(KernelProfile("k", 1, counts), dataclasses.replace(cpu, barriers=2e9,
+                                                                                      barrier_values=4e9))
     assert cost.time == pytest.approx(1e-3 + 1e-3) and unpriced is None
     assert barrier_term(KernelProfile("k", 1, counts), dataclasses.replace(cpu, barriers=2e9))[1] == (
         "the values kept live across barriers: no measured rate of them (not priced)")
-    # No barrier counted: nothing; a GPU's barriers (its warps wait in hardware): nothing, and nothing said.
+    # No barrier counted: nothing; a GPU's barriers (its warps wait in hardware), and a C build's device (no local
+    # memory measured: its code crosses none, even where a PoCL bench lent it the rates): nothing, nothing said.
     gpu = quantitative_inputs(get_device("v100"))
+    c_build = dataclasses.replace(quantitative_inputs(get_device("epyc-9654")), barriers=2e9)
     assert barrier_term(KernelProfile("k", 1, {"fp32": 1.0}), cpu) == (None, None)
     assert barrier_term(KernelProfile("k", 1, {"barriers": 5.0}), gpu) == (None, None)
+    assert barrier_term(KernelProfile("k", 1, {"barriers": 5.0}), c_build) == (None, None)
 
 
 def test_the_quantitative_score_adds_the_launch_and_its_work_groups_where_the_device_measured_them():

@@ -56,6 +56,23 @@ def test_no_ceiling_where_a_device_lacks_a_core_rate(runs):
     assert times is None and "integer-division rate" in note and older.name in note
 
 
+def test_barriers_and_local_accesses_are_priced_on_both_devices_or_on_neither(runs):
+    """§3.9's figures on one device alone would skew the ratio: a source benched with them, a target without."""
+    from dataclasses import replace
+
+    two, one = runs["2core-zen3"], runs["1core-zen3"]
+    stencil = _kernel(two, "stencil7")
+    crossing = replace(stencil, metrics={**stencil.metrics, "barriers": 1e9})
+    measured = {"source": "measured", "tool": "test", "date": "2026-11-29"}
+    benched = two.device.model_copy(update={"barriers": {"value": 1e8, **measured}})
+    benched = type(benched).from_mapping(benched.model_dump(mode="json", exclude_none=True))
+    plain, _ = core_times(stencil, two.device, one.device, two.compiled_code())
+    one_sided, _ = core_times(crossing, benched, one.device, two.compiled_code())
+    assert one_sided == pytest.approx(plain)  # the source's 10 s of crossings left out, as the target must
+    both, _ = core_times(crossing, benched, benched, two.compiled_code())
+    assert both[0] == pytest.approx(plain[0] + 10.0, rel=0.01)
+
+
 def test_a_bad_incore_record_costs_the_ceiling_not_the_kernel(runs):
     two, one = runs["2core-zen3"], runs["1core-zen3"]
     code = two.compiled_code()

@@ -149,3 +149,13 @@ def test_a_cpu_profile_with_every_floor_term_ranks_a_measured_cpu():
     assert any("indirect_scattered" in kernel.metrics for kernel in run.profiles.kernels)
     prediction = workload.predict(device)
     assert prediction.time > 0 and "bound" in prediction.detail
+
+
+def test_a_kernel_crossing_barriers_on_a_cpu_without_the_rates_says_so():
+    """§3.9: a CPU device profile with local memory measured but no barrier rates leaves the crossings unpriced."""
+    from perfcast.devices.catalog import load_device_file
+
+    device = load_device_file(ROOT / "docs" / "validation" / "programs" / "zen3-avx2-launches" / "device.yaml")
+    workload = read_workload(ROOT / "tests" / "data" / "profiles" / "oclgrind-opencl_program-256.txt")
+    prediction = workload.predict(device)
+    assert prediction.time > 0 and "barrier crossings, or the values kept across them, unpriced" in prediction.detail

@@ -540,7 +540,8 @@ class TestBarrierCost:
         # 10^6 crossings at 10^10/s and 4 x 10^6 more values at 5 x 10^9/s: 0.1 ms + 0.8 ms.
         cost = barrier_cost(1e6, 1e10, 4e6, 5e9)
         assert cost.time == pytest.approx(0.9e-3)
-        assert cost.explain() == "1e+06 barrier crossings / 1e+10 crossing/s + 4e+06 values kept across them / 5e+09 value/s"
+        assert cost.explain() == ("1e+06 barrier crossings / 1e+10 crossing/s + 4e+06 further values kept across them / "
+                                  "5e+09 value/s")
         assert barrier_cost(1e6, 1e10, 4e6).time == pytest.approx(1e-4)  # no rate of values: the crossings alone
         with pytest.raises(ValueError, match="values kept across barriers"):
             barrier_cost(1e6, 1e10, -1.0, 5e9)

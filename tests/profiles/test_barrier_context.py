@@ -87,6 +87,8 @@ def test_real_kernels_of_rodinia_keep_what_their_sources_show():
     # pathfinder's dynproc_kernel: a barrier before its loop (7 values live) and two in it (11: the work-item's
     # column, its neighbours' flags, the addresses of its local rows); backprop's bpnn_adjust_weights_ocl: one
     # at the end, across which its ty, its index into delta (tx + 1, widened) and that element's address stay live.
+    # (Data dependence only: pathfinder's `computed` flag, a phi of constants chosen by a branch on the id, is
+    # counted as shared; docs/models.md §3.9 says so.)
     found = {}
     for program in ("pathfinder", "backprop"):
         archive = ROOT / "docs" / "validation" / "programs" / "zen3-avx2-launches" / program / f"{program}.zip"
@@ -95,3 +97,26 @@ def test_real_kernels_of_rodinia_keep_what_their_sources_show():
         found.update(barrier_context_values(functions, functions.keys()))
     assert found["dynproc_kernel"] == pytest.approx((7 + 11 + 11) / 3)
     assert found["bpnn_adjust_weights_ocl"] == 3.0 and found["bpnn_layerforward_ocl"] == pytest.approx(5.2)
+
+
+def test_a_switch_over_several_lines_and_a_linear_id_are_read():
+    # A value live into a switch's case block (the cases one a line, as LLVM prints them), from the linear id.
+    switch = """define spir_kernel void @s(i32 addrspace(1)* %out, i32 %mode) {
+entry:
+  %lid = tail call i64 @_Z20get_global_linear_idv()
+  %v = trunc i64 %lid to i32
+  tail call void @_Z7barrierj(i32 1)
+  switch i32 %mode, label %done [
+    i32 0, label %zero
+    i32 1, label %done
+  ]
+
+zero:
+  store i32 %v, i32 addrspace(1)* %out, align 4
+  br label %done
+
+done:
+  ret void
+}
+"""
+    assert barrier_context_values(_functions([switch]), ["s"]) == {"s": 1.0}

@@ -35,7 +35,8 @@ from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SetWalk", "SuiteShape",
-           "choose_peak_shapes", "first_touch_rate", "launch_and_group_rates", "measure_set_walks", "minor_faults",
+           "RegionRates", "choose_peak_shapes", "first_touch_rate", "launch_and_group_rates", "local_region_rates",
+           "measure_set_walks", "minor_faults",
            "random_working_set_doublings", "random_working_sets", "run_accelerator_suite", "set_walk_index",
            "set_walk_lines"]
 
@@ -646,9 +647,10 @@ def run_accelerator_suite(
     results = runtime.buffer(np.zeros(shape.compute_items, np.float64))
     core = core_measurements(runtime, shape, suite, results, measure)
     # Steps: the sizes, reads and writes, strided and random reads, host copy, each round of the core-bound
-    # figures, first touches and empty launches (a CPU device), local memory, the sweep, the L2 points, the random
-    # loads per level and working set, and the set-walk loads per level (each one step, measured or skipped).
-    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 3 * int(shape.cpu_rates) + 1
+    # figures, the guarded triad, first touches, empty launches and local accesses and barriers (a CPU device),
+    # local memory, the sweep, the L2 points, the random loads per level and working set, and the set-walk loads
+    # per level (each one step, measured or skipped).
+    tick = ProgressSteps(progress, len(sizes) + 4 + 3 + len(core) * shape.compute_rounds + 4 * int(shape.cpu_rates) + 1
                          + len(shape.mix_steps) + (L2_READ_POINTS if l2 else 0) + len(shape.random_levels)
                          + len(shape.random_sizes) + (len(shape.set_walk.levels) if shape.set_walk else 0))
     # The core-bound figures' rounds: before the sweep, after the stream kernels and after the host copy, seconds

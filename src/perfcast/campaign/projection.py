@@ -118,6 +118,10 @@ CORE_RATES = {"random_loads": "random-load rates", "int_divisions": "integer-div
               "scalar_instructions": "scalar-instruction rate", "atomics": "atomic rate"}
 
 
+# §3.9's rates (`QuantitativeInputs` attributes), priced by the core-bound ceiling where both devices measured them.
+REGION_RATES = ("local_loads", "barriers", "barrier_values")
+
+
 @dataclass(frozen=True)
 class CompiledCode:
     """What a CPU campaign recorded of the code its device ran: the compiler's report and the in-core reading."""
@@ -160,6 +164,12 @@ def core_times(profile: KernelProfile, source: Device, target: Device,
         curved = set(both[0].random_curves) & set(both[1].random_curves)
         both = [replace(inputs, set_walk_loads={k: v for k, v in inputs.set_walk_loads.items() if k in walked},
                         random_curves={k: v for k, v in inputs.random_curves.items() if k in curved})
+                for inputs in both]
+        # §3.9's figures likewise: each priced on both devices or on neither.
+        kept = {name for name in REGION_RATES if all(getattr(inputs, name) is not None for inputs in both)}
+        both = [replace(inputs, local_loads=inputs.local_loads if "local_loads" in kept else None,
+                        barriers=inputs.barriers if "barriers" in kept else None,
+                        barrier_values=inputs.barrier_values if "barrier_values" in kept else None)
                 for inputs in both]
         for device, inputs in zip((source, target), both, strict=True):
             missing = [words for name, words in CORE_RATES.items() if not getattr(inputs, name)]

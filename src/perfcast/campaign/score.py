@@ -317,10 +317,12 @@ def barrier_term(profile: KernelProfile, inputs: QuantitativeInputs) -> tuple[Ba
     of them, and the values live across them (`barrier_values`, counted from the kernel's IR) beyond the one that
     rate carries, at the device's rate of such values where it measured one. A CPU without the crossings' rate
     leaves them out, said; a GPU (whose warps wait at a barrier in hardware, its cost hidden by the other warps)
-    silently.
+    and a C build's device (no local memory measured: its code has no barriers) silently.
     """
     crossings = profile.metrics.get("barriers", 0.0)
-    if crossings <= 0:
+    # A CPU device profile without local memory measured is a C build's, whose code keeps the OpenCL twin's local
+    # tiles in its own arrays and crosses no barrier (as §3.6 prices its local accesses as global ones).
+    if crossings <= 0 or (inputs.device.kind == "cpu" and inputs.local_rate is None):
         return None, None
     if inputs.barriers is None:
         return None, (f"{crossings:.3g} barrier crossings, no measured rate of them (not priced)"

@@ -123,7 +123,7 @@ class ProfileWorkload(Workload):
             bounds[prediction.bound] += 1
             # A device without the rates leaves the profile's divisions or scattered loads unpriced: said, so
             # that a ranking of measured devices against catalog ones shows why it may favour the latter.
-            unpriced.update(_LEFT_OUT[term] for term in left_out)
+            unpriced.update(_LEFT_OUT.get(term, f"{term} unpriced") for term in left_out)
         if len(self.kernels) == 1:
             detail = f"{next(iter(bounds))} bound"
         else:
@@ -133,12 +133,14 @@ class ProfileWorkload(Workload):
         return Prediction(total, detail)
 
 
-# What a device leaves out of a profile's §3.1–§3.4 terms (campaign.score.cpu_terms' keys), in a ranking's words.
+# What a device leaves out of a profile's §3.1–§3.9 terms (predict_profiled's left-out keys), in a ranking's words.
 _LEFT_OUT = {"integer divisions": "integer divisions unpriced (no measured rate here)",
              "latency floor": "no latency floor (traffic simulated for another device)",
              "issue floor": "no issue floor for scalar code (no compiler's report)",
              "atomics": "atomics unpriced (no measured rate here)",
-             "first touches": "first-touched pages unpriced (no measured rate here)"}
+             "first touches": "first-touched pages unpriced (no measured rate here)",
+             "launch": "launches unpriced (no measured rate here)",
+             "barriers": "barrier crossings, or the values kept across them, unpriced (no measured rate here)"}
 
 
 class HullWorkload(Workload):

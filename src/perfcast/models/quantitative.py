@@ -63,6 +63,13 @@ prices each at its own rate and returns the one T_ldst that costs the kernel's
 accesses the same time. An elementary-function call in a kernel the compiler
 vectorised runs as a vector library routine for `lanes` work-items at once:
 `vector_call_cost` shares the measured scalar call's instructions among them.
+
+Barriers on a CPU (§3.9): the runtime runs each region between barriers as a
+loop over the work-items, and saves and restores each work-item's live values
+at each barrier. Local accesses take the measured rate of independent ones (the
+shared level's figure is one chain's), and each crossing costs 1 / the
+crossings' rate plus its further live values / their rate, added last, bound
+"barrier" where that part is the larger.
 """
 
 from __future__ import annotations
@@ -382,7 +389,7 @@ class BarrierCost:
 
     crossings: float  # every work-item's crossings
     rate: float  # crossings per s, one value live across each
-    values: float = 0.0  # the values live across them, summed over the crossings (beyond the one the rate has)
+    values: float = 0.0  # the further values live across them, summed over the crossings (beyond the rate's one)
     value_rate: float | None = None  # such values saved and restored per s; None: not measured (not priced)
     noun: str = "barrier crossings"
 
@@ -396,7 +403,7 @@ class BarrierCost:
         """Return the cost in words: the crossings, the values and the rates."""
         text = f"{self.crossings:.3g} barrier crossings / {self.rate:.3g} crossing/s"
         if self.values and self.value_rate is not None:
-            text += f" + {self.values:.3g} values kept across them / {self.value_rate:.3g} value/s"
+            text += f" + {self.values:.3g} further values kept across them / {self.value_rate:.3g} value/s"
         return text
 
 

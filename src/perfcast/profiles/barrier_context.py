@@ -26,7 +26,7 @@ _TARGET = re.compile(r"label (?P<name>%[\w.$-]+)")
 _INCOMING = re.compile(r"\[\s*(?P<value>[^,\]]+),\s*(?P<block>%[\w.$-]+)\s*\]")
 _BARRIER = re.compile(r"@_Z(?:7barrier|18work_group_barrier)j")
 # The builtins whose results differ from one work-item to the next, and which a runtime recomputes from its loop.
-_IDS = re.compile(r"@_Z(?:12get_local_id|13get_global_id|20get_global_linear_id|19get_local_linear_id)j?\(")
+_IDS = re.compile(r"@_Z(?:12get_local_id|13get_global_id|20get_global_linear_id|19get_local_linear_id)[jv]?\(")
 
 
 def _blocks(lines: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
@@ -43,7 +43,10 @@ def _blocks(lines: Sequence[str]) -> tuple[list[str], dict[str, list[str]]]:
             if not order:  # instructions before any label: the entry block, left unnamed
                 order.append("%entry")
                 body["%entry"] = []
-            body[order[-1]].append(code)
+            if code.startswith("    ") or code.lstrip().startswith("]"):
+                body[order[-1]][-1] += " " + code.strip()  # a switch's cases, one a line: its terminator's
+            else:
+                body[order[-1]].append(code)
     return order, body
 
 
@@ -51,7 +54,7 @@ def _uses(instruction: str, blocks: set[str]) -> set[str]:
     """Return the SSA values an instruction reads (a phi's are charged to its incoming blocks, not here)."""
     defined = _DEFINED.match(instruction)
     operands = instruction.split("=", 1)[1] if defined else instruction
-    if re.match(r"\s*phi\b", operands):
+    if re.match(r"\s*phi\b", operands) or "@llvm.dbg." in operands:  # debug records use nothing
         return set()
     return {name for name in _VALUE.findall(operands) if name not in blocks}
 

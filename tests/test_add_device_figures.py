@@ -1,0 +1,37 @@
+"""scripts/add_device_figures.py: an archive's device profile takes the figures a later bench run has and it lacks."""
+
+import importlib.util
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("add_device_figures", ROOT / "scripts" / "add_device_figures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_only_the_missing_figures_are_lent_and_the_notes_say_so(script, tmp_path):
+    archive = tmp_path / "prog" / "prog.zip"
+    archive.parent.mkdir()
+    device = {"name": "vm", "barriers": {"value": 1.0e10}, "notes": None}
+    with zipfile.ZipFile(archive, "w") as written:
+        written.writestr("device.yaml", yaml.safe_dump(device))
+        written.writestr("profile.yaml", "kernels: []\n")
+    source = tmp_path / "after.yaml"
+    source.write_text(yaml.safe_dump({"barriers": {"value": 2.0e10}, "barrier_values": {"value": 3.0e10}}))
+    assert script.amend(archive, tmp_path / "out", source) == ["barrier_values"]
+    with zipfile.ZipFile(tmp_path / "out" / "prog" / "prog.zip") as read:
+        amended = yaml.safe_load(read.read("device.yaml"))
+        assert read.read("profile.yaml") == b"kernels: []\n"
+    assert amended["barriers"]["value"] == 1.0e10 and amended["barrier_values"]["value"] == 3.0e10
+    assert amended["notes"].startswith("barrier_values from after.yaml")
+    with pytest.raises(OSError, match="the archive itself"):
+        script.amend(archive, tmp_path, source)
