@@ -120,3 +120,15 @@ done:
 }
 """
     assert barrier_context_values(_functions([switch]), ["s"]) == {"s": 1.0}
+
+
+def test_two_builds_of_one_kernel_are_read_apart_and_pooled():
+    # SHOC builds each kernel twice (single and double precision): the reader joins both definitions under one name.
+    double = LOOP.replace("float", "double")
+    functions = _functions([LOOP, double])
+    assert sum(line.startswith("entry:") for line in functions["loop"]) == 2  # both bodies, one after the other
+    assert barrier_context_values(functions, ["loop"]) == {"loop": 2.0}
+    # One build with a third value live across its barrier: the two builds' barrier calls pooled, 2 and 3.
+    three = double.replace("%acc.next = fadd double %acc, %x", "%acc.next = fadd double %acc, %x\n  %y = fadd double %x, %init")
+    three = three.replace("store double %acc.next,", "%z = fadd double %acc.next, %y\n  store double %z,")
+    assert barrier_context_values(_functions([LOOP, three]), ["loop"]) == {"loop": 2.5}

@@ -317,13 +317,12 @@ def launch_and_group_rates(runtime: KernelRuntime, rounds: int, counts: Sequence
 
 
 # Local loads a work-item makes in one barrier region, and the barriers it crosses in the other kernels' longer
-# launches (PoCL 3.1 on the developers' 2-core Zen 3 VM, 2026-11-29: 0.12-0.25 ns a local access and about 0.08 ns a
-# crossing, both per work-item over the device; scripts/local_regions.py probe has regions of several shapes).
+# launches (PoCL 3.1 on the developers' 2-core Zen 3 VM, 2026-11-29: 0.12-0.25 ns a local access, about 0.08 ns a
+# crossing and 0.04 ns a further live value, each per work-item over the device; scripts/local_regions.py probe
+# has regions of several shapes).
 REGION_LOADS = 1024
 BARRIER_COUNTS = (1, 256)
 REGION_PASSES = 5
-
-
 CONTEXT_VALUES = 8  # values barrier_context keeps live across each barrier; barrier_regions keeps one
 
 
@@ -779,6 +778,9 @@ def run_accelerator_suite(
         if suite.barriers is None:
             suite.notes.append("Barrier crossings: 256 barriers a work-item took no longer than one (or the "
                                "work-groups are above 1,024 work-items); §3.9 prices no barrier on this device.")
+        elif suite.barrier_values is None:
+            suite.notes.append("Values kept across barriers: eight live values cost a crossing no more than one; "
+                               "§3.9 prices a kernel's crossings, not their values, on this device.")
     tick("local memory")
     k_local = 1024
     suite.levels["shared"] = measure(runtime.timed_local(shape.compute_items, k_local, results),

@@ -113,16 +113,36 @@ def _barrier_sites(lines: Sequence[str]) -> list[int]:
     return sites
 
 
+def _definitions(lines: Sequence[str]) -> list[list[str]]:
+    """Return the bodies of the definitions one function name's lines hold (two builds of a kernel give two).
+
+    perfcast.profiles.oclgrind joins every module's definition of a name (SHOC builds each kernel in single and
+    double precision): a label seen again starts the next definition, as no function names a block twice.
+    """
+    bodies: list[list[str]] = [[]]
+    seen: set[str] = set()
+    for line in lines:
+        label = _LABEL.match(line)
+        if label:
+            if label["name"] in seen:
+                bodies.append([])
+                seen = set()
+            seen.add(label["name"])
+        bodies[-1].append(line)
+    return bodies
+
+
 def barrier_context_values(functions: dict[str, list[str]], kernels: Iterable[str]) -> dict[str, float]:
     """Return, per kernel with a barrier in its own body, the mean work-item-variant values live across one (count).
 
-    `functions`: each IR function's body lines (perfcast.profiles.oclgrind's reading of the dumped modules). A
-    kernel whose barriers sit in functions it calls is left out: their values live in another frame.
+    `functions`: each IR function's body lines (perfcast.profiles.oclgrind's reading of the dumped modules; a
+    kernel built twice has both definitions, whose barrier calls are pooled). A kernel whose barriers sit in
+    functions it calls is left out: their values live in another frame.
     """
     found = {}
     for kernel in kernels:
         if kernel in functions:
-            sites = _barrier_sites(functions[kernel])
+            sites = [site for body in _definitions(functions[kernel]) for site in _barrier_sites(body)]
             if sites:
                 found[kernel] = sum(sites) / len(sites)
     return found
