@@ -18,6 +18,8 @@ from pathlib import Path
 
 import yaml
 
+from perfcast.campaign.archive import copy_with
+
 FIGURES = ("local_loads", "barriers", "barrier_values")
 
 
@@ -35,12 +37,7 @@ def amend(path: Path, out: Path, source: Path, figures: tuple[str, ...] = FIGURE
         if taken:
             device["notes"] = (f"{device.get('notes') or ''} {', '.join(taken)} from {source.name}, a bench run on "
                                "the same machine after the campaign (scripts/add_device_figures.py).").strip()
-        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
-            for info in archive.infolist():
-                data = archive.read(info)
-                if info.filename == "device.yaml":
-                    data = yaml.safe_dump(device, sort_keys=False, allow_unicode=True).encode()
-                written.writestr(info, data)
+        copy_with(archive, target, {"device.yaml": yaml.safe_dump(device, sort_keys=False, allow_unicode=True).encode()})
     return taken
 
 

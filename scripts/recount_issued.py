@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from perfcast.campaign.archive import copy_with
 from perfcast.campaign.score import group_kernel
 from perfcast.profiles.oclgrind import read_oclgrind_launches
 
@@ -70,12 +71,7 @@ def recount(path: Path, out: Path, metric: str = "inst_alu") -> Path:
             metrics = kernel.get("metrics", {})
             if share is not None and "inst_warp" in metrics:
                 metrics[metric] = share * 32 * metrics["inst_warp"]
-        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
-            for info in archive.infolist():
-                data = archive.read(info)
-                if info.filename == "profile.yaml":
-                    data = yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).encode()
-                written.writestr(info, data)
+        copy_with(archive, target, {"profile.yaml": yaml.safe_dump(profile, sort_keys=False, allow_unicode=True).encode()})
     print(f"{path}: {metric} " + (", ".join(f"{name} {share:.3g}" for name, share in sorted(shares.items()))
                          or "no Oclgrind histogram in it (written unchanged)"))
     return target

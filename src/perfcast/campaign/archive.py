@@ -27,6 +27,7 @@ from perfcast.output_files import replaced, write_text_atomic
 from perfcast.units import Precision
 
 __all__ = ["ARCHIVE_FORMAT", "ARCHIVE_VERSION", "MAX_ARCHIVE_BYTES", "MAX_MEMBER_BYTES", "Archive", "ArchiveError",
+           "copy_with",
            "WorkingFolder"]
 
 ARCHIVE_FORMAT = "perfcast-campaign"
@@ -253,3 +254,16 @@ class Archive:
             raise ArchiveError(f"{path}: cannot read the campaign archive ({error})") from None
         except (RuntimeError, NotImplementedError) as error:  # an encrypted member, a compression zipfile lacks
             raise ArchiveError(f"{path}: cannot read the campaign archive: {error}") from None
+
+
+def copy_with(source: zipfile.ZipFile, target: Path, members: dict[str, bytes]) -> None:
+    """Write the open archive `source` again at `target`, each member named in `members` with that content (B).
+
+    Every other member is copied as it is, in its order and with its own date; the scripts that give committed
+    archives a figure or a metric measured after them (scripts/recount_issued.py, scripts/add_device_figures.py)
+    write through it.
+    """
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as written:
+        for info in source.infolist():
+            written.writestr(info, members.get(info.filename, source.read(info)))
+
