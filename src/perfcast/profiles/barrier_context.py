@@ -86,6 +86,19 @@ def _barrier_sites(lines: Sequence[str]) -> list[int]:
                     value = incoming["value"].strip()
                     if value.startswith("%") and value not in blocks:
                         from_phis[incoming["block"]].add(value)
+    variant, ids = _variant(body)
+
+    def walk(b: str, live: set[str], sites: list[int] | None = None) -> set[str]:
+        """Return what is live at block b's start given what is live at its end; count each barrier's context."""
+        live = set(live)
+        for line in reversed(body[b]):
+            if sites is not None and _BARRIER.search(line):
+                sites.append(len((live & variant) - ids))
+            if (defined := _DEFINED.match(line)) is not None:
+                live.discard(defined["name"])
+            live |= _uses(line, blocks)
+        return live
+
     live_in: dict[str, set[str]] = {b: set() for b in order}
     live_out: dict[str, set[str]] = {b: set() for b in order}
     changed = True
@@ -93,23 +106,12 @@ def _barrier_sites(lines: Sequence[str]) -> list[int]:
         changed = False
         for b in reversed(order):
             out = set(from_phis[b]).union(*(live_in.get(s, set()) for s in successors[b]))
-            live = set(out)
-            for line in reversed(body[b]):
-                if (defined := _DEFINED.match(line)) is not None:
-                    live.discard(defined["name"])
-                live |= _uses(line, blocks)
+            live = walk(b, out)
             if out != live_out[b] or live != live_in[b]:
                 live_out[b], live_in[b], changed = out, live, True
-    variant, ids = _variant(body)
-    sites = []
+    sites: list[int] = []
     for b in order:
-        live = set(live_out[b])
-        for line in reversed(body[b]):
-            if _BARRIER.search(line):
-                sites.append(len((live & variant) - ids))
-            if (defined := _DEFINED.match(line)) is not None:
-                live.discard(defined["name"])
-            live |= _uses(line, blocks)
+        walk(b, live_out[b], sites)
     return sites
 
 
