@@ -1,8 +1,13 @@
 """Markers the whole suite shares, and the quick bench suites measured once for every test that needs one."""
 
+import importlib.util
 import shutil
+from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+SCRIPTS = Path(__file__).parents[1] / "scripts"
 
 
 def _have_cuda_tools() -> bool:
@@ -77,3 +82,17 @@ def opencl_backend(opencl_device):
 def opencl_quick_suite(opencl_backend):
     """Return the OpenCL backend's quick suite, measured for real."""
     return opencl_backend.run(quick=True, progress=lambda label, fraction: None)
+
+
+@pytest.fixture(scope="session")
+def load_script():
+    """Return a loader of one of scripts/*.py as a module, by its file's stem: a fresh module at each call."""
+
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
+

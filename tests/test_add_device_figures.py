@@ -1,21 +1,14 @@
 """scripts/add_device_figures.py: an archive's device profile takes the figures a later bench run has and it lacks."""
 
-import importlib.util
 import zipfile
-from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
-def script():
-    spec = importlib.util.spec_from_file_location("add_device_figures", ROOT / "scripts" / "add_device_figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def script(load_script):
+    return load_script("add_device_figures")
 
 
 def test_only_the_missing_figures_are_lent_and_the_notes_say_so(script, tmp_path):

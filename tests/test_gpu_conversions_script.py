@@ -1,6 +1,5 @@
 """scripts/gpu_conversions.py: each kernel converts what its name says, by nvcc's own code (no GPU needed)."""
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -8,16 +7,9 @@ import pytest
 SCRIPT = Path(__file__).parents[1] / "scripts" / "gpu_conversions.py"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("gpu_conversions", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.needs_cuda_tools  # tests/conftest.py skips it, saying how to get them, where nvcc or cuobjdump is missing
-def test_each_kernel_s_loop_is_its_conversions_and_the_reference_has_none():
-    script = _script()
+def test_each_kernel_s_loop_is_its_conversions_and_the_reference_has_none(load_script):
+    script = load_script("gpu_conversions")
     counts = script.sass_counts(["sm_80", "sm_90"])
     chains = script.CHAINS
     for arch, kernels in counts.items():
@@ -43,12 +35,12 @@ def test_the_command_line_needs_a_mode_and_checks_architectures(capsys):
     assert done.returncode == 2 and "sm_NN" in done.stderr
 
 
-def test_the_rates_are_per_sm_and_clock_at_the_reference_s_clock(tmp_path, monkeypatch):
+def test_the_rates_are_per_sm_and_clock_at_the_reference_s_clock(tmp_path, monkeypatch, load_script):
     """A stand-in for CuPy whose kernels take known times: the arithmetic of the measurement, without a GPU."""
     import sys
     from types import SimpleNamespace
 
-    script = _script()
+    script = load_script("gpu_conversions")
     seconds = {"add_f32": 1.0, "cvt_u8_f32": 8.0, "cvt_u32_f32": 4.0, "cvt_f32_u32": 8.0}
     clock = []
 

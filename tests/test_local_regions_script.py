@@ -1,6 +1,5 @@
 """scripts/local_regions.py: the programs' local accesses per barrier region, and the probe, run for real."""
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -12,15 +11,8 @@ SCRIPT = ROOT / "scripts" / "local_regions.py"
 LAUNCHES = ROOT / "docs" / "validation" / "programs" / "zen3-avx2-launches"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("local_regions", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_oclgrind_counts_give_each_kernel_s_accesses_and_barriers_per_work_item():
-    script = _script()
+def test_oclgrind_counts_give_each_kernel_s_accesses_and_barriers_per_work_item(load_script):
+    script = load_script("local_regions")
     lud = script.local_kernels(LAUNCHES / "lud" / "lud.zip")
     # lud_diagonal's first launch, by hand from its raw counts: 16 work-items (16 ret), 4200 local loads and 1616
     # local stores, 496 barrier calls
@@ -32,8 +24,8 @@ def test_oclgrind_counts_give_each_kernel_s_accesses_and_barriers_per_work_item(
     assert accesses / (barriers + 1) < 4  # a few accesses between two barriers
 
 
-def test_report_rows_give_predicted_over_measured():
-    ratios = _script().report_ratios(LAUNCHES / "hotspot" / "report.md")
+def test_report_rows_give_predicted_over_measured(load_script):
+    ratios = load_script("local_regions").report_ratios(LAUNCHES / "hotspot" / "report.md")
     # hotspot (x1000): 6.2 ms measured, 3.6 ms predicted (report.md's table)
     assert ratios["hotspot"] == [pytest.approx(3.6 / 6.2)]
 

@@ -1,13 +1,10 @@
 """scripts/recount_issued.py: an archive profiled before `inst_alu` or `barriers` gets it from its raw Oclgrind histograms."""
 
-import importlib.util
 import zipfile
-from pathlib import Path
 
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
 HISTOGRAM = """Instructions executed for kernel 'k':
              100 - add
              100 - getelementptr
@@ -17,11 +14,8 @@ Instructions executed for kernel 'k':
 """
 
 @pytest.fixture(scope="module")
-def recount():
-    spec = importlib.util.spec_from_file_location("recount_issued", ROOT / "scripts" / "recount_issued.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def recount(load_script):
+    return load_script("recount_issued")
 
 
 def test_a_group_is_of_the_kernel_its_record_names_else_the_name_before_its_ndrange():
