@@ -2,6 +2,7 @@
 
 import importlib.util
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -91,6 +92,7 @@ def load_script():
     def load(name: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module  # a script's dataclasses look their module up there
         spec.loader.exec_module(module)
         return module
 

@@ -231,6 +231,8 @@ def test_a_refused_scaling_is_said_with_its_numbers_and_the_run_resumes(multi_ke
     result = runner.invoke(app, arguments)
     # sum_task is one work-item looping over min(n, 4096) elements: its counts double, its NDRange does not.
     assert result.exit_code == 2 and "sum_task" in result.output and "timed size" in result.output
+    # The hint names the one NDRange both ran, so that a user whose sizes round up to it sees why.
+    assert "both profiled runs launched it at 1 work-items" in " ".join(result.output.split())
     assert not archive.exists() and WorkingFolder.for_archive(archive).exists()
     for index in (0, 1):  # Oclgrind's work is kept for the next attempt
         assert (WorkingFolder.for_archive(archive).path / f"raw/profile-{index}/launches.json").exists()

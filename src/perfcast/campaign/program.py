@@ -725,8 +725,10 @@ def _group_profiles(options: ProgramOptions, manifest: dict[str, Any], runs: Seq
                 metric, seen, expected, fitted = broken
                 hint = (f"; its counts grow as work-items^{fitted:.2f}: declare it with --scaling {kernel}={fitted:.2f}"
                         if math.isfinite(fitted) else
-                        "; its work-items do not change with the problem but its work does: profile it at the timed "
-                        "size (leave out --profile-cmd)" if small[1] == large[1] else "")
+                        f"; both profiled runs launched it at {small[1]:.0f} work-items (an NDRange that does not "
+                        "grow with the problem, or one rounded up to the same work-groups) while its work grew: profile "
+                        "two sizes whose NDRanges differ, or the timed size itself (leave out --profile-cmd)"
+                        if small[1] == large[1] else "")
                 refused.append(f"{words}: from {small[1]:.0f} to {large[1]:.0f} work-items per launch its {metric} "
                                f"grew {seen:.4g}x, not the {expected:.4g}x declared (work-items^{exponent:g}){hint}")
         if refused:
