@@ -7,7 +7,8 @@ A campaign scores its kernels with the device profile it was run against, which 
 `barrier_values`, 2026-11-29), a bench run on the same machine right after the campaign can lend it: each
 archive is written again as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), unchanged but for its
 device profile, which takes each named figure SOURCE has and it lacks, and says so in its notes. Figures it
-already has are kept. By default the figures are §3.9's three: local_loads, barriers, barrier_values.
+already has are kept. By default the figures are §3.9's three: local_loads, barriers, barrier_values. A named
+ceiling is FIELD:NAME, e.g. `"bandwidth_ceilings:guarded copy"` (§3.6's guarded copy, 2026-11-29).
 """
 
 from __future__ import annotations
@@ -32,13 +33,25 @@ def amend(path: Path, out: Path, source: Path, figures: tuple[str, ...] = FIGURE
     target.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path) as archive:
         device = yaml.safe_load(archive.read("device.yaml"))
-        taken = [name for name in figures if device.get(name) is None and lent.get(name) is not None]
-        device.update({name: lent[name] for name in taken})
+        taken = [name for name in figures if _get(device, name) is None and _get(lent, name) is not None]
+        for name in taken:
+            field, _, key = name.partition(":")
+            if key:
+                device[field] = {**(device.get(field) or {}), key: lent[field][key]}
+            else:
+                device[field] = lent[field]
         if taken:
             device["notes"] = (f"{device.get('notes') or ''} {', '.join(taken)} from {source.name}, a bench run on "
                                "the same machine after the campaign (scripts/add_device_figures.py).").strip()
         copy_with(archive, target, {"device.yaml": yaml.safe_dump(device, sort_keys=False, allow_unicode=True).encode()})
     return taken
+
+
+def _get(device: dict, name: str) -> object:
+    """Return a device profile's figure `name` (FIELD or FIELD:KEY of a named ceiling), None where it has none."""
+    field, _, key = name.partition(":")
+    value = device.get(field)
+    return (value or {}).get(key) if key else value
 
 
 def main() -> None:
@@ -52,7 +65,7 @@ def main() -> None:
         sys.exit(__doc__)
     from perfcast.devices.schema import Device
 
-    unknown = [name for name in figures if name not in Device.model_fields]
+    unknown = [name for name in figures if name.partition(":")[0] not in Device.model_fields]
     if unknown:
         sys.exit(f"--figures: {', '.join(unknown)} not a device profile's field")
     source, out = Path(arguments[0]), Path(arguments[1])

@@ -73,17 +73,22 @@ def test_empty_launches_and_work_groups_on_a_cpu_device(backend, quick_suite):
 
 
 def test_the_guarded_triad_on_a_cpu_device(backend, quick_suite):
-    """On a CPU device the triad written with `if (i < n)` is timed too: a ceiling below the DRAM triad, or a note."""
-    from perfcast.devices.schema import GUARDED_ACCESSES
+    """On a CPU device the triad written with `if (i < n)` is timed too: a ceiling below the DRAM triad, or a note.
+
+    Where it is a ceiling, the copy written the same way is timed beside it (§3.6: a masked load's and store's cost).
+    """
+    from perfcast.devices.schema import GUARDED_ACCESSES, GUARDED_COPY
 
     guarded = quick_suite.bandwidth_ceilings.get(GUARDED_ACCESSES)
+    copy = quick_suite.bandwidth_ceilings.get(GUARDED_COPY)
     if not backend.is_cpu:
-        assert guarded is None
+        assert guarded is None and copy is None
         return
     noted = any("Global triad, guarded" in note for note in quick_suite.notes)
     assert (guarded is not None) != noted  # one or the other, never both
-    if guarded is not None:
-        assert 1e8 < guarded.value < quick_suite.dram["triad"].value
+    assert (copy is not None) == (guarded is not None)
+    if guarded is not None and copy is not None:
+        assert 1e8 < guarded.value < quick_suite.dram["triad"].value and 1e8 < copy.value < 1e12
 
 
 def test_random_loads_on_a_cpu_device(backend, quick_suite):

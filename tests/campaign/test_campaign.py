@@ -547,6 +547,38 @@ def test_a_kernel_whose_code_masks_its_accesses_streams_at_the_guarded_triads_ra
     assert masked_code("triad", record) and not masked_code("old", record) and not masked_code("triad", None)
 
 
+def test_a_masked_kernel_pays_its_masked_loads_and_stores_from_any_level_where_the_bench_timed_the_guarded_copy():
+    """§3.6: with the guarded copy beside the triad, each global load and store costs a masked one's, cache or not."""
+    from perfcast.campaign.score import counts_fills, predict_profiled
+    from perfcast.devices.quantitative_view import quantitative_inputs
+    from perfcast.devices.schema import GUARDED_ACCESSES, GUARDED_COPY, Device
+    from perfcast.profiles.profile import KernelProfile
+
+    plain = _cpu_inputs()
+    data = plain.device.model_dump(mode="json", exclude_none=True)
+    figure = {"source": "measured", "tool": "test", "date": "2026-11-29"}
+    fill = 4.0 if counts_fills(plain.device) else 0.0
+    # Per element: triad 5 ns (2 loads, 1 store), copy 3 ns (1 load, 1 store): a load 2 ns, a store 1 ns.
+    data["bandwidth_ceilings"] = {**data.get("bandwidth_ceilings", {}),
+                                  GUARDED_ACCESSES: {"value": (12 + fill) / 5e-9, **figure},
+                                  GUARDED_COPY: {"value": (8 + fill) / 3e-9, **figure}}
+    cpu = quantitative_inputs(Device.from_mapping(data))
+    assert "masked loads and stores (CPU)" in cpu.sources
+    # A copy whose bytes a cache serves (no DRAM traffic): 1e6 loads and stores of 4-byte elements.
+    n = 1e6
+    metrics = {"fma_fp32": 0.0, "fma_fp64": 0.0, "ldst": 2 * n, "inst_warp": 3 * n / 32, "fp32": 0.0, "fp64": 0.0,
+               "int": n, "dram_read": 0.0, "dram_write": 0.0, "global_load_bytes": 4 * n, "global_store_bytes": 4 * n}
+    copy = KernelProfile("copy", 1, metrics)
+    unmasked, _, _ = predict_profiled(copy, cpu, 8)
+    masked, detail, _ = predict_profiled(copy, cpu, 8, masked=True)
+    assert unmasked.time < 1e-3 and masked.bound == "masked"
+    assert masked.time == pytest.approx(n * 2e-9 + n * 1e-9) and "masked-access floor" in detail
+    # Without the copy's figure the two costs are not told apart: no floor, as before.
+    del data["bandwidth_ceilings"][GUARDED_COPY]
+    triad_only = quantitative_inputs(Device.from_mapping(data))
+    assert predict_profiled(copy, triad_only, 8, masked=True)[0].time == pytest.approx(unmasked.time)
+
+
 def _cpu_inputs(shared: float | None = None, elementary: float | None = None):  # type: ignore[no-untyped-def]
     """Zen 4 (256-bit SIMD) from the catalog, with a measured local-memory bandwidth and call rate if given."""
     from perfcast.devices.catalog import get_device

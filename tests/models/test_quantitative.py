@@ -675,3 +675,38 @@ def test_core_time_leaves_out_the_memory_base_under_an_added_cost():
     assert p.bound == "division" and p.o_krn <= p.o_dev
     assert core_time(p) == pytest.approx(1400 / p.t_op_adjusted + 5e-8)
     assert core_time(p) < p.time
+
+
+def test_a_masked_load_and_store_cost_are_read_from_the_guarded_triad_and_copy():
+    from perfcast.models.quantitative import masked_access_floor, masked_move_costs
+
+    # Triad 2L + S = 5 ns an element, copy L + S = 3 ns: a load 2 ns, a store 1 ns; each rebuilds its kernel.
+    load, store = masked_move_costs(5e-9, 3e-9)
+    assert (load, store) == (pytest.approx(2e-9), pytest.approx(1e-9))
+    # A copy no faster than the triad (loads cost nothing) and one at under half of it (stores cost nothing):
+    # the costs stay non-negative and the triad's own time is always rebuilt.
+    for triad, copy in ((5e-9, 6e-9), (5e-9, 1e-9)):
+        load, store = masked_move_costs(triad, copy)
+        assert load >= 0 and store >= 0 and 2 * load + store == pytest.approx(triad)
+    floor = masked_access_floor(9e6, 1e6, 2e-9, 1e-9)
+    assert floor.time == pytest.approx(9e6 * 2e-9 + 1e6 * 1e-9) and "9e+06 loads" in floor.explain()
+    with pytest.raises(ValueError):
+        masked_move_costs(0.0, 1e-9)
+    with pytest.raises(ValueError):
+        masked_access_floor(-1.0, 0.0, 1e-9, 1e-9)
+
+
+def test_the_masked_access_floor_raises_a_time_below_it_and_names_its_bound():
+    from perfcast.models.quantitative import (DeviceRates, KernelCounts, core_time, kernel_parameters,
+                                              masked_access_floor, predict)
+
+    rates = DeviceRates(t_sp=1e12, t_dp=5e11, t_int=1e12, t_add=1e12, t_ldst=1e12, b_mem=1e11)
+    counts = KernelCounts(fma32=1e6, fma64=0.0, ldst=2e6, inst_warp=1e5, fp32=1e6, fp64=0.0, int=1e6,
+                          dram_read=1e5, dram_write=1e5)
+    kernel = kernel_parameters(counts, rates)
+    plain = predict(kernel, rates)
+    low = predict(kernel, rates, masked=masked_access_floor(1.0, 1.0, 1e-15, 1e-15))
+    assert low.time == plain.time and low.bound == plain.bound  # a floor below the time changes nothing
+    high = predict(kernel, rates, masked=masked_access_floor(1e6, 1e6, 1e-9, 2e-9))
+    assert high.time == pytest.approx(3e-3) and high.bound == "masked" and "masked-access floor" in high.explain()
+    assert core_time(high) == pytest.approx(3e-3)  # a core-bound ceiling keeps it

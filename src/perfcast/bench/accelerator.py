@@ -31,7 +31,7 @@ from perfcast.bench.suite import (
     rounds_at,
 )
 from perfcast.bench.timing import median_and_spread
-from perfcast.devices.schema import GUARDED_ACCESSES, SCALAR_ACCESSES
+from perfcast.devices.schema import GUARDED_ACCESSES, GUARDED_COPY, SCALAR_ACCESSES
 from perfcast.errors import BackendUnavailable
 
 __all__ = ["FIRST_TOUCH_BYTES", "KernelRuntime", "PeakShape", "ProgressSteps", "SetWalk", "SuiteShape",
@@ -720,6 +720,10 @@ def run_accelerator_suite(
                           stream["triad"][3])
         if guarded.value < suite.dram["triad"].value:  # a ceiling below the roof; else the guard costs nothing here
             suite.bandwidth_ceilings[GUARDED_ACCESSES] = guarded
+            # The guarded copy beside it: two loads an element against one tell a masked load's cost from a store's.
+            tick("global memory copy, guarded")
+            suite.bandwidth_ceilings[GUARDED_COPY] = measure(
+                runtime.timed("mem_copy_guarded", n, c, a, np.int32(n)), stream["copy"][3])
         else:
             suite.notes.append(f"Global triad, guarded (if (i < n)): {guarded.value / 1e9:.3g} GB/s, not below the "
                                "unguarded one: the guard costs nothing measurable here.")

@@ -41,6 +41,8 @@ from perfcast.models.quantitative import (
     kernel_parameters,
     latency_floor,
     launch_cost,
+    masked_access_floor,
+    masked_move_costs,
     predict,
     vector_call_cost,
 )
@@ -355,7 +357,8 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
     vector loops too (`incore_vectors`: gcc's code read with gcov's counts). `packed`: the lanes are a work-item's
     own statements packed into vectors (`packed_lanes`), whose operands, local ones too, are loaded in them.
     `masked`: the compiled code loads or stores with AVX's masked moves (`masked_code`); on a CPU whose bench
-    measured the guarded triad, B_mem is then that rate where it is the lower (§3.6). `laid_out`: the in-core
+    measured the guarded triad, B_mem is then that rate where it is the lower, and where it measured the guarded
+    copy too, every global load and store is priced at a masked one's cost from any level (§3.6). `laid_out`: the in-core
     cycles are the work-items' code laid out (`incore_laid_out`), which the explanation says. `compiled_cycles`:
     the cycles of the work-items' whole compiled code at the timed size (`kernel_item_cycles`, gcc's code): on a
     CPU they stand for the core's side of §3 (`predict`'s `compiled`). `launched`: the profile is of one timed
@@ -420,15 +423,27 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
                           + (f", {local / ldst:.0%} local at the "
                              + ("independent local accesses' rate (§3.9)" if inputs.local_loads else "local-memory rate")
                              if local and local_rate is not None else "") + ")")
-    if masked and inputs.device.kind == "cpu" and inputs.guarded_dram and inputs.guarded_dram < rates.b_mem:
-        # The masked moves bound a streaming kernel in the cores below the DRAM figure, as they bind the guarded
-        # triad the bench measures (docs/models.md §3.6).
-        rates = replace(rates, b_mem=inputs.guarded_dram)
-        ldst_words += (f"; B_mem {inputs.guarded_dram / 1e9:.3g} GB/s, the guarded triad's (§3.6: the compiled code "
-                       "masks its loads and stores)")
+    masked_floor = None
+    if masked and inputs.device.kind == "cpu" and inputs.guarded_dram:
+        if inputs.guarded_dram < rates.b_mem:
+            # The masked moves bound a streaming kernel in the cores below the DRAM figure, as they bind the guarded
+            # triad the bench measures (docs/models.md §3.6).
+            rates = replace(rates, b_mem=inputs.guarded_dram)
+            ldst_words += (f"; B_mem {inputs.guarded_dram / 1e9:.3g} GB/s, the guarded triad's (§3.6: the compiled "
+                           "code masks its loads and stores)")
+        # And from any level: the moves cost the core, not the memory, so elements a cache serves cost them too,
+        # each load and store at its cost from the guarded triad and copy (the bench counts their write-allocate
+        # fills where the device's figures do). Without the copy the two costs are not told apart: B_mem only.
+        if inputs.guarded_copy:
+            fill = 1.0 if counts_fills(inputs.device) else 0.0
+            load_time, store_time = masked_move_costs(4 * (3 + fill) / inputs.guarded_dram,
+                                                      4 * (2 + fill) / inputs.guarded_copy)
+            masked_floor = masked_access_floor(profile.metrics.get("global_load_bytes", 0.0) / 4,
+                                               profile.metrics.get("global_store_bytes", 0.0) / 4,
+                                               load_time, store_time)
     shared = {p for p, c in costs.items() if c != inputs.elementary_cost[p]}
     p = predict(kernel_parameters(profile.counts(costs or None), rates), rates, floor, divisions, issue, atomics, incore,
-                touches, compiled, launch, crossings)
+                touches, compiled, launch, crossings, masked_floor)
     share = indirect_share(profile.metrics) if floor is not None else None
     # Counted, not priced apart: on 17 programs, pricing the others at the bench's loads at computed addresses made
     # hotspot3D right and SHOC's reduction and md wrong (docs/models.md §3.1).
@@ -882,6 +897,8 @@ HULL_LACKS = {
     "division": "integer divisions at the divider's measured rate (§3.2)",
     "in-core": "the chains its inner loops carry from one iteration to the next (§3.5, llvm-mca's cycles)",
     "latency": "the latency of the loads no prefetcher foresees (§3.1)",
+    "masked": "its loads and stores through masked moves, at the guarded triad's and copy's costs from any level "
+              "(§3.6)",
     "issue": "its instructions, left scalar, issued one at a time (§3.3): the hull prices the species' operations, "
              "not the compiler's instructions",
     "atomic": "its locked atomics (§3.4)",

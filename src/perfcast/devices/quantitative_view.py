@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from perfcast.devices.schema import (
     COUNTED_RATES,
     GUARDED_ACCESSES,
+    GUARDED_COPY,
     SCALAR_ACCESSES,
     Device,
     Figure,
@@ -77,6 +78,7 @@ class QuantitativeInputs:
     local_loads: float | None = None  # a CPU's local accesses/s in independent chains, measured (§3.9)
     barriers: float | None = None  # a CPU's work-item barrier crossings/s, one value live across each (§3.9)
     barrier_values: float | None = None  # a CPU's values live across barriers saved and restored per s (§3.9)
+    guarded_copy: float | None = None  # B/s moved of the guarded copy, measured: beside the triad's, masked moves' costs
 
 
 def _value(value: float, dimension: Dimension, unit: str = "") -> str:
@@ -189,11 +191,18 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
         summaries["T_ldst, global (CPU)"] = (f"L1 {_value(l1.bandwidth.value, Dimension.BANDWIDTH)} at {simd_bits}-bit "
                                              f"vectors ({l1.bandwidth.provenance.source})")
     guarded = device.bandwidth_ceilings.get(GUARDED_ACCESSES) if device.kind == "cpu" else None
+    copy = device.bandwidth_ceilings.get(GUARDED_COPY) if guarded is not None else None
     if guarded is not None:
         sources["B_mem, masked accesses (CPU)"] = (_describe(guarded, Dimension.BANDWIDTH) + ", the triad written with a "
                                                    "guard, for a kernel whose compiled code masks its accesses (§3.6)")
         summaries["B_mem, masked accesses (CPU)"] = (f"{_value(guarded.value, Dimension.BANDWIDTH)} "
                                                      f"({guarded.provenance.source}, {GUARDED_ACCESSES})")
+    if copy is not None:
+        sources["masked loads and stores (CPU)"] = (_describe(copy, Dimension.BANDWIDTH) + ", the copy written with a "
+                                                    "guard: beside the guarded triad, a masked load's and a masked "
+                                                    "store's cost, from any level (§3.6)")
+        summaries["masked loads and stores (CPU)"] = (f"{_value(copy.value, Dimension.BANDWIDTH)} "
+                                                      f"({copy.provenance.source}, {GUARDED_COPY})")
     return QuantitativeInputs(device, rates, sources, summaries, costs, random, measured["int_divisions"],
                               measured["scalar_instructions"], measured["atomics"],
                               {p.value: figure.value for p, figure in device.elementary.items() if p.value in costs},
@@ -204,4 +213,5 @@ def quantitative_inputs(device: Device) -> QuantitativeInputs:
                                for level, sizes in device.random_loads_by_size.items() if sizes},
                               launches=measured["launches"], work_groups=measured["work_groups"],
                               local_loads=measured["local_loads"], barriers=measured["barriers"],
-                              barrier_values=measured["barrier_values"])
+                              barrier_values=measured["barrier_values"],
+                              guarded_copy=None if copy is None else copy.value)

@@ -29,6 +29,7 @@ from perfcast.units import Dimension, InstructionKind, Precision, parse_quantity
 __all__ = [
     "COUNTED_RATES",
     "GUARDED_ACCESSES",
+    "GUARDED_COPY",
     "SCALAR_ACCESSES",
     "scalar_dram",
     "Clock",
@@ -534,6 +535,9 @@ SCALAR_ACCESSES = "4-byte accesses"
 # whose compiler masks the guarded accesses of a vectorised work-item loop (AVX2), the masked loads and stores bind
 # it in the cores. §3's B_mem for a kernel whose compiled code masks its accesses (perfcast bench, OpenCL on CPUs).
 GUARDED_ACCESSES = "guarded accesses"
+# The rate (B/s moved) of the copy written the same way: beside the guarded triad, the cost of a masked load and of a
+# masked store apart, which price the masked accesses of a kernel from any level (§3.6).
+GUARDED_COPY = "guarded copy"
 
 COUNTED_RATES = (
     CountedRate("int_divisions", "int32 divisions", "div/s", "int32 divisions by a run-time divisor"),

@@ -95,6 +95,7 @@ __all__ = [
     "KernelParameters",
     "LatencyFloor",
     "LaunchCost",
+    "MaskedAccessFloor",
     "QuantitativePrediction",
     "atomic_cost",
     "barrier_cost",
@@ -107,6 +108,8 @@ __all__ = [
     "kernel_parameters",
     "latency_floor",
     "launch_cost",
+    "masked_access_floor",
+    "masked_move_costs",
     "predict",
     "predict_counts",
     "vector_call_cost",
@@ -117,8 +120,8 @@ SECTOR_BYTES = 32  # one DRAM transaction / sector, in B
 # `perfcast classify` uses too; a device's measured rate of such calls replaces it where the device has one.
 ELEMENTARY_COST = 8
 KernelType = Literal["fp32", "fp64", "int"]
-Bound = Literal["compute", "memory", "latency", "issue", "in-core", "division", "atomic", "first-touch", "launch",
-                "barrier"]
+Bound = Literal["compute", "memory", "latency", "issue", "in-core", "masked", "division", "atomic", "first-touch",
+                "launch", "barrier"]
 
 
 @dataclass(frozen=True)
@@ -532,6 +535,53 @@ def incore_floor(cycles: float, cores: int, clock: float, laid_out: bool = False
     return InCoreFloor(cycles, cores, clock, laid_out, whole)
 
 
+@dataclass(frozen=True)
+class MaskedAccessFloor:
+    """A kernel's global loads and stores through masked moves (4-byte elements) at their measured costs (s each) (§3.6).
+
+    Masked moves cost the core more than the bytes they move, wherever the bytes come from, so the floor prices
+    every element the kernel's global accesses load or store, from any level. The costs are the whole device's
+    (its cores together), per element: `load_time` a masked load's, `store_time` a masked store's.
+    """
+
+    loads: float
+    stores: float
+    load_time: float
+    store_time: float
+
+    @property
+    def time(self) -> float:
+        """Return the floor (s): every masked load and store at its cost."""
+        return self.loads * self.load_time + self.stores * self.store_time
+
+    def explain(self) -> str:
+        """Return the floor in words: the loads and stores and what each costs."""
+        return (f"{self.loads:.3g} loads x {self.load_time * 1e12:.3g} ps + {self.stores:.3g} stores x "
+                f"{self.store_time * 1e12:.3g} ps of 4-byte elements through masked moves, the guarded triad's and "
+                "copy's costs, from any level")
+
+
+def masked_move_costs(triad_seconds: float, copy_seconds: float) -> tuple[float, float]:
+    """Return a masked load's and a masked store's cost (s per element) from the guarded triad's and copy's (s per element).
+
+    The triad loads twice and stores once an element, the copy loads and stores once: a load costs the difference,
+    a store the rest of the copy's. Kept within [0, triad / 2] so that the triad's own cost is always rebuilt.
+    """
+    positive("guarded triad time per element", triad_seconds)
+    positive("guarded copy time per element", copy_seconds)
+    load = min(max(triad_seconds - copy_seconds, 0.0), triad_seconds / 2)
+    return load, triad_seconds - 2 * load
+
+
+def masked_access_floor(loads: float, stores: float, load_time: float, store_time: float) -> MaskedAccessFloor:
+    """Return the masked-access floor (s): `loads` and `stores` (4-byte elements) at their costs (s each) (§3.6)."""
+    non_negative("masked loads", loads)
+    non_negative("masked stores", stores)
+    non_negative("masked load cost", load_time)
+    non_negative("masked store cost", store_time)
+    return MaskedAccessFloor(loads, stores, load_time, store_time)
+
+
 def cpu_ldst_rate(ldst: float, local_ldst: float, lanes: int, simd_lanes: int, l1_accesses: float,
                   local_rate: float | None) -> float:
     """Return a CPU kernel's T_ldst (instructions/s): global accesses at L1 in its vectors, local ones at `local_rate`.
@@ -602,6 +652,7 @@ class QuantitativePrediction:
     compiled: InCoreFloor | None = None
     launch: LaunchCost | None = None  # the runtime's time of the launch and its work-groups (§3.8), added
     barriers: BarrierCost | None = None  # a CPU runtime's time of the barrier crossings (§3.9), added
+    masked: MaskedAccessFloor | None = None  # the masked loads and stores' floor (§3.6), where one was given
 
     def explain(self) -> str:
         """Return the prediction in one line: bound, the comparison that decided it, and the efficiencies."""
@@ -614,6 +665,8 @@ class QuantitativePrediction:
             text += f"; issue floor {self.issue.time:.3g} s ({self.issue.explain()})"
         if self.incore is not None:
             text += f"; in-core floor {self.incore.time:.3g} s ({self.incore.explain()})"
+        if self.masked is not None:
+            text += f"; masked-access floor {self.masked.time:.3g} s ({self.masked.explain()})"
         if self.compiled is not None:
             text += (f"; the core's side read from the compiled code: {self.compiled.time:.3g} s "
                      f"({self.compiled.explain()}), in place of §3's compute roof "
@@ -645,7 +698,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
             atomics: AtomicCost | None = None, incore: InCoreFloor | None = None,
             first_touches: CountedCost | None = None,
             compiled: InCoreFloor | None = None, launch: LaunchCost | None = None,
-            barriers: BarrierCost | None = None) -> QuantitativePrediction:
+            barriers: BarrierCost | None = None, masked: MaskedAccessFloor | None = None) -> QuantitativePrediction:
     """Return the §3 bound and time (s) of a kernel on a device, with every intermediate; §3.1–§3.9 may raise it.
 
     `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
@@ -695,7 +748,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         else:
             reason = f"{side} is above the compiled code's in-core time {compiled.time:.3g} s"
         performance = kernel.w_comp / time if time > 0 else 0.0
-        divisions = issue = incore = None
+        divisions = issue = incore = masked = None
     elif floor is not None and floor.time > time:
         reason = f"the scattered loads' latency floor is above §3's {bound}-bound {time:.3g} s"
         bound, time = "latency", floor.time
@@ -707,8 +760,10 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
     # The issue floor is weighed against the divisions' sum too: it counts every instruction, a division as one,
     # and a scalar core issues the others while its divider works (docs/models.md §3.3). The in-core floor is the
     # same kind of floor, from the loops' dependencies and ports rather than their instruction count (§3.5).
-    floors: tuple[tuple[Bound, IssueFloor | InCoreFloor | None, str], ...] = (
-        ("issue", issue, "the scalar instructions' issue floor"), ("in-core", incore, "the inner loops' in-core floor"))
+    # The masked-access floor too: the masked moves' cost is the core's, whatever level serves them (§3.6).
+    floors: tuple[tuple[Bound, IssueFloor | InCoreFloor | MaskedAccessFloor | None, str], ...] = (
+        ("issue", issue, "the scalar instructions' issue floor"), ("in-core", incore, "the inner loops' in-core floor"),
+        ("masked", masked, "the masked loads and stores' floor"))
     for named, raised, words in floors:
         if raised is not None and raised.time > time:
             reason = f"{words} is above the {bound}-bound {time:.3g} s"
@@ -736,7 +791,7 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
         performance = kernel.w_comp / time
     return QuantitativePrediction(kernel, rates, t_op, w_op, w_ldst, w_other, c_op, c_ldst, c_other, e_instr,
                                   t_adjusted, o_krn, o_dev, bound, performance, time, reason, floor, divisions,
-                                  issue, atomics, incore, first_touches, compiled, launch, barriers)
+                                  issue, atomics, incore, first_touches, compiled, launch, barriers, masked)
 
 
 def core_time(prediction: QuantitativePrediction) -> float:
@@ -752,7 +807,7 @@ def core_time(prediction: QuantitativePrediction) -> float:
         raise ValueError("the kernel has no compute work: no core-bound time")
     return predict(replace(prediction.kernel, w_traf=0.0), prediction.rates, prediction.floor, prediction.divisions,
                    prediction.issue, prediction.atomics, prediction.incore, prediction.first_touches,
-                   prediction.compiled, prediction.launch, prediction.barriers).time
+                   prediction.compiled, prediction.launch, prediction.barriers, prediction.masked).time
 
 
 def predict_counts(counts: KernelCounts, rates: DeviceRates) -> QuantitativePrediction:

@@ -90,6 +90,14 @@ __kernel void mem_triad_guarded(__global float *restrict a, __global const float
     if (i < n) a[i] = b[i] + scalar * c[i];
 }
 
+/* The copy written the same way: one load and one store an element where the triad has two loads. Beside the
+ * guarded triad it tells a masked load's cost from a masked store's (docs/models.md §3.6). */
+__kernel void mem_copy_guarded(__global float *restrict c, __global const float *restrict a, int n)
+{
+    int i = get_global_id(0);
+    if (i < n) c[i] = a[i];
+}
+
 /* One useful float per `stride` floats: neighbouring work-items touch different cache lines. */
 __kernel void mem_strided(__global const float *a, int stride, __global float *sink)
 {
