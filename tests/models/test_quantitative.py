@@ -697,8 +697,7 @@ def test_a_masked_load_and_store_cost_are_read_from_the_guarded_triad_and_copy()
 
 
 def test_the_masked_access_floor_raises_a_time_below_it_and_names_its_bound():
-    from perfcast.models.quantitative import (DeviceRates, KernelCounts, core_time, kernel_parameters,
-                                              masked_access_floor, predict)
+    from perfcast.models.quantitative import DeviceRates, KernelCounts, core_time, kernel_parameters, masked_access_floor, predict
 
     rates = DeviceRates(t_sp=1e12, t_dp=5e11, t_int=1e12, t_add=1e12, t_ldst=1e12, b_mem=1e11)
     counts = KernelCounts(fma32=1e6, fma64=0.0, ldst=2e6, inst_warp=1e5, fp32=1e6, fp64=0.0, int=1e6,
