@@ -8,7 +8,10 @@ A campaign scores its kernels with the device profile it was run against, which 
 archive is written again as OUT_DIR/PARENT/NAME.zip (PARENT: the archive's folder), unchanged but for its
 device profile, which takes each named figure SOURCE has and it lacks, and says so in its notes. Figures it
 already has are kept. By default the figures are §3.9's three: local_loads, barriers, barrier_values. A named
-ceiling is FIELD:NAME, e.g. `"bandwidth_ceilings:guarded copy"` (§3.6's guarded copy, 2026-11-29).
+ceiling is FIELD:NAME, e.g. `"bandwidth_ceilings:guarded copy"` (§3.6's guarded copy, 2026-11-29). A lent figure
+meets the archive's own from another run: §3.6 reads a masked load's cost as the difference of the archive's
+guarded triad and the lent copy, so the pair is only as good as the two runs are alike. An amended profile that
+perfcast would refuse (a lent ceiling above the archive's DRAM figure) is refused here, before it is written.
 """
 
 from __future__ import annotations
@@ -41,6 +44,14 @@ def amend(path: Path, out: Path, source: Path, figures: tuple[str, ...] = FIGURE
             else:
                 device[field] = lent[field]
         if taken:
+            from perfcast.devices.catalog import parse_device_text
+            from perfcast.errors import PerfcastError
+
+            try:
+                parse_device_text(yaml.safe_dump(device), f"{path}'s amended device.yaml")
+            except (PerfcastError, ValueError) as error:
+                raise ValueError(f"{path}: its device profile with {', '.join(taken)} is not one perfcast reads: "
+                                 f"{error}") from error
             device["notes"] = (f"{device.get('notes') or ''} {', '.join(taken)} from {source.name}, a bench run on "
                                "the same machine after the campaign (scripts/add_device_figures.py).").strip()
         copy_with(archive, target, {"device.yaml": yaml.safe_dump(device, sort_keys=False, allow_unicode=True).encode()})
@@ -76,6 +87,8 @@ def main() -> None:
             taken = amend(Path(name), out, source, figures)
         except (OSError, zipfile.BadZipFile, KeyError) as error:  # KeyError: a zip without device.yaml
             sys.exit(f"{name}: not a campaign archive perfcast wrote ({error})")
+        except ValueError as error:
+            sys.exit(str(error))
         print(f"{name}: {', '.join(taken) or 'nothing lacking'}")
 
 

@@ -703,8 +703,8 @@ def predict(kernel: KernelParameters, rates: DeviceRates, floor: LatencyFloor | 
 
     `compiled`: the in-core time of the work-items' whole compiled code (§3.5, C kernels). It stands for the core's
     side: the time is the larger of it and the memory's side (§3's memory-bound time, the latency floor), and §3's
-    compute roof, the divisions' time and the issue and in-core floors, estimates of the same cycles from counts
-    of the profiled build's instructions, are left out; atomics and first touches are added as ever.
+    compute roof, the divisions' time and the issue, in-core and masked-access floors, estimates of the same cycles
+    from counts of the profiled build's instructions, are left out; atomics and first touches are added as ever.
     """
     t_op = {"fp32": rates.t_sp, "fp64": rates.t_dp, "int": rates.t_int}[kernel.k_type]
     if t_op is None:
