@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from perfcast.bench.suite import moved_bytes
 from perfcast.campaign.profile_size import profile_outgrows
 from perfcast.campaign.program_species import KernelSpecies, bind_group, work_groups
 from perfcast.devices.cache_view import cache_hierarchy
@@ -435,9 +436,9 @@ def predict_profiled(profile: KernelProfile, inputs: QuantitativeInputs, lanes: 
         # each load and store at its cost from the guarded triad and copy (the bench counts their write-allocate
         # fills where the device's figures do). Without the copy the two costs are not told apart: B_mem only.
         if inputs.guarded_copy:
-            fill = 1.0 if counts_fills(inputs.device) else 0.0
-            load_time, store_time = masked_move_costs(4 * (3 + fill) / inputs.guarded_dram,
-                                                      4 * (2 + fill) / inputs.guarded_copy)
+            fills = counts_fills(inputs.device)
+            load_time, store_time = masked_move_costs(moved_bytes("triad", 1, 4, fills) / inputs.guarded_dram,
+                                                      moved_bytes("copy", 1, 4, fills) / inputs.guarded_copy)
             masked_floor = masked_access_floor(profile.metrics.get("global_load_bytes", 0.0) / 4,
                                                profile.metrics.get("global_store_bytes", 0.0) / 4,
                                                load_time, store_time)
